@@ -1,0 +1,72 @@
+package io.bloomery.filter;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * An approximate-membership filter over byte-string items.
+ *
+ * <p><b>The contract.</b> Answers are one-sided: for an intact filter, an item that was added is
+ * never reported absent ({@code mightContain} returns {@code true}). A {@code true} answer means
+ * only "maybe": go and check the authoritative store. The false-positive rate is the probability that
+ * a <em>known non-member</em> is reported as maybe present; it is not the share of wrong answers
+ * among all positives.
+ *
+ * <p><b>Items are bytes.</b> {@link CharSequence} overloads encode UTF-8 without normalisation (two
+ * Unicode forms of "é" are two items); {@code long} overloads encode the value as 8 little-endian
+ * bytes. The empty item is valid. {@code null} is rejected with a {@link NullPointerException} naming
+ * the argument.
+ */
+public interface MembershipFilter {
+
+  /** The layout of this filter. */
+  FilterKind kind();
+
+  /**
+   * Adds an item.
+   *
+   * @return {@code true} if the filter changed (at least one bit was newly set), {@code false} if
+   *     the item was already reported as maybe present (a member, or a false positive)
+   */
+  boolean add(byte[] item);
+
+  /**
+   * Returns {@code false} if the item is definitely absent, {@code true} if it may be present.
+   */
+  boolean mightContain(byte[] item);
+
+  /** Adds the UTF-8 encoding of {@code item}. */
+  default boolean add(CharSequence item) {
+    return add(utf8(item, "item"));
+  }
+
+  /** Adds the 8 little-endian bytes of {@code item}. */
+  default boolean add(long item) {
+    return add(littleEndian(item));
+  }
+
+  /** Queries the UTF-8 encoding of {@code item}. */
+  default boolean mightContain(CharSequence item) {
+    return mightContain(utf8(item, "item"));
+  }
+
+  /** Queries the 8 little-endian bytes of {@code item}. */
+  default boolean mightContain(long item) {
+    return mightContain(littleEndian(item));
+  }
+
+  /** UTF-8 bytes of {@code text}, without normalisation; {@code null} is rejected naming {@code argument}. */
+  static byte[] utf8(CharSequence text, String argument) {
+    Objects.requireNonNull(text, argument);
+    return text.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The 8 little-endian bytes of {@code value}. */
+  static byte[] littleEndian(long value) {
+    byte[] bytes = new byte[Long.BYTES];
+    for (int i = 0; i < Long.BYTES; i++) {
+      bytes[i] = (byte) (value >>> (8 * i));
+    }
+    return bytes;
+  }
+}
