@@ -40,9 +40,13 @@ final class BuildCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--hex", description = "Each input line is the item's bytes in hex (e.g. 0041).")
   boolean hex;
 
+  @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "bloomery (default) or guava (Guava's BloomFilter.writeTo; protocol guava-murmur128-mitz64, no seed).")
+  FileFormat outputFormat;
+
   @Override
   public Integer call() throws IOException {
-    BloomFilter filter = shape.newFilter();
+    BloomFilter filter = shape.newFilter(outputFormat);
     PrintWriter err = root.err();
     long[] changed = {0};
     long items;
@@ -60,10 +64,10 @@ final class BuildCommand implements java.util.concurrent.Callable<Integer> {
         progress.update(in.size() >= 0 ? in.bytesRead() : line);
       });
     }
-    long fileBytes = FilterFiles.write(output, filter);
+    long fileBytes = FilterFiles.write(output, filter, outputFormat);
     PrintWriter out = root.out();
-    out.printf(Locale.ROOT, "wrote %s: classic Bloom filter, %s bits, %d hashes, protocol %s, seed %s%n",
-        output, Units.grouped(filter.bitSize()), filter.hashCount(), filter.protocol().name(),
+    out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s bits, %d hashes, protocol %s, seed %s%n",
+        output, outputFormat.name().toLowerCase(Locale.ROOT), Units.grouped(filter.bitSize()), filter.hashCount(), filter.protocol().name(),
         filter.seed().length == 0 ? "(empty)" : Hex.encode(filter.seed()));
     out.printf(Locale.ROOT, "  %s items read, %s changed the filter; fill %.2f%%, estimated false-positive rate %s; %s%n",
         Units.grouped(items), Units.grouped(changed[0]), filter.fillRatio() * 100,

@@ -2,6 +2,7 @@ package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.Plan;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
@@ -70,7 +71,7 @@ final class DemoCommand implements Callable<Integer> {
         Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytes(Runtime.getRuntime().maxMemory())));
 
     // 1. Plan.
-    BloomMath.Plan plan = BloomMath.plan(urls, fpp);
+    Plan plan = BloomMath.plan(urls, fpp);
     report.bits = plan.bits();
     report.hashes = plan.hashes();
     report.bitsPerKey = plan.bitsPerKey();

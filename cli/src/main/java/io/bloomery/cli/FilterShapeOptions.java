@@ -2,8 +2,10 @@ package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.Plan;
 import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
@@ -18,8 +20,9 @@ final class FilterShapeOptions {
   @ArgGroup(exclusive = true, multiplicity = "1", heading = "Size (one of):%n")
   Size size;
 
-  @Option(names = "--protocol", paramLabel = "NAME", defaultValue = "xxh3-edh-v1",
-      description = "Hash protocol (default: ${DEFAULT-VALUE}); also sha256-doc-v1, sha256-index8, sha256-index16.")
+  @Option(names = "--protocol", paramLabel = "NAME",
+      description = "Hash protocol: xxh3-edh-v1 (the default), sha256-doc-v1, sha256-index8, sha256-index16,"
+          + " guava-murmur128-mitz64 (the default with --output-format guava).")
   String protocol;
 
   @ArgGroup(exclusive = true, multiplicity = "0..1")
@@ -61,8 +64,16 @@ final class FilterShapeOptions {
     String hex;
   }
 
-  /** The protocol named by {@code --protocol}; an unknown name is a usage error listing the known ones. */
-  HashProtocol hashProtocol() {
+  /**
+   * The protocol named by {@code --protocol}, else the default for the output format; an unknown name
+   * is a usage error listing the known ones.
+   */
+  HashProtocol hashProtocol(FileFormat outputFormat) {
+    if (protocol == null) {
+      return outputFormat == FileFormat.GUAVA
+          ? Protocols.of(ProtocolId.GUAVA_MURMUR128_MITZ64)
+          : Protocols.defaultProtocol();
+    }
     try {
       return Protocols.byName(protocol);
     } catch (IllegalArgumentException e) {
@@ -80,16 +91,26 @@ final class FilterShapeOptions {
     return seed.text.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** An empty filter with these options; parameters the protocol cannot express are a usage error. */
-  BloomFilter newFilter() {
-    HashProtocol hashProtocol = hashProtocol();
+  /**
+   * An empty filter with these options; parameters the protocol cannot express are a usage error. A
+   * planned size for Guava's protocol is rounded up to whole 64-bit words, as Guava itself does.
+   */
+  BloomFilter newFilter(FileFormat outputFormat) {
+    HashProtocol hashProtocol = hashProtocol(outputFormat);
     byte[] seedBytes = seedBytes();
+    if (outputFormat == FileFormat.GUAVA && hashProtocol.id() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
+      throw CliException.usage("--output-format guava needs --protocol "
+          + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + " (Guava's file records no protocol)");
+    }
     long bits;
     int hashes;
     try {
       if (size.planned != null) {
-        BloomMath.Plan plan = BloomMath.plan(size.planned.expected, size.planned.fpp);
+        Plan plan = BloomMath.plan(size.planned.expected, size.planned.fpp);
         bits = plan.bits();
+        if (hashProtocol.id() == ProtocolId.GUAVA_MURMUR128_MITZ64) {
+          bits = Math.ceilDiv(bits, Long.SIZE) * Long.SIZE;
+        }
         hashes = plan.hashes();
       } else {
         bits = size.explicit.bits;

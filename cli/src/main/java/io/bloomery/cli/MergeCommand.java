@@ -29,18 +29,26 @@ final class MergeCommand implements Callable<Integer> {
   @Option(names = "--output", required = true, paramLabel = "FILE", description = "The merged filter file to write.")
   Path output;
 
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of the input files: bloomery (default) or guava.")
+  FileFormat format;
+
+  @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of OUTPUT: bloomery (default) or guava (needs protocol guava-murmur128-mitz64).")
+  FileFormat outputFormat;
+
   @Override
   public Integer call() throws IOException {
-    BloomFilter merged = FilterFiles.readClassic(inputs.get(0));
+    BloomFilter merged = FilterFiles.readClassic(inputs.get(0), format);
     for (Path next : inputs.subList(1, inputs.size())) {
-      BloomFilter other = FilterFiles.readClassic(next);
+      BloomFilter other = FilterFiles.readClassic(next, format);
       try {
         merged.mergeFrom(other);
       } catch (IllegalArgumentException e) {
         throw CliException.failure("cannot merge " + next + " into " + inputs.get(0) + ": " + e.getMessage(), e);
       }
     }
-    long fileBytes = FilterFiles.write(output, merged);
+    long fileBytes = FilterFiles.write(output, merged, outputFormat);
     root.out().printf(Locale.ROOT, "wrote %s: union of %d filters; fill %.2f%%, estimated false-positive rate %s; %s%n",
         output, inputs.size(), merged.fillRatio() * 100, Units.probability(merged.estimatedFpp()), Units.bytes(fileBytes));
     root.out().flush();

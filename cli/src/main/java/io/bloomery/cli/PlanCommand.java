@@ -1,6 +1,7 @@
 package io.bloomery.cli;
 
 import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.Plan;
 import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -13,13 +14,10 @@ import picocli.CommandLine.ParentCommand;
     mixinStandardHelpOptions = true,
     description = {
       "Size a classic Bloom filter for N items at false-positive rate P:",
-      "m = -N ln P / (ln 2)^2 bits and k = (m / N) ln 2 hashes (rounded as BloomMath states),",
+      "m = -N ln P / (ln 2)^2 bits (rounded up), k = (m / N) ln 2 hashes (rounded to nearest),",
       "and the false-positive rate if it ends up holding 50..200%% of N."
     })
 final class PlanCommand implements Runnable {
-  /** Fill levels of the overfill table, in percent of the planned N. */
-  static final int[] OVERFILL_PERCENTS = {50, 80, 100, 150, 200};
-
   @ParentCommand BloomeryCommand root;
 
   @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
@@ -35,7 +33,7 @@ final class PlanCommand implements Runnable {
 
   @Override
   public void run() {
-    BloomMath.Plan plan;
+    Plan plan;
     try {
       plan = BloomMath.plan(expected, fpp);
     } catch (IllegalArgumentException e) {
@@ -51,12 +49,11 @@ final class PlanCommand implements Runnable {
           .field("bits_per_key", plan.bitsPerKey())
           .field("bitmap_bytes", plan.bitmapBytes());
       w.name("overfill").beginArray();
-      for (int percent : OVERFILL_PERCENTS) {
-        long items = itemsAt(percent);
+      for (Plan.Overfill level : plan.overfill()) {
         w.beginObject()
-            .field("fill_percent", percent)
-            .field("items", items)
-            .field("fpp", BloomMath.falsePositiveRate(plan.bits(), plan.hashes(), items))
+            .field("percent_of_expected", level.percentOfExpected())
+            .field("insertions", level.insertions())
+            .field("fpp", level.falsePositiveRate())
             .endObject();
       }
       w.endArray().endObject().finish();
@@ -70,16 +67,11 @@ final class PlanCommand implements Runnable {
     out.printf(Locale.ROOT, "  bitmap         %s (the bit array alone; a file adds a small header)%n",
         Units.bytes(plan.bitmapBytes()));
     out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
-    for (int percent : OVERFILL_PERCENTS) {
-      long items = itemsAt(percent);
-      out.printf(Locale.ROOT, "  %4d%%  %15s items  %s%s%n", percent, Units.grouped(items),
-          Units.probability(BloomMath.falsePositiveRate(plan.bits(), plan.hashes(), items)),
-          percent == 80 ? "   <- 'near capacity' warning from here" : "");
+    for (Plan.Overfill level : plan.overfill()) {
+      out.printf(Locale.ROOT, "  %4d%%  %15s items  %s%s%n", level.percentOfExpected(),
+          Units.grouped(level.insertions()), Units.probability(level.falsePositiveRate()),
+          level.percentOfExpected() == 80 ? "   <- 'near capacity' warning from here" : "");
     }
     out.flush();
-  }
-
-  private long itemsAt(int percent) {
-    return Math.max(1, Math.round(expected * (percent / 100.0)));
   }
 }

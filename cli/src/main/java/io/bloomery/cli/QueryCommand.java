@@ -65,12 +65,16 @@ final class QueryCommand implements Callable<Integer> {
       description = "The exact member set, one item per line, to confirm each 'maybe' against.")
   Path truthPath;
 
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of the filter file: bloomery (default) or guava (a Guava BloomFilter.writeTo file).")
+  FileFormat format;
+
   @Option(names = "--json", description = "Print JSON: an 'items' list with the verdict fields and a 'summary'.")
   boolean json;
 
   @Override
   public Integer call() throws IOException {
-    Object loaded = FilterFiles.read(filterPath);
+    Object loaded = FilterFiles.read(filterPath, format);
     if (!(loaded instanceof MembershipFilter filter)) {
       throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(loaded) + ", which does not answer membership queries");
     }
