@@ -64,7 +64,7 @@ final class PlanCommand implements Runnable {
     out.printf(Locale.ROOT, "  bits (m)       %s%n", Units.grouped(plan.bits()));
     out.printf(Locale.ROOT, "  hashes (k)     %d%n", plan.hashes());
     out.printf(Locale.ROOT, "  bits per key   %.3f%n", plan.bitsPerKey());
-    out.printf(Locale.ROOT, "  bitmap         %s (the bit array alone; a file adds a small header)%n",
+    out.printf(Locale.ROOT, "  bitmap         %s: the bit array alone; a file adds a small header%n",
         Units.bytes(plan.bitmapBytes()));
     out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
     for (Plan.Overfill level : plan.overfill()) {
