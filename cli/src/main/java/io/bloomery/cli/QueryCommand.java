@@ -62,7 +62,7 @@ final class QueryCommand implements Callable<Integer> {
   boolean hex;
 
   @Option(names = "--truth", paramLabel = "FILE",
-      description = "The exact member set, one item per line, to confirm each 'maybe' against.")
+      description = "The exact member set, one item per line (- reads standard input), to confirm each 'maybe' against.")
   Path truthPath;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
@@ -77,6 +77,9 @@ final class QueryCommand implements Callable<Integer> {
     Object loaded = FilterFiles.read(filterPath, format);
     if (!(loaded instanceof MembershipFilter filter)) {
       throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(loaded) + ", which does not answer membership queries");
+    }
+    if (truthPath != null && "-".equals(truthPath.toString()) && "-".equals(input)) {
+      throw CliException.usage("--input and --truth cannot both read standard input");
     }
     Set<ByteKey> truth = truthPath == null ? null : readTruth(truthPath);
     Tally tally = new Tally();
