@@ -67,8 +67,11 @@ final class DemoCommand implements Callable<Integer> {
     }
     say(out, "Bloomery demo: a crawler that must not re-fetch URLs");
     say(out, String.format(Locale.ROOT, "  %s synthetic URLs, e.g. %s", Units.grouped(urls), generator.url(0)));
-    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s",
-        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytesShort(Runtime.getRuntime().maxMemory())));
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s, system load average %s",
+        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytesShort(Runtime.getRuntime().maxMemory()),
+        load < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f (timings are shared with whatever else runs)", load)));
+    report.loadAverage = load;
 
     // 1. Plan.
     Plan plan = BloomMath.plan(urls, fpp);
@@ -248,6 +251,7 @@ final class DemoCommand implements Callable<Integer> {
     double nonMemberLookupsPerSecond;
     long hashSetBytes;
     String hashSetNote = "";
+    double loadAverage;
 
     void write(JsonWriter w) {
       w.beginObject()
@@ -277,6 +281,7 @@ final class DemoCommand implements Callable<Integer> {
               ? "used heap after full GC with the HashSet<String> reachable, minus before it was built"
               : hashSetNote)
           .field("available_processors", Runtime.getRuntime().availableProcessors())
+          .field("system_load_average", loadAverage)
           .field("java", Runtime.version().toString())
           .endObject()
           .finish();

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -65,16 +66,14 @@ final class QueryCommand implements Callable<Integer> {
       description = "The exact member set, one item per line (- reads standard input), to confirm each 'maybe' against.")
   Path truthPath;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
-      description = "Format of the filter file: bloomery (default) or guava (a Guava BloomFilter.writeTo file).")
-  FileFormat format;
+  @Mixin FilterFormatOption filterFormat;
 
   @Option(names = "--json", description = "Print JSON: an 'items' list with the verdict fields and a 'summary'.")
   boolean json;
 
   @Override
   public Integer call() throws IOException {
-    Object loaded = FilterFiles.read(filterPath, format);
+    Object loaded = FilterFiles.read(filterPath, filterFormat.format);
     if (!(loaded instanceof MembershipFilter filter)) {
       throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(loaded) + ", which does not answer membership queries");
     }
