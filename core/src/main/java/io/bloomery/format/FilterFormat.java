@@ -19,13 +19,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -326,15 +323,7 @@ public final class FilterFormat {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Dispatch by kind: add a new kind to SUPPORTED_KINDS and a case to each of the three switches.
-
-  private static final Set<FilterKind> SUPPORTED_KINDS =
-      Collections.unmodifiableSet(EnumSet.of(FilterKind.CLASSIC_BLOOM));
-
-  /** The kinds this build reads and writes; other registered kinds are refused with a clear error. */
-  public static Set<FilterKind> supportedKinds() {
-    return SUPPORTED_KINDS;
-  }
+  // Dispatch by kind: add a case for a new kind in each of the three switches.
 
   /** What the envelope needs from a kind's body to write it. */
   interface BodyWriter {
@@ -402,13 +391,9 @@ public final class FilterFormat {
   }
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
-    StringBuilder supported = new StringBuilder();
-    for (FilterKind each : SUPPORTED_KINDS) {
-      supported.append(supported.length() == 0 ? "" : ", ").append(each.code()).append(" '").append(each.kindName()).append('\'');
-    }
     return new FilterFormatException(
-        "filter kind at offset 5: expected a kind this build reads (" + supported + "), found " + kind.code() + " '"
-            + kind.kindName() + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads, found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but has no reader in this build (written by a newer Bloomery?)");
   }
 
   // ---------------------------------------------------------------------------------------------
