@@ -27,12 +27,13 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    header = "The crawler walkthrough on generated URLs (10M by default).",
     description = {
-      "The crawler walkthrough on synthetic URLs (~80 bytes each): plan a classic filter,",
-      "build it, probe known members and 1M known non-members, and report lookups/s,",
-      "bits per key, the realized false-positive rate beside the model's, and the heap an",
-      "exact HashSet<String> of the same URLs takes (measured). Needs about 3 GB of heap",
-      "for the default 10M URLs (./bloomery gives the JVM 6 GB)."
+      "Synthetic URLs of about 80 bytes: plan a classic filter, build it, probe",
+      "1M known members and 1M known non-members, and report lookups/s, bits per",
+      "key, the realized false-positive rate beside the model's, and the heap an",
+      "exact HashSet<String> of the same URLs takes (measured). The default 10M",
+      "URLs need about 3 GB of heap (./bloomery gives the JVM 6 GB)."
     })
 final class DemoCommand implements Callable<Integer> {
   /** Probes per class (members, non-members): 1M, or N members when N is smaller. */

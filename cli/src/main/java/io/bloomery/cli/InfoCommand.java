@@ -17,12 +17,13 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "info",
     mixinStandardHelpOptions = true,
+    header = "Show a filter file's parameters, fill and estimated false-positive rate.",
     description = {
-      "Show a filter file's parameters (kind, protocol, seed, bits, hashes) and state:",
-      "inserted count, fill ratio, the false-positive rate estimated from the fill,",
-      "the estimated number of distinct items (Swamidass-Baldi), capacity at the design rate",
-      "and whether it is near capacity (>= 80%%). Filters of at most 4096 bits also show",
-      "their packed bits (little-endian: bit 0 is the low bit of byte 0)."
+      "Kind, protocol, seed, bits and hashes; the inserted count, fill ratio, the",
+      "false-positive rate estimated from the fill, the estimated number of",
+      "distinct items (Swamidass-Baldi), the capacity at the design rate and",
+      "whether it is near capacity (>= 80%%). Filters of at most 4096 bits also",
+      "show their packed bits (little-endian: bit 0 is the low bit of byte 0)."
     })
 final class InfoCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;

@@ -16,10 +16,11 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "merge",
     mixinStandardHelpOptions = true,
+    header = "Write the union of filters built with identical parameters.",
     description = {
-      "Write the union of two or more classic filters: the same as building one filter",
-      "from all their items. Refused (exit 1) unless every parameter that places a bit",
-      "matches: protocol, seed, bits and hashes. OUTPUT is written atomically."
+      "The union is the same as building one filter from all their items. It is",
+      "refused (exit 1) unless every parameter that places a bit matches:",
+      "protocol, seed, bits and hashes. OUTPUT is written atomically."
     })
 final class MergeCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
