@@ -23,17 +23,18 @@ import java.util.concurrent.atomic.LongAdder;
  * 2^27 words (1 GiB) lift that to MAX_BITS while keeping each array small enough to allocate. All
  * index arithmetic is on long; only the in-segment offset is narrowed to int, after masking.
  *
- * Concurrency follows Guava's LockFreeBitArray (Guava 23+): a plain-volatile read first (most probes of
- * a filled filter hit set bits, and reading does not take the cache line exclusive), then one atomic
+ * Concurrency follows Guava's LockFreeBitArray (Guava 23+): a volatile read first (most probes of a
+ * filled filter hit set bits, and reading does not take the cache line exclusive), then one atomic
  * getAndBitwiseOr per bit that needs setting. Whichever thread flips a bit counts it, so the set-bit
  * counter is exact once writers are quiescent.
  *
  * Single-writer mode (createSingleWriter) replaces the atomic getAndBitwiseOr with a plain read and a
  * release store, and the LongAdders with opaque fields, for loaders with one adding thread (a CLI
- * build, a rebuild from a snapshot). Measured with an ad-hoc loop (9 interleaved rounds, 80-byte URL
- * keys, p = 1%, k = 7, JDK 25, 2-vCPU Xeon VM under load average ~12 from parallel builds, so
- * absolute times are inflated and noisy): median per-round speed-up 1.37x at n = 1e5 (1.2 MB bitmap,
- * cache-resident; single-writer faster in 8 of 9 rounds) and 1.09x at n = 1e6 (12 MB, memory-bound).
+ * build, a rebuild from a snapshot). Measured with an ad-hoc loop (9 interleaved rounds, ~75-byte URL
+ * keys, p = 1%, k = 7, JDK 25, 2-vCPU Xeon VM shared with parallel builds, so
+ * absolute times are inflated and noisy; load average 12-15): median per-round speed-up 1.37x and
+ * 1.48x in two runs at n = 1e5 (120 KB bitmap, cache-resident; single-writer faster in 8 of 9 rounds
+ * of the first run) and 1.09x and 1.11x at n = 1e6 (1.2 MB bitmap).
  * JMH figures belong in the bench module.
  *
  * For the default protocol (xxh3-edh-v1) positions are walked in place from one 64-bit hash
@@ -66,9 +67,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Thread-safety.</b> Lock-free: {@link #add} and {@link #mightContain} may be called from any
  * number of threads (except on a {@link #createSingleWriter single-writer} filter, which allows one
- * adding thread beside any number of querying threads). An add that returns before a query starts is seen by that query. {@link
- * #insertedCount()}, {@link #bitCount()} and the statistics are exact when no add is in flight and
- * may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * adding thread beside any number of querying threads). An add that returns before a query starts
+ * is seen by that query. {@link #insertedCount()}, {@link #bitCount()} and the statistics are exact
+ * when no add is in flight and may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
