@@ -149,12 +149,14 @@ public final class FilterFormat {
    * half-written filter under that name.
    */
   public static void write(Object filter, Path file) throws IOException {
-    Objects.requireNonNull(filter, "filter");
+    bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
-    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         write(filter, Channels.newOutputStream(channel));
         channel.force(true);
       }
