@@ -6,7 +6,6 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -149,12 +150,14 @@ public final class FilterFormat {
    * half-written filter under that name.
    */
   public static void write(Object filter, Path file) throws IOException {
-    Objects.requireNonNull(filter, "filter");
+    bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
-    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         write(filter, Channels.newOutputStream(channel));
         channel.force(true);
       }
@@ -178,18 +181,7 @@ public final class FilterFormat {
    *     #write(Object, OutputStream)})
    */
   public static byte[] toBytes(Object filter) {
-    long length = serializedLength(filter);
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -520,17 +512,18 @@ public final class FilterFormat {
   }
 
   private static String kindCodes() {
-    StringBuilder codes = new StringBuilder();
-    for (FilterKind kind : FilterKind.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
-    }
-    return codes.toString();
+    return codes(FilterKind.values(), FilterKind::code, FilterKind::kindName);
   }
 
   private static String protocolCodes() {
+    return codes(ProtocolId.values(), ProtocolId::code, ProtocolId::protocolName);
+  }
+
+  /** "1 'a', 2 'b', …" for a registry's entries. */
+  private static <T> String codes(T[] entries, ToIntFunction<T> code, Function<T, String> name) {
     StringBuilder codes = new StringBuilder();
-    for (ProtocolId id : ProtocolId.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    for (T entry : entries) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(code.applyAsInt(entry)).append(" '").append(name.apply(entry)).append('\'');
     }
     return codes.toString();
   }
