@@ -47,10 +47,10 @@ import java.util.Objects;
  * sub-filters; there is no error-rate parameter. {@link #count} sums matching fingerprints over both buckets of
  * every sub-filter: never below the number of copies added and not deleted, possibly above.
  *
- * <p><b>Adding.</b> {@link #add} is {@code CF.ADDNX}: it returns {@code false} and changes nothing if the item's
- * fingerprint is already present in one of its buckets (true or false positive), so repeated adds are idempotent.
- * {@link #addCopy} is {@code CF.ADD}: it always stores another fingerprint copy (a multiset); duplicates fill buckets
- * and trigger growth. {@link #insert} is {@code CF.INSERT}/{@code CF.INSERTNX}. When neither bucket nor a kick-out
+ * <p><b>Adding.</b> {@link #add} is {@code CF.ADD}: it always stores another fingerprint copy (a multiset, so that
+ * deletes stay correct) and returns {@code true}; duplicates fill buckets and trigger growth. {@link #addIfAbsent}
+ * is {@code CF.ADDNX}: it returns {@code false} and changes nothing if the item's fingerprint is already present in
+ * one of its buckets (true or false positive). {@link #insert} is {@code CF.INSERT}/{@code CF.INSERTNX}. When neither bucket nor a kick-out
  * chain of {@link #maxIterations()} swaps finds room, a filter with expansion 0 refuses the item
  * ({@value RedisBloomErrors#CF_FULL}); otherwise a new sub-filter of {@code expansion} times the previous size is
  * appended. An add on a filter that already has {@link #maxExpansions()} sub-filters (32 by default) is refused
@@ -60,7 +60,8 @@ import java.util.Objects;
  * <p><b>Delete, and its hazard.</b> {@link #delete} removes <em>one</em> slot holding the item's fingerprint from one
  * of the item's two buckets. Fingerprints are 8 bits: distinct items share them. Deleting an item that was never
  * added can therefore remove another item's fingerprint and make that item a <em>false negative</em>. Delete only
- * items you know were added (and as many times as they were added with {@link #addCopy}).
+ * items you know were added (at most as many times as they were added with {@link #add}; an
+ * {@link #addIfAbsent} that returned {@code false} stored nothing).
  *
  * <p><b>Thread safety.</b> Safe for concurrent use. Lookups ({@code mightContain}, {@code count}) take no lock in the
  * common case (an optimistic {@link java.util.concurrent.locks.StampedLock} stamp, retried under the read lock if a
@@ -193,9 +194,14 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /**
-   * {@code CF.ADDNX}: adds the item unless its fingerprint is already present.
+   * {@code CF.ADD}: stores another copy of the item's fingerprint, even if one is present (a multiset), so that
+   * every {@link #delete} of an item added here removes one of its own copies.
    *
-   * @return {@code true} if stored, {@code false} if the item was already reported as maybe present
+   * <p>Unlike a Bloom filter's {@code add}, this always changes the filter and returns {@code true}: re-adding an
+   * item stores a duplicate (filling buckets and eventually triggering growth) rather than being a no-op. Use
+   * {@link #addIfAbsent} for RedisBloom's idempotent {@code CF.ADDNX}.
+   *
+   * @return {@code true}
    * @throws RedisBloomException {@value RedisBloomErrors#CF_MAX_EXPANSIONS}, {@value RedisBloomErrors#CF_FULL} or
    *     {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY}; the filter is unchanged
    */
@@ -203,18 +209,21 @@ public final class CuckooFilter implements MembershipFilter {
   public boolean add(byte[] item) {
     Objects.requireNonNull(item, "item");
     checkExpansionBudget();
-    return single(insertOne(MurmurHash2.hash64A(item, 0), true));
+    return single(insertOne(MurmurHash2.hash64A(item, 0), false));
   }
 
   /**
-   * {@code CF.ADD}: stores another copy of the item's fingerprint even if one is present (a multiset).
+   * {@code CF.ADDNX}: adds the item unless its fingerprint is already present in one of its buckets (the item, or
+   * a false positive). Idempotent, but beware: an item for which this returned {@code false} because of a
+   * false positive has no copy of its own, so deleting it later removes the other item's fingerprint.
    *
+   * @return {@code true} if stored, {@code false} if the item was already reported as maybe present
    * @throws RedisBloomException as {@link #add}
    */
-  public void addCopy(byte[] item) {
+  public boolean addIfAbsent(byte[] item) {
     Objects.requireNonNull(item, "item");
     checkExpansionBudget();
-    single(insertOne(MurmurHash2.hash64A(item, 0), false));
+    return single(insertOne(MurmurHash2.hash64A(item, 0), true));
   }
 
   /**

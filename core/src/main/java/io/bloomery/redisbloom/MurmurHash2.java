@@ -15,6 +15,10 @@ import java.util.Objects;
  * <p>Stateless and thread-safe.
  */
 public final class MurmurHash2 {
+  /** RedisBloom's seed for {@code a} in BF.* filters ({@code bloom_calc_hash64}); {@code b} is seeded with {@code a}. */
+  public static final long REDISBLOOM_BF_SEED = 0xc6a4a7935bd1e995L;
+  /** RedisBloom's seed for {@code a} in legacy 32-bit BF.* filters ({@code bloom_calc_hash}). */
+  public static final int REDISBLOOM_BF_SEED_32 = 0x9747b28c;
   private static final long M64 = 0xc6a4a7935bd1e995L;
   private static final int R64 = 47;
   private static final int M32 = 0x5bd1e995;

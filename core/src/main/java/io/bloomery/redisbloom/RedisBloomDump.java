@@ -129,6 +129,33 @@ public final class RedisBloomDump {
    *     not add up) or whose layers do not fit in the heap; nothing is allocated in that case
    */
   public static ScalableBloomFilter loadHeader(byte[] header) {
+    ParsedBloomHeader parsed = parseBloomHeader(header);
+    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+      throw badBloomData();
+    }
+    BloomLayer[] layers = new BloomLayer[parsed.plans.length];
+    for (int i = 0; i < layers.length; i++) {
+      layers[i] = parsed.plans[i].allocate();
+      if (layers[i] == null) {
+        throw badBloomData();
+      }
+    }
+    return new ScalableBloomFilter(parsed.options, parsed.growth, parsed.size, layers);
+  }
+
+  /**
+   * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
+   * except the heap check, and without allocating.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
+   */
+  public static long bloomPayloadBytes(byte[] header) {
+    return parseBloomHeader(header).payloadBytes;
+  }
+
+  private record ParsedBloomHeader(long size, int options, long growth, BloomLayer[] plans, long payloadBytes) {}
+
+  private static ParsedBloomHeader parseBloomHeader(byte[] header) {
     Objects.requireNonNull(header, "header");
     if (header.length < BF_HEADER_BYTES) {
       throw badBloomData();
@@ -170,17 +197,10 @@ public final class RedisBloomDump {
       }
       plans[i] = new BloomLayer(bytes, bits, (int) hashes, entries, error, bpe, n2, linkSize, null);
     }
-    if (sum != size || !HeapBudget.affordable(totalBytes)) {
+    if (sum != size) {
       throw badBloomData();
     }
-    BloomLayer[] layers = new BloomLayer[plans.length];
-    for (int i = 0; i < plans.length; i++) {
-      layers[i] = plans[i].allocate();
-      if (layers[i] == null) {
-        throw badBloomData();
-      }
-    }
-    return new ScalableBloomFilter(options, growth, size, layers);
+    return new ParsedBloomHeader(size, options, growth, plans, totalBytes);
   }
 
   /**
@@ -299,6 +319,31 @@ public final class RedisBloomDump {
     }
   }
 
+  /**
+   * {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, whether or not the filter is
+   * empty (for Bloomery's own format; CF.SCANDUMP refuses to dump an empty filter).
+   *
+   * @throws IllegalArgumentException if the range does not lie inside one sub-filter
+   */
+  public static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
+    return filter.withTablesLocked(tables -> {
+      long start = offset;
+      for (CuckooTable table : tables) {
+        if (start >= 0 && start < table.slots) {
+          if (length < 0 || length > table.slots - start) {
+            break;
+          }
+          byte[] data = new byte[length];
+          table.copyOut(start, data, 0, length);
+          return data;
+        }
+        start -= table.slots;
+      }
+      throw new IllegalArgumentException("slots [" + offset + ", " + offset + " + " + length
+          + ") do not lie inside one sub-filter");
+    });
+  }
+
   /** The 38-byte CF header, whether or not the filter is empty. */
   public static byte[] cuckooHeader(CuckooFilter filter) {
     return filter.withTablesLocked(tables -> cuckooHeader(filter, tables));
@@ -325,6 +370,35 @@ public final class RedisBloomDump {
    *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is allocated then
    */
   public static CuckooFilter loadCuckooHeader(byte[] header) {
+    ParsedCuckooHeader parsed = parseCuckooHeader(header);
+    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+      throw couldNotCreate();
+    }
+    CuckooTable[] tables = new CuckooTable[parsed.bucketCounts.length];
+    for (int i = 0; i < tables.length; i++) {
+      tables[i] = CuckooTable.allocate(parsed.bucketCounts[i], parsed.bucketSize);
+      if (tables[i] == null) {
+        throw couldNotCreate();
+      }
+    }
+    return new CuckooFilter(parsed.numBuckets, parsed.bucketSize, parsed.maxIterations, parsed.expansion,
+        parsed.numItems, parsed.numDeletes, tables);
+  }
+
+  /**
+   * The slot bytes that follow a CF header (Σ buckets × bucket size), after every check
+   * {@link #loadCuckooHeader} makes except the heap check, and without allocating.
+   *
+   * @throws RedisBloomException as {@link #loadCuckooHeader}
+   */
+  public static long cuckooPayloadBytes(byte[] header) {
+    return parseCuckooHeader(header).payloadBytes;
+  }
+
+  private record ParsedCuckooHeader(long numItems, long numBuckets, long numDeletes, int bucketSize,
+      int maxIterations, int expansion, long[] bucketCounts, long payloadBytes) {}
+
+  private static ParsedCuckooHeader parseCuckooHeader(byte[] header) {
     Objects.requireNonNull(header, "header");
     if (header.length != CF_HEADER_BYTES) {
       throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
@@ -359,17 +433,8 @@ public final class RedisBloomDump {
       }
       totalSlots += slots;
     }
-    if (!HeapBudget.affordable(totalSlots)) {
-      throw couldNotCreate();
-    }
-    CuckooTable[] tables = new CuckooTable[bucketCounts.length];
-    for (int i = 0; i < tables.length; i++) {
-      tables[i] = CuckooTable.allocate(bucketCounts[i], bucketSize);
-      if (tables[i] == null) {
-        throw couldNotCreate();
-      }
-    }
-    return new CuckooFilter(numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes, tables);
+    return new ParsedCuckooHeader(numItems, numBuckets, numDeletes, bucketSize, maxIterations, expansion,
+        bucketCounts, totalSlots);
   }
 
   /**

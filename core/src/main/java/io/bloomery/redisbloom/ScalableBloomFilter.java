@@ -76,8 +76,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /** Each new layer's error rate is the previous one's times this ({@code ERROR_TIGHTENING_RATIO}). */
   public static final double ERROR_TIGHTENING_RATIO = 0.5;
 
-  static final long BLOOM_SEED_64 = 0xc6a4a7935bd1e995L;
-  static final int BLOOM_SEED_32 = 0x9747b28c;
+  static final long BLOOM_SEED_64 = MurmurHash2.REDISBLOOM_BF_SEED;
+  static final int BLOOM_SEED_32 = MurmurHash2.REDISBLOOM_BF_SEED_32;
 
   /** C {@code sizeof(SBChain)} and {@code sizeof(SBLink)}, which BF.INFO's "Size" counts. */
   private static final long CHAIN_STRUCT_BYTES = 32;
