@@ -9,7 +9,6 @@ import io.bloomery.hash.ProtocolId;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +19,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -121,7 +118,7 @@ class FormatAdversarialInputsTest {
 
   @Test
   void nativeInputsAreRejectedFromBytesWithTheirMessage() throws IOException {
-    for (Map.Entry<String, byte[]> file : checkedIn(NATIVE).entrySet()) {
+    for (Map.Entry<String, byte[]> file : FormatFixtures.resourceFolder(NATIVE).entrySet()) {
       Case expected = nativeCases().get(file.getKey());
       assertThat(expected).as("recipe for %s", file.getKey()).isNotNull();
       assertThatThrownBy(() -> FilterFormat.fromBytes(file.getValue()))
@@ -137,7 +134,7 @@ class FormatAdversarialInputsTest {
 
   @Test
   void nativeInputsAreRejectedFromStreamsAndFiles(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
-    for (Map.Entry<String, byte[]> file : checkedIn(NATIVE).entrySet()) {
+    for (Map.Entry<String, byte[]> file : FormatFixtures.resourceFolder(NATIVE).entrySet()) {
       Path copy = dir.resolve(file.getKey());
       Files.write(copy, file.getValue());
       assertThatThrownBy(() -> FilterFormat.read(copy))
@@ -163,7 +160,7 @@ class FormatAdversarialInputsTest {
 
   @Test
   void guavaInputsAreRejectedFromBytesAndStreams() throws IOException {
-    for (Map.Entry<String, byte[]> file : checkedIn(GUAVA).entrySet()) {
+    for (Map.Entry<String, byte[]> file : FormatFixtures.resourceFolder(GUAVA).entrySet()) {
       Case expected = guavaCases().get(file.getKey());
       assertThat(expected).as("recipe for %s", file.getKey()).isNotNull();
       assertThatThrownBy(() -> GuavaBloomFormat.fromBytes(file.getValue()))
@@ -205,7 +202,7 @@ class FormatAdversarialInputsTest {
   }
 
   private static void assertMatches(String folder, Map<String, Case> recipes) throws IOException {
-    Map<String, byte[]> files = checkedIn(folder);
+    Map<String, byte[]> files = FormatFixtures.resourceFolder(folder);
     assertThat(new TreeSet<>(files.keySet())).isEqualTo(new TreeSet<>(recipes.keySet()));
     for (Map.Entry<String, byte[]> file : files.entrySet()) {
       assertThat(file.getValue()).as(file.getKey()).isEqualTo(recipes.get(file.getKey()).bytes);
@@ -225,25 +222,6 @@ class FormatAdversarialInputsTest {
     } catch (Throwable other) {
       throw new AssertionError(what + ": expected FilterFormatException, found " + other, other);
     }
-  }
-
-  /** The checked-in files of a resource folder (excluding README.md), by name. */
-  static Map<String, byte[]> checkedIn(String folder) throws IOException {
-    Path dir;
-    try {
-      dir = Paths.get(FormatAdversarialInputsTest.class.getClassLoader().getResource(folder).toURI());
-    } catch (URISyntaxException | NullPointerException e) {
-      throw new IOException("test resource folder " + folder + " is missing", e);
-    }
-    Map<String, byte[]> files = new LinkedHashMap<>();
-    try (Stream<Path> listing = Files.list(dir)) {
-      for (Path file : listing.sorted().collect(Collectors.toList())) {
-        if (!file.getFileName().toString().equals("README.md")) {
-          files.put(file.getFileName().toString(), Files.readAllBytes(file));
-        }
-      }
-    }
-    return files;
   }
 
   private static void add(Map<String, Case> cases, String name, byte[] bytes, String messageFragment) {
