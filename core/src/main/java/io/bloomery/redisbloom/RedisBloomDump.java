@@ -421,10 +421,13 @@ public final class RedisBloomDump {
     }
     long[] bucketCounts = new long[(int) numFilters];
     long totalSlots = 0;
+    long growth = 1; // expansion^i, built up one factor per sub-filter (linear in the sub-filter count)
     for (int i = 0; i < bucketCounts.length; i++) {
-      long growth = CuckooFilter.power(expansion, i, CuckooFilter.MAX_NUM_BUCKETS / numBuckets);
-      if (growth <= 0) {
-        throw couldNotCreate();
+      if (i > 0) {
+        if (expansion == 0 || growth > CuckooFilter.MAX_NUM_BUCKETS / numBuckets / expansion) {
+          throw couldNotCreate();
+        }
+        growth *= expansion;
       }
       bucketCounts[i] = numBuckets * growth;
       long slots = bucketCounts[i] * bucketSize;
