@@ -8,7 +8,6 @@ import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,6 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -58,7 +59,7 @@ import java.util.Objects;
  *   <caption>Classic body layout; W = ceil(m / 64)</caption>
  *   <tr><th>offset in body</th><th>size</th><th>field</th><th>rule</th></tr>
  *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
- *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535, and within the protocol's limit</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65536, and within the protocol's limit</td></tr>
  *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, adds that changed the filter, ≤ 2<sup>62</sup></td></tr>
  *   <tr><td>20</td><td>8W</td><td>payload</td><td>W u64 words; bit i is bit (i mod 64) of word
  *       ⌊i / 64⌋, so bytes read as little-endian packed bits (bit 0 = LSB of byte 0); bits ≥ m are
@@ -121,19 +122,20 @@ public final class FilterFormat {
   public static void write(Object filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     BodyWriter body = bodyWriter(filter);
+    // Everything that can refuse the filter runs before the first byte is written.
+    byte[] seed = body.seed();
+    if (seed.length > 0xFFFF) {
+      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
+    }
+    long bodyLength = body.bodyLength();
     FormatWriter writer = new FormatWriter(out);
     writer.bytes(MAGIC);
     writer.u8(FORMAT_VERSION);
     writer.u8(body.kind().code());
     writer.u8(body.protocol().code());
     writer.u8(0);
-    byte[] seed = body.seed();
-    if (seed.length > 0xFFFF) {
-      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
-    }
     writer.u16(seed.length);
     writer.bytes(seed);
-    long bodyLength = body.bodyLength();
     writer.u64(bodyLength);
     long bodyStart = writer.position();
     body.writeBody(writer);
@@ -151,12 +153,14 @@ public final class FilterFormat {
    * half-written filter under that name.
    */
   public static void write(Object filter, Path file) throws IOException {
-    Objects.requireNonNull(filter, "filter");
+    bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
-    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         write(filter, Channels.newOutputStream(channel));
         channel.force(true);
       }
@@ -180,18 +184,7 @@ public final class FilterFormat {
    *     #write(Object, OutputStream)})
    */
   public static byte[] toBytes(Object filter) {
-    long length = serializedLength(filter);
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -408,9 +401,8 @@ public final class FilterFormat {
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
     return new FilterFormatException(
-        "filter kind: expected a kind this build reads (" + FilterKind.CLASSIC_BLOOM.code() + " '"
-            + FilterKind.CLASSIC_BLOOM.kindName() + "'), found " + kind.code() + " '" + kind.kindName()
-            + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads, found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but has no reader in this build (written by a newer Bloomery?)");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -537,17 +529,18 @@ public final class FilterFormat {
   }
 
   private static String kindCodes() {
-    StringBuilder codes = new StringBuilder();
-    for (FilterKind kind : FilterKind.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
-    }
-    return codes.toString();
+    return codes(FilterKind.values(), FilterKind::code, FilterKind::kindName);
   }
 
   private static String protocolCodes() {
+    return codes(ProtocolId.values(), ProtocolId::code, ProtocolId::protocolName);
+  }
+
+  /** "1 'a', 2 'b', …" for a registry's entries. */
+  private static <T> String codes(T[] entries, ToIntFunction<T> code, Function<T, String> name) {
     StringBuilder codes = new StringBuilder();
-    for (ProtocolId id : ProtocolId.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    for (T entry : entries) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(code.applyAsInt(entry)).append(" '").append(name.apply(entry)).append('\'');
     }
     return codes.toString();
   }
