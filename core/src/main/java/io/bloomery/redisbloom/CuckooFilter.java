@@ -59,7 +59,10 @@ import java.util.Objects;
  *
  * <p><b>Delete, and its hazard.</b> {@link #delete} removes <em>one</em> slot holding the item's fingerprint from one
  * of the item's two buckets. Fingerprints are 8 bits: distinct items share them. Deleting an item that was never
- * added can therefore remove another item's fingerprint and make that item a <em>false negative</em>. Delete only
+ * added can therefore remove another item's fingerprint and make that item a <em>false negative</em>. For example,
+ * in {@code CuckooFilter.create(1024)} the never-added {@code "item-147553"} has the same fingerprint and bucket pair
+ * as {@code "alice@example.com"}: after {@code add("alice@example.com")}, {@code delete("item-147553")} returns
+ * {@code true} and Alice is reported absent ({@code CuckooDeleteHazardTest}). Delete only
  * items you know were added (at most as many times as they were added with {@link #add}; an
  * {@link #addIfAbsent} that returned {@code false} stored nothing).
  *
