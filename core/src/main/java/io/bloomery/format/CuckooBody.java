@@ -1,7 +1,6 @@
 package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
-import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomException;
@@ -40,33 +39,10 @@ final class CuckooBody {
     CuckooFilter snapshot = filter.copy();
     byte[] header = RedisBloomDump.cuckooHeader(snapshot);
     long payload = RedisBloomDump.cuckooPayloadBytes(header);
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.CUCKOO;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.REDISBLOOM_MURMUR64A;
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return header.length + payload;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.bytes(header);
-        forEachPiece(snapshot, (offset, length) -> out.bytes(RedisBloomDump.cuckooSlots(snapshot, offset, length)));
-      }
-    };
+    return RedisBloomBodies.writer(FilterKind.CUCKOO, header.length + payload, out -> {
+      out.bytes(header);
+      forEachPiece(snapshot, (offset, length) -> out.bytes(RedisBloomDump.cuckooSlots(snapshot, offset, length)));
+    });
   }
 
   private interface PieceAction {
@@ -90,12 +66,7 @@ final class CuckooBody {
   }
 
   private static byte[] readHeader(Envelope envelope, FormatReader in) throws IOException {
-    if (envelope.protocolId != ProtocolId.REDISBLOOM_MURMUR64A || envelope.seed().length != 0) {
-      throw new FilterFormatException("cuckoo body: expected protocol " + ProtocolId.REDISBLOOM_MURMUR64A.code()
-          + " '" + ProtocolId.REDISBLOOM_MURMUR64A.protocolName() + "' with an empty seed, found protocol "
-          + envelope.protocolId.code() + " '" + envelope.protocolId.protocolName() + "' with a seed of "
-          + envelope.seed().length + " bytes");
-    }
+    RedisBloomBodies.requireProtocol(envelope);
     long offset = in.position();
     byte[] header = in.bytes(RedisBloomDump.CF_HEADER_BYTES, "cuckoo header");
     long payload;

@@ -1,7 +1,6 @@
 package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
-import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.redisbloom.ScalableBloomFilter;
@@ -37,50 +36,22 @@ final class ScalableBloomBody {
     ScalableBloomFilter snapshot = filter.copy();
     byte[] header = RedisBloomDump.bloomHeader(snapshot);
     long payload = RedisBloomDump.bloomPayloadBytes(header);
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.SCALABLE_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.REDISBLOOM_MURMUR64A;
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return header.length + payload;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.bytes(header);
-        long iterator = 1;
-        while (true) {
-          RedisBloomDump.Chunk chunk = RedisBloomDump.scanDump(snapshot, iterator);
-          if (chunk.isEnd()) {
-            return;
-          }
-          out.bytes(chunk.data());
-          iterator = chunk.iterator();
+    return RedisBloomBodies.writer(FilterKind.SCALABLE_BLOOM, header.length + payload, out -> {
+      out.bytes(header);
+      long iterator = 1;
+      while (true) {
+        RedisBloomDump.Chunk chunk = RedisBloomDump.scanDump(snapshot, iterator);
+        if (chunk.isEnd()) {
+          return;
         }
+        out.bytes(chunk.data());
+        iterator = chunk.iterator();
       }
-    };
+    });
   }
 
   private static byte[] readHeader(Envelope envelope, FormatReader in) throws IOException {
-    if (envelope.protocolId != ProtocolId.REDISBLOOM_MURMUR64A || envelope.seed().length != 0) {
-      throw new FilterFormatException("scalable body: expected protocol " + ProtocolId.REDISBLOOM_MURMUR64A.code()
-          + " '" + ProtocolId.REDISBLOOM_MURMUR64A.protocolName() + "' with an empty seed, found protocol "
-          + envelope.protocolId.code() + " '" + envelope.protocolId.protocolName() + "' with a seed of "
-          + envelope.seed().length + " bytes");
-    }
+    RedisBloomBodies.requireProtocol(envelope);
     long offset = in.position();
     byte[] fixed = in.bytes(RedisBloomDump.BF_HEADER_BYTES, "scalable header");
     long layers = (fixed[8] & 0xFFL) | (fixed[9] & 0xFFL) << 8 | (fixed[10] & 0xFFL) << 16 | (fixed[11] & 0xFFL) << 24;

@@ -85,10 +85,16 @@ public final class RedisBloomDump {
 
   /** Every reply of a full BF dump, from iterator 0 up to (not including) the end reply. */
   public static List<Chunk> scanDumpAll(ScalableBloomFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    return scanAll(iterator -> scanDump(filter, iterator));
+  }
+
+  /** Follows SCANDUMP's iterator from 0 until the end reply. */
+  private static List<Chunk> scanAll(java.util.function.LongFunction<Chunk> scan) {
     List<Chunk> chunks = new ArrayList<>();
     long iterator = 0;
     while (true) {
-      Chunk chunk = scanDump(filter, iterator);
+      Chunk chunk = scan.apply(iterator);
       if (chunk.isEnd()) {
         return Collections.unmodifiableList(chunks);
       }
@@ -307,16 +313,8 @@ public final class RedisBloomDump {
 
   /** Every reply of a full CF dump up to (not including) the end reply; empty for a filter without items. */
   public static List<Chunk> scanDumpAll(CuckooFilter filter) {
-    List<Chunk> chunks = new ArrayList<>();
-    long position = 0;
-    while (true) {
-      Chunk chunk = scanDump(filter, position);
-      if (chunk.isEnd()) {
-        return Collections.unmodifiableList(chunks);
-      }
-      chunks.add(chunk);
-      position = chunk.iterator();
-    }
+    Objects.requireNonNull(filter, "filter");
+    return scanAll(position -> scanDump(filter, position));
   }
 
   /**
