@@ -1,6 +1,7 @@
 package io.bloomery.redisbloom;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -346,7 +347,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /**
    * Unions {@code other} into this filter, layer by layer: afterwards this filter reports maybe-present every item
    * either filter did. Both must have the same options and growth and the same layers (count, bytes, bits, hashes,
-   * capacity, error rate, n2); otherwise an {@link IllegalArgumentException} names the first difference and nothing
+   * capacity, error rate, n2); otherwise an {@link IncompatibleFilterException} names the first difference and nothing
    * changes. Each layer's item count becomes the sum of both (capped at 2^64−1): an overestimate when the inputs
    * share items, which only makes the chain grow sooner — the safe direction for the false-positive bound.
    */
@@ -363,9 +364,10 @@ public final class ScalableBloomFilter implements MembershipFilter {
       return copies;
     });
     synchronized (lock.writers()) {
-      String problem = incompatibility(options, growth, layers, other.options, other.growth, theirs);
+      IncompatibleFilterException problem =
+          incompatibility(options, growth, layers, other.options, other.growth, theirs);
       if (problem != null) {
-        throw new IllegalArgumentException("cannot merge scalable Bloom filters: " + problem);
+        throw problem;
       }
       lock.exclusive(() -> {
         long total = 0;
@@ -384,21 +386,21 @@ public final class ScalableBloomFilter implements MembershipFilter {
     }
   }
 
-  private String incompatibility(ScalableBloomFilter other) {
+  private IncompatibleFilterException incompatibility(ScalableBloomFilter other) {
     BloomLayer[] theirs = other.lock.readLocked(() -> other.layers);
     return lock.readLocked(() -> incompatibility(options, growth, layers, other.options, other.growth, theirs));
   }
 
-  private static String incompatibility(int options, long growth, BloomLayer[] mine, int otherOptions,
-      long otherGrowth, BloomLayer[] theirs) {
+  private static IncompatibleFilterException incompatibility(int options, long growth, BloomLayer[] mine,
+      int otherOptions, long otherGrowth, BloomLayer[] theirs) {
     if (options != otherOptions) {
-      return "options differ (" + options + " vs " + otherOptions + ")";
+      return new IncompatibleFilterException("RedisBloom options", options, otherOptions);
     }
     if (growth != otherGrowth) {
-      return "expansion differs (" + growth + " vs " + otherGrowth + ")";
+      return new IncompatibleFilterException("expansion", growth, otherGrowth);
     }
     if (mine.length != theirs.length) {
-      return "number of layers differs (" + mine.length + " vs " + theirs.length + ")";
+      return new IncompatibleFilterException("number of layers", mine.length, theirs.length);
     }
     for (int i = 0; i < mine.length; i++) {
       BloomLayer a = mine[i];
@@ -406,7 +408,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
       if (a.bytes != b.bytes || a.bits != b.bits || a.hashes != b.hashes || a.entries != b.entries
           || Double.compare(a.error, b.error) != 0 || Double.compare(a.bitsPerEntry, b.bitsPerEntry) != 0
           || a.n2 != b.n2) {
-        return "layer " + i + " differs (" + Layer.of(a, true).debugLine() + " vs " + Layer.of(b, true).debugLine() + ")";
+        return new IncompatibleFilterException("layer " + i, Layer.of(a, true).debugLine(),
+            Layer.of(b, true).debugLine());
       }
     }
     return null;
