@@ -130,7 +130,11 @@ public final class CuckooFilter implements MembershipFilter {
   private volatile int maxExpansions = DEFAULT_MAX_EXPANSIONS;
   private long numItems;
   private long numDeletes;
-  private CuckooTable[] tables;
+  /**
+   * Replaced, never mutated in place, on growth and compaction; volatile so that a lock-free reader that sees a new
+   * array also sees its elements.
+   */
+  private volatile CuckooTable[] tables;
 
   CuckooFilter(long numBuckets, int bucketSize, int maxIterations, int expansion, long numItems, long numDeletes,
       CuckooTable[] tables) {

@@ -89,7 +89,11 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /** Unsigned 32-bit growth factor, as stored (also kept for NONSCALING filters, where it is unused). */
   private final long growth;
   private long size;
-  private BloomLayer[] layers;
+  /**
+   * Replaced, never mutated in place, when a layer is appended; volatile so that a lock-free reader that sees a new
+   * array also sees its elements.
+   */
+  private volatile BloomLayer[] layers;
 
   ScalableBloomFilter(int options, long growth, long size, BloomLayer[] layers) {
     this.options = options;
