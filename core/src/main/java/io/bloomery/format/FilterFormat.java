@@ -4,6 +4,8 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.redisbloom.ScalableBloomFilter;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -338,6 +340,10 @@ public final class FilterFormat {
     switch (kind) {
       case CLASSIC_BLOOM:
         return ClassicBloomBody.writer(as(BloomFilter.class, filter, kind));
+      case SCALABLE_BLOOM:
+        return ScalableBloomBody.writer(as(ScalableBloomFilter.class, filter, kind));
+      case CUCKOO:
+        return CuckooBody.writer(as(CuckooFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -349,6 +355,10 @@ public final class FilterFormat {
     switch (envelope.kind) {
       case CLASSIC_BLOOM:
         return ClassicBloomBody.read(envelope, reader);
+      case SCALABLE_BLOOM:
+        return ScalableBloomBody.read(envelope, reader);
+      case CUCKOO:
+        return CuckooBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -359,6 +369,12 @@ public final class FilterFormat {
     switch (envelope.kind) {
       case CLASSIC_BLOOM:
         ClassicBloomBody.describe(envelope, reader, parameters);
+        break;
+      case SCALABLE_BLOOM:
+        ScalableBloomBody.describe(envelope, reader, parameters);
+        break;
+      case CUCKOO:
+        CuckooBody.describe(envelope, reader, parameters);
         break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.

@@ -25,6 +25,7 @@ public final class Protocols {
     register(byId, Sha256Indexed.INDEX8);
     register(byId, Sha256Indexed.INDEX16);
     register(byId, GuavaMurmur128Mitz64.INSTANCE);
+    register(byId, RedisBloomMurmur64A.INSTANCE);
     BY_ID = Collections.unmodifiableMap(byId);
   }
 

@@ -7,6 +7,11 @@ import io.bloomery.format.FilterFormat;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.format.FilterFormat;
+import io.bloomery.format.FilterFormatException;
+import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -32,7 +37,109 @@ public enum FilterFactory {
   CLASSIC_SHA256_DOC_V1(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_DOC_V1),
   CLASSIC_SHA256_INDEX8(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX8),
   CLASSIC_SHA256_INDEX16(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX16),
-  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64);
+  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64),
+
+  /**
+   * RedisBloom BF semantics: capacity n (capped at RedisBloom's 2^30), error rate p, expansion 2. Merges layer by
+   * layer; {@link #state} is the options, growth, layer geometry and bits (item counters excluded: a merge sums
+   * them, while building from the union does not count items that were already false positives).
+   */
+  SCALABLE_REDISBLOOM(FilterKind.SCALABLE_BLOOM, ProtocolId.REDISBLOOM_MURMUR64A) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return ScalableBloomFilter.create(Math.min(n, ScalableBloomFilter.MAX_CAPACITY), p);
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((ScalableBloomFilter) into).mergeFrom((ScalableBloomFilter) from);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      ScalableBloomFilter bloom = (ScalableBloomFilter) filter;
+      List<Object> state = new ArrayList<>(List.of(bloom.options(), bloom.growth()));
+      for (ScalableBloomFilter.Layer layer : bloom.layers()) {
+        state.add(List.of(layer.bytes(), layer.bits(), layer.hashes(), layer.capacity(), layer.errorRate(), layer.n2()));
+      }
+      for (RedisBloomDump.Chunk chunk : RedisBloomDump.scanDumpAll(bloom).subList(1, bloom.filterCount() + 1)) {
+        state.add(Hex.encode(chunk.data()));
+      }
+      return state;
+    }
+
+    @Override
+    public boolean supportsSerialization() {
+      return true;
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return formatRoundTrip(filter);
+    }
+  },
+
+  /**
+   * RedisBloom CF semantics with room for 2n fingerprints in its first sub-filter (bucket size 4), so the suite's
+   * re-inserts (which store duplicate copies, as CF.ADD does) never grow it. p is ignored: a cuckoo filter has no
+   * error-rate parameter. {@code add} always changes the filter, so {@link #addReportsChange} is false, and there
+   * is no {@link #state}: a re-insert stores a duplicate fingerprint, which changes the tables (answers stay the
+   * same, because an item's two buckets are a function of one bucket and the fingerprint).
+   */
+  CUCKOO_REDISBLOOM(FilterKind.CUCKOO, null) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return CuckooFilter.create(Math.min(Math.max(8, 4 * n), CuckooFilter.MAX_CAPACITY), 4, 500, 1);
+    }
+
+    @Override
+    public boolean supportsDelete() {
+      return true;
+    }
+
+    @Override
+    public boolean delete(MembershipFilter filter, byte[] item) {
+      return ((CuckooFilter) filter).delete(item);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsSerialization() {
+      return true;
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return formatRoundTrip(filter);
+    }
+  };
+
+  private static MembershipFilter formatRoundTrip(MembershipFilter filter) {
+    try {
+      return (MembershipFilter) FilterFormat.fromBytes(FilterFormat.toBytes(filter));
+    } catch (FilterFormatException e) {
+      throw new AssertionError("a filter we just wrote must read back", e);
+    }
+  }
 
   private final FilterKind kind;
   private final ProtocolId protocol;

@@ -1,0 +1,497 @@
+package io.bloomery.redisbloom;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Byte-compatible {@code BF.SCANDUMP}/{@code BF.LOADCHUNK} and {@code CF.SCANDUMP}/{@code CF.LOADCHUNK}, so a filter
+ * can move between a real RedisBloom and Bloomery in either direction (RedisBloom master {@code b28c29451ad4},
+ * {@code src/sb.c}, {@code src/cf.c}, {@code src/rebloom.c}).
+ *
+ * <p><b>BF dump.</b> Iterator 0 answers the header; every other iterator {@code i} answers the bytes at offset
+ * {@code i-1} of the layers' bit arrays concatenated (oldest first), at most {@value #MAX_CHUNK_BYTES} bytes and
+ * never across a layer boundary, with next iterator {@code i + length}; past the end, {@code [0, ""]}. Header (packed,
+ * little-endian), {@code 20 + 53·n} bytes:
+ *
+ * <pre>
+ * offset  type    field                       each 53-byte link:  +0 u64 bytes   +8 u64 bits    +16 u64 size
+ *   0     u64     size (items)                                    +24 f64 error  +32 f64 bpe    +40 u32 hashes
+ *   8     u32     nfilters                                        +44 u64 entries (capacity)    +52 u8  n2
+ *  12     u32     options (1 NOROUND, 2 ENTS_IS_BITS, 4 FORCE64, 8 NO_SCALING)
+ *  16     u32     growth
+ *  20     link[nfilters]
+ * </pre>
+ *
+ * <p><b>CF dump.</b> An empty filter (no items) dumps as {@code [0, nil]} even at iterator 0, as RedisBloom does.
+ * Otherwise iterator 0 answers the 38-byte header {@code u64 numItems, u64 numBuckets, u64 numDeletes, u64
+ * numFilters, u16 bucketSize, u16 maxIterations, u16 expansion}; every other iterator answers slot bytes of the
+ * sub-filters concatenated: a whole sub-filter (from its start, whatever the offset) when it is at most 16 MiB,
+ * otherwise a slice of at most 16 MiB from the offset.
+ *
+ * <p><b>Loading</b> validates the whole header, including the total size against the heap, before allocating
+ * anything, and rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where
+ * RedisBloom accepts a crafted value only through C undefined behaviour or writes a chunk that starts past the end
+ * into the last sub-filter, we refuse it; everything a real SCANDUMP produces loads.
+ */
+public final class RedisBloomDump {
+  /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
+  public static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
+  /** Fixed part of the BF header. */
+  public static final int BF_HEADER_BYTES = 20;
+  /** Per-layer part of the BF header. */
+  public static final int BF_LINK_BYTES = 53;
+  /** The CF header. */
+  public static final int CF_HEADER_BYTES = 38;
+
+  private RedisBloomDump() {}
+
+  /**
+   * One SCANDUMP reply: the next iterator and the data. The final reply has iterator 0 and empty data (BF) or
+   * {@code null} data (CF, a RESP nil).
+   */
+  public record Chunk(long iterator, byte[] data) {
+    /** Whether this is the end-of-dump reply. */
+    public boolean isEnd() {
+      return iterator == 0;
+    }
+  }
+
+  // =========================================================================================== BF
+
+  /** {@code BF.SCANDUMP key iterator}. */
+  public static Chunk scanDump(ScalableBloomFilter filter, long iterator) {
+    Objects.requireNonNull(filter, "filter");
+    if (iterator == 0) {
+      return new Chunk(1, bloomHeader(filter));
+    }
+    return filter.withLayersLocked(layers -> {
+      LinkPosition position = linkAt(layers, iterator);
+      if (position == null) {
+        return new Chunk(0, new byte[0]);
+      }
+      BloomLayer layer = layers[position.index];
+      long length = Math.min(MAX_CHUNK_BYTES, layer.bytes - position.offset);
+      byte[] data = new byte[(int) length];
+      for (int i = 0; i < data.length; i++) {
+        data[i] = layer.byteAt(position.offset + i);
+      }
+      return new Chunk(iterator + length, data);
+    });
+  }
+
+  /** Every reply of a full BF dump, from iterator 0 up to (not including) the end reply. */
+  public static List<Chunk> scanDumpAll(ScalableBloomFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    return scanAll(iterator -> scanDump(filter, iterator));
+  }
+
+  /** Follows SCANDUMP's iterator from 0 until the end reply. */
+  private static List<Chunk> scanAll(java.util.function.LongFunction<Chunk> scan) {
+    List<Chunk> chunks = new ArrayList<>();
+    long iterator = 0;
+    while (true) {
+      Chunk chunk = scan.apply(iterator);
+      if (chunk.isEnd()) {
+        return Collections.unmodifiableList(chunks);
+      }
+      chunks.add(chunk);
+      iterator = chunk.iterator();
+    }
+  }
+
+  /** The BF header bytes (SCANDUMP iterator 0). */
+  public static byte[] bloomHeader(ScalableBloomFilter filter) {
+    return filter.withLayersLocked(layers -> {
+      ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
+          .order(ByteOrder.LITTLE_ENDIAN);
+      out.putLong(filter.sizeUnlocked());
+      out.putInt(layers.length);
+      out.putInt(filter.options());
+      out.putInt((int) filter.growth());
+      for (BloomLayer layer : layers) {
+        out.putLong(layer.bytes);
+        out.putLong(layer.bits);
+        out.putLong(layer.size);
+        out.putDouble(layer.error);
+        out.putDouble(layer.bitsPerEntry);
+        out.putInt(layer.hashes);
+        out.putLong(layer.entries);
+        out.put((byte) layer.n2);
+      }
+      return out.array();
+    });
+  }
+
+  /**
+   * {@code BF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's layers, to be filled
+   * by {@link #loadChunk(ScalableBloomFilter, long, byte[])}.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
+   *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
+   *     not add up) or whose layers do not fit in the heap; nothing is allocated in that case
+   */
+  public static ScalableBloomFilter loadHeader(byte[] header) {
+    ParsedBloomHeader parsed = parseBloomHeader(header);
+    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+      throw badBloomData();
+    }
+    BloomLayer[] layers = new BloomLayer[parsed.plans.length];
+    for (int i = 0; i < layers.length; i++) {
+      layers[i] = parsed.plans[i].allocate();
+      if (layers[i] == null) {
+        throw badBloomData();
+      }
+    }
+    return new ScalableBloomFilter(parsed.options, parsed.growth, parsed.size, layers);
+  }
+
+  /**
+   * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
+   * except the heap check, and without allocating.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
+   */
+  public static long bloomPayloadBytes(byte[] header) {
+    return parseBloomHeader(header).payloadBytes;
+  }
+
+  private record ParsedBloomHeader(long size, int options, long growth, BloomLayer[] plans, long payloadBytes) {}
+
+  private static ParsedBloomHeader parseBloomHeader(byte[] header) {
+    Objects.requireNonNull(header, "header");
+    if (header.length < BF_HEADER_BYTES) {
+      throw badBloomData();
+    }
+    ByteBuffer in = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+    long size = in.getLong();
+    long nfilters = in.getInt() & 0xFFFF_FFFFL;
+    int options = in.getInt();
+    long growth = in.getInt() & 0xFFFF_FFFFL;
+    if (nfilters == 0 || header.length != BF_HEADER_BYTES + BF_LINK_BYTES * nfilters) {
+      throw badBloomData();
+    }
+    if ((options & ~BloomLayer.OPT_ALL) != 0) {
+      throw badBloomData();
+    }
+    BloomLayer[] plans = new BloomLayer[(int) nfilters];
+    long sum = 0;
+    long totalBytes = 0;
+    for (int i = 0; i < plans.length; i++) {
+      long bytes = in.getLong();
+      long bits = in.getLong();
+      long linkSize = in.getLong();
+      double error = in.getDouble();
+      double bpe = in.getDouble();
+      long hashes = in.getInt() & 0xFFFF_FFFFL;
+      long entries = in.getLong();
+      int n2 = in.get() & 0xFF;
+      if (!BloomLayer.validLoaded(bytes, bits, hashes, error, bpe, n2)) {
+        throw badBloomData();
+      }
+      long newSum = sum + linkSize;
+      if (Long.compareUnsigned(newSum, sum) < 0) {
+        throw badBloomData();
+      }
+      sum = newSum;
+      totalBytes += bytes;
+      if (totalBytes < 0 || bytes > HeapBudget.MAX_LONG_ARRAY_BYTES) {
+        throw badBloomData();
+      }
+      plans[i] = new BloomLayer(bytes, bits, (int) hashes, entries, error, bpe, n2, linkSize, null);
+    }
+    if (sum != size) {
+      throw badBloomData();
+    }
+    return new ParsedBloomHeader(size, options, growth, plans, totalBytes);
+  }
+
+  /**
+   * {@code BF.LOADCHUNK key iterator data} on an existing filter: copies {@code data} to byte offset
+   * {@code iterator - data.length - 1} of the concatenated layers.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} if {@code iterator <= 0} or
+   *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
+   *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
+   */
+  public static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(data, "data");
+    if (iterator <= 0 || iterator < data.length) {
+      throw badBloomData();
+    }
+    BloomLayer[] layers = filter.withLayersLocked(current -> current);
+    LinkPosition position = linkAt(layers, iterator - data.length);
+    if (position == null) {
+      throw new RedisBloomException(RedisBloomErrors.BF_NO_LINK);
+    }
+    BloomLayer layer = layers[position.index];
+    if (data.length > layer.bytes - position.offset) {
+      throw new RedisBloomException(RedisBloomErrors.BF_CHUNK_TOO_BIG);
+    }
+    filter.writeBytes(layer, position.offset, data, 0, data.length);
+  }
+
+  /** Rebuilds a BF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */
+  public static ScalableBloomFilter loadBloom(List<Chunk> chunks) {
+    Objects.requireNonNull(chunks, "chunks");
+    if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
+      throw badBloomData();
+    }
+    ScalableBloomFilter filter = loadHeader(chunks.get(0).data());
+    for (Chunk chunk : chunks.subList(1, chunks.size())) {
+      loadChunk(filter, chunk.iterator(), chunk.data());
+    }
+    return filter;
+  }
+
+  private record LinkPosition(int index, long offset) {}
+
+  /** RedisBloom's {@code getLinkPos}: the layer holding byte {@code iterator - 1}, or {@code null}. */
+  private static LinkPosition linkAt(BloomLayer[] layers, long iterator) {
+    if (iterator < 1) {
+      return null;
+    }
+    long target = iterator - 1;
+    long seek = 0;
+    for (int i = 0; i < layers.length; i++) {
+      if (seek + layers[i].bytes > target) {
+        return new LinkPosition(i, target - seek);
+      }
+      seek += layers[i].bytes;
+    }
+    return null;
+  }
+
+  private static RedisBloomException badBloomData() {
+    return new RedisBloomException(RedisBloomErrors.BF_BAD_DATA);
+  }
+
+  // =========================================================================================== CF
+
+  /**
+   * {@code CF.SCANDUMP key position}.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
+   */
+  public static Chunk scanDump(CuckooFilter filter, long position) {
+    Objects.requireNonNull(filter, "filter");
+    if (position < 0) {
+      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_POSITION);
+    }
+    return filter.withTablesLocked(tables -> {
+      if (filter.numItemsUnlocked() == 0) {
+        return new Chunk(0, null);
+      }
+      if (position == 0) {
+        return new Chunk(1, cuckooHeader(filter, tables));
+      }
+      long offset = position - 1;
+      for (CuckooTable table : tables) {
+        if (offset < table.slots) {
+          long start;
+          long length;
+          if (table.slots <= MAX_CHUNK_BYTES) {
+            start = 0;
+            length = table.slots;
+          } else {
+            start = offset;
+            length = Math.min(MAX_CHUNK_BYTES, table.slots - offset);
+          }
+          byte[] data = new byte[(int) length];
+          table.copyOut(start, data, 0, data.length);
+          return new Chunk(position + length, data);
+        }
+        offset -= table.slots;
+      }
+      return new Chunk(0, null);
+    });
+  }
+
+  /** Every reply of a full CF dump up to (not including) the end reply; empty for a filter without items. */
+  public static List<Chunk> scanDumpAll(CuckooFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    return scanAll(position -> scanDump(filter, position));
+  }
+
+  /**
+   * {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, whether or not the filter is
+   * empty (for Bloomery's own format; CF.SCANDUMP refuses to dump an empty filter).
+   *
+   * @throws IllegalArgumentException if the range does not lie inside one sub-filter
+   */
+  public static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
+    return filter.withTablesLocked(tables -> {
+      long start = offset;
+      for (CuckooTable table : tables) {
+        if (start >= 0 && start < table.slots) {
+          if (length < 0 || length > table.slots - start) {
+            break;
+          }
+          byte[] data = new byte[length];
+          table.copyOut(start, data, 0, length);
+          return data;
+        }
+        start -= table.slots;
+      }
+      throw new IllegalArgumentException("slots [" + offset + ", " + offset + " + " + length
+          + ") do not lie inside one sub-filter");
+    });
+  }
+
+  /** The 38-byte CF header, whether or not the filter is empty. */
+  public static byte[] cuckooHeader(CuckooFilter filter) {
+    return filter.withTablesLocked(tables -> cuckooHeader(filter, tables));
+  }
+
+  private static byte[] cuckooHeader(CuckooFilter filter, CuckooTable[] tables) {
+    ByteBuffer out = ByteBuffer.allocate(CF_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    out.putLong(filter.numItemsUnlocked());
+    out.putLong(filter.bucketCount());
+    out.putLong(filter.numDeletesUnlocked());
+    out.putLong(tables.length);
+    out.putShort((short) filter.bucketSize());
+    out.putShort((short) filter.maxIterations());
+    out.putShort((short) filter.expansion());
+    return out.array();
+  }
+
+  /**
+   * {@code CF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's sub-filters.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_HEADER} if the header is not 38 bytes,
+   *     {@value RedisBloomErrors#CF_COULD_NOT_CREATE_FROM_HEADER} if it fails RedisBloom's integrity checks (bucket
+   *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
+   *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is allocated then
+   */
+  public static CuckooFilter loadCuckooHeader(byte[] header) {
+    ParsedCuckooHeader parsed = parseCuckooHeader(header);
+    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+      throw couldNotCreate();
+    }
+    CuckooTable[] tables = new CuckooTable[parsed.bucketCounts.length];
+    for (int i = 0; i < tables.length; i++) {
+      tables[i] = CuckooTable.allocate(parsed.bucketCounts[i], parsed.bucketSize);
+      if (tables[i] == null) {
+        throw couldNotCreate();
+      }
+    }
+    return new CuckooFilter(parsed.numBuckets, parsed.bucketSize, parsed.maxIterations, parsed.expansion,
+        parsed.numItems, parsed.numDeletes, tables);
+  }
+
+  /**
+   * The slot bytes that follow a CF header (Σ buckets × bucket size), after every check
+   * {@link #loadCuckooHeader} makes except the heap check, and without allocating.
+   *
+   * @throws RedisBloomException as {@link #loadCuckooHeader}
+   */
+  public static long cuckooPayloadBytes(byte[] header) {
+    return parseCuckooHeader(header).payloadBytes;
+  }
+
+  private record ParsedCuckooHeader(long numItems, long numBuckets, long numDeletes, int bucketSize,
+      int maxIterations, int expansion, long[] bucketCounts, long payloadBytes) {}
+
+  private static ParsedCuckooHeader parseCuckooHeader(byte[] header) {
+    Objects.requireNonNull(header, "header");
+    if (header.length != CF_HEADER_BYTES) {
+      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
+    }
+    ByteBuffer in = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+    long numItems = in.getLong();
+    long numBuckets = in.getLong();
+    long numDeletes = in.getLong();
+    long numFilters = in.getLong();
+    int bucketSize = in.getShort() & 0xFFFF;
+    int maxIterations = in.getShort() & 0xFFFF;
+    int expansion = in.getShort() & 0xFFFF;
+    if (bucketSize < 1 || bucketSize > CuckooFilter.MAX_BUCKET_SIZE
+        || numFilters < 1 || numFilters > 0xFFFF
+        || maxIterations < 1 || maxIterations > CuckooFilter.MAX_ITERATIONS
+        || expansion > CuckooFilter.MAX_EXPANSION
+        || (expansion == 0 && numFilters > 1)
+        || numBuckets <= 0 || numBuckets > CuckooFilter.MAX_NUM_BUCKETS || Long.bitCount(numBuckets) != 1) {
+      throw couldNotCreate();
+    }
+    long[] bucketCounts = new long[(int) numFilters];
+    long totalSlots = 0;
+    long growth = 1; // expansion^i, built up one factor per sub-filter (linear in the sub-filter count)
+    for (int i = 0; i < bucketCounts.length; i++) {
+      if (i > 0) {
+        if (expansion == 0 || growth > CuckooFilter.MAX_NUM_BUCKETS / numBuckets / expansion) {
+          throw couldNotCreate();
+        }
+        growth *= expansion;
+      }
+      bucketCounts[i] = numBuckets * growth;
+      long slots = bucketCounts[i] * bucketSize;
+      if (slots / bucketSize != bucketCounts[i] || totalSlots + slots < totalSlots) {
+        throw couldNotCreate();
+      }
+      totalSlots += slots;
+    }
+    return new ParsedCuckooHeader(numItems, numBuckets, numDeletes, bucketSize, maxIterations, expansion,
+        bucketCounts, totalSlots);
+  }
+
+  /**
+   * {@code CF.LOADCHUNK key position data} on an existing filter: copies {@code data} to slot offset
+   * {@code position - data.length - 1} of the concatenated sub-filters.
+   *
+   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} for position 0,
+   *     {@value RedisBloomErrors#ITEM_EXISTS} for position 1 (a header sent to an existing key),
+   *     {@value RedisBloomErrors#CF_COULD_NOT_LOAD_CHUNK} for an empty chunk or one that does not lie inside one
+   *     sub-filter
+   */
+  public static void loadChunk(CuckooFilter filter, long position, byte[] data) {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(data, "data");
+    if (position == 0) {
+      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_POSITION);
+    }
+    if (position == 1) {
+      throw new RedisBloomException(RedisBloomErrors.ITEM_EXISTS);
+    }
+    if (data.length == 0 || position <= 0 || position - 1 < data.length) {
+      throw couldNotLoad();
+    }
+    long offset = position - data.length - 1;
+    CuckooTable[] tables = filter.withTablesLocked(current -> current);
+    for (CuckooTable table : tables) {
+      if (offset < table.slots) {
+        if (table.slots - offset < data.length) {
+          throw couldNotLoad();
+        }
+        filter.writeSlots(table, offset, data, 0, data.length);
+        return;
+      }
+      offset -= table.slots;
+    }
+    throw couldNotLoad();
+  }
+
+  /** Rebuilds a CF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */
+  public static CuckooFilter loadCuckoo(List<Chunk> chunks) {
+    Objects.requireNonNull(chunks, "chunks");
+    if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
+      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
+    }
+    CuckooFilter filter = loadCuckooHeader(chunks.get(0).data());
+    for (Chunk chunk : chunks.subList(1, chunks.size())) {
+      loadChunk(filter, chunk.iterator(), chunk.data());
+    }
+    return filter;
+  }
+
+  private static RedisBloomException couldNotCreate() {
+    return new RedisBloomException(RedisBloomErrors.CF_COULD_NOT_CREATE_FROM_HEADER);
+  }
+
+  private static RedisBloomException couldNotLoad() {
+    return new RedisBloomException(RedisBloomErrors.CF_COULD_NOT_LOAD_CHUNK);
+  }
+}

@@ -1,0 +1,169 @@
+package io.bloomery.redisbloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Thread-safety claims: lookups concurrent with adds, layer growth, deletes and compaction never miss an item whose
+ * add completed before the lookup started (and was not deleted). No timing is asserted.
+ */
+class ConcurrencyTest {
+
+  private static final int WRITERS = 2;
+  private static final int READERS = 2;
+
+  @Test
+  void scalableBloomReadersNeverMissCompletedAddsWhileLayersGrow() throws Exception {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(50, 0.01, 2); // grows ~10 layers below
+    int perWriter = 20_000;
+    AtomicInteger[] published = new AtomicInteger[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+      published[w] = new AtomicInteger();
+    }
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicLong misses = new AtomicLong();
+    AtomicLong checks = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS + READERS);
+    try {
+      List<Future<?>> writers = new ArrayList<>();
+      for (int w = 0; w < WRITERS; w++) {
+        int writer = w;
+        writers.add(pool.submit(() -> {
+          for (int i = 0; i < perWriter; i++) {
+            filter.add(Items.of(writer + ":" + i));
+            published[writer].set(i + 1);
+          }
+        }));
+      }
+      List<Future<?>> readers = new ArrayList<>();
+      for (int r = 0; r < READERS; r++) {
+        int seed = r;
+        readers.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          while (!done.get()) {
+            int writer = random.nextInt(WRITERS);
+            int visible = published[writer].get();
+            if (visible > 0) {
+              int i = random.nextInt(visible);
+              checks.incrementAndGet();
+              if (!filter.mightContain(Items.of(writer + ":" + i))) {
+                misses.incrementAndGet();
+              }
+            }
+          }
+        }));
+      }
+      for (Future<?> writer : writers) {
+        writer.get(120, TimeUnit.SECONDS);
+      }
+      done.set(true);
+      for (Future<?> reader : readers) {
+        reader.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(misses.get()).as("false negatives in %d concurrent checks", checks.get()).isZero();
+    assertThat(filter.filterCount()).isGreaterThan(5);
+    assertThat(filter.itemCount()).isLessThanOrEqualTo((long) WRITERS * perWriter);
+    long layerSum = filter.layers().stream().mapToLong(ScalableBloomFilter.Layer::size).sum();
+    assertThat(layerSum).isEqualTo(filter.itemCount());
+    for (int w = 0; w < WRITERS; w++) {
+      for (int i = 0; i < perWriter; i++) {
+        assertThat(filter.mightContain(Items.of(w + ":" + i))).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void cuckooReadersNeverMissLiveItemsDuringDeletesKickOutsAndCompaction() throws Exception {
+    CuckooFilter filter = CuckooFilter.create(256, 2, 50, 2);
+    int stable = 3000;
+    for (int i = 0; i < stable; i++) {
+      filter.add(Items.of("stable-" + i));
+    }
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicLong misses = new AtomicLong();
+    AtomicLong checks = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(1 + READERS);
+    try {
+      List<Future<?>> readers = new ArrayList<>();
+      for (int r = 0; r < READERS; r++) {
+        int seed = r;
+        readers.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          while (!done.get()) {
+            byte[] item = Items.of("stable-" + random.nextInt(stable));
+            checks.incrementAndGet();
+            if (!filter.mightContain(item) || filter.count(item) < 1) {
+              misses.incrementAndGet();
+            }
+          }
+        }));
+      }
+      Future<?> writer = pool.submit(() -> {
+        for (int round = 0; round < 20; round++) {
+          for (int i = 0; i < 1500; i++) {
+            filter.add(Items.of("churn-" + round + "-" + i)); // kick-outs move stable fingerprints
+          }
+          for (int i = 0; i < 1500; i++) {
+            filter.delete(Items.of("churn-" + round + "-" + i)); // triggers auto-compaction
+          }
+          filter.compact();
+        }
+      });
+      writer.get(300, TimeUnit.SECONDS);
+      done.set(true);
+      for (Future<?> reader : readers) {
+        reader.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(misses.get()).as("false negatives in %d concurrent checks", checks.get()).isZero();
+    assertThat(filter.itemCount()).isEqualTo(stable);
+    assertThat(filter.occupiedSlots()).isEqualTo(stable);
+  }
+
+  @Test
+  void concurrentCuckooWritersKeepCountsExact() throws Exception {
+    CuckooFilter filter = CuckooFilter.create(1024, 4, 100, 1);
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int w = 0; w < WRITERS; w++) {
+        int writer = w;
+        futures.add(pool.submit(() -> {
+          for (int i = 0; i < 5000; i++) {
+            filter.add(Items.of(writer + "/" + i));
+          }
+          for (int i = 0; i < 2500; i++) {
+            filter.delete(Items.of(writer + "/" + i));
+          }
+        }));
+      }
+      for (Future<?> future : futures) {
+        future.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(filter.itemCount()).isEqualTo(WRITERS * 2500L);
+    assertThat(filter.occupiedSlots()).isEqualTo(WRITERS * 2500L);
+    for (int w = 0; w < WRITERS; w++) {
+      for (int i = 2500; i < 5000; i++) {
+        assertThat(filter.mightContain(Items.of(w + "/" + i))).isTrue();
+      }
+    }
+  }
+}

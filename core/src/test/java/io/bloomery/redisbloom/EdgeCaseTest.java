@@ -1,0 +1,80 @@
+package io.bloomery.redisbloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomery.filter.IncompatibleFilterException;
+import org.junit.jupiter.api.Test;
+
+/** Merge refusals, allocation refusals and kick-out rollback. */
+class EdgeCaseTest {
+
+  @Test
+  void mergeIsALayerByLayerUnionAndSumsCounts() {
+    ScalableBloomFilter left = ScalableBloomFilter.create(1000, 0.01);
+    ScalableBloomFilter right = ScalableBloomFilter.create(1000, 0.01);
+    for (int i = 0; i < 300; i++) {
+      left.add(Items.of("l" + i));
+      right.add(Items.of("r" + i));
+    }
+    long leftItems = left.itemCount();
+    long rightItems = right.itemCount();
+    left.mergeFrom(right);
+    for (int i = 0; i < 300; i++) {
+      assertThat(left.mightContain(Items.of("l" + i))).isTrue();
+      assertThat(left.mightContain(Items.of("r" + i))).isTrue();
+    }
+    assertThat(left.itemCount()).isEqualTo(leftItems + rightItems);
+    assertThat(right.itemCount()).isEqualTo(rightItems);
+  }
+
+  @Test
+  void mergeRefusesDifferentGeometryNamingTheParameter() {
+    ScalableBloomFilter target = ScalableBloomFilter.create(100, 0.01);
+    target.add(Items.of("x"));
+    String before = target.debug().toString();
+    assertThatThrownBy(() -> target.mergeFrom(ScalableBloomFilter.create(100, 0.01, 4)))
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("expansion");
+    assertThatThrownBy(() -> target.mergeFrom(ScalableBloomFilter.create(200, 0.01)))
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("layer 0");
+    assertThatThrownBy(() -> target.mergeFrom(ScalableBloomFilter.createNonScaling(100, 0.01)))
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("options");
+    ScalableBloomFilter grown = ScalableBloomFilter.create(100, 0.01);
+    for (int i = 0; i < 300; i++) {
+      grown.add(Items.number(i));
+    }
+    assertThatThrownBy(() -> target.mergeFrom(grown))
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("number of layers");
+    assertThat(target.debug().toString()).isEqualTo(before);
+  }
+
+  @Test
+  void impossibleFiltersAreRefusedBeforeAllocating() {
+    // 2^30 items at 1e-300: ~1.9e11 bytes, beyond a Java long[] and any heap here
+    assertThatThrownBy(() -> ScalableBloomFilter.create(1L << 30, 1e-300))
+        .isInstanceOf(RedisBloomException.class).hasMessage("ERR Insufficient memory to create filter");
+    assertThat(HeapBudget.zeroedWords(Long.MAX_VALUE)).isNull();
+    assertThat(HeapBudget.zeroedWords(-1)).isNull();
+    assertThat(CuckooTable.allocate(1L << 55, 255)).isNull();
+  }
+
+  @Test
+  void aFailedKickOutIsRolledBackLeavingTheTablesUnchanged() {
+    CuckooFilter filter = CuckooFilter.create(16, 2, 30, 0);
+    int i = 0;
+    while (true) {
+      byte[] before = RedisBloomDump.cuckooSlots(filter, 0, 16);
+      try {
+        filter.add(Items.number(i++));
+      } catch (RedisBloomException full) {
+        assertThat(full).hasMessage("Filter is full");
+        assertThat(RedisBloomDump.cuckooSlots(filter, 0, 16)).isEqualTo(before);
+        break;
+      }
+    }
+    assertThat(filter.itemCount()).isEqualTo(i - 1);
+    for (int j = 0; j < i - 1; j++) {
+      assertThat(filter.mightContain(Items.number(j))).isTrue();
+    }
+  }
+}

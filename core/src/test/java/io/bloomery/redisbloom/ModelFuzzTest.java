@@ -1,0 +1,155 @@
+package io.bloomery.redisbloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Model-based fuzzing: random operation sequences against an exact model ({@link HashSet} for BF, a multiset for CF),
+ * the seed a parameter. BF: no false negatives, an add of a modelled member returns false, the item count never
+ * exceeds the distinct adds. CF (deleting only items added and not yet deleted): no false negatives, COUNT never
+ * below the model's multiplicity, item count equals the model's total. Regressions found here become named
+ * {@code @Test}s with their seed.
+ */
+class ModelFuzzTest {
+
+  private static byte[] item(Random random, int universe) {
+    return Items.of("k" + random.nextInt(universe));
+  }
+
+  @Property(tries = 40)
+  void scalableBloomAgreesWithAnExactSet(@ForAll long seed) {
+    runScalable(seed);
+  }
+
+  static void runScalable(long seed) {
+    Random random = new Random(seed);
+    int capacity = 1 + random.nextInt(200);
+    int expansion = random.nextInt(5);
+    double error = new double[] {0.5, 0.1, 0.01, 0.001}[random.nextInt(4)];
+    ScalableBloomFilter filter = ScalableBloomFilter.create(capacity, error, expansion);
+    Set<String> model = new HashSet<>();
+    int universe = 50 + random.nextInt(3000);
+    long counted = 0;
+    for (int op = 0; op < 3000; op++) {
+      byte[] key = item(random, universe);
+      String text = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+      if (random.nextInt(3) > 0) {
+        try {
+          boolean added = filter.add(key);
+          if (model.contains(text)) {
+            assertThat(added).as("re-adding %s (seed %d)", text, seed).isFalse();
+          }
+          if (added) {
+            counted++;
+          }
+          model.add(text);
+        } catch (RedisBloomException full) {
+          assertThat(full).hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+          assertThat(filter.isScaling()).isFalse();
+          assertThat(filter.itemCount()).isEqualTo(capacity);
+        }
+      } else if (model.contains(text)) {
+        assertThat(filter.mightContain(key)).as("false negative for %s (seed %d)", text, seed).isTrue();
+      }
+    }
+    for (String member : model) {
+      assertThat(filter.mightContain(Items.of(member))).as("seed %d", seed).isTrue();
+    }
+    assertThat(filter.itemCount()).isEqualTo(counted).isLessThanOrEqualTo(model.size());
+  }
+
+  @Property(tries = 40)
+  void cuckooAgreesWithAnExactMultiset(@ForAll long seed) {
+    runCuckoo(seed);
+  }
+
+  static void runCuckoo(long seed) {
+    Random random = new Random(seed);
+    int bucketSize = 1 + random.nextInt(4);
+    long capacity = 2L * bucketSize + random.nextInt(300);
+    int expansion = random.nextInt(3);
+    CuckooFilter filter = CuckooFilter.create(capacity, bucketSize, 1 + random.nextInt(100), expansion);
+    filter.setMaxExpansions(CuckooFilter.MAX_MAX_EXPANSIONS);
+    Map<String, Integer> model = new HashMap<>();
+    long total = 0;
+    int universe = 20 + random.nextInt(1500);
+    for (int op = 0; op < 3000; op++) {
+      byte[] key = item(random, universe);
+      String text = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+      int present = model.getOrDefault(text, 0);
+      switch (random.nextInt(6)) {
+        case 0, 1 -> {
+          try {
+            filter.add(key);
+            model.merge(text, 1, Integer::sum);
+            total++;
+          } catch (RedisBloomException full) {
+            assertThat(full.reply()).isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+          }
+        }
+        case 2 -> {
+          try {
+            boolean stored = filter.addIfAbsent(key);
+            if (present > 0) {
+              assertThat(stored).as("ADDNX of a member (seed %d)", seed).isFalse();
+            }
+            if (stored) {
+              model.merge(text, 1, Integer::sum);
+              total++;
+            }
+          } catch (RedisBloomException full) {
+            assertThat(full.reply()).isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+          }
+        }
+        case 3 -> {
+          if (present > 0) {
+            assertThat(filter.delete(key)).as("deleting a member (seed %d)", seed).isTrue();
+            model.put(text, present - 1);
+            total--;
+          }
+        }
+        case 4 -> {
+          if (present > 0) {
+            assertThat(filter.count(key)).as("count of %s (seed %d)", text, seed).isGreaterThanOrEqualTo(present);
+          }
+        }
+        default -> {
+          if (random.nextInt(50) == 0) {
+            filter.compact();
+          } else if (present > 0) {
+            assertThat(filter.mightContain(key)).as("false negative for %s (seed %d)", text, seed).isTrue();
+          }
+        }
+      }
+    }
+    for (Map.Entry<String, Integer> entry : model.entrySet()) {
+      if (entry.getValue() > 0) {
+        byte[] key = Items.of(entry.getKey());
+        assertThat(filter.mightContain(key)).as("seed %d", seed).isTrue();
+        assertThat(filter.count(key)).as("seed %d", seed).isGreaterThanOrEqualTo(entry.getValue());
+      }
+    }
+    assertThat(filter.itemCount()).isEqualTo(total);
+    assertThat(filter.occupiedSlots()).isEqualTo(total);
+    CuckooFilter reloaded = filter.itemCount() == 0 ? null : RedisBloomDump.loadCuckoo(RedisBloomDump.scanDumpAll(filter));
+    if (reloaded != null) {
+      assertThat(reloaded.debug()).isEqualTo(filter.debug());
+    }
+  }
+
+  @Test
+  void fixedSeedsRunInEveryBuild() {
+    for (long seed : new long[] {0, 1, 42, 20260622, -7}) {
+      runScalable(seed);
+      runCuckoo(seed);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package io.bloomery.redisbloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Known answers from RedisBloom's own flow tests ({@code tests/flow/test_overall.py} at master b28c29451ad4, quoted
+ * in reference/redisbloom.md §2.5 and §7.2): exact BF.DEBUG lines, BF.INFO values and layer counts.
+ */
+class ScalableBloomKnownAnswerTest {
+
+  private static ScalableBloomFilter addNumbers(ScalableBloomFilter filter, int count) {
+    for (int i = 0; i < count; i++) {
+      filter.add(Items.number(i));
+    }
+    return filter;
+  }
+
+  @Test
+  void testDebugSmallFilter() {
+    ScalableBloomFilter filter = addNumbers(ScalableBloomFilter.create(10, 0.01), 100);
+    assertThat(filter.debug()).containsExactly(
+        "size:99",
+        "bytes:16 bits:128 hashes:8 hashwidth:64 capacity:10 size:10 ratio:0.005",
+        "bytes:32 bits:256 hashes:9 hashwidth:64 capacity:20 size:20 ratio:0.0025",
+        "bytes:72 bits:576 hashes:10 hashwidth:64 capacity:40 size:40 ratio:0.00125",
+        "bytes:160 bits:1280 hashes:11 hashwidth:64 capacity:80 size:29 ratio:0.000625");
+    assertThat(filter.itemCount()).isEqualTo(99);
+  }
+
+  @Test
+  void testDebugSixLayers() {
+    ScalableBloomFilter filter = addNumbers(ScalableBloomFilter.create(100, 0.001), 4000);
+    assertThat(filter.debug()).containsExactly(
+        "size:3997",
+        "bytes:200 bits:1600 hashes:11 hashwidth:64 capacity:100 size:100 ratio:0.0005",
+        "bytes:432 bits:3456 hashes:12 hashwidth:64 capacity:200 size:200 ratio:0.00025",
+        "bytes:936 bits:7488 hashes:13 hashwidth:64 capacity:400 size:400 ratio:0.000125",
+        "bytes:2016 bits:16128 hashes:14 hashwidth:64 capacity:800 size:800 ratio:6.25e-05",
+        "bytes:4320 bits:34560 hashes:15 hashwidth:64 capacity:1600 size:1600 ratio:3.125e-05",
+        "bytes:9216 bits:73728 hashes:16 hashwidth:64 capacity:3200 size:897 ratio:1.5625e-05");
+  }
+
+  @Test
+  void testInsertWithExplicitParameters() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(50000, 0.001, 2);
+    assertThat(filter.add(Items.of("foo"))).isTrue();
+    assertThat(filter.debug()).containsExactly(
+        "size:1", "bytes:98880 bits:791040 hashes:11 hashwidth:64 capacity:50000 size:1 ratio:0.0005");
+    // then BF.INSERT f ERROR 0.1 ITEMS foo bar baz -> [0,1,1]: options of an existing filter are ignored
+    assertThat(filter.add(Items.of("foo"))).isFalse();
+    assertThat(filter.add(Items.of("bar"))).isTrue();
+    assertThat(filter.add(Items.of("baz"))).isTrue();
+  }
+
+  @ParameterizedTest(name = "expansion {0} -> {1} filters")
+  @CsvSource({"1, 23", "2, 5", "4, 4"})
+  void testExpansionLayerCounts(int expansion, int filters) {
+    ScalableBloomFilter filter = addNumbers(ScalableBloomFilter.create(4, 0.01, expansion), 100);
+    for (int i = 0; i < 100; i++) {
+      assertThat(filter.mightContain(Items.number(i))).isTrue();
+    }
+    assertThat(filter.filterCount()).isEqualTo(filters);
+    assertThat(filter.info().numberOfFilters()).isEqualTo(filters);
+  }
+
+  @Test
+  void testInfo() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(100, 0.001);
+    Map<String, Long> expected = new LinkedHashMap<>();
+    expected.put("Capacity", 100L);
+    expected.put("Size", 296L);
+    expected.put("Number of filters", 1L);
+    expected.put("Number of items inserted", 0L);
+    expected.put("Expansion rate", 2L);
+    assertThat(filter.info().asMap()).containsExactlyEntriesOf(expected);
+  }
+
+  @Test
+  void docsExampleInfoAfterOneAdd() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(
+        ScalableBloomFilter.DEFAULT_CAPACITY, ScalableBloomFilter.DEFAULT_ERROR_RATE);
+    filter.add(Items.of("x"));
+    assertThat(filter.info()).isEqualTo(new ScalableBloomFilter.Info(100, 240, 1, 1, 2L));
+  }
+
+  @Test
+  void testNonscalingErr() {
+    ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(3, ScalableBloomFilter.DEFAULT_ERROR_RATE);
+    for (String item : new String[] {"a", "b", "c"}) {
+      assertThat(filter.add(Items.of(item))).isTrue();
+    }
+    for (String item : new String[] {"a", "b", "c"}) {
+      assertThat(filter.add(Items.of(item))).isFalse(); // present items answer 0 even when full
+    }
+    assertThatThrownBy(() -> filter.add(Items.of("d")))
+        .isInstanceOf(RedisBloomException.class).hasMessage("ERR non scaling filter is full");
+    Map<String, Long> expected = new LinkedHashMap<>();
+    expected.put("Capacity", 3L);
+    expected.put("Size", 104L);
+    expected.put("Number of filters", 1L);
+    expected.put("Number of items inserted", 3L);
+    expected.put("Expansion rate", null);
+    assertThat(filter.info().asMap()).containsExactlyEntriesOf(expected);
+    assertThat(filter.options()).isEqualTo(13);
+    assertThat(filter.growth()).isEqualTo(2);
+  }
+
+  @Test
+  void expansionZeroIsNonScalingWithGrowthZero() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(3, 0.01, 0);
+    assertThat(filter.isScaling()).isFalse();
+    assertThat(filter.growth()).isZero();
+    assertThat(filter.debug()).containsExactly(
+        "size:0", "bytes:8 bits:64 hashes:7 hashwidth:64 capacity:3 size:0 ratio:0.01");
+  }
+
+  @Test
+  void testIssue178SizeWithoutAllocating() {
+    ScalableBloomFilter.Layer layer = ScalableBloomFilter.plannedFirstLayer(300_000_000L, 0.000001, false);
+    assertThat(32 + 64 + layer.bytes()).isEqualTo(1_132_420_232L);
+    assertThat(layer.capacity()).isEqualTo(300_000_000L);
+  }
+
+  @Test
+  void testVeryHighErrorRateIsCappedAndWorks() {
+    for (double rate : new double[] {0.99, 0.95, 0.9999999999999999}) {
+      ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(100, rate);
+      assertThat(filter.add(Items.of("1"))).isTrue();
+      assertThat(filter.layers().get(0).errorRate()).isEqualTo(0.25);
+    }
+  }
+
+  @Test
+  void validationInRedisBloomOrderWithItsTexts() {
+    assertThatThrownBy(() -> ScalableBloomFilter.create(0, 0))
+        .hasMessage("ERR error rate must be in the range (0.000000, 1.000000)");
+    assertThatThrownBy(() -> ScalableBloomFilter.create(100, 1))
+        .hasMessage(RedisBloomErrors.BF_ERROR_RATE_RANGE);
+    assertThatThrownBy(() -> ScalableBloomFilter.create(100, Double.NaN))
+        .hasMessage(RedisBloomErrors.BF_ERROR_RATE_RANGE);
+    assertThatThrownBy(() -> ScalableBloomFilter.create(0, 0.01))
+        .hasMessage("ERR capacity must be in the range [1, 1073741824]");
+    assertThatThrownBy(() -> ScalableBloomFilter.create((1L << 30) + 1, 0.01))
+        .hasMessage(RedisBloomErrors.BF_CAPACITY_RANGE);
+    assertThatThrownBy(() -> ScalableBloomFilter.create(1, 0.1, -1))
+        .hasMessage("ERR expansion must be in the range [0, 32768]");
+    assertThatThrownBy(() -> ScalableBloomFilter.create(1, 0.1, 32769))
+        .hasMessage(RedisBloomErrors.BF_EXPANSION_RANGE);
+    assertThat(ScalableBloomFilter.create(1L << 30 >> 10, 0.5, 32768).growth()).isEqualTo(32768);
+  }
+
+  @Test
+  void docsScanDumpExampleLayer() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(10, 0.1);
+    filter.add(Items.of("item1"));
+    ScalableBloomFilter.Layer layer = filter.layers().get(0);
+    assertThat(layer.bytes()).isEqualTo(8);
+    assertThat(layer.bits()).isEqualTo(64);
+    assertThat(layer.hashes()).isEqualTo(5);
+    assertThat(layer.errorRate()).isEqualTo(0.05);
+    assertThat(layer.bitsPerEntry()).isEqualTo(-Math.log(0.05) / 0.480453013918201);
+  }
+
+  @Test
+  void errorRateUnderflowEndsInProblemInserting() {
+    // capacity 1, expansion 1: every add that is not a false positive needs a new layer at half the error.
+    ScalableBloomFilter filter = ScalableBloomFilter.create(1, 0.5, 1);
+    RedisBloomException failure = null;
+    for (int i = 0; i < 5000 && failure == null; i++) {
+      try {
+        filter.add(Items.number(i));
+      } catch (RedisBloomException e) {
+        failure = e;
+      }
+    }
+    assertThat(failure).isNotNull().hasMessage("ERR problem inserting into filter");
+    int layers = filter.filterCount();
+    assertThat(filter.layers().get(layers - 1).errorRate()).isGreaterThan(0);
+    assertThat(filter.layers().get(layers - 1).errorRate() * 0.5).isZero();
+    assertThat(filter.mightContain(Items.number(0))).isTrue();
+  }
+}
