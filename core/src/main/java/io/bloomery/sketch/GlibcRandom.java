@@ -17,16 +17,17 @@ final class GlibcRandom implements DecayRandom {
   private int rear = 0;
 
   GlibcRandom(int seed) {
-    long word = seed == 0 ? 1 : seed & 0xFFFF_FFFFL; // glibc: seed 0 behaves as seed 1
-    state[0] = (int) word;
+    int word = seed == 0 ? 1 : seed; // glibc: seed 0 behaves as seed 1; word is an int32_t
+    state[0] = word;
     for (int i = 1; i < DEGREE; i++) {
-      long hi = word / 127773;
+      long hi = word / 127773; // C division truncates towards zero, as Java's does
       long lo = word % 127773;
-      word = 16807 * lo - 2836 * hi;
-      if (word < 0) {
-        word += 2147483647;
+      long next = 16807 * lo - 2836 * hi;
+      if (next < 0) {
+        next += 2147483647;
       }
-      state[i] = (int) word;
+      word = (int) next;
+      state[i] = word;
     }
     for (int i = 0; i < DEGREE * 10; i++) {
       nextRand();
