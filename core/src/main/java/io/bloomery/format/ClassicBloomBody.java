@@ -15,7 +15,7 @@ import java.util.Map;
  *   <caption>Classic body; W = ceil(m / 64)</caption>
  *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
  *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
- *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 255</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535 and within the protocol's limit</td></tr>
  *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, ≤ 2<sup>62</sup></td></tr>
  *   <tr><td>20</td><td>8W</td><td>payload</td><td>W little-endian u64 words, word j = bits 64j..64j+63;
  *       bits ≥ m are zero</td></tr>
@@ -33,8 +33,11 @@ final class ClassicBloomBody {
   /** Largest m the format accepts: 2^40 bits (128 GiB of payload). */
   static final long MAX_BITS = 1L << 40;
 
-  /** Largest k the format accepts. */
-  static final int MAX_HASHES = 255;
+  /**
+   * Largest k the format accepts: the widest any shipped protocol allows (xxh3-edh-v1); each
+   * protocol's own check narrows it (255 for the SHA-256 and Guava protocols).
+   */
+  static final int MAX_HASHES = 0xFFFF;
 
   /**
    * Largest inserted count the format accepts. Counts add up under merges of many shards, so the
@@ -63,6 +66,11 @@ final class ClassicBloomBody {
 
       @Override
       public long bodyLength() {
+        if (filter.hashCount() < 1 || filter.hashCount() > MAX_HASHES) {
+          throw new IllegalArgumentException(
+              "cannot serialize a classic filter with k = " + filter.hashCount() + ": the format stores 1 <= k <= "
+                  + MAX_HASHES);
+        }
         return FIXED_LENGTH + Long.BYTES * filter.wordCount();
       }
 
