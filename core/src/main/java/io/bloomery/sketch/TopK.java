@@ -518,6 +518,19 @@ public final class TopK {
     return count;
   }
 
+  /** An independent copy of the sketch's state that draws decays from {@code random}. */
+  public TopK copy(DecayRandom random) {
+    TopK copy = new TopK(k, width, depth, decay, random);
+    System.arraycopy(bucketFingerprints, 0, copy.bucketFingerprints, 0, bucketFingerprints.length);
+    System.arraycopy(bucketCounts, 0, copy.bucketCounts, 0, bucketCounts.length);
+    System.arraycopy(heapFingerprints, 0, copy.heapFingerprints, 0, k);
+    System.arraycopy(heapCounts, 0, copy.heapCounts, 0, k);
+    for (int i = 0; i < k; i++) {
+      copy.heapItems[i] = heapItems[i] == null ? null : heapItems[i].clone();
+    }
+    return copy;
+  }
+
   @Override
   public String toString() {
     return "TopK[k=" + k + ", width=" + width + ", depth=" + depth + ", decay=" + decay + "]";
