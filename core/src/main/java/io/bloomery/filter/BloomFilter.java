@@ -234,12 +234,14 @@ public final class BloomFilter implements MembershipFilter {
     if (doubleHashing != null) {
       long x = doubleHashing.hash(item, offset, length);
       long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
       for (int i = 0; i < hashes; i++) {
         if (setBit(EnhancedDoubleHashing.reduce(x, bits))) {
           newlySet++;
         }
         x += y;
-        y += i + 1;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
       }
     } else {
       long[] positions = new long[hashes];
@@ -268,12 +270,14 @@ public final class BloomFilter implements MembershipFilter {
     if (doubleHashing != null) {
       long x = doubleHashing.hash(item, offset, length);
       long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
       for (int i = 0; i < hashes; i++) {
         if (!isSet(EnhancedDoubleHashing.reduce(x, bits))) {
           return false;
         }
         x += y;
-        y += i + 1;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
       }
       return true;
     }

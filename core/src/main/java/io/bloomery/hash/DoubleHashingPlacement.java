@@ -7,11 +7,13 @@ package io.bloomery.hash;
  * <pre>{@code
  * long x = placement.hash(item, offset, length);
  * long y = EnhancedDoubleHashing.stride(x);
+ * long d = EnhancedDoubleHashing.CUBIC_SCALE;
  * for (int i = 0; i < k; i++) {
  *   long position = EnhancedDoubleHashing.reduce(x, m);
  *   ...
  *   x += y;
- *   y += i + 1;
+ *   y += d;
+ *   d += EnhancedDoubleHashing.CUBIC_SCALE;
  * }
  * }</pre>
  *

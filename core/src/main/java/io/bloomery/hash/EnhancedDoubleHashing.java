@@ -11,21 +11,30 @@ package io.bloomery.hash;
  * <pre>
  *   x = h
  *   y = stride(h)                               // splitmix64 finalizer of h, forced odd
+ *   d = G                                       // G = 0x9E3779B97F4A7C15, 2^64 / golden ratio
  *   for i in 0 .. k-1:
  *     position[i] = reduce(x, m)                // unsigned high 64 bits of x * m
  *     x = x + y
- *     y = y + (i + 1)
+ *     y = y + d
+ *     d = d + G
  * </pre>
  *
- * which is {@code x_i = h + i*stride(h) + (i^3 - i)/6}. The cubic term (Dillinger and Manolios,
- * "Bloom Filters in Probabilistic Verification", 2004) removes the ladder collisions of plain double
- * hashing (Kirsch and Mitzenmacher, "Less Hashing, Same Performance", 2006) when {@code stride} is a
- * multiple of a small divisor of m. Reducing with the high half of a 64×64-bit product (Lemire's
- * "fastrange") uses the well-mixed high bits of {@code x}, needs no division and is unbiased to within
- * m/2<sup>64</sup> for every m below 2<sup>63</sup>, so filters far beyond 2<sup>32</sup> bits are
- * addressed uniformly (the failure of Guava's MITZ_32, issue #1119, and Spark's V1).
+ * which is {@code x_i = h + i*stride(h) + G*(i^3 - i)/6}. Plain double hashing (Kirsch and
+ * Mitzenmacher, "Less Hashing, Same Performance", 2006) degenerates when the stride is close to a
+ * fraction with a small denominator (a stride near m/2 alternates between two bits); the cubic term
+ * of enhanced double hashing (Dillinger and Manolios, "Bloom Filters in Probabilistic Verification",
+ * 2004) breaks such cycles. Because positions come from the <em>high</em> bits of {@code x}, the
+ * textbook cubic term {@code (i^3 - i)/6} (below 2<sup>14</sup> for any k we allow in practice) would
+ * never reach them; scaling it by G, an odd constant whose multiples are spread evenly over
+ * [0, 2<sup>64</sup>), makes it act on the high bits. Reducing with the high half of a 64×64-bit
+ * product (Lemire's "fastrange") needs no division and is unbiased to within m/2<sup>64</sup> for
+ * every m below 2<sup>63</sup>, so filters far beyond 2<sup>32</sup> bits are addressed uniformly
+ * (the failure of Guava's MITZ_32, issue #1119, and Spark's V1).
  */
 public final class EnhancedDoubleHashing {
+
+  /** G, the cubic term's scale: 2^64 divided by the golden ratio, rounded to odd. */
+  public static final long CUBIC_SCALE = 0x9E3779B97F4A7C15L;
 
   private EnhancedDoubleHashing() {}
 
@@ -56,10 +65,12 @@ public final class EnhancedDoubleHashing {
   public static void positions(long hash, long m, int k, long[] out) {
     long x = hash;
     long y = stride(hash);
+    long d = CUBIC_SCALE;
     for (int i = 0; i < k; i++) {
       out[i] = reduce(x, m);
       x += y;
-      y += i + 1;
+      y += d;
+      d += CUBIC_SCALE;
     }
   }
 }

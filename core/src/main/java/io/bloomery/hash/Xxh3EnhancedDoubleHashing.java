@@ -11,8 +11,9 @@ import com.dynatrace.hash4j.hashing.Hashing;
  *          = XXH3-64(seed bytes, seed 0)     otherwise
  *   h      = XXH3-64(item bytes, seed64)     (hash4j Hashing.xxh3_64(seed64), the reference XXH3_64bits_withSeed)
  *   positions: EnhancedDoubleHashing.positions(h, m, k)
- *     x = h; y = splitmix64(h) | 1
- *     for i in 0..k-1: position[i] = unsignedMultiplyHigh(x, m); x += y; y += i + 1   (all mod 2^64)
+ *     x = h; y = splitmix64(h) | 1; d = G = 0x9E3779B97F4A7C15
+ *     for i in 0..k-1: position[i] = unsignedMultiplyHigh(x, m); x += y; y += d; d += G   (all mod 2^64)
+ *     i.e. position[i] = high64((h + i*y0 + G*(i^3 - i)/6) * m)
  *
  * Why: XXH3-64 is among the fastest well-distributed 64-bit hashes for 10-100 byte keys (hash4j
  * benchmarks: ~10 ns for 1-64 bytes vs ~120 ns for Guava's murmur3_128 through a Funnel). One 64-bit
