@@ -1,14 +1,19 @@
 package io.bloomery.testkit;
 
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.format.FilterFormat;
+import io.bloomery.format.FilterFormatException;
 import io.bloomery.sizing.BloomMath;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * One constant per filter kind (and, for classic filters, per protocol) that {@link FilterContract}
@@ -29,7 +34,140 @@ public enum FilterFactory {
   CLASSIC_SHA256_DOC_V1(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_DOC_V1),
   CLASSIC_SHA256_INDEX8(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX8),
   CLASSIC_SHA256_INDEX16(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX16),
-  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64);
+  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64),
+
+  /** Counting Bloom, 4-bit counters: deletes; its state is the classic projection (counter > 0). */
+  COUNTING_XXH3_EDH_V1(FilterKind.COUNTING_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      long counters = BloomMath.optimalBits(n, p);
+      return CountingBloomFilter.create(
+          Protocols.of(ProtocolId.XXH3_EDH_V1), seed, counters, BloomMath.optimalHashes(n, counters), CountingBloomFilter.DEFAULT_COUNTER_BITS);
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((CountingBloomFilter) into).mergeFrom((CountingBloomFilter) from);
+    }
+
+    @Override
+    public boolean supportsDelete() {
+      return true;
+    }
+
+    @Override
+    public boolean delete(MembershipFilter filter, byte[] item) {
+      return ((CountingBloomFilter) filter).remove(item);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      // Counters are a multiset (re-adds and merges add up); what the contract compares is the set
+      // of answers, which is the classic projection.
+      return CLASSIC_XXH3_EDH_V1.state(((CountingBloomFilter) filter).toBloomFilter());
+    }
+
+    @Override
+    public boolean supportsSerialization() {
+      return true;
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return (MembershipFilter) formatRoundTrip(filter);
+    }
+  },
+
+  /**
+   * Age-partitioned, 4 generations of one minute, on a fixed clock (so nothing expires during the
+   * contract; expiry is tested in AgePartitionedFilterTest).
+   */
+  AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      double generationFpp = AgePartitionedFilter.generationFpp(p, AGE_GENERATIONS);
+      long bits = BloomMath.optimalBits(n, generationFpp);
+      return AgePartitionedFilter.create(
+          Protocols.of(ProtocolId.XXH3_EDH_V1), seed, bits, BloomMath.optimalHashes(n, bits), AGE_GENERATIONS, 60_000, FIXED_CLOCK);
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((AgePartitionedFilter) into).mergeFrom((AgePartitionedFilter) from);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      AgePartitionedFilter.Snapshot snapshot = ((AgePartitionedFilter) filter).snapshot();
+      List<Object> state = new ArrayList<>();
+      state.add(snapshot.newestGeneration());
+      for (int i = 0; i < snapshot.size(); i++) {
+        state.add(CLASSIC_XXH3_EDH_V1.state(snapshot.generation(i)));
+      }
+      return state;
+    }
+
+    @Override
+    public boolean supportsSerialization() {
+      return true;
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return ((AgePartitionedFilter) formatRoundTrip(filter)).copy(FIXED_CLOCK);
+    }
+  };
+
+  private static final int AGE_GENERATIONS = 4;
+  private static final LongSupplier FIXED_CLOCK = () -> 1_764_460_800_000L;
+
+  private static Object formatRoundTrip(Object filter) {
+    try {
+      return FilterFormat.fromBytes(FilterFormat.toBytes(filter));
+    } catch (FilterFormatException e) {
+      throw new AssertionError("round trip of " + filter + " failed", e);
+    }
+  }
 
   private final FilterKind kind;
   private final ProtocolId protocol;
