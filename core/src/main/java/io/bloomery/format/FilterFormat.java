@@ -430,9 +430,8 @@ public final class FilterFormat {
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
     return new FilterFormatException(
-        "filter kind: expected a kind this build reads (" + FilterKind.CLASSIC_BLOOM.code() + " '"
-            + FilterKind.CLASSIC_BLOOM.kindName() + "'), found " + kind.code() + " '" + kind.kindName()
-            + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads, found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but has no reader in this build (written by a newer Bloomery?)");
   }
 
   // ---------------------------------------------------------------------------------------------

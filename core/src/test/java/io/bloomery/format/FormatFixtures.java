@@ -6,7 +6,16 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** Small deterministic filters and comparisons shared by the format tests. */
 final class FormatFixtures {
@@ -49,6 +58,30 @@ final class FormatFixtures {
       byte[] probe = item("non-member-", i);
       assertThat(actual.mightContain(probe)).as("non-member %d", i).isEqualTo(expected.mightContain(probe));
     }
+  }
+
+  /** The files of a test-resource folder (README.md excluded), by name, in name order. */
+  static Map<String, byte[]> resourceFolder(String folder) throws IOException {
+    URL url = FormatFixtures.class.getClassLoader().getResource(folder);
+    if (url == null) {
+      throw new IOException("test resource folder " + folder + " is missing");
+    }
+    Path dir;
+    try {
+      dir = Paths.get(url.toURI());
+    } catch (URISyntaxException e) {
+      throw new IOException(e);
+    }
+    Map<String, byte[]> files = new TreeMap<>();
+    try (Stream<Path> listing = Files.list(dir)) {
+      for (Path file : (Iterable<Path>) listing::iterator) {
+        String name = file.getFileName().toString();
+        if (Files.isRegularFile(file) && !name.equals("README.md")) {
+          files.put(name, Files.readAllBytes(file));
+        }
+      }
+    }
+    return files;
   }
 
   static byte[] hex(String hex) {
