@@ -1,6 +1,7 @@
 package io.bloomery.aging;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -10,7 +11,6 @@ import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -442,17 +442,10 @@ public final class AgePartitionedFilter implements MembershipFilter {
   }
 
   private IncompatibleFilterException incompatibility(AgePartitionedFilter other) {
-    if (other.protocol.id() != protocol.id()) {
-      return new IncompatibleFilterException("hash protocol", protocol.name(), other.protocol.name());
-    }
-    if (!Arrays.equals(seed, other.seed)) {
-      return new IncompatibleFilterException("seed", Arrays.toString(seed), Arrays.toString(other.seed));
-    }
-    if (other.bitsPerGeneration != bitsPerGeneration) {
-      return new IncompatibleFilterException("bit count m", bitsPerGeneration, other.bitsPerGeneration);
-    }
-    if (other.hashes != hashes) {
-      return new IncompatibleFilterException("hash count k", hashes, other.hashes);
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+        "bit count m", protocol, seed, bitsPerGeneration, hashes, other.protocol, other.seed, other.bitsPerGeneration, other.hashes);
+    if (mismatch != null) {
+      return mismatch;
     }
     if (other.generations != generations) {
       return new IncompatibleFilterException("generations", generations, other.generations);

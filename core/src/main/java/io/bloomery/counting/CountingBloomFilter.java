@@ -1,6 +1,7 @@
 package io.bloomery.counting;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -10,7 +11,6 @@ import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -425,22 +425,12 @@ public final class CountingBloomFilter implements MembershipFilter {
   }
 
   private IncompatibleFilterException incompatibility(CountingBloomFilter other) {
-    if (other.protocol.id() != protocol.id()) {
-      return new IncompatibleFilterException("hash protocol", protocol.name(), other.protocol.name());
-    }
-    if (!Arrays.equals(seed, other.seed)) {
-      return new IncompatibleFilterException("seed", Arrays.toString(seed), Arrays.toString(other.seed));
-    }
-    if (other.counters != counters) {
-      return new IncompatibleFilterException("counter count m", counters, other.counters);
-    }
-    if (other.hashes != hashes) {
-      return new IncompatibleFilterException("hash count k", hashes, other.hashes);
-    }
-    if (other.counterBits != counterBits) {
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+        "counter count m", protocol, seed, counters, hashes, other.protocol, other.seed, other.counters, other.hashes);
+    if (mismatch == null && other.counterBits != counterBits) {
       return new IncompatibleFilterException("counter width", counterBits, other.counterBits);
     }
-    return null;
+    return mismatch;
   }
 
   /**

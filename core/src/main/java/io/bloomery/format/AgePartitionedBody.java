@@ -37,43 +37,21 @@ final class AgePartitionedBody {
   static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
     AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.AGE_PARTITIONED_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocol().id();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(filter.bitsPerGeneration());
-        out.u32(filter.hashCount());
-        out.u32(filter.generations());
-        out.u64(filter.generationSpanMillis());
-        out.u64(snapshot.newestGeneration());
-        for (int i = 0; i < snapshot.size(); i++) {
-          BloomFilter generation = snapshot.generation(i);
-          out.u64(generation.insertedCount());
-          for (long j = 0; j < words; j++) {
-            out.word(generation.word(j));
-          }
+    long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
+    return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocol().id(), filter.seed(), length, out -> {
+      out.u64(filter.bitsPerGeneration());
+      out.u32(filter.hashCount());
+      out.u32(filter.generations());
+      out.u64(filter.generationSpanMillis());
+      out.u64(snapshot.newestGeneration());
+      for (int i = 0; i < snapshot.size(); i++) {
+        BloomFilter generation = snapshot.generation(i);
+        out.u64(generation.insertedCount());
+        for (long j = 0; j < words; j++) {
+          out.word(generation.word(j));
         }
       }
-    };
+    });
   }
 
   private static final class Fields {

@@ -27,38 +27,16 @@ final class CountMinBody {
 
   static FilterFormat.BodyWriter writer(CountMinSketch sketch) {
     long cells = sketch.width() * sketch.depth();
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.COUNT_MIN_SKETCH;
+    long length = FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
+    return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
+      out.u64(sketch.width());
+      out.u64(sketch.depth());
+      out.u64(sketch.count());
+      for (long i = 0; i < cells; i += 2) {
+        long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
+        out.word(sketch.counterAt(i) | high << 32);
       }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.REDISBLOOM_MURMUR2;
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(sketch.width());
-        out.u64(sketch.depth());
-        out.u64(sketch.count());
-        for (long i = 0; i < cells; i += 2) {
-          long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
-          out.word(sketch.counterAt(i) | high << 32);
-        }
-      }
-    };
+    });
   }
 
   private static long[] readFields(Envelope envelope, FormatReader in) throws IOException {

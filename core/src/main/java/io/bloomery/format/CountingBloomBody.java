@@ -29,38 +29,16 @@ final class CountingBloomBody {
   private CountingBloomBody() {}
 
   static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.COUNTING_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocol().id();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(filter.counterCount());
-        out.u32(filter.hashCount());
-        out.u8(filter.counterBits());
-        out.u64(filter.itemCount());
-        for (long j = 0; j < filter.wordCount(); j++) {
-          out.word(filter.word(j));
-        }
-      }
-    };
+    return BodyWriters.of(
+        FilterKind.COUNTING_BLOOM, filter.protocol().id(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
+          out.u64(filter.counterCount());
+          out.u32(filter.hashCount());
+          out.u8(filter.counterBits());
+          out.u64(filter.itemCount());
+          for (long j = 0; j < filter.wordCount(); j++) {
+            out.word(filter.word(j));
+          }
+        });
   }
 
   private static final class Fields {

@@ -43,46 +43,23 @@ final class TopKBody {
       itemBytes += item == null ? 0 : item.length;
     }
     long length = FIXED_LENGTH + Long.BYTES * cells + 8L * k + itemBytes;
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.TOP_K;
+    return BodyWriters.of(FilterKind.TOP_K, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
+      out.u32(topK.k());
+      out.u32(topK.width());
+      out.u32(topK.depth());
+      out.u64(Double.doubleToRawLongBits(topK.decay()));
+      for (long i = 0; i < cells; i++) {
+        out.word((topK.bucketFingerprint(i) & 0xFFFF_FFFFL) | topK.bucketCount(i) << 32);
       }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.REDISBLOOM_MURMUR2;
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return length;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u32(topK.k());
-        out.u32(topK.width());
-        out.u32(topK.depth());
-        out.u64(Double.doubleToRawLongBits(topK.decay()));
-        for (long i = 0; i < cells; i++) {
-          out.word((topK.bucketFingerprint(i) & 0xFFFF_FFFFL) | topK.bucketCount(i) << 32);
-        }
-        for (int slot = 0; slot < k; slot++) {
-          byte[] item = topK.heapItem(slot);
-          out.u32(topK.heapCount(slot));
-          out.u32(item == null ? EMPTY_SLOT : item.length);
-          if (item != null) {
-            out.bytes(item);
-          }
+      for (int slot = 0; slot < k; slot++) {
+        byte[] item = topK.heapItem(slot);
+        out.u32(topK.heapCount(slot));
+        out.u32(item == null ? EMPTY_SLOT : item.length);
+        if (item != null) {
+          out.bytes(item);
         }
       }
-    };
+    });
   }
 
   private static final class Fields {
