@@ -10,7 +10,6 @@ import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,6 +26,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -184,18 +185,7 @@ public final class FilterFormat {
    *     #write(Object, OutputStream)})
    */
   public static byte[] toBytes(Object filter) {
-    long length = serializedLength(filter);
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -560,17 +550,18 @@ public final class FilterFormat {
   }
 
   private static String kindCodes() {
-    StringBuilder codes = new StringBuilder();
-    for (FilterKind kind : FilterKind.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
-    }
-    return codes.toString();
+    return codes(FilterKind.values(), FilterKind::code, FilterKind::kindName);
   }
 
   private static String protocolCodes() {
+    return codes(ProtocolId.values(), ProtocolId::code, ProtocolId::protocolName);
+  }
+
+  /** "1 'a', 2 'b', …" for a registry's entries. */
+  private static <T> String codes(T[] entries, ToIntFunction<T> code, Function<T, String> name) {
     StringBuilder codes = new StringBuilder();
-    for (ProtocolId id : ProtocolId.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    for (T entry : entries) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(code.applyAsInt(entry)).append(" '").append(name.apply(entry)).append('\'');
     }
     return codes.toString();
   }
