@@ -1,11 +1,15 @@
 package io.bloomery.format;
 
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -344,6 +348,14 @@ public final class FilterFormat {
         return ScalableBloomBody.writer(as(ScalableBloomFilter.class, filter, kind));
       case CUCKOO:
         return CuckooBody.writer(as(CuckooFilter.class, filter, kind));
+      case COUNTING_BLOOM:
+        return CountingBloomBody.writer(as(CountingBloomFilter.class, filter, kind));
+      case COUNT_MIN_SKETCH:
+        return CountMinBody.writer(as(CountMinSketch.class, filter, kind));
+      case TOP_K:
+        return TopKBody.writer(as(TopK.class, filter, kind));
+      case AGE_PARTITIONED_BLOOM:
+        return AgePartitionedBody.writer(as(AgePartitionedFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -359,6 +371,14 @@ public final class FilterFormat {
         return ScalableBloomBody.read(envelope, reader);
       case CUCKOO:
         return CuckooBody.read(envelope, reader);
+      case COUNTING_BLOOM:
+        return CountingBloomBody.read(envelope, reader);
+      case COUNT_MIN_SKETCH:
+        return CountMinBody.read(envelope, reader);
+      case TOP_K:
+        return TopKBody.read(envelope, reader);
+      case AGE_PARTITIONED_BLOOM:
+        return AgePartitionedBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -376,6 +396,18 @@ public final class FilterFormat {
       case CUCKOO:
         CuckooBody.describe(envelope, reader, parameters);
         break;
+      case COUNTING_BLOOM:
+        CountingBloomBody.describe(envelope, reader, parameters);
+        break;
+      case COUNT_MIN_SKETCH:
+        CountMinBody.describe(envelope, reader, parameters);
+        break;
+      case TOP_K:
+        TopKBody.describe(envelope, reader, parameters);
+        break;
+      case AGE_PARTITIONED_BLOOM:
+        AgePartitionedBody.describe(envelope, reader, parameters);
+        break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.
         break;
@@ -385,6 +417,12 @@ public final class FilterFormat {
   private static FilterKind kindOf(Object filter) {
     if (filter instanceof MembershipFilter) {
       return ((MembershipFilter) filter).kind();
+    }
+    if (filter instanceof CountMinSketch) {
+      return ((CountMinSketch) filter).kind();
+    }
+    if (filter instanceof TopK) {
+      return ((TopK) filter).kind();
     }
     throw new IllegalArgumentException(
         "cannot serialize " + filter.getClass().getName() + ": not a filter kind this format knows");

@@ -23,7 +23,14 @@ public enum ProtocolId {
   /** RedisBloom's MurmurHash64A double hashing for BF.* filters. */
   REDISBLOOM_MURMUR64A(7, "redisbloom-murmur64a"),
   /** XXH3-64 feeding a cache-line-blocked layout (block from the high bits, in-block bits from the rest). */
-  XXH3_BLOCKED_V1(8, "xxh3-blocked-v1");
+  XXH3_BLOCKED_V1(8, "xxh3-blocked-v1"),
+  /**
+   * RedisBloom's 32-bit MurmurHash2 with per-row seeds (row i uses seed i; TOPK fingerprints seed
+   * 1919), as CMS.* and TOPK.* place items. The layout is defined by the kind (count-min sketch,
+   * top-k), not by a bit-placement {@link HashProtocol}; recorded so that a file says how its
+   * counters were placed.
+   */
+  REDISBLOOM_MURMUR2(9, "redisbloom-murmur2");
 
   private final int code;
   private final String protocolName;

@@ -1,14 +1,15 @@
 package io.bloomery.testkit;
 
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
+import io.bloomery.format.FilterFormatException;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
-import io.bloomery.format.FilterFormat;
-import io.bloomery.format.FilterFormatException;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * One constant per filter kind (and, for classic filters, per protocol) that {@link FilterContract}
@@ -131,7 +133,118 @@ public enum FilterFactory {
     public MembershipFilter roundTrip(MembershipFilter filter) {
       return formatRoundTrip(filter);
     }
+  },
+
+  /** Counting Bloom, 4-bit counters: deletes; its state is the classic projection (counter > 0). */
+  COUNTING_XXH3_EDH_V1(FilterKind.COUNTING_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      long counters = BloomMath.optimalBits(n, p);
+      return CountingBloomFilter.create(
+          Protocols.of(ProtocolId.XXH3_EDH_V1), seed, counters, BloomMath.optimalHashes(n, counters), CountingBloomFilter.DEFAULT_COUNTER_BITS);
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((CountingBloomFilter) into).mergeFrom((CountingBloomFilter) from);
+    }
+
+    @Override
+    public boolean supportsDelete() {
+      return true;
+    }
+
+    @Override
+    public boolean delete(MembershipFilter filter, byte[] item) {
+      return ((CountingBloomFilter) filter).remove(item);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      // Counters are a multiset (re-adds and merges add up); what the contract compares is the set
+      // of answers, which is the classic projection.
+      return CLASSIC_XXH3_EDH_V1.state(((CountingBloomFilter) filter).toBloomFilter());
+    }
+  },
+
+  /**
+   * Age-partitioned, 4 generations of one minute, on a fixed clock (so nothing expires during the
+   * contract; expiry is tested in AgePartitionedFilterTest).
+   */
+  AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      double generationFpp = AgePartitionedFilter.generationFpp(p, AGE_GENERATIONS);
+      long bits = BloomMath.optimalBits(n, generationFpp);
+      return AgePartitionedFilter.create(
+          Protocols.of(ProtocolId.XXH3_EDH_V1), seed, bits, BloomMath.optimalHashes(n, bits), AGE_GENERATIONS, 60_000, FIXED_CLOCK);
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((AgePartitionedFilter) into).mergeFrom((AgePartitionedFilter) from);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      AgePartitionedFilter.Snapshot snapshot = ((AgePartitionedFilter) filter).snapshot();
+      List<Object> state = new ArrayList<>();
+      state.add(snapshot.newestGeneration());
+      for (int i = 0; i < snapshot.size(); i++) {
+        state.add(CLASSIC_XXH3_EDH_V1.state(snapshot.generation(i)));
+      }
+      return state;
+    }
+
+    /** The format does not persist the time source: read-back copies adopt the fixed test clock. */
+    @Override
+    Object afterRead(Object filter) {
+      return ((AgePartitionedFilter) filter).copy(FIXED_CLOCK);
+    }
   };
+
+  private static final int AGE_GENERATIONS = 4;
+  private static final LongSupplier FIXED_CLOCK = () -> 1_764_460_800_000L;
 
   private static MembershipFilter formatRoundTrip(MembershipFilter filter) {
     try {
@@ -247,6 +360,11 @@ public enum FilterFactory {
     return true;
   }
 
+  /** Adapts a filter just read back (for example, gives it the test's time source). */
+  Object afterRead(Object filter) {
+    return filter;
+  }
+
   /**
    * Writes the filter with {@code FilterFormat} and reads it back, through the byte-array path and the
    * stream path; both copies must re-serialize to the same bytes. Returns the byte-array copy.
@@ -254,8 +372,8 @@ public enum FilterFactory {
   public MembershipFilter roundTrip(MembershipFilter filter) {
     byte[] bytes = FilterFormat.toBytes(filter);
     try {
-      Object fromBytes = FilterFormat.fromBytes(bytes);
-      Object fromStream = FilterFormat.read(new ByteArrayInputStream(bytes));
+      Object fromBytes = afterRead(FilterFormat.fromBytes(bytes));
+      Object fromStream = afterRead(FilterFormat.read(new ByteArrayInputStream(bytes)));
       if (!Arrays.equals(FilterFormat.toBytes(fromStream), bytes)
           || !Arrays.equals(FilterFormat.toBytes(fromBytes), bytes)) {
         throw new AssertionError(this + ": a read-back copy does not re-serialize to the same bytes");

@@ -1,0 +1,52 @@
+package io.bloomery.filter;
+
+import io.bloomery.hash.HashProtocol;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The placement parameters every Bloom-family filter must share to be combined (contract rule 5):
+ * hash protocol, seed, m and k. Filters compare theirs with {@link #mismatch} before a merge.
+ */
+public final class FilterCompatibility {
+  private FilterCompatibility() {}
+
+  /**
+   * The first difference between two filters' placement parameters, or {@code null} if they agree.
+   *
+   * @param sizeName how the filter names m in messages, for example {@code "bit count m"}
+   */
+  public static IncompatibleFilterException mismatch(
+      String sizeName,
+      HashProtocol protocol,
+      byte[] seed,
+      long size,
+      int hashes,
+      HashProtocol otherProtocol,
+      byte[] otherSeed,
+      long otherSize,
+      int otherHashes) {
+    Objects.requireNonNull(sizeName, "sizeName");
+    if (protocol.id() != otherProtocol.id()) {
+      return new IncompatibleFilterException("hash protocol", protocol.name(), otherProtocol.name());
+    }
+    if (!Arrays.equals(seed, otherSeed)) {
+      return new IncompatibleFilterException("seed", hex(seed), hex(otherSeed));
+    }
+    if (size != otherSize) {
+      return new IncompatibleFilterException(sizeName, size, otherSize);
+    }
+    if (hashes != otherHashes) {
+      return new IncompatibleFilterException("hash count k", hashes, otherHashes);
+    }
+    return null;
+  }
+
+  private static String hex(byte[] bytes) {
+    StringBuilder out = new StringBuilder(bytes.length * 2 + 2).append("0x");
+    for (byte b : bytes) {
+      out.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return out.toString();
+  }
+}

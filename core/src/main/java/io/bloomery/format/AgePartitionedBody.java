@@ -1,0 +1,142 @@
+package io.bloomery.format;
+
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of an {@link FilterKind#AGE_PARTITIONED_BLOOM age-partitioned} filter: g classic
+ * generations sharing protocol, seed, m and k. The time source is not persisted: a filter read back
+ * uses the system clock; use {@link AgePartitionedFilter#copy(java.util.function.LongSupplier)} to
+ * choose another.
+ *
+ * <table>
+ *   <caption>Age-partitioned body; W = ceil(m / 64)</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>bits per generation m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 255</td></tr>
+ *   <tr><td>12</td><td>4</td><td>generations g</td><td>u32, 2 ≤ g ≤ 1024</td></tr>
+ *   <tr><td>16</td><td>8</td><td>span s</td><td>u64 milliseconds, ≥ 1</td></tr>
+ *   <tr><td>24</td><td>8</td><td>newest generation</td><td>i64, ⌊time / s⌋ of the newest generation</td></tr>
+ *   <tr><td>32</td><td>g·(8 + 8W)</td><td>generations</td><td>oldest first, each: u64 inserted count
+ *       (≤ 2<sup>62</sup>), then W words as in the classic body (bits ≥ m are 0)</td></tr>
+ * </table>
+ */
+final class AgePartitionedBody {
+  static final int FIXED_LENGTH = 32;
+  static final long MAX_BITS = 1L << 40;
+  static final int MAX_HASHES = 255;
+  static final long MAX_INSERTED = 1L << 62;
+
+  private AgePartitionedBody() {}
+
+  static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
+    AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
+    long words = (filter.bitsPerGeneration() + 63) >>> 6;
+    long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
+    return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocol().id(), filter.seed(), length, out -> {
+      out.u64(filter.bitsPerGeneration());
+      out.u32(filter.hashCount());
+      out.u32(filter.generations());
+      out.u64(filter.generationSpanMillis());
+      out.u64(snapshot.newestGeneration());
+      for (int i = 0; i < snapshot.size(); i++) {
+        BloomFilter generation = snapshot.generation(i);
+        out.u64(generation.insertedCount());
+        for (long j = 0; j < words; j++) {
+          out.word(generation.word(j));
+        }
+      }
+    });
+  }
+
+  private static final class Fields {
+    long bits;
+    int hashes;
+    int generations;
+    long span;
+    long newest;
+    long words;
+  }
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
+    long offset = in.position();
+    Fields f = new Fields();
+    f.bits = in.u64("bits per generation (m)");
+    long hashes = in.u32("hashes (k)");
+    long generations = in.u32("generations (g)");
+    f.span = in.u64("span (ms)");
+    f.newest = in.u64("newest generation");
+    if (f.bits < 1 || f.bits > MAX_BITS) {
+      throw new FilterFormatException(
+          "bits per generation (m) at offset " + offset + ": expected 1 <= m <= 2^40, found " + Long.toUnsignedString(f.bits));
+    }
+    if (hashes < 1 || hashes > MAX_HASHES) {
+      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + hashes);
+    }
+    if (generations < AgePartitionedFilter.MIN_GENERATIONS || generations > AgePartitionedFilter.MAX_GENERATIONS) {
+      throw new FilterFormatException(
+          "generations (g) at offset " + (offset + 12) + ": expected " + AgePartitionedFilter.MIN_GENERATIONS + " <= g <= "
+              + AgePartitionedFilter.MAX_GENERATIONS + ", found " + generations);
+    }
+    if (f.span < 1) {
+      throw new FilterFormatException("span (ms) at offset " + (offset + 16) + ": expected >= 1, found " + Long.toUnsignedString(f.span));
+    }
+    if (f.newest > Long.MAX_VALUE / f.span || f.newest < Long.MIN_VALUE / f.span) {
+      throw new FilterFormatException(
+          "newest generation at offset " + (offset + 24) + ": expected a generation whose start time fits 64 bits for span "
+              + f.span + ", found " + f.newest);
+    }
+    f.hashes = (int) hashes;
+    f.generations = (int) generations;
+    f.words = (f.bits + 63) >>> 6;
+    envelope.requireBodyLength(
+        FIXED_LENGTH + f.generations * (Long.BYTES + Long.BYTES * f.words),
+        "m = " + f.bits + ", g = " + f.generations + " (32 + " + f.generations + " x (8 + 8 x " + f.words + "))");
+    return f;
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    Fields f = readFields(envelope, in);
+    envelope.checkedProtocol(f.bits, f.hashes);
+    parameters.put("bits", f.bits);
+    parameters.put("hashes", (long) f.hashes);
+    parameters.put("generations", (long) f.generations);
+    parameters.put("spanMillis", f.span);
+    parameters.put("newestGeneration", f.newest);
+  }
+
+  static AgePartitionedFilter read(Envelope envelope, FormatReader in) throws IOException {
+    Fields f = readFields(envelope, in);
+    HashProtocol protocol = envelope.checkedProtocol(f.bits, f.hashes);
+    FormatReader.WordStream[] current = {null};
+    try {
+      return AgePartitionedFilter.restore(
+          protocol, envelope.seed(), f.bits, f.hashes, f.generations, f.span, f.newest, System::currentTimeMillis,
+          new AgePartitionedFilter.GenerationSource() {
+            @Override
+            public long nextInsertedCount() throws IOException {
+              long offset = in.position();
+              long inserted = in.u64("inserted count");
+              if (inserted < 0 || inserted > MAX_INSERTED) {
+                throw new FilterFormatException(
+                    "inserted count at offset " + offset + ": expected 0 <= n <= 2^62, found " + Long.toUnsignedString(inserted));
+              }
+              current[0] = in.words(f.words, "generation words");
+              return inserted;
+            }
+
+            @Override
+            public long nextWord() throws IOException {
+              return current[0].next();
+            }
+          });
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("age-partitioned filter rejected by AgePartitionedFilter.restore: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.bloomery.format;
+
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.ProtocolId;
+import io.bloomery.sketch.CountMinSketch;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of a {@link FilterKind#COUNT_MIN_SKETCH count-min sketch}. Protocol
+ * {@code redisbloom-murmur2}, empty seed.
+ *
+ * <table>
+ *   <caption>Count-min body; C = width × depth, W = ceil(C / 2)</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>width</td><td>u64 ≥ 1</td></tr>
+ *   <tr><td>8</td><td>8</td><td>depth</td><td>u64 ≥ 1, width × depth ≤ 2<sup>31</sup> − 9</td></tr>
+ *   <tr><td>16</td><td>8</td><td>count</td><td>u64, total of increments (wraps, as RedisBloom's)</td></tr>
+ *   <tr><td>24</td><td>8W</td><td>counters</td><td>u32 counters in row-major order, little-endian, two
+ *       per u64 word (counter 2j in the low half of word j); if C is odd the last high half is 0</td></tr>
+ * </table>
+ */
+final class CountMinBody {
+  static final int FIXED_LENGTH = 24;
+
+  private CountMinBody() {}
+
+  static FilterFormat.BodyWriter writer(CountMinSketch sketch) {
+    long cells = sketch.width() * sketch.depth();
+    long length = FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
+    return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
+      out.u64(sketch.width());
+      out.u64(sketch.depth());
+      out.u64(sketch.count());
+      for (long i = 0; i < cells; i += 2) {
+        long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
+        out.word(sketch.counterAt(i) | high << 32);
+      }
+    });
+  }
+
+  private static long[] readFields(Envelope envelope, FormatReader in) throws IOException {
+    long offset = in.position();
+    RedisBloomSketchBodies.requireProtocol(envelope);
+    long width = in.u64("width");
+    long depth = in.u64("depth");
+    long count = in.u64("count");
+    if (width < 1 || width > CountMinSketch.MAX_CELLS) {
+      throw new FilterFormatException(
+          "width at offset " + offset + ": expected 1 <= width <= " + CountMinSketch.MAX_CELLS + ", found " + Long.toUnsignedString(width));
+    }
+    if (depth < 1 || depth > CountMinSketch.MAX_CELLS / width) {
+      throw new FilterFormatException(
+          "depth at offset " + (offset + 8) + ": expected 1 <= depth and width x depth <= " + CountMinSketch.MAX_CELLS
+              + ", found depth " + Long.toUnsignedString(depth) + " with width " + width);
+    }
+    long words = (width * depth + 1) / 2;
+    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * words, width + " x " + depth + " counters (24 + 8 x " + words + " words)");
+    return new long[] {width, depth, count, words};
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    long[] f = readFields(envelope, in);
+    parameters.put("width", f[0]);
+    parameters.put("depth", f[1]);
+    parameters.put("count", f[2]);
+  }
+
+  static CountMinSketch read(Envelope envelope, FormatReader in) throws IOException {
+    long[] f = readFields(envelope, in);
+    long cells = f[0] * f[1];
+    FormatReader.WordStream payload = in.words(f[3], "counters");
+    long[] state = {0, 0}; // next cell, current word
+    try {
+      return CountMinSketch.restore(f[0], f[1], f[2], () -> {
+        long cell = state[0]++;
+        if ((cell & 1) == 0) {
+          state[1] = payload.next();
+          if (cell == cells - 1 && (state[1] >>> 32) != 0) {
+            throw new FilterFormatException("counters: expected the unused high half of the last word to be 0, found "
+                + (state[1] >>> 32));
+          }
+          return state[1] & 0xFFFF_FFFFL;
+        }
+        return state[1] >>> 32;
+      });
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("count-min sketch rejected by CountMinSketch.restore: " + e.getMessage(), e);
+    }
+  }
+}

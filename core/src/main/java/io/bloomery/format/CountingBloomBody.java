@@ -1,0 +1,99 @@
+package io.bloomery.format;
+
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of a {@link FilterKind#COUNTING_BLOOM counting} Bloom filter.
+ *
+ * <table>
+ *   <caption>Counting body; w = counter width, W = ceil(m·w / 64)</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>counters m</td><td>u64, 1 ≤ m ≤ min(2<sup>40</sup>, (2<sup>31</sup> − 9)·64/w)</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 255</td></tr>
+ *   <tr><td>12</td><td>1</td><td>counter width w</td><td>u8, 4, 8 or 16</td></tr>
+ *   <tr><td>13</td><td>8</td><td>item count</td><td>u64, adds minus removes, ≤ 2<sup>62</sup></td></tr>
+ *   <tr><td>21</td><td>8W</td><td>counters</td><td>W little-endian u64 words; counter i is bits
+ *       (i mod 64/w)·w … +w−1 of word ⌊i·w/64⌋; bits past counter m − 1 are 0</td></tr>
+ * </table>
+ */
+final class CountingBloomBody {
+  static final int FIXED_LENGTH = 8 + 4 + 1 + 8;
+  static final int MAX_HASHES = 255;
+  static final long MAX_ITEMS = 1L << 62;
+
+  private CountingBloomBody() {}
+
+  static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
+    return BodyWriters.of(
+        FilterKind.COUNTING_BLOOM, filter.protocol().id(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
+          out.u64(filter.counterCount());
+          out.u32(filter.hashCount());
+          out.u8(filter.counterBits());
+          out.u64(filter.itemCount());
+          for (long j = 0; j < filter.wordCount(); j++) {
+            out.word(filter.word(j));
+          }
+        });
+  }
+
+  private static final class Fields {
+    long counters;
+    int hashes;
+    int width;
+    long items;
+    long words;
+  }
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
+    long offset = in.position();
+    Fields f = new Fields();
+    f.counters = in.u64("counters (m)");
+    f.hashes = (int) Math.min(in.u32("hashes (k)"), Integer.MAX_VALUE);
+    f.width = in.u8("counter width");
+    f.items = in.u64("item count");
+    if (f.width != 4 && f.width != 8 && f.width != 16) {
+      throw new FilterFormatException("counter width at offset " + (offset + 12) + ": expected 4, 8 or 16, found " + f.width);
+    }
+    long maxCounters = CountingBloomFilter.maxCounters(f.width);
+    if (f.counters < 1 || f.counters > maxCounters) {
+      throw new FilterFormatException(
+          "counters (m) at offset " + offset + ": expected 1 <= m <= " + maxCounters + ", found " + Long.toUnsignedString(f.counters));
+    }
+    if (f.hashes < 1 || f.hashes > MAX_HASHES) {
+      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + f.hashes);
+    }
+    if (f.items < 0 || f.items > MAX_ITEMS) {
+      throw new FilterFormatException(
+          "item count at offset " + (offset + 13) + ": expected 0 <= n <= 2^62, found " + Long.toUnsignedString(f.items));
+    }
+    long perWord = 64 / f.width;
+    f.words = (f.counters + perWord - 1) / perWord;
+    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * f.words, "m = " + f.counters + ", w = " + f.width + " (21 + 8 x " + f.words + " words)");
+    return f;
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    Fields f = readFields(envelope, in);
+    envelope.checkedProtocol(f.counters, f.hashes);
+    parameters.put("counters", f.counters);
+    parameters.put("hashes", (long) f.hashes);
+    parameters.put("counterBits", (long) f.width);
+    parameters.put("items", f.items);
+  }
+
+  static CountingBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
+    Fields f = readFields(envelope, in);
+    HashProtocol protocol = envelope.checkedProtocol(f.counters, f.hashes);
+    FormatReader.WordStream payload = in.words(f.words, "counters");
+    try {
+      return CountingBloomFilter.restore(protocol, envelope.seed(), f.counters, f.hashes, f.width, f.items, payload::next);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("counting filter rejected by CountingBloomFilter.restore: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.bloomery.sketch;
+
+import java.util.SplittableRandom;
+
+/**
+ * The random source of {@link TopK}'s probabilistic decay: each call returns the "chance" that
+ * RedisBloom computes as {@code rand() / (double) RAND_MAX}, a value in [0, 1].
+ *
+ * <p>A source is injected per sketch and never global, so a test or a replay with the same seed sees
+ * the same decays. Implementations need not be thread-safe; a {@link TopK} calls its source only
+ * from inside its own (externally serialised) updates.
+ */
+@FunctionalInterface
+public interface DecayRandom {
+
+  /** The next chance in [0, 1]; a bucket decays when the chance is below {@code decay^count}. */
+  double nextChance();
+
+  /**
+   * glibc's {@code rand()} after {@code srand(seed)} (the TYPE_3 additive feedback generator,
+   * {@code RAND_MAX} = 2^31 − 1), divided by {@code RAND_MAX} as RedisBloom does. With the seed of
+   * a process that calls nothing else that draws from {@code rand()}, this reproduces RedisBloom's
+   * TOPK decisions exactly; a Redis server seeds with {@code srand(time ^ pid)} and shares
+   * {@code rand()} with the rest of the process, so a live server cannot be reproduced.
+   */
+  static DecayRandom glibc(int seed) {
+    return new GlibcRandom(seed);
+  }
+
+  /** A fast, seeded, non-glibc source: {@link SplittableRandom#nextDouble()} with the given seed. */
+  static DecayRandom seeded(long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    return random::nextDouble;
+  }
+}

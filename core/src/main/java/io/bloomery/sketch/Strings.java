@@ -1,0 +1,12 @@
+package io.bloomery.sketch;
+
+import io.bloomery.filter.MembershipFilter;
+
+/** UTF-8 encoding of text items, shared by the sketches (DESIGN.md §1.2: no normalisation). */
+final class Strings {
+  private Strings() {}
+
+  static byte[] utf8(CharSequence item) {
+    return MembershipFilter.utf8(item, "item");
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * Frequency sketches with RedisBloom semantics: {@link io.bloomery.sketch.CountMinSketch} (CMS.*)
+ * and {@link io.bloomery.sketch.TopK} (TOPK.*, HeavyKeeper). Hashing, sizing, saturation and merge
+ * rules follow RedisBloom's C source, so the same commands give the same replies; TopK's random
+ * decay draws from an injected {@link io.bloomery.sketch.DecayRandom}.
+ */
+package io.bloomery.sketch;
