@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Contract.</b> An added item is never reported absent; {@code true} means "maybe, go and
  * check". The false-positive rate on known non-members follows the blocked model
- * {@link BlockedBloomMath#blockedFalsePositiveRate}, which at the same memory is a little worse than
- * a classic Bloom filter's: at 1% the blocked filter needs about 10.1 bits per key against the classic
- * optimum of 9.59 (+5%; see docs/BENCHMARKS.md for the table). There is no delete. Past the planned
+ * {@link BlockedBloomMath#blockedFalsePositiveRate}; at the same memory it is a little worse than a
+ * classic Bloom filter's, so at 1% the blocked filter needs 9.90 bits per key against the classic
+ * optimum of 9.59 (+3.2%; +7.7% at 0.1%, +14% at 0.01%). There is no delete. Past the planned
  * number of keys the FPR climbs smoothly; nothing refuses inserts.
  *
  * <p><b>Thread-safety.</b> All methods may be called from any number of threads. Adds are lock-free

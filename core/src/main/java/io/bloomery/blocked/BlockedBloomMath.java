@@ -18,7 +18,8 @@ package io.bloomery.blocked;
  * 2101.01719, eq. for SBBF).
  *
  * <p>The Poisson sum runs over i in [max(0, λ - 12√λ - 12), λ + 12√λ + 30]; the tails outside carry
- * less than 1e-25 of the mass. Rounding: sizing functions round the block count <em>up</em>, so the
+ * less than 1e-25 of the mass. Above λ = 10⁶ keys per block (far outside any useful filter) the load
+ * is taken as exactly λ. Rounding: sizing functions round the block count <em>up</em>, so the
  * returned filter's model FPR is at most the target.
  */
 public final class BlockedBloomMath {
@@ -45,9 +46,20 @@ public final class BlockedBloomMath {
     checkPositive(blockBits, "blockBits");
     checkPositive(hashes, "hashes");
     checkNonNegative(n, "n");
-    double perBlock = (double) n / blocks;
+    return blockedRate((double) n / blocks, blockBits, hashes);
+  }
+
+  private static double blockedRate(double keysPerBlock, int blockBits, int hashes) {
     double logMiss = hashes * log1mInverse(blockBits); // ln((1 - 1/B)^k)
-    return poissonMixture(perBlock, load -> Math.pow(-Math.expm1(load * logMiss), hashes));
+    return poissonMixture(keysPerBlock, load -> Math.pow(-Math.expm1(load * logMiss), hashes));
+  }
+
+  private static double bestBlockedRate(double keysPerBlock) {
+    double best = 1;
+    for (int k = 1; k <= MAX_BLOCKED_HASHES; k++) {
+      best = Math.min(best, blockedRate(keysPerBlock, BLOCKED_BLOCK_BITS, k));
+    }
+    return best;
   }
 
   /**
@@ -60,9 +72,12 @@ public final class BlockedBloomMath {
     checkPositive(words, "words");
     checkPositive(wordBits, "wordBits");
     checkNonNegative(n, "n");
-    double perBlock = (double) n / blocks;
+    return splitRate((double) n / blocks, words, wordBits);
+  }
+
+  private static double splitRate(double keysPerBlock, int words, int wordBits) {
     double logMiss = log1mInverse(wordBits);
-    return poissonMixture(perBlock, load -> Math.pow(-Math.expm1(load * logMiss), words));
+    return poissonMixture(keysPerBlock, load -> Math.pow(-Math.expm1(load * logMiss), words));
   }
 
   /** Classic Bloom FPR (1 - e^(-kn/m))^k, for comparisons in the planner. */
@@ -106,7 +121,7 @@ public final class BlockedBloomMath {
   public static long blockedBlocks(long n, double fpp) {
     checkNonNegative(n, "n");
     checkProbability(fpp);
-    long blocks = smallestBlocks(n, fpp, b -> blockedFalsePositiveRate(n, b, BLOCKED_BLOCK_BITS, optimalBlockedHashes(n, b)));
+    long blocks = smallestBlocks(n, fpp, BlockedBloomFilter.MAX_BLOCKS, load -> bestBlockedRate(load));
     if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
       throw new IllegalArgumentException("n=" + n + " at fpp=" + fpp + " needs " + blocks
           + " blocks of 512 bits; a blocked filter holds at most " + BlockedBloomFilter.MAX_BLOCKS);
@@ -122,7 +137,7 @@ public final class BlockedBloomMath {
   public static long splitBlocks(long n, double fpp) {
     checkNonNegative(n, "n");
     checkProbability(fpp);
-    long blocks = smallestBlocks(n, fpp, b -> splitBlockFalsePositiveRate(n, b, 8, 32));
+    long blocks = smallestBlocks(n, fpp, SplitBlockBloomFilter.MAX_BLOCKS, load -> splitRate(load, 8, 32));
     if (blocks > SplitBlockBloomFilter.MAX_BLOCKS) {
       throw new IllegalArgumentException("n=" + n + " at fpp=" + fpp + " needs " + blocks
           + " blocks of 256 bits; a split-block filter holds at most " + SplitBlockBloomFilter.MAX_BLOCKS);
@@ -142,32 +157,51 @@ public final class BlockedBloomMath {
     return (double) splitBlocks(n, fpp) * SPLIT_BLOCK_BITS / n;
   }
 
-  private interface BlockModel {
-    double rate(long blocks);
+  private interface LoadModel {
+    /** The model FPR at {@code load} keys per block. */
+    double rate(double load);
   }
 
-  /** Exponential then binary search for the least block count meeting the target (monotone model). */
-  private static long smallestBlocks(long n, double fpp, BlockModel model) {
+  /**
+   * The least block count meeting the target. The models depend on n and blocks only through the
+   * load λ = n / blocks and grow with it, so bisect λ once, then settle the integer block count.
+   */
+  private static long smallestBlocks(long n, double fpp, long maxBlocks, LoadModel model) {
     if (n == 0) {
       return 1;
     }
-    long high = 1;
-    while (model.rate(high) > fpp) {
-      if (high > Long.MAX_VALUE / 4) {
-        throw new IllegalArgumentException("no block count reaches fpp=" + fpp + " for n=" + n);
-      }
-      high *= 2;
+    if (model.rate(n) <= fpp) {
+      return 1; // one block holding every key already meets the target
     }
-    long low = high / 2; // model(low) > fpp, or low == 0
-    while (high - low > 1) {
-      long mid = low + (high - low) / 2;
-      if (model.rate(mid) > fpp) {
+    double low = 0; // rate(low) <= fpp
+    double high = 1;
+    while (model.rate(high) <= fpp) {
+      low = high;
+      high *= 2; // stays below n: rate(n) > fpp and the model grows with the load
+    }
+    for (int i = 0; i < 60 && high - low > 1e-12 * high; i++) {
+      double mid = (low + high) / 2;
+      if (model.rate(mid) <= fpp) {
         low = mid;
       } else {
         high = mid;
       }
     }
-    return high;
+    if (low == 0) {
+      throw new IllegalArgumentException("no block count reaches fpp=" + fpp + " for n=" + n);
+    }
+    double estimate = Math.ceil(n / low);
+    if (estimate > maxBlocks) {
+      return (long) Math.min(Long.MAX_VALUE, estimate); // the caller reports the limit
+    }
+    long blocks = Math.max(1, (long) estimate);
+    while (model.rate((double) n / blocks) > fpp) {
+      blocks++;
+    }
+    while (blocks > 1 && model.rate((double) n / (blocks - 1)) <= fpp) {
+      blocks--;
+    }
+    return blocks;
   }
 
   private interface LoadRate {
@@ -178,6 +212,10 @@ public final class BlockedBloomMath {
   private static double poissonMixture(double lambda, LoadRate rate) {
     if (lambda == 0) {
       return 0;
+    }
+    if (lambda > 1e6) {
+      // Relative spread 1/√λ < 0.1%: every block holds ~λ keys; the sum would take 24√λ terms.
+      return Math.min(1.0, rate.rate(lambda));
     }
     double spread = 12 * Math.sqrt(lambda);
     long from = (long) Math.max(0, Math.floor(lambda - spread - 12));
