@@ -556,13 +556,13 @@ public final class BlockedBloomFilter implements MembershipFilter {
   public void mergeFrom(BlockedBloomFilter other) {
     Objects.requireNonNull(other, "other");
     if (blocks != other.blocks) {
-      throw new IncompatibleFilterException("blocks differ: " + blocks + " vs " + other.blocks);
+      throw new IncompatibleFilterException("block count", blocks, other.blocks);
     }
     if (hashes != other.hashes) {
-      throw new IncompatibleFilterException("hashes differ: " + hashes + " vs " + other.hashes);
+      throw new IncompatibleFilterException("hash count k", hashes, other.hashes);
     }
     if (!Arrays.equals(seed, other.seed)) {
-      throw new IncompatibleFilterException("seeds differ");
+      throw new IncompatibleFilterException("seed", java.util.HexFormat.of().formatHex(seed), java.util.HexFormat.of().formatHex(other.seed));
     }
     for (int i = BASE_INDEX, end = BASE_INDEX + blocks * 8; i < end; i++) {
       long bits = (long) WORDS.getOpaque(other.words, i);

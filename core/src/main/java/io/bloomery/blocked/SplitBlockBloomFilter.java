@@ -445,7 +445,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
   public void mergeFrom(SplitBlockBloomFilter other) {
     Objects.requireNonNull(other, "other");
     if (other.blocks != blocks) {
-      throw new IncompatibleFilterException("blocks differ: " + blocks + " vs " + other.blocks);
+      throw new IncompatibleFilterException("block count", blocks, other.blocks);
     }
     for (int i = BASE_INDEX, end = BASE_INDEX + blocks * 8; i < end; i++) {
       int bits = (int) WORDS.getOpaque(other.words, i);
