@@ -19,10 +19,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -323,7 +326,15 @@ public final class FilterFormat {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Dispatch by kind: add a case for a new kind in each of the three switches.
+  // Dispatch by kind: add a new kind to SUPPORTED_KINDS and a case to each of the three switches.
+
+  private static final Set<FilterKind> SUPPORTED_KINDS =
+      Collections.unmodifiableSet(EnumSet.of(FilterKind.CLASSIC_BLOOM));
+
+  /** The kinds this build reads and writes; other registered kinds are refused with a clear error. */
+  public static Set<FilterKind> supportedKinds() {
+    return SUPPORTED_KINDS;
+  }
 
   /** What the envelope needs from a kind's body to write it. */
   interface BodyWriter {
@@ -391,10 +402,13 @@ public final class FilterFormat {
   }
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
+    StringBuilder supported = new StringBuilder();
+    for (FilterKind each : SUPPORTED_KINDS) {
+      supported.append(supported.length() == 0 ? "" : ", ").append(each.code()).append(" '").append(each.kindName()).append('\'');
+    }
     return new FilterFormatException(
-        "filter kind: expected a kind this build reads (" + FilterKind.CLASSIC_BLOOM.code() + " '"
-            + FilterKind.CLASSIC_BLOOM.kindName() + "'), found " + kind.code() + " '" + kind.kindName()
-            + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads (" + supported + "), found " + kind.code() + " '"
+            + kind.kindName() + "', which is registered but not supported by this build");
   }
 
   // ---------------------------------------------------------------------------------------------

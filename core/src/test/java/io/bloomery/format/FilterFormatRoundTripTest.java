@@ -154,7 +154,8 @@ class FilterFormatRoundTripTest {
     assertThat(header.protocol()).isEqualTo(ProtocolId.XXH3_EDH_V1);
     assertThat(header.seed()).isEqualTo(new byte[] {'s'});
     assertThat(header.parameters()).containsExactly(
-        java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L), java.util.Map.entry("inserted", 100L));
+        java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L),
+        java.util.Map.entry("inserted", filter.insertedCount()));
     assertThat(header.totalLength()).isEqualTo(bytes.length);
     assertThat(header.bodyLength()).isEqualTo(20 + 8 * 16);
 
