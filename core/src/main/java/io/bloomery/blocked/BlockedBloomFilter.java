@@ -2,6 +2,7 @@ package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -151,6 +152,25 @@ public final class BlockedBloomFilter implements MembershipFilter {
     }
     BlockedBloomFilter filter = create(seed, blocks, hashes);
     LittleEndianWords.read(words, filter.words, BASE_INDEX, filter.blocks * 8);
+    filter.inserted.add(insertedCount);
+    return filter;
+  }
+
+  /**
+   * Rebuilds a filter from its parameters and its {@link #wordCount()} words in order (word j holds
+   * bits 64j..64j+63), as the binary format streams them.
+   *
+   * @throws IllegalArgumentException if the parameters are invalid
+   */
+  public static BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
+      BloomFilter.WordSource words) throws IOException {
+    if (insertedCount < 0) {
+      throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
+    }
+    BlockedBloomFilter filter = create(seed, blocks, hashes);
+    for (int i = BASE_INDEX, end = BASE_INDEX + filter.blocks * 8; i < end; i++) {
+      filter.words[i] = words.nextWord();
+    }
     filter.inserted.add(insertedCount);
     return filter;
   }

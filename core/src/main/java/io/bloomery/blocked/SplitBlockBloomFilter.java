@@ -2,6 +2,7 @@ package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -128,6 +129,34 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     LittleEndianWords.read(bitset, filter.words, BASE_INDEX, filter.blocks * 8);
     filter.inserted.add(insertedCount);
     return filter;
+  }
+
+  /**
+   * Rebuilds a filter of {@code blocks} blocks from 4 × blocks 64-bit words, each the little-endian
+   * reading of 8 bitset bytes (so 32-bit word 2j is the low half of word j), as the binary format
+   * streams them.
+   */
+  public static SplitBlockBloomFilter restore(long blocks, long insertedCount, BloomFilter.WordSource words)
+      throws IOException {
+    if (insertedCount < 0) {
+      throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
+    }
+    SplitBlockBloomFilter filter = new SplitBlockBloomFilter(blocks);
+    for (int i = BASE_INDEX, end = BASE_INDEX + filter.blocks * 8; i < end; i += 2) {
+      long word = words.nextWord();
+      filter.words[i] = (int) word;
+      filter.words[i + 1] = (int) (word >>> 32);
+    }
+    filter.inserted.add(insertedCount);
+    return filter;
+  }
+
+  /** 64-bit word {@code index} of the bitset: 32-bit words 2·index (low half) and 2·index + 1. */
+  public long longWord(long index) {
+    Objects.checkIndex(index, wordCount() / 2);
+    int low = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index));
+    int high = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index) + 1);
+    return (low & 0xFFFFFFFFL) | (long) high << 32;
   }
 
   @Override

@@ -205,9 +205,9 @@ class BlockedBloomFilterTest {
     assertThat(plain.isCompatible(seeded)).isFalse();
     assertThatThrownBy(() -> plain.mergeFrom(seeded)).isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("seed");
     assertThatThrownBy(() -> plain.mergeFrom(BlockedBloomFilter.create(new byte[0], 101, 7)))
-        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("blocks differ: 100 vs 101");
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("block count differs (this filter: 100, other filter: 101)");
     assertThatThrownBy(() -> plain.mergeFrom(BlockedBloomFilter.create(new byte[0], 100, 6)))
-        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("hashes differ: 7 vs 6");
+        .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("hash count k differs (this filter: 7, other filter: 6)");
   }
 
   @Test
