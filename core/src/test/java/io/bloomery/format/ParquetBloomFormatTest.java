@@ -87,7 +87,7 @@ class ParquetBloomFormatTest {
     deep[0] = 0x5c; // unknown field 5 of the header, skipped recursively
     assertRejected(deep, "nested deeper");
     assertRejected(new byte[] {0x58, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, "exceeds");
-    assertRejected(new byte[] {0x1e, 0x00}, "unknown Thrift compact type 14");
+    assertRejected(new byte[] {0x5e, 0x00}, "unknown Thrift compact type 14");
     assertRejected(new byte[] {0x00}, "numBytes");
   }
 
