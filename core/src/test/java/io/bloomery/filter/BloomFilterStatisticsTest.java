@@ -116,4 +116,55 @@ class BloomFilterStatisticsTest {
     }
     assertThat(BloomFilterTest.wordsOf(filter)).isEqualTo(BloomFilterTest.wordsOf(sequential));
   }
+
+  @Test
+  void singleWriterFilterMatchesTheConcurrentOneWhileReadersQuery() throws Exception {
+    BloomFilter concurrent = BloomFilter.create(io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], 500_000, 7);
+    BloomFilter single = BloomFilter.createSingleWriter(io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], 500_000, 7);
+    assertThat(single.isSingleWriter()).isTrue();
+    assertThat(concurrent.isSingleWriter()).isFalse();
+    int n = 50_000;
+    java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+    ExecutorService readers = Executors.newFixedThreadPool(2);
+    List<Future<Long>> checks = new ArrayList<>();
+    try {
+      for (int r = 0; r < 2; r++) {
+        checks.add(readers.submit(() -> {
+          long checked = 0;
+          long upTo;
+          do {
+            upTo = published.get(); // a volatile read: every add before the matching write is visible
+            for (long i = Math.max(0, upTo - 200); i < upTo; i++) {
+              if (!single.mightContain(Keys.urlBytes(5, i))) {
+                throw new AssertionError("false negative for published item " + i);
+              }
+              checked++;
+            }
+          } while (upTo < n);
+          return checked;
+        }));
+      }
+      for (long i = 0; i < n; i++) {
+        byte[] key = Keys.urlBytes(5, i);
+        assertThat(single.add(key)).isEqualTo(concurrent.add(key));
+        published.set(i + 1);
+      }
+      for (Future<Long> check : checks) {
+        assertThat(check.get(120, TimeUnit.SECONDS)).isPositive();
+      }
+    } finally {
+      readers.shutdownNow();
+    }
+    assertThat(BloomFilterTest.wordsOf(single)).isEqualTo(BloomFilterTest.wordsOf(concurrent));
+    assertThat(single.bitCount()).isEqualTo(concurrent.bitCount());
+    assertThat(single.insertedCount()).isEqualTo(concurrent.insertedCount());
+    BloomFilter copy = single.copy();
+    assertThat(copy.isSingleWriter()).isFalse();
+    assertThat(copy.insertedCount()).isEqualTo(single.insertedCount());
+    BloomFilter other = BloomFilter.create(io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], 500_000, 7);
+    other.add("merged in");
+    single.mergeFrom(other);
+    assertThat(single.mightContain("merged in")).isTrue();
+    assertThat(single.insertedCount()).isEqualTo(concurrent.insertedCount() + 1);
+  }
 }
