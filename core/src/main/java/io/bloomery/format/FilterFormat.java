@@ -8,7 +8,6 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,13 +20,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -61,7 +59,7 @@ import java.util.Set;
  *   <caption>Classic body layout; W = ceil(m / 64)</caption>
  *   <tr><th>offset in body</th><th>size</th><th>field</th><th>rule</th></tr>
  *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
- *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535, and within the protocol's limit</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65536, and within the protocol's limit</td></tr>
  *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, adds that changed the filter, ≤ 2<sup>62</sup></td></tr>
  *   <tr><td>20</td><td>8W</td><td>payload</td><td>W u64 words; bit i is bit (i mod 64) of word
  *       ⌊i / 64⌋, so bytes read as little-endian packed bits (bit 0 = LSB of byte 0); bits ≥ m are
@@ -154,12 +152,14 @@ public final class FilterFormat {
    * half-written filter under that name.
    */
   public static void write(Object filter, Path file) throws IOException {
-    Objects.requireNonNull(filter, "filter");
+    bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
-    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         write(filter, Channels.newOutputStream(channel));
         channel.force(true);
       }
@@ -183,18 +183,7 @@ public final class FilterFormat {
    *     #write(Object, OutputStream)})
    */
   public static byte[] toBytes(Object filter) {
-    long length = serializedLength(filter);
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -328,15 +317,7 @@ public final class FilterFormat {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Dispatch by kind: add a new kind to SUPPORTED_KINDS and a case to each of the three switches.
-
-  private static final Set<FilterKind> SUPPORTED_KINDS =
-      Collections.unmodifiableSet(EnumSet.of(FilterKind.CLASSIC_BLOOM, FilterKind.BLOCKED_BLOOM, FilterKind.SPLIT_BLOCK_BLOOM));
-
-  /** The kinds this build reads and writes; other registered kinds are refused with a clear error. */
-  public static Set<FilterKind> supportedKinds() {
-    return SUPPORTED_KINDS;
-  }
+  // Dispatch by kind: add a case for a new kind in each of the three switches.
 
   /** What the envelope needs from a kind's body to write it. */
   interface BodyWriter {
@@ -418,13 +399,9 @@ public final class FilterFormat {
   }
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
-    StringBuilder supported = new StringBuilder();
-    for (FilterKind each : SUPPORTED_KINDS) {
-      supported.append(supported.length() == 0 ? "" : ", ").append(each.code()).append(" '").append(each.kindName()).append('\'');
-    }
     return new FilterFormatException(
-        "filter kind at offset 5: expected a kind this build reads (" + supported + "), found " + kind.code() + " '"
-            + kind.kindName() + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads, found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but has no reader in this build (written by a newer Bloomery?)");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -551,17 +528,18 @@ public final class FilterFormat {
   }
 
   private static String kindCodes() {
-    StringBuilder codes = new StringBuilder();
-    for (FilterKind kind : FilterKind.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
-    }
-    return codes.toString();
+    return codes(FilterKind.values(), FilterKind::code, FilterKind::kindName);
   }
 
   private static String protocolCodes() {
+    return codes(ProtocolId.values(), ProtocolId::code, ProtocolId::protocolName);
+  }
+
+  /** "1 'a', 2 'b', …" for a registry's entries. */
+  private static <T> String codes(T[] entries, ToIntFunction<T> code, Function<T, String> name) {
     StringBuilder codes = new StringBuilder();
-    for (ProtocolId id : ProtocolId.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    for (T entry : entries) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(code.applyAsInt(entry)).append(" '").append(name.apply(entry)).append('\'');
     }
     return codes.toString();
   }

@@ -5,7 +5,6 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -123,18 +122,8 @@ public final class GuavaBloomFormat {
   public static byte[] toBytes(BloomFilter filter) {
     Objects.requireNonNull(filter, "filter");
     requireGuavaProtocol(filter);
-    long length = HEADER_LENGTH + Long.BYTES * filter.wordCount();
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "Guava filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(
+        HEADER_LENGTH + Long.BYTES * filter.wordCount(), "Guava filter", out -> write(filter, out));
   }
 
   private static void requireGuavaProtocol(BloomFilter filter) {

@@ -106,8 +106,9 @@ class FilterFormatGoldenTest {
   }
 
   @Test
-  void folderHoldsExactlyTheRecipes() throws IOException {
-    assertThat(FormatFixtures.resourceFolder(FOLDER).keySet())
+  void classicFilesInTheFolderAreExactlyTheRecipes() throws IOException {
+    // Other kinds keep their golden files in the same folder under their own prefix and recipes.
+    assertThat(FormatFixtures.resourceFolder(FOLDER).keySet().stream().filter(name -> name.startsWith("classic_")))
         .containsExactlyInAnyOrderElementsOf(recipes().stream().map(Recipe::fileName).collect(Collectors.toList()));
   }
 

@@ -26,9 +26,9 @@ import java.util.List;
  * delete}, {@code state}, …). The defaults describe a kind with none of them; the classic constants
  * get theirs from the {@code kind == CLASSIC_BLOOM} branches below.
  *
- * <p><b>Serialization.</b> {@link #roundTrip} writes with {@code FilterFormat} and reads back through
- * both the byte-array and the stream path, for every kind in {@link FilterFormat#supportedKinds()};
- * a kind joins by adding its body to {@code FilterFormat} (see docs/FORMAT.md), nothing here.
+ * <p><b>Serialization.</b> Every kind must survive {@code FilterFormat}'s round trip: {@link
+ * #roundTrip} writes and reads back through both the byte-array and the stream path. A new kind
+ * passes once its body is added to {@code FilterFormat} (see docs/FORMAT.md "How to add a kind").
  */
 public enum FilterFactory {
   CLASSIC_XXH3_EDH_V1(FilterKind.CLASSIC_BLOOM, ProtocolId.XXH3_EDH_V1),
@@ -186,9 +186,9 @@ public enum FilterFactory {
     return null;
   }
 
-  /** Whether {@code FilterFormat} serializes this kind (see {@link FilterFormat#supportedKinds()}). */
+  /** Whether {@code FilterFormat} serializes this kind: every kind must. */
   public boolean supportsSerialization() {
-    return FilterFormat.supportedKinds().contains(kind);
+    return true;
   }
 
   /**
