@@ -27,12 +27,13 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    header = "The crawler walkthrough on generated URLs (10M by default).",
     description = {
-      "The crawler walkthrough on synthetic URLs (~80 bytes each): plan a classic filter,",
-      "build it, probe known members and 1M known non-members, and report lookups/s,",
-      "bits per key, the realized false-positive rate beside the model's, and the heap an",
-      "exact HashSet<String> of the same URLs takes (measured). Needs about 3 GB of heap",
-      "for the default 10M URLs (./bloomery gives the JVM 6 GB)."
+      "Synthetic URLs of about 80 bytes: plan a classic filter, build it, probe",
+      "1M known members and 1M known non-members, and report lookups/s, bits per",
+      "key, the realized false-positive rate beside the model's, and the heap an",
+      "exact HashSet<String> of the same URLs takes (measured). The default 10M",
+      "URLs need about 3 GB of heap (./bloomery gives the JVM 6 GB)."
     })
 final class DemoCommand implements Callable<Integer> {
   /** Probes per class (members, non-members): 1M, or N members when N is smaller. */
@@ -67,8 +68,11 @@ final class DemoCommand implements Callable<Integer> {
     }
     say(out, "Bloomery demo: a crawler that must not re-fetch URLs");
     say(out, String.format(Locale.ROOT, "  %s synthetic URLs, e.g. %s", Units.grouped(urls), generator.url(0)));
-    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s",
-        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytesShort(Runtime.getRuntime().maxMemory())));
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s, system load average %s",
+        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytesShort(Runtime.getRuntime().maxMemory()),
+        load < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f (timings are shared with whatever else runs)", load)));
+    report.loadAverage = load;
 
     // 1. Plan.
     Plan plan = BloomMath.plan(urls, fpp);
@@ -248,6 +252,7 @@ final class DemoCommand implements Callable<Integer> {
     double nonMemberLookupsPerSecond;
     long hashSetBytes;
     String hashSetNote = "";
+    double loadAverage;
 
     void write(JsonWriter w) {
       w.beginObject()
@@ -277,6 +282,7 @@ final class DemoCommand implements Callable<Integer> {
               ? "used heap after full GC with the HashSet<String> reachable, minus before it was built"
               : hashSetNote)
           .field("available_processors", Runtime.getRuntime().availableProcessors())
+          .field("system_load_average", loadAverage)
           .field("java", Runtime.version().toString())
           .endObject()
           .finish();
