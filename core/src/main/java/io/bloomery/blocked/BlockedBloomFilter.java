@@ -67,15 +67,18 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Alignment.</b> A 512-bit block only costs one miss if it sits on one 64-byte line. The words
  * live in a {@code long[]} over-allocated by 7 longs, and block 0 starts at index {@link #BASE_INDEX}
- * = 6. Java offers no Unsafe-free way to read an array's address, so the offset is fixed from
- * HotSpot's layout and checked by measurement: a {@code long[]}'s first element is 16 bytes past the
- * object start (12-byte header + 4-byte length, 8-byte element alignment; also with compact object
- * headers), and G1 places any array larger than half a heap region (≥ 512 KiB) at the start of a
- * region, i.e. on a 64-byte boundary, so element 6 is at offset 64. Small arrays are only 8-byte
- * aligned, but they also fit in cache. {@code io.bloomery.bench.AlignmentProbe} times random block
- * reads at each of the 8 possible offsets of a 64 MB array on the running JVM; offset 6 was the
- * fastest (docs/BENCHMARKS.md). A direct {@code ByteBuffer.alignedSlice(64)} is aligned by API
- * contract; it was measured too and was not faster than the {@code long[]} (same document).
+ * = 6. Java offers no Unsafe-free way to read an array's address, so the offset comes from HotSpot's
+ * layout: a {@code long[]}'s first element is 16 bytes past the object start (12-byte header + 4-byte
+ * length, 8-byte element alignment; also with compact object headers), and G1 places any array larger
+ * than half a heap region (≥ 512 KiB) at the start of a region, i.e. on a 64-byte boundary, so element
+ * 6 is at offset 64. Small arrays are only 8-byte aligned, but they also fit in cache. If a JVM lays
+ * arrays out differently, blocks straddle two lines: answers stay correct, only slower.
+ * {@code io.bloomery.bench.AlignmentProbe} times random block reads at each of the 8 offsets of a
+ * 64 MB {@code long[]} and from a direct {@code ByteBuffer.alignedSlice(64)} (aligned by API contract,
+ * read through a {@code VarHandle} view or a {@code LongBuffer}); on the shared 2-core VM the
+ * differences were within its noise and the aligned direct buffer was no faster than the
+ * {@code long[]} (docs/BENCHMARKS.md), so the filter keeps the heap array: no off-heap lifetime to
+ * manage, and atomic {@code getAndBitwiseOr} on array elements.
  */
 public final class BlockedBloomFilter implements MembershipFilter {
 
@@ -87,9 +90,6 @@ public final class BlockedBloomFilter implements MembershipFilter {
 
   /** Largest seed in bytes. */
   public static final int MAX_SEED_BYTES = 255;
-
-  /** Keys hashed per batch before probing: enough misses in flight, small enough for L1. */
-  static final int BATCH = 32;
 
   static final int[] SALTS = {
     0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31,
@@ -341,10 +341,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
   }
 
   private long hashUtf8(CharSequence item) {
-    Objects.requireNonNull(item, "item");
-    Utf8Scratch scratch = Utf8Scratch.get();
-    int length = scratch.encode(item);
-    return hasher.hashBytesToLong(scratch.bytes(), 0, length);
+    return KeyBatches.hashUtf8(hasher, item);
   }
 
   private int blockStart(long hash) {
@@ -404,17 +401,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * @return the number of items that changed the filter
    */
   public int addAll(byte[][] items) {
-    Objects.requireNonNull(items, "items");
-    long[] batch = new long[BATCH];
-    int changed = 0;
-    for (int start = 0; start < items.length; start += BATCH) {
-      int count = Math.min(BATCH, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
-      }
-      changed += addHashes(batch, count);
-    }
-    return changed;
+    return KeyBatches.run(hasher, KeyBatches.of(items), (batch, size, start) -> addHashes(batch, size));
   }
 
   /**
@@ -424,34 +411,12 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * @return the number of items that changed the filter
    */
   public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count) {
-    checkSlices(buffer, offsets, lengths, count);
-    long[] batch = new long[BATCH];
-    int changed = 0;
-    for (int start = 0; start < count; start += BATCH) {
-      int size = Math.min(BATCH, count - start);
-      for (int j = 0; j < size; j++) {
-        int i = start + j;
-        Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
-        batch[j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
-      }
-      changed += addHashes(batch, size);
-    }
-    return changed;
+    return KeyBatches.run(hasher, KeyBatches.of(buffer, offsets, lengths, count), (batch, size, start) -> addHashes(batch, size));
   }
 
   /** Adds the UTF-8 encoding of every item, batched like {@link #addAll(byte[][])}. */
   public int addAll(CharSequence[] items) {
-    Objects.requireNonNull(items, "items");
-    long[] batch = new long[BATCH];
-    int changed = 0;
-    for (int start = 0; start < items.length; start += BATCH) {
-      int count = Math.min(BATCH, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = hashUtf8(items[start + j]);
-      }
-      changed += addHashes(batch, count);
-    }
-    return changed;
+    return KeyBatches.run(hasher, KeyBatches.of(items), (batch, size, start) -> addHashes(batch, size));
   }
 
   private int addHashes(long[] batch, int count) {
@@ -479,18 +444,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items}
    */
   public int mightContainAll(byte[][] items, boolean[] out) {
-    Objects.requireNonNull(items, "items");
-    checkOut(out, items.length);
-    long[] batch = new long[BATCH];
-    int maybe = 0;
-    for (int start = 0; start < items.length; start += BATCH) {
-      int count = Math.min(BATCH, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
-      }
-      maybe += probe(batch, count, out, start);
-    }
-    return maybe;
+    return probeAll(KeyBatches.of(items), out);
   }
 
   /**
@@ -500,36 +454,17 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * @return the number of {@code true} answers
    */
   public int mightContainAll(byte[] buffer, int[] offsets, int[] lengths, int count, boolean[] out) {
-    checkSlices(buffer, offsets, lengths, count);
-    checkOut(out, count);
-    long[] batch = new long[BATCH];
-    int maybe = 0;
-    for (int start = 0; start < count; start += BATCH) {
-      int size = Math.min(BATCH, count - start);
-      for (int j = 0; j < size; j++) {
-        int i = start + j;
-        Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
-        batch[j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
-      }
-      maybe += probe(batch, size, out, start);
-    }
-    return maybe;
+    return probeAll(KeyBatches.of(buffer, offsets, lengths, count), out);
   }
 
   /** Queries the UTF-8 encoding of every item, batched like {@link #mightContainAll(byte[][], boolean[])}. */
   public int mightContainAll(CharSequence[] items, boolean[] out) {
-    Objects.requireNonNull(items, "items");
-    checkOut(out, items.length);
-    long[] batch = new long[BATCH];
-    int maybe = 0;
-    for (int start = 0; start < items.length; start += BATCH) {
-      int count = Math.min(BATCH, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = hashUtf8(items[start + j]);
-      }
-      maybe += probe(batch, count, out, start);
-    }
-    return maybe;
+    return probeAll(KeyBatches.of(items), out);
+  }
+
+  private int probeAll(KeyBatches.Source source, boolean[] out) {
+    KeyBatches.checkOut(out, source.count());
+    return KeyBatches.run(hasher, source, (batch, size, start) -> probe(batch, size, out, start));
   }
 
   private int probe(long[] batch, int count, boolean[] out, int outStart) {
@@ -540,23 +475,6 @@ public final class BlockedBloomFilter implements MembershipFilter {
       maybe += answer ? 1 : 0;
     }
     return maybe;
-  }
-
-  static void checkSlices(byte[] buffer, int[] offsets, int[] lengths, int count) {
-    Objects.requireNonNull(buffer, "buffer");
-    Objects.requireNonNull(offsets, "offsets");
-    Objects.requireNonNull(lengths, "lengths");
-    if (count < 0 || count > offsets.length || count > lengths.length) {
-      throw new IllegalArgumentException("count " + count + " must be in [0, min(offsets.length "
-          + offsets.length + ", lengths.length " + lengths.length + ")]");
-    }
-  }
-
-  static void checkOut(boolean[] out, int needed) {
-    Objects.requireNonNull(out, "out");
-    if (out.length < needed) {
-      throw new IllegalArgumentException("out has " + out.length + " elements, needs " + needed);
-    }
   }
 
   // ---- merge and copy ------------------------------------------------------------------------

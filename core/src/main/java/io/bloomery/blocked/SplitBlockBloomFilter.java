@@ -312,10 +312,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
   }
 
   private static long hashUtf8(CharSequence item) {
-    Objects.requireNonNull(item, "item");
-    Utf8Scratch scratch = Utf8Scratch.get();
-    int length = scratch.encode(item);
-    return XXH64.hashBytesToLong(scratch.bytes(), 0, length);
+    return KeyBatches.hashUtf8(XXH64, item);
   }
 
   private int blockStart(long hash) {
@@ -371,34 +368,17 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
 
   /** Adds every item, hashing a batch of 32 first (see {@link BlockedBloomFilter#addAll(byte[][])}). */
   public int addAll(byte[][] items) {
-    Objects.requireNonNull(items, "items");
-    long[] batch = new long[BlockedBloomFilter.BATCH];
-    int changed = 0;
-    for (int start = 0; start < items.length; start += batch.length) {
-      int count = Math.min(batch.length, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = XXH64.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
-      }
-      changed += insertHashes(batch, count);
-    }
-    return changed;
+    return KeyBatches.run(XXH64, KeyBatches.of(items), (batch, size, start) -> insertHashes(batch, size));
   }
 
   /** Adds the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])}. */
   public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count) {
-    BlockedBloomFilter.checkSlices(buffer, offsets, lengths, count);
-    long[] batch = new long[BlockedBloomFilter.BATCH];
-    int changed = 0;
-    for (int start = 0; start < count; start += batch.length) {
-      int size = Math.min(batch.length, count - start);
-      for (int j = 0; j < size; j++) {
-        int i = start + j;
-        Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
-        batch[j] = XXH64.hashBytesToLong(buffer, offsets[i], lengths[i]);
-      }
-      changed += insertHashes(batch, size);
-    }
-    return changed;
+    return KeyBatches.run(XXH64, KeyBatches.of(buffer, offsets, lengths, count), (batch, size, start) -> insertHashes(batch, size));
+  }
+
+  /** Adds the UTF-8 encoding of every item, batched. */
+  public int addAll(CharSequence[] items) {
+    return KeyBatches.run(XXH64, KeyBatches.of(items), (batch, size, start) -> insertHashes(batch, size));
   }
 
   private int insertHashes(long[] batch, int count) {
@@ -417,36 +397,22 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
 
   /** Queries every item into {@code out}; returns the number of {@code true} answers. */
   public int mightContainAll(byte[][] items, boolean[] out) {
-    Objects.requireNonNull(items, "items");
-    BlockedBloomFilter.checkOut(out, items.length);
-    long[] batch = new long[BlockedBloomFilter.BATCH];
-    int maybe = 0;
-    for (int start = 0; start < items.length; start += batch.length) {
-      int count = Math.min(batch.length, items.length - start);
-      for (int j = 0; j < count; j++) {
-        batch[j] = XXH64.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
-      }
-      maybe += probe(batch, count, out, start);
-    }
-    return maybe;
+    return probeAll(KeyBatches.of(items), out);
   }
 
   /** Queries the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])} into {@code out}. */
   public int mightContainAll(byte[] buffer, int[] offsets, int[] lengths, int count, boolean[] out) {
-    BlockedBloomFilter.checkSlices(buffer, offsets, lengths, count);
-    BlockedBloomFilter.checkOut(out, count);
-    long[] batch = new long[BlockedBloomFilter.BATCH];
-    int maybe = 0;
-    for (int start = 0; start < count; start += batch.length) {
-      int size = Math.min(batch.length, count - start);
-      for (int j = 0; j < size; j++) {
-        int i = start + j;
-        Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
-        batch[j] = XXH64.hashBytesToLong(buffer, offsets[i], lengths[i]);
-      }
-      maybe += probe(batch, size, out, start);
-    }
-    return maybe;
+    return probeAll(KeyBatches.of(buffer, offsets, lengths, count), out);
+  }
+
+  /** Queries the UTF-8 encoding of every item into {@code out}. */
+  public int mightContainAll(CharSequence[] items, boolean[] out) {
+    return probeAll(KeyBatches.of(items), out);
+  }
+
+  private int probeAll(KeyBatches.Source source, boolean[] out) {
+    KeyBatches.checkOut(out, source.count());
+    return KeyBatches.run(XXH64, source, (batch, size, start) -> probe(batch, size, out, start));
   }
 
   private int probe(long[] batch, int count, boolean[] out, int outStart) {
