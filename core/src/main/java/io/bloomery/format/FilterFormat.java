@@ -122,19 +122,20 @@ public final class FilterFormat {
   public static void write(Object filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     BodyWriter body = bodyWriter(filter);
+    // Everything that can refuse the filter runs before the first byte is written.
+    byte[] seed = body.seed();
+    if (seed.length > 0xFFFF) {
+      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
+    }
+    long bodyLength = body.bodyLength();
     FormatWriter writer = new FormatWriter(out);
     writer.bytes(MAGIC);
     writer.u8(FORMAT_VERSION);
     writer.u8(body.kind().code());
     writer.u8(body.protocol().code());
     writer.u8(0);
-    byte[] seed = body.seed();
-    if (seed.length > 0xFFFF) {
-      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
-    }
     writer.u16(seed.length);
     writer.bytes(seed);
-    long bodyLength = body.bodyLength();
     writer.u64(bodyLength);
     long bodyStart = writer.position();
     body.writeBody(writer);

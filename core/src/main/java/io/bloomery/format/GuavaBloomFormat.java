@@ -51,7 +51,8 @@ public final class GuavaBloomFormat {
    * chunks of at most 2^20 words as they arrive, so a header declaring 2^31 - 1 words followed by a
    * few bytes fails with "truncated" after allocating at most one chunk. The chunks are then handed to
    * BloomFilter.restore; a stream import therefore briefly holds the bit array twice. Guava's own
-   * readFrom allocates the declared size first (oss-fuzz finding, Guava PR #15484). */
+   * readFrom allocates the declared size first; an oss-fuzz readFrom fuzzer (oss-fuzz PR #15484) flags
+   * the resulting OOM. */
 
   /** Guava's {@code BloomFilterStrategies.MURMUR128_MITZ_32} ordinal; refused (see class doc). */
   public static final int MURMUR128_MITZ_32_ORDINAL = 0;
