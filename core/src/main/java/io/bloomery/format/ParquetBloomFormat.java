@@ -145,7 +145,8 @@ public final class ParquetBloomFormat {
    */
   public static int readHeader(InputStream in) throws IOException {
     Reader reader = new Reader(in);
-    long numBytes = -1;
+    long numBytes = 0;
+    boolean hasNumBytes = false;
     boolean algorithm = false;
     boolean hash = false;
     boolean compression = false;
@@ -159,8 +160,9 @@ public final class ParquetBloomFormat {
       fieldId = reader.fieldId(header, fieldId);
       if (fieldId == 1 && type == TYPE_I32) {
         numBytes = reader.zigzagInt();
+        hasNumBytes = true;
       } else if (fieldId == 2 && type == TYPE_STRUCT) {
-        algorithm = reader.unionMember("algorithm", "BLOCK") ;
+        algorithm = reader.unionMember("algorithm", "BLOCK");
       } else if (fieldId == 3 && type == TYPE_STRUCT) {
         hash = reader.unionMember("hash", "XXHASH");
       } else if (fieldId == 4 && type == TYPE_STRUCT) {
@@ -172,17 +174,14 @@ public final class ParquetBloomFormat {
         reader.skip(type, 0);
       }
     }
-    if (numBytes < 0 && !algorithm) {
-      throw new FilterFormatException("not a Parquet BloomFilterHeader: required field numBytes (1) is missing");
-    }
-    if (numBytes < 0) {
-      throw new FilterFormatException("BloomFilterHeader.numBytes missing or negative (" + numBytes + ")");
+    if (!hasNumBytes) {
+      throw new FilterFormatException("BloomFilterHeader.numBytes (field 1): required, found none");
     }
     if (!algorithm || !hash || !compression) {
       throw new FilterFormatException("BloomFilterHeader lacks a required field: algorithm=" + algorithm
           + ", hash=" + hash + ", compression=" + compression);
     }
-    if (numBytes == 0 || numBytes > MAX_BYTES || numBytes % SplitBlockBloomFilter.BLOCK_BYTES != 0) {
+    if (numBytes <= 0 || numBytes > MAX_BYTES || numBytes % SplitBlockBloomFilter.BLOCK_BYTES != 0) {
       throw new FilterFormatException("BloomFilterHeader.numBytes must be a positive multiple of 32 up to "
           + MAX_BYTES + ", found " + numBytes);
     }
