@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
       InfoCommand.class,
       MergeCommand.class,
       DemoCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -2,6 +2,8 @@ package io.bloomery.format;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
@@ -356,6 +358,10 @@ public final class FilterFormat {
         return TopKBody.writer(as(TopK.class, filter, kind));
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.writer(as(AgePartitionedFilter.class, filter, kind));
+      case BLOCKED_BLOOM:
+        return BlockedBloomBody.writer(as(BlockedBloomFilter.class, filter, kind));
+      case SPLIT_BLOCK_BLOOM:
+        return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -379,6 +385,10 @@ public final class FilterFormat {
         return TopKBody.read(envelope, reader);
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.read(envelope, reader);
+      case BLOCKED_BLOOM:
+        return BlockedBloomBody.read(envelope, reader);
+      case SPLIT_BLOCK_BLOOM:
+        return SplitBlockBloomBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -407,6 +417,12 @@ public final class FilterFormat {
         break;
       case AGE_PARTITIONED_BLOOM:
         AgePartitionedBody.describe(envelope, reader, parameters);
+        break;
+      case BLOCKED_BLOOM:
+        BlockedBloomBody.describe(envelope, reader, parameters);
+        break;
+      case SPLIT_BLOCK_BLOOM:
+        SplitBlockBloomBody.describe(envelope, reader, parameters);
         break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.
