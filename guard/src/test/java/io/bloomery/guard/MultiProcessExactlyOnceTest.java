@@ -1,0 +1,65 @@
+package io.bloomery.guard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exactly once across processes: three JVMs, each with its own guard (own filter, own
+ * connections), offer the same items at the same time; each item is reported new by exactly one.
+ */
+class MultiProcessExactlyOnceTest {
+  private static final int ITEMS = 3_000;
+  private static final int PROCESSES = 3;
+  @TempDir Path directory;
+
+  @Test
+  void postgresDecidesExactlyOnceAcrossProcesses() throws Exception {
+    runWorkers(PostgresCluster.shared().createDatabase());
+  }
+
+  @Test
+  void sqliteDecidesExactlyOnceAcrossProcesses() throws Exception {
+    runWorkers("sqlite:" + directory.resolve("shared.db"));
+  }
+
+  private void runWorkers(String store) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<Process> processes = new ArrayList<>();
+    List<Path> outputs = new ArrayList<>();
+    for (int p = 0; p < PROCESSES; p++) {
+      Path output = directory.resolve("won-" + p + ".txt");
+      outputs.add(output);
+      processes.add(new ProcessBuilder(java, "-Xmx256m", "-cp",
+          System.getProperty("java.class.path"), AddIfAbsentWorker.class.getName(), store,
+          Integer.toString(ITEMS), Integer.toString(p), output.toString())
+          .redirectErrorStream(true)
+          .redirectOutput(directory.resolve("worker-" + p + ".log").toFile())
+          .start());
+    }
+    for (int p = 0; p < PROCESSES; p++) {
+      assertThat(processes.get(p).waitFor(300, TimeUnit.SECONDS)).isTrue();
+      assertThat(processes.get(p).exitValue())
+          .as("worker %d: %s", p, Files.readString(directory.resolve("worker-" + p + ".log")))
+          .isZero();
+    }
+    Map<String, Integer> wins = new HashMap<>();
+    int processesThatWon = 0;
+    for (Path output : outputs) {
+      List<String> won = Files.readAllLines(output);
+      processesThatWon += won.isEmpty() ? 0 : 1;
+      won.forEach(item -> wins.merge(item, 1, Integer::sum));
+    }
+    assertThat(wins).hasSize(ITEMS);
+    assertThat(wins.values()).containsOnly(1);
+    assertThat(processesThatWon).as("the processes really raced").isGreaterThan(1);
+  }
+}
