@@ -1,0 +1,508 @@
+package io.bloomery.filter;
+
+import io.bloomery.hash.DoubleHashingPlacement;
+import io.bloomery.hash.EnhancedDoubleHashing;
+import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.Protocols;
+import io.bloomery.sizing.BloomMath;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+
+/*
+ * The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors",
+ * CACM 1970): m bits, and each item sets the k bits its hash protocol places it on. An item is
+ * reported "maybe present" iff all k of its bits are set, so an added item is never reported absent,
+ * and a non-member is a false positive with probability ~ (1 - e^(-kn/m))^k after n insertions.
+ *
+ * Storage is segmented: word j (bits 64j .. 64j+63, LSB first) lives in segment j >>> segmentShift.
+ * A single long[] stops at 2^31 - 1 words (~1.37e11 bits, the Guava and Spark ceiling); segments of
+ * 2^27 words (1 GiB) lift that to MAX_BITS while keeping each array small enough to allocate. All
+ * index arithmetic is on long; only the in-segment offset is narrowed to int, after masking.
+ *
+ * Concurrency follows Guava's LockFreeBitArray (Guava 23+): a plain-volatile read first (most probes of
+ * a filled filter hit set bits, and reading does not take the cache line exclusive), then one atomic
+ * getAndBitwiseOr per bit that needs setting. Whichever thread flips a bit counts it, so the set-bit
+ * counter is exact once writers are quiescent.
+ *
+ * For the default protocol (xxh3-edh-v1) positions are walked in place from one 64-bit hash
+ * (DoubleHashingPlacement), so add and mightContain allocate nothing; other protocols fill a long[k]
+ * per call (they are SHA-256 or foreign-compatibility protocols, not hot paths).
+ *
+ * Statistics: estimatedCardinality is Swamidass and Baldi's estimator (J. Chem. Inf. Model. 2007),
+ * n* = -(m/k) ln(1 - X/m) for X set bits; estimatedFpp is (X/m)^k, the probability that k independent
+ * uniform probes all hit set bits. capacity is the n at which the given k is optimal,
+ * floor(m ln2 / k): the serialized form records only m, k and the inserted count, so this is the one
+ * capacity every reader derives identically.
+ */
+/**
+ * A classic Bloom filter: m bits, k probes per item anywhere in the bit array.
+ *
+ * <p><b>What the answers mean.</b> {@link #mightContain} returning {@code false} is definite: the
+ * item was never added to this filter (nor to any filter merged into it). {@code true} means only
+ * "maybe": check the authoritative store. The false-positive rate is the probability that a known
+ * non-member is reported maybe present; it rises as the filter fills ({@link #estimatedFpp()}).
+ *
+ * <p><b>Items are bytes</b>; {@code CharSequence} items are UTF-8 without normalisation, {@code long}
+ * items 8 little-endian bytes. The empty item is valid; {@code null} throws {@link
+ * NullPointerException}.
+ *
+ * <p><b>No deletion.</b> Clearing an item's bits would silently drop every other item sharing one of
+ * them; use a counting filter or rebuild.
+ *
+ * <p><b>Saturation.</b> The filter never refuses an insert. Past {@link #capacity()} the FPR climbs
+ * towards 1; {@link #isNearCapacity()} turns true at 80% of capacity (estimated from the set bits).
+ *
+ * <p><b>Thread-safety.</b> Lock-free: {@link #add} and {@link #mightContain} may be called from any
+ * number of threads. An add that returns before a query starts is seen by that query. {@link
+ * #insertedCount()}, {@link #bitCount()} and the statistics are exact when no add is in flight and
+ * may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * concurrently modified source: every bit set in it before the call began is included.
+ *
+ * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
+ * io.bloomery.format.FilterFormat}; {@link #restore} rebuilds a filter from those and its words.
+ */
+public final class BloomFilter implements MembershipFilter {
+
+  /** The largest supported bit count m (2^40 bits, a 128 GiB bitmap). */
+  public static final long MAX_BITS = 1L << 40;
+
+  /** Default words per segment: 2^27 words = 1 GiB. */
+  static final int DEFAULT_SEGMENT_SHIFT = 27;
+
+  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+  /** Supplies a filter's words in order when restoring it; word j holds bits 64j .. 64j+63. */
+  @FunctionalInterface
+  public interface WordSource {
+    /** The next word. */
+    long nextWord() throws IOException;
+  }
+
+  private final HashProtocol protocol;
+  private final byte[] seed;
+  private final long bits;
+  private final int hashes;
+  private final HashProtocol.Placement placement;
+  /** Non-null when placement allows walking positions without an array (the default protocol). */
+  private final DoubleHashingPlacement doubleHashing;
+
+  private final long wordCount;
+  private final int segmentShift;
+  private final long segmentMask;
+  private final long[][] segments;
+
+  private final LongAdder setBits = new LongAdder();
+  private final LongAdder inserted = new LongAdder();
+
+  BloomFilter(HashProtocol protocol, byte[] seed, long bits, int hashes, int segmentShift) {
+    Objects.requireNonNull(protocol, "protocol");
+    Objects.requireNonNull(seed, "seed");
+    if (bits < 1 || bits > MAX_BITS) {
+      throw new IllegalArgumentException("bit count m must be in [1, 2^40], was " + bits);
+    }
+    if (segmentShift < 0 || segmentShift > 30) {
+      throw new IllegalArgumentException("segment shift must be in [0, 30], was " + segmentShift);
+    }
+    this.protocol = protocol;
+    this.seed = seed.clone();
+    this.bits = bits;
+    this.hashes = hashes;
+    this.placement = protocol.bind(bits, hashes, this.seed);
+    this.doubleHashing =
+        placement instanceof DoubleHashingPlacement ? (DoubleHashingPlacement) placement : null;
+    this.wordCount = (bits + 63) >>> 6;
+    this.segmentShift = segmentShift;
+    this.segmentMask = (1L << segmentShift) - 1;
+    long segmentCount = ((wordCount - 1) >>> segmentShift) + 1;
+    if (segmentCount > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "segment shift " + segmentShift + " is too small for " + bits + " bits");
+    }
+    this.segments = new long[(int) segmentCount][];
+    for (int s = 0; s < segmentCount; s++) {
+      long first = (long) s << segmentShift;
+      segments[s] = new long[(int) Math.min(1L << segmentShift, wordCount - first)];
+    }
+  }
+
+  /**
+   * A filter sized for {@code expectedInsertions} items at false-positive rate {@code fpp}, with the
+   * default protocol ({@code xxh3-edh-v1}) and an empty seed. m and k are {@link
+   * BloomMath#optimalBits} and {@link BloomMath#optimalHashes}.
+   *
+   * @throws IllegalArgumentException if {@code expectedInsertions <= 0}, {@code fpp} is not in (0, 1)
+   *     or the filter would exceed {@link #MAX_BITS}
+   */
+  public static BloomFilter create(long expectedInsertions, double fpp) {
+    long bits = BloomMath.optimalBits(expectedInsertions, fpp);
+    int hashes = BloomMath.optimalHashes(expectedInsertions, bits);
+    return create(Protocols.defaultProtocol(), new byte[0], bits, hashes);
+  }
+
+  /**
+   * An empty filter with explicit parameters.
+   *
+   * @param seed the protocol's seed or domain prefix (copied); empty for none
+   * @throws IllegalArgumentException if the protocol cannot express (bits, hashes, seed) or bits is
+   *     not in [1, {@link #MAX_BITS}]
+   */
+  public static BloomFilter create(HashProtocol protocol, byte[] seed, long bits, int hashes) {
+    return new BloomFilter(protocol, seed, bits, hashes, DEFAULT_SEGMENT_SHIFT);
+  }
+
+  /**
+   * Rebuilds a filter from its recorded parameters and words. Allocates the full bitmap before
+   * reading, so callers reading untrusted input must first check that the input holds
+   * {@code ceil(bits / 64)} words.
+   *
+   * @param insertedCount the recorded number of changing adds, at least 0
+   * @param words supplies exactly {@code ceil(bits / 64)} words, word j holding bits 64j .. 64j+63
+   * @throws IllegalArgumentException if the parameters are invalid for the protocol, {@code
+   *     insertedCount < 0}, or the last word has bits set at or beyond position m
+   * @throws IOException if {@code words} does
+   */
+  public static BloomFilter restore(
+      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, WordSource words)
+      throws IOException {
+    Objects.requireNonNull(words, "words");
+    if (insertedCount < 0) {
+      throw new IllegalArgumentException("inserted count must be >= 0, was " + insertedCount);
+    }
+    BloomFilter filter = new BloomFilter(protocol, seed, bits, hashes, DEFAULT_SEGMENT_SHIFT);
+    filter.fill(words);
+    filter.inserted.add(insertedCount);
+    return filter;
+  }
+
+  /** Reads all words in order, counting set bits and checking the bits past m in the last word. */
+  void fill(WordSource words) throws IOException {
+    long count = 0;
+    for (long j = 0; j < wordCount; j++) {
+      long word = words.nextWord();
+      if (j == wordCount - 1) {
+        long stray = word & tailMaskOutside();
+        if (stray != 0) {
+          throw new IllegalArgumentException(
+              "word " + j + " has bits set at or beyond m = " + bits + " (positions "
+                  + (64 * j + Long.numberOfTrailingZeros(stray)) + "...); the words do not belong to an m-bit filter");
+        }
+      }
+      segments[(int) (j >>> segmentShift)][(int) (j & segmentMask)] = word;
+      count += Long.bitCount(word);
+    }
+    setBits.add(count);
+    VarHandle.releaseFence();
+  }
+
+  /** Bits of the last word that lie at or beyond m (zero when m is a multiple of 64). */
+  private long tailMaskOutside() {
+    int used = (int) (bits & 63);
+    return used == 0 ? 0L : -1L << used;
+  }
+
+  @Override
+  public FilterKind kind() {
+    return FilterKind.CLASSIC_BLOOM;
+  }
+
+  @Override
+  public boolean add(byte[] item) {
+    Objects.requireNonNull(item, "item");
+    return add(item, 0, item.length);
+  }
+
+  @Override
+  public boolean mightContain(byte[] item) {
+    Objects.requireNonNull(item, "item");
+    return mightContain(item, 0, item.length);
+  }
+
+  /**
+   * Adds {@code item[offset .. offset+length)}.
+   *
+   * @return {@code true} if at least one bit was newly set (the item was definitely not present
+   *     before), {@code false} if {@link #mightContain} would have answered {@code true}
+   */
+  public boolean add(byte[] item, int offset, int length) {
+    Objects.requireNonNull(item, "item");
+    Objects.checkFromIndexSize(offset, length, item.length);
+    int newlySet = 0;
+    if (doubleHashing != null) {
+      long x = doubleHashing.hash(item, offset, length);
+      long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
+      for (int i = 0; i < hashes; i++) {
+        if (setBit(EnhancedDoubleHashing.reduce(x, bits))) {
+          newlySet++;
+        }
+        x += y;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
+      }
+    } else {
+      long[] positions = new long[hashes];
+      placement.positions(item, offset, length, positions);
+      for (long position : positions) {
+        if (setBit(position)) {
+          newlySet++;
+        }
+      }
+    }
+    if (newlySet == 0) {
+      return false;
+    }
+    setBits.add(newlySet);
+    inserted.increment();
+    return true;
+  }
+
+  /**
+   * Whether {@code item[offset .. offset+length)} may be present: {@code false} is definite,
+   * {@code true} means "go and check".
+   */
+  public boolean mightContain(byte[] item, int offset, int length) {
+    Objects.requireNonNull(item, "item");
+    Objects.checkFromIndexSize(offset, length, item.length);
+    if (doubleHashing != null) {
+      long x = doubleHashing.hash(item, offset, length);
+      long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
+      for (int i = 0; i < hashes; i++) {
+        if (!isSet(EnhancedDoubleHashing.reduce(x, bits))) {
+          return false;
+        }
+        x += y;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
+      }
+      return true;
+    }
+    long[] positions = new long[hashes];
+    placement.positions(item, offset, length, positions);
+    for (long position : positions) {
+      if (!isSet(position)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean isSet(long position) {
+    long wordIndex = position >>> 6;
+    long[] segment = segments[(int) (wordIndex >>> segmentShift)];
+    long word = (long) WORDS.getVolatile(segment, (int) (wordIndex & segmentMask));
+    return (word & (1L << position)) != 0;
+  }
+
+  /** Sets one bit; true if this call flipped it from 0 to 1. */
+  private boolean setBit(long position) {
+    long wordIndex = position >>> 6;
+    long[] segment = segments[(int) (wordIndex >>> segmentShift)];
+    int offset = (int) (wordIndex & segmentMask);
+    long mask = 1L << position;
+    if (((long) WORDS.getVolatile(segment, offset) & mask) != 0) {
+      return false;
+    }
+    long previous = (long) WORDS.getAndBitwiseOr(segment, offset, mask);
+    return (previous & mask) == 0;
+  }
+
+  /** The hash protocol that places this filter's bits. */
+  public HashProtocol protocol() {
+    return protocol;
+  }
+
+  /** The protocol seed or domain prefix (a copy); empty for none. */
+  public byte[] seed() {
+    return seed.clone();
+  }
+
+  /** The number of bits m. */
+  public long bitSize() {
+    return bits;
+  }
+
+  /** The number of positions k set per item. */
+  public int hashCount() {
+    return hashes;
+  }
+
+  /** The number of 64-bit words, {@code ceil(m / 64)}. */
+  public long wordCount() {
+    return wordCount;
+  }
+
+  /**
+   * Word {@code index}: bit i of the filter is {@code (word(i >>> 6) >>> (i & 63)) & 1}. Bits of the
+   * last word at or beyond m are always 0.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < wordCount()}
+   */
+  public long word(long index) {
+    Objects.checkIndex(index, wordCount);
+    return (long) WORDS.getVolatile(segments[(int) (index >>> segmentShift)], (int) (index & segmentMask));
+  }
+
+  /**
+   * The number of adds that changed the filter (returned {@code true}), plus the counts of filters
+   * merged in. Re-inserting an item does not count; an item present in two merged filters counts
+   * twice, so after merges this is an upper bound on distinct items added.
+   */
+  public long insertedCount() {
+    return inserted.sum();
+  }
+
+  /** The number of set bits X. */
+  public long bitCount() {
+    return setBits.sum();
+  }
+
+  /** X / m, the share of set bits. */
+  public double fillRatio() {
+    return (double) bitCount() / bits;
+  }
+
+  /**
+   * The current false-positive probability for a non-member, {@code (X/m)^k}: the chance that k
+   * uniform probes all hit set bits.
+   */
+  public double estimatedFpp() {
+    return Math.pow(fillRatio(), hashes);
+  }
+
+  /**
+   * The Swamidass–Baldi estimate of distinct items added, {@code round(-(m/k) ln(1 - X/m))}, or
+   * {@link Long#MAX_VALUE} when every bit is set (saturated: the count is unbounded).
+   */
+  public long estimatedCardinality() {
+    long set = bitCount();
+    if (set >= bits) {
+      return Long.MAX_VALUE;
+    }
+    return Math.round(-((double) bits / hashes) * Math.log1p(-(double) set / bits));
+  }
+
+  /**
+   * The number of items this filter is sized for: the n at which its k is optimal, {@code
+   * floor(m ln2 / k)}. Derived from (m, k) alone, which is all the serialized form records; for a
+   * filter made by {@link #create(long, double)} it is within rounding of the requested number.
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(bits, hashes);
+  }
+
+  /** Whether the estimated cardinality has reached 80% of {@link #capacity()}. */
+  public boolean isNearCapacity() {
+    long estimated = estimatedCardinality();
+    return estimated >= 0.8 * capacity();
+  }
+
+  /**
+   * Whether {@link #mergeFrom} would accept {@code other}: same protocol, seed, m and k, and not this
+   * filter itself.
+   */
+  public boolean isCompatible(BloomFilter other) {
+    Objects.requireNonNull(other, "other");
+    return other != this && incompatibility(other) == null;
+  }
+
+  private IncompatibleFilterException incompatibility(BloomFilter other) {
+    if (other.protocol.id() != protocol.id()) {
+      return new IncompatibleFilterException("hash protocol", protocol.name(), other.protocol.name());
+    }
+    if (!Arrays.equals(seed, other.seed)) {
+      return new IncompatibleFilterException("seed", hex(seed), hex(other.seed));
+    }
+    if (other.bits != bits) {
+      return new IncompatibleFilterException("bit count m", bits, other.bits);
+    }
+    if (other.hashes != hashes) {
+      return new IncompatibleFilterException("hash count k", hashes, other.hashes);
+    }
+    return null;
+  }
+
+  /**
+   * Adds every item of {@code other} to this filter (bitwise OR). Afterwards this filter answers
+   * {@code true} for everything either filter did. {@code other} is unchanged.
+   *
+   * @throws IncompatibleFilterException if protocol, seed, m or k differ; nothing is changed
+   * @throws IllegalArgumentException if {@code other} is this filter
+   */
+  public void mergeFrom(BloomFilter other) {
+    Objects.requireNonNull(other, "other");
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a filter into itself");
+    }
+    IncompatibleFilterException incompatible = incompatibility(other);
+    if (incompatible != null) {
+      throw incompatible;
+    }
+    long newlySet = 0;
+    for (long j = 0; j < wordCount; j++) {
+      long incoming = other.word(j);
+      if (incoming == 0) {
+        continue;
+      }
+      long[] segment = segments[(int) (j >>> segmentShift)];
+      int offset = (int) (j & segmentMask);
+      long previous = (long) WORDS.getAndBitwiseOr(segment, offset, incoming);
+      newlySet += Long.bitCount(incoming & ~previous);
+    }
+    setBits.add(newlySet);
+    inserted.add(other.insertedCount());
+  }
+
+  /** An independent copy with the same parameters, bits and counts. */
+  public BloomFilter copy() {
+    BloomFilter copy = new BloomFilter(protocol, seed, bits, hashes, segmentShift);
+    try {
+      long[] next = {0};
+      copy.fill(() -> word(next[0]++));
+    } catch (IOException e) {
+      throw new AssertionError("reading our own words cannot fail", e);
+    }
+    copy.inserted.add(insertedCount());
+    return copy;
+  }
+
+  /**
+   * The bits packed little-endian, {@code ceil(m / 8)} bytes: bit i is bit {@code i & 7} of byte
+   * {@code i >>> 3}. Bits past m in the last byte are 0.
+   *
+   * @throws IllegalStateException if the filter has more than {@code 2^31 - 9} bytes of bits
+   */
+  public byte[] toPackedBytes() {
+    long byteCount = (bits + 7) >>> 3;
+    if (byteCount > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException(
+          "filter has " + byteCount + " bytes of bits; toPackedBytes is limited to " + (Integer.MAX_VALUE - 8));
+    }
+    byte[] packed = new byte[(int) byteCount];
+    for (int i = 0; i < packed.length; i++) {
+      packed[i] = (byte) (word(i >>> 3) >>> (8 * (i & 7)));
+    }
+    return packed;
+  }
+
+  private static String hex(byte[] bytes) {
+    if (bytes.length == 0) {
+      return "(empty)";
+    }
+    StringBuilder text = new StringBuilder(2 * bytes.length);
+    for (byte b : bytes) {
+      text.append(Character.forDigit((b >>> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return text.toString();
+  }
+
+  @Override
+  public String toString() {
+    return "BloomFilter{protocol=" + protocol.name() + ", m=" + bits + ", k=" + hashes
+        + ", inserted=" + insertedCount() + ", setBits=" + bitCount() + "}";
+  }
+}

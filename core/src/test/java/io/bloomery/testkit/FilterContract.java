@@ -1,0 +1,235 @@
+package io.bloomery.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.bloomery.filter.MembershipFilter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The contract every filter kind honours (DESIGN.md §1), run over every {@link FilterFactory}
+ * constant. Subclass it (an empty {@code class FilterContractTest extends FilterContract {}}) to run
+ * it; capability-dependent tests are skipped for kinds without the capability.
+ */
+public abstract class FilterContract {
+
+  static final long N = 2_000;
+  static final double P = 0.01;
+  static final byte[] SEED = "contract".getBytes(StandardCharsets.UTF_8);
+  static final long KEY_SEED = 20261130L;
+
+  private static List<byte[]> members() {
+    return Keys.urls(KEY_SEED, 0, (int) N);
+  }
+
+  private static List<byte[]> nonMembers(int count) {
+    return Keys.urls(KEY_SEED, N, count);
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void everyAddedItemIsReportedMaybePresent(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    List<byte[]> members = members();
+    members.forEach(filter::add);
+    for (byte[] member : members) {
+      assertThat(filter.mightContain(member)).as("no false negatives").isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void emptyFilterReportsEverythingAbsent(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    for (byte[] key : nonMembers(200)) {
+      assertThat(filter.mightContain(key)).isFalse();
+    }
+    assertThat(filter.mightContain(new byte[0])).isFalse();
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void addReturnsTheOppositeOfAPriorMightContain(FilterFactory factory) {
+    assumeTrue(factory.addReportsChange(), "kind does not promise add's return value");
+    MembershipFilter filter = factory.create(N, P, SEED);
+    List<byte[]> keys = new ArrayList<>(members());
+    keys.addAll(members().subList(0, 100)); // re-inserts
+    for (byte[] key : keys) {
+      boolean before = filter.mightContain(key);
+      assertThat(filter.add(key)).isEqualTo(!before);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void reinsertingChangesNothing(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    List<byte[]> members = members();
+    members.forEach(filter::add);
+    Object state = factory.state(filter);
+    List<byte[]> probes = nonMembers(2_000);
+    List<Boolean> answers = answers(filter, probes);
+    for (byte[] member : members) {
+      boolean changed = filter.add(member);
+      if (factory.addReportsChange()) {
+        assertThat(changed).as("re-insert reports no change").isFalse();
+      }
+    }
+    assertThat(answers(filter, probes)).isEqualTo(answers);
+    if (state != null) {
+      assertThat(factory.state(filter)).isEqualTo(state);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void nullItemsAreRejectedNamingTheArgument(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    assertThatThrownBy(() -> filter.add((byte[]) null)).isInstanceOf(NullPointerException.class).hasMessageContaining("item");
+    assertThatThrownBy(() -> filter.mightContain((byte[]) null)).isInstanceOf(NullPointerException.class).hasMessageContaining("item");
+    assertThatThrownBy(() -> filter.add((CharSequence) null)).isInstanceOf(NullPointerException.class).hasMessageContaining("item");
+    assertThatThrownBy(() -> filter.mightContain((CharSequence) null)).isInstanceOf(NullPointerException.class).hasMessageContaining("item");
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void emptyItemIsAnOrdinaryItem(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    filter.add(new byte[0]);
+    assertThat(filter.mightContain(new byte[0])).isTrue();
+    assertThat(filter.mightContain("")).isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void stringsAreUtf8AndLongsAreLittleEndian(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    filter.add("caf\u00e9");
+    filter.add(0x0102030405060708L);
+    assertThat(filter.mightContain("caf\u00e9".getBytes(StandardCharsets.UTF_8))).isTrue();
+    assertThat(filter.mightContain(new byte[] {8, 7, 6, 5, 4, 3, 2, 1})).isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void compatibleFiltersMergeToTheUnion(FilterFactory factory) {
+    assumeTrue(factory.supportsMerge(), "kind does not merge");
+    MembershipFilter left = factory.create(N, P, SEED);
+    MembershipFilter right = factory.create(N, P, SEED);
+    List<byte[]> members = members();
+    List<byte[]> leftItems = members.subList(0, members.size() / 2);
+    List<byte[]> rightItems = members.subList(members.size() / 2, members.size());
+    leftItems.forEach(left::add);
+    rightItems.forEach(right::add);
+    Object rightState = factory.state(right);
+    factory.merge(left, right);
+    for (byte[] member : members) {
+      assertThat(left.mightContain(member)).isTrue();
+    }
+    if (rightState != null) {
+      assertThat(factory.state(right)).as("merge leaves its source unchanged").isEqualTo(rightState);
+    }
+    MembershipFilter union = factory.create(N, P, SEED);
+    members.forEach(union::add);
+    Object unionState = factory.state(union);
+    if (unionState != null) {
+      assertThat(factory.state(left)).as("merge equals building from the union").isEqualTo(unionState);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void incompatibleMergesAreRefusedAndChangeNothing(FilterFactory factory) {
+    assumeTrue(factory.supportsMerge(), "kind does not merge");
+    MembershipFilter target = factory.create(N, P, SEED);
+    members().subList(0, 100).forEach(target::add);
+    Object before = factory.state(target);
+    List<MembershipFilter> incompatible = new ArrayList<>();
+    incompatible.add(factory.create(2 * N, P, SEED));
+    if (factory.supportsSeed()) {
+      incompatible.add(factory.create(N, P, "another seed".getBytes(StandardCharsets.UTF_8)));
+    }
+    for (MembershipFilter other : incompatible) {
+      members().subList(100, 200).forEach(other::add);
+      assertThatThrownBy(() -> factory.merge(target, other)).isInstanceOf(IllegalArgumentException.class);
+      if (before != null) {
+        assertThat(factory.state(target)).isEqualTo(before);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void deletingSomeMembersKeepsEveryOtherMember(FilterFactory factory) {
+    assumeTrue(factory.supportsDelete(), "kind does not delete");
+    MembershipFilter filter = factory.create(N, P, SEED);
+    List<byte[]> members = members();
+    members.forEach(filter::add);
+    for (byte[] removed : members.subList(0, members.size() / 2)) {
+      assertThat(factory.delete(filter, removed)).isTrue();
+    }
+    for (byte[] kept : members.subList(members.size() / 2, members.size())) {
+      assertThat(filter.mightContain(kept)).isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void serializationRoundTripPreservesEveryAnswer(FilterFactory factory) {
+    assumeTrue(factory.supportsSerialization(), "round trip not implemented for this kind yet");
+    MembershipFilter filter = factory.create(N, P, SEED);
+    members().forEach(filter::add);
+    MembershipFilter copy = factory.roundTrip(filter);
+    assertThat(copy.kind()).isEqualTo(filter.kind());
+    List<byte[]> probes = new ArrayList<>(members());
+    probes.addAll(nonMembers(2_000));
+    assertThat(answers(copy, probes)).isEqualTo(answers(filter, probes));
+    Object state = factory.state(filter);
+    if (state != null) {
+      assertThat(factory.state(copy)).isEqualTo(state);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void concurrentAddsOfDisjointSetsLoseNothing(FilterFactory factory) throws Exception {
+    assumeTrue(factory.threadSafe(), "kind is not thread-safe");
+    MembershipFilter filter = factory.create(N, P, SEED);
+    List<byte[]> members = members();
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int from = t * members.size() / threads;
+        int to = (t + 1) * members.size() / threads;
+        futures.add(pool.submit(() -> members.subList(from, to).forEach(filter::add)));
+      }
+      for (Future<?> future : futures) {
+        future.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    for (byte[] member : members) {
+      assertThat(filter.mightContain(member)).isTrue();
+    }
+  }
+
+  private static List<Boolean> answers(MembershipFilter filter, List<byte[]> probes) {
+    List<Boolean> answers = new ArrayList<>(probes.size());
+    for (byte[] probe : probes) {
+      answers.add(filter.mightContain(probe));
+    }
+    return answers;
+  }
+}
