@@ -1,0 +1,179 @@
+package io.bloomery.format;
+
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of a {@link FilterKind#CLASSIC_BLOOM classic} Bloom filter inside the {@link FilterFormat}
+ * envelope.
+ *
+ * <table>
+ *   <caption>Classic body; W = ceil(m / 64)</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535 and within the protocol's limit</td></tr>
+ *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, ≤ 2<sup>62</sup></td></tr>
+ *   <tr><td>20</td><td>8W</td><td>payload</td><td>W little-endian u64 words, word j = bits 64j..64j+63;
+ *       bits ≥ m are zero</td></tr>
+ * </table>
+ */
+final class ClassicBloomBody {
+  /* The payload is the filter's own word array, streamed: the reader hands words one at a time to
+   * BloomFilter.restore, so a large filter is never held twice. Words are little-endian, which makes
+   * the payload bytes exactly the "little-endian packed bits" of DESIGN.md §3 (bit 0 = LSB of byte 0),
+   * so the sha256-doc-v1 fixture's payload starts with its published packed bits "d291". */
+
+  /** Bytes of the fixed fields before the payload. */
+  static final int FIXED_LENGTH = Long.BYTES + Integer.BYTES + Long.BYTES;
+
+  /** Largest m the format accepts: 2^40 bits (128 GiB of payload). */
+  static final long MAX_BITS = 1L << 40;
+
+  /**
+   * Largest k the format accepts: the widest any shipped protocol allows (xxh3-edh-v1); each
+   * protocol's own check narrows it (255 for the SHA-256 and Guava protocols).
+   */
+  static final int MAX_HASHES = 0xFFFF;
+
+  /**
+   * Largest inserted count the format accepts. Counts add up under merges of many shards, so the
+   * bound is generous, but a value this large can only come from corruption.
+   */
+  static final long MAX_INSERTED = 1L << 62;
+
+  private ClassicBloomBody() {}
+
+  static FilterFormat.BodyWriter writer(BloomFilter filter) {
+    return new FilterFormat.BodyWriter() {
+      @Override
+      public FilterKind kind() {
+        return FilterKind.CLASSIC_BLOOM;
+      }
+
+      @Override
+      public ProtocolId protocol() {
+        return filter.protocol().id();
+      }
+
+      @Override
+      public byte[] seed() {
+        return filter.seed();
+      }
+
+      @Override
+      public long bodyLength() {
+        if (filter.hashCount() < 1 || filter.hashCount() > MAX_HASHES) {
+          throw new IllegalArgumentException(
+              "cannot serialize a classic filter with k = " + filter.hashCount() + ": the format stores 1 <= k <= "
+                  + MAX_HASHES);
+        }
+        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
+      }
+
+      @Override
+      public void writeBody(FormatWriter out) throws IOException {
+        long bits = filter.bitSize();
+        long words = filter.wordCount();
+        out.u64(bits);
+        out.u32(filter.hashCount());
+        out.u64(filter.insertedCount());
+        for (long j = 0; j < words; j++) {
+          long word = filter.word(j);
+          if (j == words - 1) {
+            word &= lastWordMask(bits);
+          }
+          out.word(word);
+        }
+      }
+    };
+  }
+
+  /** The validated fixed fields of a classic body. */
+  private static final class Fields {
+    final long bits;
+    final int hashes;
+    final long inserted;
+    final long words;
+
+    Fields(long bits, int hashes, long inserted) {
+      this.bits = bits;
+      this.hashes = hashes;
+      this.inserted = inserted;
+      this.words = wordCount(bits);
+    }
+  }
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
+    long offset = in.position();
+    long bits = in.u64("bits (m)");
+    if (bits < 1 || bits > MAX_BITS) {
+      throw new FilterFormatException(
+          "bits (m) at offset " + offset + ": expected 1 <= m <= 2^40, found " + Long.toUnsignedString(bits));
+    }
+    long hashes = in.u32("hashes (k)");
+    if (hashes < 1 || hashes > MAX_HASHES) {
+      throw new FilterFormatException(
+          "hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + hashes);
+    }
+    long inserted = in.u64("inserted count");
+    if (inserted < 0 || inserted > MAX_INSERTED) {
+      throw new FilterFormatException(
+          "inserted count at offset " + (offset + 12) + ": expected 0 <= n <= 2^62, found "
+              + Long.toUnsignedString(inserted));
+    }
+    Fields fields = new Fields(bits, (int) hashes, inserted);
+    envelope.requireBodyLength(
+        FIXED_LENGTH + Long.BYTES * fields.words, "m = " + bits + " (20 + 8 x " + fields.words + " words)");
+    return fields;
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    Fields fields = readFields(envelope, in);
+    envelope.checkedProtocol(fields.bits, fields.hashes);
+    parameters.put("bits", fields.bits);
+    parameters.put("hashes", (long) fields.hashes);
+    parameters.put("inserted", fields.inserted);
+  }
+
+  static BloomFilter read(Envelope envelope, FormatReader in) throws IOException {
+    Fields fields = readFields(envelope, in);
+    HashProtocol protocol = envelope.checkedProtocol(fields.bits, fields.hashes);
+    FormatReader.WordStream payload = in.words(fields.words, "payload");
+    long padding = ~lastWordMask(fields.bits);
+    long payloadOffset = in.position();
+    try {
+      return BloomFilter.restore(
+          protocol,
+          envelope.seed(),
+          fields.bits,
+          fields.hashes,
+          fields.inserted,
+          () -> {
+            long word = payload.next();
+            if (payload.wordsLeft() == 0 && (word & padding) != 0) {
+              throw new FilterFormatException(
+                  "payload: expected bits >= m = " + fields.bits + " to be 0 in the last word (at offset "
+                      + (payloadOffset + Long.BYTES * (fields.words - 1)) + "), found "
+                      + Long.bitCount(word & padding) + " set");
+            }
+            return word;
+          });
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("classic filter rejected by BloomFilter.restore: " + e.getMessage(), e);
+    }
+  }
+
+  static long wordCount(long bits) {
+    return (bits + 63) >>> 6;
+  }
+
+  /** Mask of the valid bits of the last payload word for a filter of {@code bits} bits. */
+  static long lastWordMask(long bits) {
+    int used = (int) (bits & 63);
+    return used == 0 ? -1L : (1L << used) - 1;
+  }
+}

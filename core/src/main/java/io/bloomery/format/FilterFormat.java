@@ -1,0 +1,546 @@
+package io.bloomery.format;
+
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.ProtocolId;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Bloomery's one self-describing binary format: every filter kind, one envelope.
+ *
+ * <p>A serialized filter records everything that places a bit (kind, hash protocol, seed and the
+ * kind's parameters), so a reader never has to be told how a file was built, and loading under a
+ * mismatch is impossible. Files are portable across platforms and JDKs (fixed byte order, no Java
+ * serialization) and across Bloomery versions: a format version, once shipped, is read by every later
+ * release.
+ *
+ * <h2>Envelope (format version 1; all integers little-endian)</h2>
+ *
+ * <table>
+ *   <caption>Envelope layout; S is the seed length, B the body length</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>4</td><td>magic</td><td>{@code 42 4C 4D 46} ("BLMF")</td></tr>
+ *   <tr><td>4</td><td>1</td><td>format version</td><td>u8 = 1</td></tr>
+ *   <tr><td>5</td><td>1</td><td>filter kind</td><td>u8, {@link FilterKind#code()}</td></tr>
+ *   <tr><td>6</td><td>1</td><td>hash protocol</td><td>u8, {@link ProtocolId#code()}</td></tr>
+ *   <tr><td>7</td><td>1</td><td>flags</td><td>u8, must be 0 in version 1</td></tr>
+ *   <tr><td>8</td><td>2</td><td>seed length S</td><td>u16, 0..65535 (the protocol may allow less)</td></tr>
+ *   <tr><td>10</td><td>S</td><td>seed</td><td>the protocol's seed / domain prefix</td></tr>
+ *   <tr><td>10+S</td><td>8</td><td>body length B</td><td>u64; must equal what the kind's header implies</td></tr>
+ *   <tr><td>18+S</td><td>B</td><td>body</td><td>the kind's fixed header, then its payload</td></tr>
+ *   <tr><td>18+S+B</td><td>4</td><td>CRC-32C</td><td>u32, Castagnoli CRC of bytes [0, 18+S+B)</td></tr>
+ * </table>
+ *
+ * <h2>Classic Bloom body ({@link FilterKind#CLASSIC_BLOOM})</h2>
+ *
+ * <table>
+ *   <caption>Classic body layout; W = ceil(m / 64)</caption>
+ *   <tr><th>offset in body</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535, and within the protocol's limit</td></tr>
+ *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, adds that changed the filter, ≤ 2<sup>62</sup></td></tr>
+ *   <tr><td>20</td><td>8W</td><td>payload</td><td>W u64 words; bit i is bit (i mod 64) of word
+ *       ⌊i / 64⌋, so bytes read as little-endian packed bits (bit 0 = LSB of byte 0); bits ≥ m are
+ *       0</td></tr>
+ * </table>
+ *
+ * <p>B = 20 + 8W exactly. The layouts of the other kinds' bodies are tabled in {@code docs/FORMAT.md}.
+ *
+ * <h2>What loading checks</h2>
+ *
+ * Every header field is validated before anything is allocated for it: magic, version, kind, protocol
+ * (known here, and accepting the recorded parameters), flags, the seed and body lengths against the
+ * bytes that remain (byte arrays and files) or against a read limit (plain streams), and the kind's
+ * own fields (for example m, k and the body length they imply). The payload is then streamed while
+ * the CRC-32C is computed, and the checksum must match. Byte arrays and files must end exactly at the
+ * checksum. Any failure is a {@link FilterFormatException} whose message says what was expected and
+ * what was found; no other exception escapes for bad bytes.
+ *
+ * <h2>Versioning</h2>
+ *
+ * Kind and protocol codes are frozen and append-only; a new body layout for an existing kind, or any
+ * change to the envelope, means a new format version. A reader rejects versions it does not know
+ * rather than guessing. See {@code docs/FORMAT.md}.
+ *
+ * <p>All methods are static and thread-safe; writing a filter that other threads are adding to
+ * produces a valid file holding at least the bits set before the write began (a rolling snapshot).
+ */
+public final class FilterFormat {
+  /* How a kind plugs in: a package-private *Body class with (a) a writer that reports its protocol,
+   * seed and exact body length before writing, and (b) a reader that validates its fixed fields,
+   * checks the declared body length, then streams its payload through the FormatReader. Dispatch is
+   * the two switch statements below (bodyWriter, readBody) plus describeBody; nothing else changes. */
+
+  /** The format version this build writes. */
+  public static final int FORMAT_VERSION = 1;
+
+  /** The conventional file name extension for this format. */
+  public static final String FILE_EXTENSION = ".blmf";
+
+  /** Magic bytes at offset 0: "BLMF". */
+  static final byte[] MAGIC = {0x42, 0x4C, 0x4D, 0x46};
+
+  /** Bytes before the seed: magic, version, kind, protocol, flags, seed length. */
+  static final int FIXED_PREFIX_LENGTH = 10;
+
+  /** Envelope bytes around seed and body: fixed prefix, body length, checksum. */
+  static final int ENVELOPE_OVERHEAD = FIXED_PREFIX_LENGTH + Long.BYTES + Integer.BYTES;
+
+  private FilterFormat() {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Writing
+
+  /**
+   * Writes {@code filter} to {@code out} in the current format version. The stream is flushed, not
+   * closed.
+   *
+   * @throws IllegalArgumentException if {@code filter} is of a kind this build cannot serialize
+   */
+  public static void write(Object filter, OutputStream out) throws IOException {
+    Objects.requireNonNull(out, "out");
+    BodyWriter body = bodyWriter(filter);
+    FormatWriter writer = new FormatWriter(out);
+    writer.bytes(MAGIC);
+    writer.u8(FORMAT_VERSION);
+    writer.u8(body.kind().code());
+    writer.u8(body.protocol().code());
+    writer.u8(0);
+    byte[] seed = body.seed();
+    if (seed.length > 0xFFFF) {
+      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
+    }
+    writer.u16(seed.length);
+    writer.bytes(seed);
+    long bodyLength = body.bodyLength();
+    writer.u64(bodyLength);
+    long bodyStart = writer.position();
+    body.writeBody(writer);
+    if (writer.position() - bodyStart != bodyLength) {
+      throw new IllegalStateException(
+          body.kind().kindName() + " body wrote " + (writer.position() - bodyStart) + " bytes, declared " + bodyLength);
+    }
+    writer.checksum();
+    writer.flush();
+  }
+
+  /**
+   * Writes {@code filter} to {@code file} atomically: the bytes go to a temporary file in the same
+   * directory, which is forced to disk and then moved over {@code file}, so a crash never leaves a
+   * half-written filter under that name.
+   */
+  public static void write(Object filter, Path file) throws IOException {
+    Objects.requireNonNull(filter, "filter");
+    Path target = file.toAbsolutePath();
+    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    boolean moved = false;
+    try {
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+        write(filter, Channels.newOutputStream(channel));
+        channel.force(true);
+      }
+      try {
+        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      moved = true;
+    } finally {
+      if (!moved) {
+        Files.deleteIfExists(temporary);
+      }
+    }
+  }
+
+  /**
+   * Serializes {@code filter} into a new array.
+   *
+   * @throws IllegalArgumentException if the serialized form would not fit in an array (use {@link
+   *     #write(Object, OutputStream)})
+   */
+  public static byte[] toBytes(Object filter) {
+    long length = serializedLength(filter);
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException(
+          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
+    try {
+      write(filter, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
+    }
+    return out.toByteArray();
+  }
+
+  /** The exact number of bytes {@link #write} produces for {@code filter}. */
+  public static long serializedLength(Object filter) {
+    BodyWriter body = bodyWriter(filter);
+    return envelopeLength(body.seed().length, body.bodyLength());
+  }
+
+  static long envelopeLength(int seedLength, long bodyLength) {
+    return ENVELOPE_OVERHEAD + seedLength + bodyLength;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reading
+
+  /**
+   * Reads one filter from {@code in}, consuming exactly its bytes and no more (what follows the
+   * checksum is left in the stream, so envelopes may be concatenated). The payload is streamed, never
+   * held twice. Because a plain stream's length is unknown, the declared body may be at most {@link
+   * #defaultReadLimit()} bytes; use {@link #read(InputStream, long)} to choose the limit.
+   *
+   * @return the filter, of the class its kind maps to (for example {@link BloomFilter})
+   * @throws FilterFormatException if the bytes are not a valid filter of a kind this build reads
+   * @throws IOException if {@code in} fails
+   */
+  public static Object read(InputStream in) throws FilterFormatException, IOException {
+    return read(in, defaultReadLimit());
+  }
+
+  /**
+   * As {@link #read(InputStream)}, refusing before allocation any body declared larger than
+   * {@code maxBodyBytes}.
+   */
+  public static Object read(InputStream in, long maxBodyBytes) throws FilterFormatException, IOException {
+    Objects.requireNonNull(in, "in");
+    if (maxBodyBytes < 0) {
+      throw new IllegalArgumentException("maxBodyBytes must be >= 0, found " + maxBodyBytes);
+    }
+    return decode(new FormatReader(in, FormatReader.UNKNOWN_LENGTH, maxBodyBytes), null, false);
+  }
+
+  /**
+   * Reads the filter stored in {@code file}, which must hold exactly one envelope (trailing bytes
+   * are rejected). Sizes are checked against the file's length before anything is allocated.
+   */
+  public static Object read(Path file) throws FilterFormatException, IOException {
+    return readFile(file, null);
+  }
+
+  /**
+   * Reads the filter in {@code bytes}, which must hold exactly one envelope (trailing bytes are
+   * rejected).
+   *
+   * @throws FilterFormatException if the bytes are not a valid filter of a kind this build reads
+   */
+  public static Object fromBytes(byte[] bytes) throws FilterFormatException {
+    return fromBytes(bytes, null);
+  }
+
+  /** Reads a classic Bloom filter from a stream, as {@link #read(InputStream)}. */
+  public static BloomFilter readBloom(InputStream in) throws FilterFormatException, IOException {
+    Objects.requireNonNull(in, "in");
+    return (BloomFilter)
+        decode(new FormatReader(in, FormatReader.UNKNOWN_LENGTH, defaultReadLimit()), FilterKind.CLASSIC_BLOOM, false);
+  }
+
+  /** Reads a classic Bloom filter from an array holding exactly one envelope. */
+  public static BloomFilter readBloom(byte[] bytes) throws FilterFormatException {
+    return (BloomFilter) fromBytes(bytes, FilterKind.CLASSIC_BLOOM);
+  }
+
+  /** Reads a classic Bloom filter from a file holding exactly one envelope. */
+  public static BloomFilter readBloom(Path file) throws FilterFormatException, IOException {
+    return (BloomFilter) readFile(file, FilterKind.CLASSIC_BLOOM);
+  }
+
+  /**
+   * The largest body {@link #read(InputStream)} accepts from a stream of unknown length: the JVM's
+   * maximum heap, so a hostile header declaring a huge filter is refused with a clear error instead
+   * of exhausting memory.
+   */
+  public static long defaultReadLimit() {
+    return Runtime.getRuntime().maxMemory();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Describing
+
+  /**
+   * Reads and validates the header of the filter at the start of {@code in} (envelope plus the
+   * kind's fixed fields) without reading its payload or verifying its checksum. Consumes only the
+   * header bytes.
+   */
+  public static FilterHeader describe(InputStream in) throws FilterFormatException, IOException {
+    Objects.requireNonNull(in, "in");
+    return describe(new FormatReader(in, FormatReader.UNKNOWN_LENGTH, Long.MAX_VALUE), false);
+  }
+
+  /** Describes the filter in {@code bytes}; the declared lengths must match the array exactly. */
+  public static FilterHeader describe(byte[] bytes) throws FilterFormatException {
+    Objects.requireNonNull(bytes, "bytes");
+    try {
+      return describe(new FormatReader(new ByteArrayInputStream(bytes), bytes.length, bytes.length), true);
+    } catch (FilterFormatException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
+    }
+  }
+
+  /** Describes the filter in {@code file}; the declared lengths must match the file exactly. */
+  public static FilterHeader describe(Path file) throws FilterFormatException, IOException {
+    long size = Files.size(file);
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 4096)) {
+      return describe(new FormatReader(in, size, size), true);
+    } catch (FilterFormatException e) {
+      throw withSource(e, file);
+    }
+  }
+
+  private static FilterHeader describe(FormatReader reader, boolean wholeSource) throws IOException {
+    try {
+      Envelope envelope = readEnvelope(reader, null, wholeSource);
+      Map<String, Long> parameters = new LinkedHashMap<>();
+      describeBody(envelope, reader, parameters);
+      return new FilterHeader(
+          envelope.formatVersion, envelope.kind, envelope.protocolId, envelope.seed(), envelope.bodyLength, parameters);
+    } catch (RuntimeException e) {
+      throw malformed(e);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Dispatch by kind: add a case for a new kind in each of the three switches.
+
+  /** What the envelope needs from a kind's body to write it. */
+  interface BodyWriter {
+    FilterKind kind();
+
+    ProtocolId protocol();
+
+    byte[] seed();
+
+    /** Exact number of body bytes {@link #writeBody} will write. */
+    long bodyLength();
+
+    void writeBody(FormatWriter out) throws IOException;
+  }
+
+  private static BodyWriter bodyWriter(Object filter) {
+    Objects.requireNonNull(filter, "filter");
+    FilterKind kind = kindOf(filter);
+    switch (kind) {
+      case CLASSIC_BLOOM:
+        return ClassicBloomBody.writer(as(BloomFilter.class, filter, kind));
+      default:
+        throw new IllegalArgumentException(
+            "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
+                + "): this build has no body for kind " + kind.code());
+    }
+  }
+
+  private static Object readBody(Envelope envelope, FormatReader reader) throws IOException {
+    switch (envelope.kind) {
+      case CLASSIC_BLOOM:
+        return ClassicBloomBody.read(envelope, reader);
+      default:
+        throw unsupportedKind(envelope.kind);
+    }
+  }
+
+  private static void describeBody(Envelope envelope, FormatReader reader, Map<String, Long> parameters)
+      throws IOException {
+    switch (envelope.kind) {
+      case CLASSIC_BLOOM:
+        ClassicBloomBody.describe(envelope, reader, parameters);
+        break;
+      default:
+        // The envelope is valid; this build cannot interpret the body, so it reports no parameters.
+        break;
+    }
+  }
+
+  private static FilterKind kindOf(Object filter) {
+    if (filter instanceof MembershipFilter) {
+      return ((MembershipFilter) filter).kind();
+    }
+    throw new IllegalArgumentException(
+        "cannot serialize " + filter.getClass().getName() + ": not a filter kind this format knows");
+  }
+
+  private static <T> T as(Class<T> type, Object filter, FilterKind kind) {
+    if (!type.isInstance(filter)) {
+      throw new IllegalArgumentException(
+          "cannot serialize " + filter.getClass().getName() + " as kind '" + kind.kindName() + "': expected a "
+              + type.getName());
+    }
+    return type.cast(filter);
+  }
+
+  private static FilterFormatException unsupportedKind(FilterKind kind) {
+    return new FilterFormatException(
+        "filter kind: expected a kind this build reads (" + FilterKind.CLASSIC_BLOOM.code() + " '"
+            + FilterKind.CLASSIC_BLOOM.kindName() + "'), found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but not supported by this build");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The envelope
+
+  private static Object fromBytes(byte[] bytes, FilterKind expectedKind) throws FilterFormatException {
+    Objects.requireNonNull(bytes, "bytes");
+    try {
+      return decode(new FormatReader(new ByteArrayInputStream(bytes), bytes.length, bytes.length), expectedKind, true);
+    } catch (FilterFormatException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
+    }
+  }
+
+  private static Object readFile(Path file, FilterKind expectedKind) throws IOException {
+    long size = Files.size(file);
+    try (InputStream in = Files.newInputStream(file)) {
+      return decode(new FormatReader(in, size, size), expectedKind, true);
+    } catch (FilterFormatException e) {
+      throw withSource(e, file);
+    }
+  }
+
+  private static FilterFormatException withSource(FilterFormatException e, Path file) {
+    return new FilterFormatException(file + ": " + e.getMessage(), e);
+  }
+
+  /**
+   * Decodes one envelope. {@code wholeSource}: the reader's length is exactly one envelope (arrays and
+   * files), so the declared lengths must match it and nothing may follow the checksum.
+   */
+  private static Object decode(FormatReader reader, FilterKind expectedKind, boolean wholeSource) throws IOException {
+    try {
+      Envelope envelope = readEnvelope(reader, expectedKind, wholeSource);
+      long bodyEnd = envelope.bodyOffset + envelope.bodyLength;
+      Object filter = readBody(envelope, reader);
+      if (reader.position() != bodyEnd) {
+        throw new IllegalStateException(
+            envelope.kind.kindName() + " body consumed up to offset " + reader.position() + ", declared end " + bodyEnd);
+      }
+      reader.verifyChecksum();
+      reader.requireEnd();
+      return filter;
+    } catch (RuntimeException e) {
+      throw malformed(e);
+    }
+  }
+
+  private static FilterFormatException malformed(RuntimeException e) {
+    return new FilterFormatException("malformed filter: " + e, e);
+  }
+
+  /** Reads and validates everything before the body. */
+  private static Envelope readEnvelope(FormatReader reader, FilterKind expectedKind, boolean wholeSource)
+      throws IOException {
+    byte[] magic = new byte[MAGIC.length];
+    for (int i = 0; i < magic.length; i++) {
+      try {
+        magic[i] = (byte) reader.u8("magic");
+      } catch (FilterFormatException e) {
+        throw new FilterFormatException(
+            "truncated: expected magic " + hex(MAGIC) + " (\"BLMF\") at offset 0, found end of input after " + i
+                + " bytes" + (i == 0 ? " (empty input)" : ""),
+            e);
+      }
+      if (magic[i] != MAGIC[i]) {
+        throw new FilterFormatException(
+            "not a Bloomery filter: expected magic " + hex(MAGIC) + " (\"BLMF\") at offset 0, found "
+                + hex(Arrays.copyOf(magic, i + 1)) + (i + 1 < MAGIC.length ? " …" : ""));
+      }
+    }
+    int version = reader.u8("format version");
+    if (version != FORMAT_VERSION) {
+      throw new FilterFormatException(
+          "format version at offset 4: expected " + FORMAT_VERSION + ", found " + version
+              + (version > FORMAT_VERSION ? " (written by a newer Bloomery; upgrade to read it)" : ""));
+    }
+    int kindCode = reader.u8("filter kind");
+    FilterKind kind;
+    try {
+      kind = FilterKind.ofCode(kindCode);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException(
+          "filter kind at offset 5: expected one of " + kindCodes() + ", found " + kindCode, e);
+    }
+    if (expectedKind != null && kind != expectedKind) {
+      throw new FilterFormatException(
+          "filter kind at offset 5: expected " + expectedKind.code() + " '" + expectedKind.kindName() + "', found "
+              + kind.code() + " '" + kind.kindName() + "'");
+    }
+    int protocolCode = reader.u8("hash protocol");
+    ProtocolId protocol;
+    try {
+      protocol = ProtocolId.ofCode(protocolCode);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException(
+          "hash protocol at offset 6: expected one of " + protocolCodes() + ", found " + protocolCode, e);
+    }
+    int flags = reader.u8("flags");
+    if (flags != 0) {
+      throw new FilterFormatException(
+          String.format(Locale.ROOT, "flags at offset 7: expected 0x00 in format version 1, found 0x%02x", flags));
+    }
+    int seedLength = reader.u16("seed length");
+    byte[] seed = reader.bytes(seedLength, "seed");
+    long bodyLengthOffset = reader.position();
+    long bodyLength = reader.u64("body length");
+    if (bodyLength < 0) {
+      throw new FilterFormatException(
+          "body length at offset " + bodyLengthOffset + ": expected at most 2^63 - 1, found "
+              + Long.toUnsignedString(bodyLength));
+    }
+    if (wholeSource && bodyLength != reader.remaining() - Integer.BYTES) {
+      long available = reader.remaining() - Integer.BYTES;
+      throw new FilterFormatException(
+          (bodyLength > available ? "truncated" : "trailing bytes") + ": body length at offset " + bodyLengthOffset
+              + " declares " + bodyLength + " bytes, expected " + Math.max(available, 0)
+              + " (the input's remaining bytes less the 4-byte checksum)");
+    }
+    reader.requireAvailable(bodyLength, "body");
+    return new Envelope(version, kind, protocol, seed, bodyLength, reader.position());
+  }
+
+  private static String kindCodes() {
+    StringBuilder codes = new StringBuilder();
+    for (FilterKind kind : FilterKind.values()) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
+    }
+    return codes.toString();
+  }
+
+  private static String protocolCodes() {
+    StringBuilder codes = new StringBuilder();
+    for (ProtocolId id : ProtocolId.values()) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    }
+    return codes.toString();
+  }
+
+  static String hex(byte[] bytes) {
+    StringBuilder out = new StringBuilder();
+    for (byte b : bytes) {
+      out.append(out.length() == 0 ? "" : " ").append(String.format(Locale.ROOT, "%02x", b & 0xFF));
+    }
+    return out.toString();
+  }
+}

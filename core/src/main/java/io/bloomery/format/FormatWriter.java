@@ -1,0 +1,128 @@
+package io.bloomery.format;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * The writing counterpart of {@link FormatReader}: buffered fixed-width fields in one byte order,
+ * with a running CRC-32C over every byte written, shared by every kind's body.
+ *
+ * <p>Nothing reaches the underlying stream before {@link #flush()} or a full buffer; the writer never
+ * closes the stream. Not thread-safe; one writer per encode.
+ */
+final class FormatWriter {
+  private static final int BUFFER = 1 << 16;
+  private static final VarHandle LITTLE_ENDIAN_LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle BIG_ENDIAN_LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+  private final OutputStream out;
+  private final boolean bigEndian;
+  private final CRC32C crc = new CRC32C();
+  private final byte[] buffer = new byte[BUFFER];
+  private int used;
+  private int checksummed;
+  private long written;
+
+  FormatWriter(OutputStream out) {
+    this(out, ByteOrder.LITTLE_ENDIAN);
+  }
+
+  FormatWriter(OutputStream out, ByteOrder order) {
+    this.out = out;
+    this.bigEndian = order == ByteOrder.BIG_ENDIAN;
+  }
+
+  /** Bytes written so far (buffered or not). */
+  long position() {
+    return written;
+  }
+
+  /** The CRC-32C of every byte written so far. */
+  int checksumSoFar() {
+    crcPending();
+    return (int) crc.getValue();
+  }
+
+  void u8(int value) throws IOException {
+    ensure(1);
+    buffer[used++] = (byte) value;
+    written++;
+  }
+
+  void u16(int value) throws IOException {
+    put(value, 2);
+  }
+
+  void u32(long value) throws IOException {
+    put(value, 4);
+  }
+
+  void u64(long value) throws IOException {
+    put(value, 8);
+  }
+
+  /** One 64-bit word of a payload, in this writer's byte order. */
+  void word(long value) throws IOException {
+    ensure(Long.BYTES);
+    (bigEndian ? BIG_ENDIAN_LONGS : LITTLE_ENDIAN_LONGS).set(buffer, used, value);
+    used += Long.BYTES;
+    written += Long.BYTES;
+  }
+
+  void bytes(byte[] bytes) throws IOException {
+    for (int done = 0; done < bytes.length; ) {
+      ensure(1);
+      int n = Math.min(bytes.length - done, buffer.length - used);
+      System.arraycopy(bytes, done, buffer, used, n);
+      used += n;
+      done += n;
+      written += n;
+    }
+  }
+
+  /** Appends the CRC-32C of everything written so far (the envelope's last field). */
+  void checksum() throws IOException {
+    u32(checksumSoFar() & 0xFFFF_FFFFL);
+  }
+
+  /** Hands every buffered byte to the stream and flushes it. */
+  void flush() throws IOException {
+    drain();
+    out.flush();
+  }
+
+  private void put(long value, int length) throws IOException {
+    ensure(length);
+    for (int i = 0; i < length; i++) {
+      int shift = 8 * (bigEndian ? length - 1 - i : i);
+      buffer[used + i] = (byte) (value >>> shift);
+    }
+    used += length;
+    written += length;
+  }
+
+  private void ensure(int bytes) throws IOException {
+    if (buffer.length - used < bytes) {
+      drain();
+    }
+  }
+
+  /** Feeds buffered bytes not yet checksummed to the CRC. */
+  private void crcPending() {
+    crc.update(buffer, checksummed, used - checksummed);
+    checksummed = used;
+  }
+
+  private void drain() throws IOException {
+    crcPending();
+    out.write(buffer, 0, used);
+    used = 0;
+    checksummed = 0;
+  }
+}
