@@ -1,0 +1,128 @@
+package io.bloomery.cli;
+
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Objects;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code bloomery} command: plan, build, query, inspect and merge filter files, and run the crawler
+ * demo.
+ *
+ * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_FAILURE} failure (bad data, unreadable or
+ * corrupt files, incompatible filters, a false negative), {@value #EXIT_USAGE} usage (unknown options,
+ * bad numbers, contradictory options). Errors are one line on stderr; {@code --verbose} adds the stack
+ * trace.
+ */
+@Command(
+    name = "bloomery",
+    mixinStandardHelpOptions = true,
+    versionProvider = BloomeryCommand.Version.class,
+    description = {
+      "Approximate-membership filters that are honest about what a \"maybe\" means:",
+      "'absent' is definite, 'maybe' means: go and check the authoritative store."
+    },
+    subcommands = {
+      PlanCommand.class,
+      BuildCommand.class,
+      QueryCommand.class,
+      InfoCommand.class,
+      MergeCommand.class,
+      DemoCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:success",
+      "1:failure (bad data, unreadable or corrupt file, incompatible filters, a false negative)",
+      "2:usage (unknown option, bad number, contradictory options)"
+    })
+public final class BloomeryCommand implements Runnable {
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_FAILURE = 1;
+  public static final int EXIT_USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "On errors, print the stack trace as well as the one-line message.")
+  boolean verbose;
+
+  private final InputStream stdin;
+  private final boolean terminal;
+
+  /** A command reading the process's stdin; progress bars only when stderr is a terminal. */
+  public BloomeryCommand() {
+    this(System.in, Terminal.isInteractive());
+  }
+
+  /**
+   * A command with its own standard input, for embedding and tests.
+   *
+   * @param terminal whether progress bars may be drawn on stderr
+   */
+  public BloomeryCommand(InputStream stdin, boolean terminal) {
+    this.stdin = Objects.requireNonNull(stdin, "stdin");
+    this.terminal = terminal;
+  }
+
+  public static void main(String[] args) {
+    System.exit(newCommandLine(new BloomeryCommand()).execute(args));
+  }
+
+  /** Wires exit codes and the one-line error handlers around {@code command}. */
+  public static CommandLine newCommandLine(BloomeryCommand command) {
+    CommandLine commandLine = new CommandLine(command);
+    commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+    commandLine.setExitCodeExceptionMapper(CliErrors::exitCode);
+    commandLine.setExecutionExceptionHandler(CliErrors::handleExecutionException);
+    commandLine.setParameterExceptionHandler(CliErrors::handleParameterException);
+    return commandLine;
+  }
+
+  /** Standard input, as given to this command ("-" for {@code --input}). */
+  InputStream stdin() {
+    return stdin;
+  }
+
+  /** Whether stderr is an interactive terminal (progress bars are drawn only then). */
+  boolean terminal() {
+    return terminal;
+  }
+
+  boolean verbose() {
+    return verbose;
+  }
+
+  PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  PrintWriter err() {
+    return spec.commandLine().getErr();
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(out());
+  }
+
+  /** The version from the jar manifest, else "development build". */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = BloomeryCommand.class.getPackage().getImplementationVersion();
+      return new String[] {
+        "bloomery " + (version == null ? "(development build)" : version),
+        "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"
+      };
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package io.bloomery.cli;
+
+import io.bloomery.filter.BloomFilter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code bloomery build}: a classic Bloom filter file from one item per line. */
+@Command(
+    name = "build",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Build a classic Bloom filter from one item per line and write it atomically",
+      "(temporary file, fsync, rename: a failure never leaves a half-written OUTPUT).",
+      "",
+      "Items: the bytes of each line exactly as in the file (UTF-8 text is not decoded,",
+      "trimmed or normalised). Lines end at \\n; a \\r right before it is dropped, so",
+      "\\r\\n files read the same. An empty line is the empty item; the last line needs",
+      "no line end. With --hex each line is the item's bytes in hex.",
+      ""
+    })
+final class BuildCommand implements java.util.concurrent.Callable<Integer> {
+  @ParentCommand BloomeryCommand root;
+
+  @Option(names = "--input", required = true, paramLabel = "FILE|-",
+      description = "Items, one per line; - reads standard input.")
+  String input;
+
+  @Option(names = "--output", required = true, paramLabel = "FILE", description = "The filter file to write.")
+  Path output;
+
+  @Mixin FilterShapeOptions shape;
+
+  @Option(names = "--hex", description = "Each input line is the item's bytes in hex (e.g. 0041).")
+  boolean hex;
+
+  @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "bloomery (default) or guava (Guava's BloomFilter.writeTo; protocol guava-murmur128-mitz64, no seed).")
+  FileFormat outputFormat;
+
+  @Override
+  public Integer call() throws IOException {
+    BloomFilter filter = shape.newFilter(outputFormat);
+    PrintWriter err = root.err();
+    long[] changed = {0};
+    long items;
+    try (ItemInput in = ItemInput.open(input, root.stdin());
+        ProgressBar progress = new ProgressBar(err, root.terminal(), "reading",
+            in.size(), in.size() >= 0 ? "bytes" : "items")) {
+      items = in.forEach(hex, (line, bytes, offset, length) -> {
+        try {
+          if (filter.add(bytes, offset, length)) {
+            changed[0]++;
+          }
+        } catch (IllegalArgumentException e) {
+          throw CliException.failure(in.name() + " line " + line + ": " + e.getMessage(), e);
+        }
+        progress.update(in.size() >= 0 ? in.bytesRead() : line);
+      });
+    }
+    long fileBytes = FilterFiles.write(output, filter, outputFormat);
+    PrintWriter out = root.out();
+    out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s bits, %d hashes, protocol %s, seed %s%n",
+        output, outputFormat.name().toLowerCase(Locale.ROOT), Units.grouped(filter.bitSize()), filter.hashCount(), filter.protocol().name(),
+        filter.seed().length == 0 ? "(empty)" : Hex.encode(filter.seed()));
+    out.printf(Locale.ROOT, "  %s items read, %s changed the filter; fill %.2f%%, estimated false-positive rate %s; %s%n",
+        Units.grouped(items), Units.grouped(changed[0]), filter.fillRatio() * 100,
+        Units.probability(filter.estimatedFpp()), Units.bytes(fileBytes));
+    out.flush();
+    if (filter.isNearCapacity()) {
+      err.printf(Locale.ROOT,
+          "warning: the filter is at %.0f%% of its capacity (%s items at its design rate); false positives climb from here. Build a larger one.%n",
+          100.0 * filter.insertedCount() / Math.max(1, filter.capacity()), Units.grouped(filter.capacity()));
+      err.flush();
+    }
+    return BloomeryCommand.EXIT_OK;
+  }
+}

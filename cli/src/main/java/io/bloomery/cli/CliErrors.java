@@ -1,0 +1,92 @@
+package io.bloomery.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * Turns exceptions into the CLI's promise: one clear line on stderr, exit 1 for failures and 2 for
+ * usage errors, and a stack trace only with {@code --verbose}.
+ */
+final class CliErrors {
+  private CliErrors() {}
+
+  static int exitCode(Throwable exception) {
+    if (exception instanceof CliException cli) {
+      return cli.exitCode();
+    }
+    if (exception instanceof ParameterException) {
+      return BloomeryCommand.EXIT_USAGE;
+    }
+    return BloomeryCommand.EXIT_FAILURE;
+  }
+
+  static int handleExecutionException(
+      Exception exception, CommandLine commandLine, ParseResult parseResult) {
+    PrintWriter err = commandLine.getErr();
+    err.println(prefix(commandLine) + describe(exception));
+    if (isVerbose(parseResult)) {
+      exception.printStackTrace(err);
+    } else if (!(exception instanceof CliException) && !isExpected(exception)) {
+      err.println("(run with --verbose for the stack trace)");
+    }
+    err.flush();
+    return exitCode(exception);
+  }
+
+  static int handleParameterException(ParameterException exception, String[] args) {
+    CommandLine commandLine = exception.getCommandLine();
+    PrintWriter err = commandLine.getErr();
+    err.println(prefix(commandLine) + exception.getMessage());
+    UnmatchedArgumentException.printSuggestions(exception, err);
+    err.println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
+    err.flush();
+    return BloomeryCommand.EXIT_USAGE;
+  }
+
+  /** A one-line description of {@code exception} for a user, naming files where there are any. */
+  static String describe(Throwable exception) {
+    Throwable e = exception instanceof UncheckedIOException unchecked ? unchecked.getCause() : exception;
+    if (e instanceof CliException) {
+      return e.getMessage();
+    }
+    if (e instanceof NoSuchFileException missing) {
+      return "no such file: " + missing.getFile();
+    }
+    if (e instanceof AccessDeniedException denied) {
+      return "permission denied: " + denied.getFile();
+    }
+    if (e instanceof FileSystemException fs) {
+      return fs.getFile() + ": " + (fs.getReason() == null ? e.getClass().getSimpleName() : fs.getReason());
+    }
+    if (e instanceof OutOfMemoryError) {
+      return "out of memory; give the JVM more heap (BLOOMERY_JAVA_OPTS=-Xmx…)";
+    }
+    String message = e.getMessage();
+    if (e instanceof IOException || e instanceof IllegalArgumentException) {
+      return message == null ? e.getClass().getSimpleName() : message;
+    }
+    return e.getClass().getName() + (message == null ? "" : ": " + message);
+  }
+
+  private static boolean isExpected(Throwable exception) {
+    return exception instanceof IOException
+        || exception instanceof UncheckedIOException
+        || exception instanceof IllegalArgumentException;
+  }
+
+  private static String prefix(CommandLine commandLine) {
+    return commandLine.getCommandSpec().qualifiedName() + ": ";
+  }
+
+  private static boolean isVerbose(ParseResult parseResult) {
+    return parseResult != null && parseResult.originalArgs().contains("--verbose");
+  }
+}

@@ -1,0 +1,124 @@
+package io.bloomery.cli;
+
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
+import io.bloomery.hash.Protocols;
+import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.Plan;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Option;
+
+/**
+ * The options that fix what places a bit in a new classic filter: its size (planned from N and P, or
+ * given as m and k), the hash protocol and the seed. Shared by {@code build}; a mixin so other
+ * commands that create filters can reuse it.
+ */
+final class FilterShapeOptions {
+
+  @ArgGroup(exclusive = true, multiplicity = "1", heading = "Size (one of):%n")
+  Size size;
+
+  @Option(names = "--protocol", paramLabel = "NAME",
+      description = "Hash protocol: xxh3-edh-v1 (the default), sha256-doc-v1, sha256-index8, sha256-index16,"
+          + " guava-murmur128-mitz64 (the default with --output-format guava).")
+  String protocol;
+
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
+  Seed seed;
+
+  static final class Size {
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    Planned planned;
+
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    Explicit explicit;
+  }
+
+  static final class Planned {
+    @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
+        description = "Plan for N distinct items (with --fpp).")
+    long expected;
+
+    @Option(names = "--fpp", required = true, paramLabel = "P", converter = ProbabilityConverter.class,
+        description = "Target false-positive rate in (0, 1), e.g. 0.01 or 1%%.")
+    double fpp;
+  }
+
+  static final class Explicit {
+    @Option(names = "--bits", required = true, paramLabel = "M", converter = CountConverter.class,
+        description = "Exactly M bits (with --hashes).")
+    long bits;
+
+    @Option(names = "--hashes", required = true, paramLabel = "K", description = "Exactly K hash positions per item.")
+    int hashes;
+  }
+
+  static final class Seed {
+    @Option(names = "--seed", paramLabel = "TEXT",
+        description = "Seed (domain prefix) as UTF-8 text. Default: empty, so filters built from the same input can be merged.")
+    String text;
+
+    @Option(names = "--seed-hex", paramLabel = "HEX", description = "Seed as hex bytes, e.g. 6c6162.")
+    String hex;
+  }
+
+  /**
+   * The protocol named by {@code --protocol}, else the default for the output format; an unknown name
+   * is a usage error listing the known ones.
+   */
+  HashProtocol hashProtocol(FileFormat outputFormat) {
+    if (protocol == null) {
+      return outputFormat == FileFormat.GUAVA
+          ? Protocols.of(ProtocolId.GUAVA_MURMUR128_MITZ64)
+          : Protocols.defaultProtocol();
+    }
+    try {
+      return Protocols.byName(protocol);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage("--protocol: " + e.getMessage(), e);
+    }
+  }
+
+  byte[] seedBytes() {
+    if (seed == null) {
+      return new byte[0];
+    }
+    if (seed.hex != null) {
+      return Hex.decodeOption("--seed-hex", seed.hex);
+    }
+    return seed.text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * An empty filter with these options; parameters the protocol cannot express are a usage error. A
+   * planned size for Guava's protocol is rounded up to whole 64-bit words, as Guava itself does.
+   */
+  BloomFilter newFilter(FileFormat outputFormat) {
+    HashProtocol hashProtocol = hashProtocol(outputFormat);
+    byte[] seedBytes = seedBytes();
+    if (outputFormat == FileFormat.GUAVA && hashProtocol.id() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
+      throw CliException.usage("--output-format guava needs --protocol "
+          + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + " (Guava's file records no protocol)");
+    }
+    long bits;
+    int hashes;
+    try {
+      if (size.planned != null) {
+        Plan plan = BloomMath.plan(size.planned.expected, size.planned.fpp);
+        bits = plan.bits();
+        if (hashProtocol.id() == ProtocolId.GUAVA_MURMUR128_MITZ64) {
+          bits = Math.ceilDiv(bits, Long.SIZE) * Long.SIZE;
+        }
+        hashes = plan.hashes();
+      } else {
+        bits = size.explicit.bits;
+        hashes = size.explicit.hashes;
+      }
+      return BloomFilter.create(hashProtocol, seedBytes, bits, hashes);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage(), e);
+    }
+  }
+}

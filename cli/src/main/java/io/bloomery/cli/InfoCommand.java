@@ -1,0 +1,108 @@
+package io.bloomery.cli;
+
+import io.bloomery.filter.BloomFilter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code bloomery info}: what a filter file holds and how full it is. */
+@Command(
+    name = "info",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show a filter file's parameters (kind, protocol, seed, bits, hashes) and state:",
+      "inserted count, fill ratio, the false-positive rate estimated from the fill,",
+      "the estimated number of distinct items (Swamidass-Baldi), capacity at the design rate",
+      "and whether it is near capacity (>= 80%%). Filters of at most 4096 bits also show",
+      "their packed bits (little-endian: bit 0 is the low bit of byte 0)."
+    })
+final class InfoCommand implements Callable<Integer> {
+  @ParentCommand BloomeryCommand root;
+
+  @Parameters(index = "0", paramLabel = "FILTER", description = "A filter file.")
+  Path filterPath;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of the filter file: bloomery (default) or guava (a Guava BloomFilter.writeTo file).")
+  FileFormat format;
+
+  @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
+  boolean json;
+
+  @Override
+  public Integer call() throws IOException {
+    Object filter = FilterFiles.read(filterPath, format);
+    long fileBytes = Files.size(filterPath);
+    PrintWriter out = root.out();
+    if (!(filter instanceof BloomFilter bloom)) {
+      if (json) {
+        new JsonWriter(out).beginObject()
+            .field("kind", FilterFiles.kindName(filter))
+            .field("file_bytes", fileBytes)
+            .endObject().finish();
+      } else {
+        out.printf(Locale.ROOT, "%s: a %s filter, %s%n", filterPath, FilterFiles.kindName(filter), Units.bytes(fileBytes));
+        out.flush();
+      }
+      return BloomeryCommand.EXIT_OK;
+    }
+    String seedHex = Hex.encode(bloom.seed());
+    String packedHex = bloom.bitSize() <= PackedBits.MAX_BITS_SHOWN ? Hex.encode(PackedBits.bytes(bloom)) : null;
+    if (json) {
+      JsonWriter w = new JsonWriter(out).beginObject();
+      w.field("file", filterPath.toString())
+          .field("format", format.name().toLowerCase(Locale.ROOT))
+          .field("kind", bloom.kind().kindName())
+          .field("protocol", bloom.protocol().name())
+          .field("seed_hex", seedHex)
+          .field("bits", bloom.bitSize())
+          .field("hashes", bloom.hashCount())
+          .field("inserted", bloom.insertedCount())
+          .field("set_bits", bloom.bitCount())
+          .field("fill_ratio", bloom.fillRatio())
+          .field("estimated_fpp", bloom.estimatedFpp())
+          .field("estimated_cardinality", bloom.estimatedCardinality())
+          .field("capacity", bloom.capacity())
+          .field("near_capacity", bloom.isNearCapacity())
+          .field("bitmap_bytes", PackedBits.byteCount(bloom))
+          .field("file_bytes", fileBytes)
+          .field("packed_bits_sha256", PackedBits.sha256Hex(bloom));
+      if (packedHex != null) {
+        w.field("packed_bits_hex", packedHex);
+      }
+      w.endObject().finish();
+      return BloomeryCommand.EXIT_OK;
+    }
+    out.printf(Locale.ROOT, "%s%n", filterPath);
+    row(out, "kind", bloom.kind().kindName() + " (" + (format == FileFormat.GUAVA ? "Guava writeTo" : "Bloomery") + " format)");
+    row(out, "protocol", bloom.protocol().name());
+    row(out, "seed", seedHex.isEmpty() ? "(empty)" : seedHex);
+    row(out, "bits (m)", Units.grouped(bloom.bitSize()));
+    row(out, "hashes (k)", Integer.toString(bloom.hashCount()));
+    row(out, "inserted", Units.grouped(bloom.insertedCount()) + " (adds that changed the filter)");
+    row(out, "set bits", Units.grouped(bloom.bitCount()));
+    row(out, "fill ratio", String.format(Locale.ROOT, "%.4f", bloom.fillRatio()));
+    row(out, "estimated fpp", Units.probability(bloom.estimatedFpp()) + " (from the fill ratio)");
+    row(out, "est. distinct", Units.grouped(bloom.estimatedCardinality()) + " (Swamidass-Baldi)");
+    row(out, "capacity", Units.grouped(bloom.capacity()) + (bloom.isNearCapacity() ? "  NEAR CAPACITY (>= 80%)" : ""));
+    row(out, "bitmap", Units.bytes(PackedBits.byteCount(bloom)));
+    row(out, "file", Units.bytes(fileBytes));
+    row(out, "bits sha256", PackedBits.sha256Hex(bloom));
+    if (packedHex != null) {
+      row(out, "packed bits", packedHex);
+    }
+    out.flush();
+    return BloomeryCommand.EXIT_OK;
+  }
+
+  private static void row(PrintWriter out, String name, String value) {
+    out.printf(Locale.ROOT, "  %-14s %s%n", name, value);
+  }
+}

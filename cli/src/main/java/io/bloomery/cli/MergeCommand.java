@@ -1,0 +1,61 @@
+package io.bloomery.cli;
+
+import io.bloomery.filter.BloomFilter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code bloomery merge}: the union of filters built with identical parameters. */
+@Command(
+    name = "merge",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Write the union of two or more classic filters: the same as building one filter",
+      "from all their items. Refused (exit 1) unless every parameter that places a bit",
+      "matches: protocol, seed, bits and hashes. OUTPUT is written atomically."
+    })
+final class MergeCommand implements Callable<Integer> {
+  @ParentCommand BloomeryCommand root;
+
+  @Parameters(arity = "2..*", paramLabel = "FILTER", description = "Filter files to merge (at least two).")
+  List<Path> inputs;
+
+  @Option(names = "--output", required = true, paramLabel = "FILE", description = "The merged filter file to write.")
+  Path output;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of the input files: bloomery (default) or guava.")
+  FileFormat format;
+
+  @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "bloomery",
+      description = "Format of OUTPUT: bloomery (default) or guava (needs protocol guava-murmur128-mitz64).")
+  FileFormat outputFormat;
+
+  @Override
+  public Integer call() throws IOException {
+    BloomFilter merged = FilterFiles.readClassic(inputs.get(0), format);
+    for (Path next : inputs.subList(1, inputs.size())) {
+      BloomFilter other = FilterFiles.readClassic(next, format);
+      try {
+        merged.mergeFrom(other);
+      } catch (IllegalArgumentException e) {
+        throw CliException.failure("cannot merge " + next + " into " + inputs.get(0) + ": " + e.getMessage(), e);
+      }
+    }
+    long fileBytes = FilterFiles.write(output, merged, outputFormat);
+    root.out().printf(Locale.ROOT, "wrote %s: union of %d filters; fill %.2f%%, estimated false-positive rate %s; %s%n",
+        output, inputs.size(), merged.fillRatio() * 100, Units.probability(merged.estimatedFpp()), Units.bytes(fileBytes));
+    root.out().flush();
+    if (merged.isNearCapacity()) {
+      root.err().printf(Locale.ROOT, "warning: the merged filter is near its capacity of %s items%n", Units.grouped(merged.capacity()));
+      root.err().flush();
+    }
+    return BloomeryCommand.EXIT_OK;
+  }
+}

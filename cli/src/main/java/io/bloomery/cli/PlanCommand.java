@@ -1,0 +1,77 @@
+package io.bloomery.cli;
+
+import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.Plan;
+import java.io.PrintWriter;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code bloomery plan}: the sizing math for N items at false-positive rate P, nothing built. */
+@Command(
+    name = "plan",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Size a classic Bloom filter for N items at false-positive rate P:",
+      "m = -N ln P / (ln 2)^2 bits (rounded up), k = (m / N) ln 2 hashes (rounded to nearest),",
+      "and the false-positive rate if it ends up holding 50..200%% of N."
+    })
+final class PlanCommand implements Runnable {
+  @ParentCommand BloomeryCommand root;
+
+  @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
+      description = "Number of distinct items the filter is sized for (1000000, 1_000_000, 1e6, 1M).")
+  long expected;
+
+  @Option(names = "--fpp", required = true, paramLabel = "P", converter = ProbabilityConverter.class,
+      description = "Target false-positive rate on non-members, in (0, 1): 0.01 or 1%%.")
+  double fpp;
+
+  @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
+  boolean json;
+
+  @Override
+  public void run() {
+    Plan plan;
+    try {
+      plan = BloomMath.plan(expected, fpp);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage(), e);
+    }
+    PrintWriter out = root.out();
+    if (json) {
+      JsonWriter w = new JsonWriter(out).beginObject();
+      w.field("expected_insertions", plan.expectedInsertions())
+          .field("fpp", plan.fpp())
+          .field("bits", plan.bits())
+          .field("hashes", plan.hashes())
+          .field("bits_per_key", plan.bitsPerKey())
+          .field("bitmap_bytes", plan.bitmapBytes());
+      w.name("overfill").beginArray();
+      for (Plan.Overfill level : plan.overfill()) {
+        w.beginObject()
+            .field("percent_of_expected", level.percentOfExpected())
+            .field("insertions", level.insertions())
+            .field("fpp", level.falsePositiveRate())
+            .endObject();
+      }
+      w.endArray().endObject().finish();
+      return;
+    }
+    out.printf(Locale.ROOT, "Plan for %s items at a false-positive rate of %s%n",
+        Units.grouped(plan.expectedInsertions()), Units.probability(plan.fpp()));
+    out.printf(Locale.ROOT, "  bits (m)       %s%n", Units.grouped(plan.bits()));
+    out.printf(Locale.ROOT, "  hashes (k)     %d%n", plan.hashes());
+    out.printf(Locale.ROOT, "  bits per key   %.3f%n", plan.bitsPerKey());
+    out.printf(Locale.ROOT, "  bitmap         %s (the bit array alone; a file adds a small header)%n",
+        Units.bytes(plan.bitmapBytes()));
+    out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
+    for (Plan.Overfill level : plan.overfill()) {
+      out.printf(Locale.ROOT, "  %4d%%  %15s items  %s%s%n", level.percentOfExpected(),
+          Units.grouped(level.insertions()), Units.probability(level.falsePositiveRate()),
+          level.percentOfExpected() == 80 ? "   <- 'near capacity' warning from here" : "");
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,55 @@
+package io.bloomery.cli;
+
+import java.util.Locale;
+
+/** Human-readable numbers for text output: always {@link Locale#ROOT}, binary units for bytes. */
+final class Units {
+  private Units() {}
+
+  /** 1234567 → "1.23M"; small numbers stay exact. */
+  static String count(double value) {
+    double abs = Math.abs(value);
+    if (abs < 10_000) {
+      return String.format(Locale.ROOT, value == Math.rint(value) ? "%.0f" : "%.1f", value);
+    }
+    if (abs < 1e6) {
+      return String.format(Locale.ROOT, "%.1fk", value / 1e3);
+    }
+    if (abs < 1e9) {
+      return String.format(Locale.ROOT, "%.2fM", value / 1e6);
+    }
+    return String.format(Locale.ROOT, "%.2fG", value / 1e9);
+  }
+
+  /** 12_582_912 → "12.0 MiB (12,582,912 bytes)". */
+  static String bytes(long bytes) {
+    String exact = String.format(Locale.ROOT, "%,d bytes", bytes);
+    if (bytes < 1024) {
+      return exact;
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    double value = bytes;
+    int unit = -1;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return String.format(Locale.ROOT, "%.1f %s (%s)", value, units[unit], exact);
+  }
+
+  /** A probability in a readable form: 0.01 → "1.000%", 1.2e-7 → "1.200e-07". */
+  static String probability(double p) {
+    if (Double.isNaN(p)) {
+      return "n/a";
+    }
+    if (p == 0 || p >= 1e-4) {
+      return String.format(Locale.ROOT, "%.3f%%", p * 100);
+    }
+    return String.format(Locale.ROOT, "%.3e", p);
+  }
+
+  /** Thousands separators, locale-independent. */
+  static String grouped(long value) {
+    return String.format(Locale.ROOT, "%,d", value);
+  }
+}
