@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * {@link #rebuild()}. Such writes show up as {@link GuardStats#staleNegatives()} when this guard
  * later inserts the same item. A read-only source (someone else's table) is always rebuilt on open.
  *
- * <p>Thread-safe. Rebuilds are serialised; lookups and inserts continue during a rebuild.
+ * <p>Thread-safe (the filter itself is lock-free). Rebuilds are serialised; lookups and inserts
+ * continue during a rebuild.
  */
 public final class Guard implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
@@ -276,11 +277,7 @@ public final class Guard implements AutoCloseable {
       long started = System.nanoTime();
       ExactStore.ScanResult scan;
       try {
-        scan = store.scan(item -> {
-          synchronized (next) {
-            next.add(item);
-          }
-        });
+        scan = store.scan(next::add);
       } catch (RuntimeException e) {
         gate.writeLock().lock();
         try {
@@ -332,10 +329,7 @@ public final class Guard implements AutoCloseable {
     try {
       long watermark = store.watermark(); // no insert is in flight: every row <= W is in F
       BloomFilter filter = current;
-      BloomFilter copy;
-      synchronized (filter) {
-        copy = filter.copy();
-      }
+      BloomFilter copy = filter.copy();
       snapshot = new FilterSnapshotFile.Snapshot(clean, watermark, generation, builtAt,
           configuredExpected, configuredFpp, store.identity(), copy);
     } finally {
@@ -362,11 +356,7 @@ public final class Guard implements AutoCloseable {
     Objects.requireNonNull(item, "item");
     requireOpen();
     BloomFilter filter = current;
-    boolean maybe;
-    synchronized (filter) {
-      maybe = filter.mightContain(item);
-    }
-    if (!maybe) {
+    if (!filter.mightContain(item)) {
       storeLookupsAvoided.increment();
       return Verdict.ABSENT;
     }
@@ -425,16 +415,12 @@ public final class Guard implements AutoCloseable {
     try {
       BloomFilter filter = current;
       BloomFilter target = rebuildTarget;
-      synchronized (filter) {
-        for (int i = 0; i < maybe.length; i++) {
-          maybe[i] = !filter.add(items.get(i)); // unchanged = every bit already set = "maybe"
-        }
+      for (int i = 0; i < maybe.length; i++) {
+        maybe[i] = !filter.add(items.get(i)); // unchanged = every bit already set = "maybe"
       }
       if (target != null) {
-        synchronized (target) {
-          for (byte[] item : items) {
-            target.add(item);
-          }
+        for (byte[] item : items) {
+          target.add(item);
         }
       }
       boolean[] inserted;
@@ -496,18 +482,11 @@ public final class Guard implements AutoCloseable {
   /** Freshness and honesty figures at this moment. */
   public GuardStats stats() {
     BloomFilter filter = current;
-    double model;
-    double fill;
-    long capacity;
-    synchronized (filter) {
-      model = filter.estimatedFpp();
-      fill = filter.fillRatio();
-      capacity = filter.capacity();
-    }
     return new GuardStats(generation, builtAt, recovery, itemsSinceBuild.sum(),
         insertFailures.sum(), storeLookupsMade.sum(), storeLookupsAvoided.sum(),
-        realizedFalsePositives.sum(), staleNegatives.sum(), model, fill, filter.bitSize(),
-        filter.hashCount(), capacity, nearCapacityWarned.get(), rebuildTarget != null);
+        realizedFalsePositives.sum(), staleNegatives.sum(), filter.estimatedFpp(),
+        filter.fillRatio(), filter.bitSize(), filter.hashCount(), filter.capacity(),
+        nearCapacityWarned.get(), rebuildTarget != null);
   }
 
   /** The store this guard confirms against. */
