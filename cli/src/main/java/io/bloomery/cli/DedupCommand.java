@@ -125,8 +125,8 @@ final class DedupCommand implements Callable<Integer> {
         pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
         if (pending.size() == batch) {
           flush(guard, pending, out, items, fresh);
-          progress.update(items[0]);
         }
+        progress.update(items[0] + pending.size());
       });
       if (!pending.isEmpty()) {
         flush(guard, pending, out, items, fresh);

@@ -45,6 +45,7 @@ final class FilterSnapshotFile {
   private static final byte[] MAGIC = "BLMGUARD".getBytes(StandardCharsets.US_ASCII);
   private static final int VERSION = 1;
   private static final int MAX_IDENTITY_BYTES = 4096;
+  private static final long MAX_FILE_BYTES = Integer.MAX_VALUE - 64;
 
   record Snapshot(
       boolean clean,
@@ -115,28 +116,37 @@ final class FilterSnapshotFile {
    * @throws FilterFormatException if the file is truncated, corrupt or of an unknown version
    */
   static Snapshot read(Path path) throws IOException {
-    byte[] bytes = Files.readAllBytes(path);
+    long size = Files.size(path);
+    if (size > MAX_FILE_BYTES) {
+      throw new FilterFormatException("guard snapshot " + path + ": " + size + " bytes, more than"
+          + " the " + MAX_FILE_BYTES + " a snapshot can hold");
+    }
+    return parse(path.toString(), Files.readAllBytes(path));
+  }
+
+  /** Validates and decodes snapshot bytes; {@code source} names them in error messages. */
+  static Snapshot parse(String source, byte[] bytes) throws FilterFormatException {
     ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     if (bytes.length < 64) {
-      throw new FilterFormatException("guard snapshot " + path + ": expected at least 64 bytes,"
+      throw new FilterFormatException("guard snapshot " + source + ": expected at least 64 bytes,"
           + " found " + bytes.length);
     }
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length - 4);
     int storedCrc = in.getInt(bytes.length - 4);
     if (storedCrc != (int) crc.getValue()) {
-      throw new FilterFormatException("guard snapshot " + path + ": CRC-32C mismatch (expected "
+      throw new FilterFormatException("guard snapshot " + source + ": CRC-32C mismatch (expected "
           + Integer.toHexString(storedCrc) + ", computed " + Long.toHexString(crc.getValue())
           + "); the file is corrupt");
     }
     byte[] magic = new byte[MAGIC.length];
     in.get(magic);
     if (!java.util.Arrays.equals(magic, MAGIC)) {
-      throw new FilterFormatException("guard snapshot " + path + ": bad magic, not a guard snapshot");
+      throw new FilterFormatException("guard snapshot " + source + ": bad magic, not a guard snapshot");
     }
     int version = in.get();
     if (version != VERSION) {
-      throw new FilterFormatException("guard snapshot " + path + ": version " + version
+      throw new FilterFormatException("guard snapshot " + source + ": version " + version
           + ", this build reads version " + VERSION);
     }
     boolean clean = in.get() == 1;
@@ -147,21 +157,21 @@ final class FilterSnapshotFile {
     double fpp = in.getDouble();
     int identityLength = Short.toUnsignedInt(in.getShort());
     if (identityLength > MAX_IDENTITY_BYTES || identityLength > in.remaining() - 12) {
-      throw new FilterFormatException("guard snapshot " + path + ": identity length "
+      throw new FilterFormatException("guard snapshot " + source + ": identity length "
           + identityLength + " exceeds the file");
     }
     byte[] identity = new byte[identityLength];
     in.get(identity);
     long filterLength = in.getLong();
     if (filterLength != in.remaining() - 4) {
-      throw new FilterFormatException("guard snapshot " + path + ": filter length " + filterLength
+      throw new FilterFormatException("guard snapshot " + source + ": filter length " + filterLength
           + ", but " + (in.remaining() - 4) + " bytes remain");
     }
     byte[] filterBytes = new byte[(int) filterLength];
     in.get(filterBytes);
     Object filter = FilterFormat.fromBytes(filterBytes);
     if (!(filter instanceof BloomFilter bloom)) {
-      throw new FilterFormatException("guard snapshot " + path + ": holds a "
+      throw new FilterFormatException("guard snapshot " + source + ": holds a "
           + filter.getClass().getSimpleName() + ", the guard uses a classic BloomFilter");
     }
     return new Snapshot(clean, watermark, generation, builtAt, expected, fpp,

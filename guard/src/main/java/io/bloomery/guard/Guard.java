@@ -425,7 +425,9 @@ public final class Guard implements AutoCloseable {
       }
       boolean[] inserted;
       try {
-        inserted = store.insertAllIfAbsent(items);
+        inserted = items.size() == 1
+            ? new boolean[] {store.insertIfAbsent(items.get(0))}
+            : store.insertAllIfAbsent(items);
       } catch (StoreUnavailableException e) {
         insertFailures.add(items.size());
         throw e;

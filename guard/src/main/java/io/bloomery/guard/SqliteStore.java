@@ -168,27 +168,21 @@ public final class SqliteStore implements ExactStore {
 
   @Override
   public long watermark() {
-    writerLock.lock();
-    try (Statement st = writer.createStatement();
-        ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM " + table)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw unavailable("watermark", e);
-    } finally {
-      writerLock.unlock();
-    }
+    return queryLong("SELECT coalesce(max(id), 0) FROM " + table, "watermark");
   }
 
   @Override
   public long estimatedRows() {
+    return queryLong("SELECT count(*) FROM " + table, "count");
+  }
+
+  private long queryLong(String sql, String operation) {
     writerLock.lock();
-    try (Statement st = writer.createStatement();
-        ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
+    try (Statement st = writer.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     } catch (SQLException e) {
-      throw unavailable("count", e);
+      throw unavailable(operation, e);
     } finally {
       writerLock.unlock();
     }
