@@ -23,10 +23,19 @@ import java.util.concurrent.atomic.LongAdder;
  * 2^27 words (1 GiB) lift that to MAX_BITS while keeping each array small enough to allocate. All
  * index arithmetic is on long; only the in-segment offset is narrowed to int, after masking.
  *
- * Concurrency follows Guava's LockFreeBitArray (Guava 23+): a plain-volatile read first (most probes of
- * a filled filter hit set bits, and reading does not take the cache line exclusive), then one atomic
+ * Concurrency follows Guava's LockFreeBitArray (Guava 23+): a volatile read first (most probes of a
+ * filled filter hit set bits, and reading does not take the cache line exclusive), then one atomic
  * getAndBitwiseOr per bit that needs setting. Whichever thread flips a bit counts it, so the set-bit
  * counter is exact once writers are quiescent.
+ *
+ * Single-writer mode (createSingleWriter) replaces the atomic getAndBitwiseOr with a plain read and a
+ * release store, and the LongAdders with opaque fields, for loaders with one adding thread (a CLI
+ * build, a rebuild from a snapshot). Measured with an ad-hoc loop (9 interleaved rounds, ~75-byte URL
+ * keys, p = 1%, k = 7, JDK 25, 2-vCPU Xeon VM shared with parallel builds, so
+ * absolute times are inflated and noisy; load average 12-15): median per-round speed-up 1.37x and
+ * 1.48x in two runs at n = 1e5 (120 KB bitmap, cache-resident; single-writer faster in 8 of 9 rounds
+ * of the first run) and 1.09x and 1.11x at n = 1e6 (1.2 MB bitmap).
+ * JMH figures belong in the bench module.
  *
  * For the default protocol (xxh3-edh-v1) positions are walked in place from one 64-bit hash
  * (DoubleHashingPlacement), so add and mightContain allocate nothing; other protocols fill a long[k]
@@ -57,9 +66,10 @@ import java.util.concurrent.atomic.LongAdder;
  * towards 1; {@link #isNearCapacity()} turns true at 80% of capacity (estimated from the set bits).
  *
  * <p><b>Thread-safety.</b> Lock-free: {@link #add} and {@link #mightContain} may be called from any
- * number of threads. An add that returns before a query starts is seen by that query. {@link
- * #insertedCount()}, {@link #bitCount()} and the statistics are exact when no add is in flight and
- * may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * number of threads (except on a {@link #createSingleWriter single-writer} filter, which allows one
+ * adding thread beside any number of querying threads). An add that returns before a query starts
+ * is seen by that query. {@link #insertedCount()}, {@link #bitCount()} and the statistics are exact
+ * when no add is in flight and may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
@@ -74,6 +84,18 @@ public final class BloomFilter implements MembershipFilter {
   static final int DEFAULT_SEGMENT_SHIFT = 27;
 
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle WRITER_SET_BITS;
+  private static final VarHandle WRITER_INSERTED;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      WRITER_SET_BITS = lookup.findVarHandle(BloomFilter.class, "writerSetBits", long.class);
+      WRITER_INSERTED = lookup.findVarHandle(BloomFilter.class, "writerInserted", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   /** Supplies a filter's words in order when restoring it; word j holds bits 64j .. 64j+63. */
   @FunctionalInterface
@@ -95,10 +117,20 @@ public final class BloomFilter implements MembershipFilter {
   private final long segmentMask;
   private final long[][] segments;
 
+  /** Whether only one thread adds (plain stores instead of atomic read-modify-writes). */
+  private final boolean singleWriter;
+  /** Counts from adds in concurrent mode, and from restore, merge and copy in either mode. */
   private final LongAdder setBits = new LongAdder();
   private final LongAdder inserted = new LongAdder();
+  /** Counts from adds in single-writer mode: written only by the writer, read opaquely by anyone. */
+  private long writerSetBits;
+  private long writerInserted;
 
   BloomFilter(HashProtocol protocol, byte[] seed, long bits, int hashes, int segmentShift) {
+    this(protocol, seed, bits, hashes, segmentShift, false);
+  }
+
+  BloomFilter(HashProtocol protocol, byte[] seed, long bits, int hashes, int segmentShift, boolean singleWriter) {
     Objects.requireNonNull(protocol, "protocol");
     Objects.requireNonNull(seed, "seed");
     if (bits < 1 || bits > MAX_BITS) {
@@ -108,6 +140,7 @@ public final class BloomFilter implements MembershipFilter {
       throw new IllegalArgumentException("segment shift must be in [0, 30], was " + segmentShift);
     }
     this.protocol = protocol;
+    this.singleWriter = singleWriter;
     this.seed = seed.clone();
     this.bits = bits;
     this.hashes = hashes;
@@ -152,6 +185,21 @@ public final class BloomFilter implements MembershipFilter {
    */
   public static BloomFilter create(HashProtocol protocol, byte[] seed, long bits, int hashes) {
     return new BloomFilter(protocol, seed, bits, hashes, DEFAULT_SEGMENT_SHIFT);
+  }
+
+  /**
+   * An empty filter like {@link #create(HashProtocol, byte[], long, int)} for exactly one adding
+   * thread: {@link #add} sets bits with plain stores instead of atomic read-modify-writes. Any number
+   * of threads may still call {@link #mightContain} concurrently and never see a torn word; an add
+   * is visible to another thread once a happens-before edge (a lock, a volatile write, a thread
+   * start or join) orders it before the query. Adds from two threads at once can lose bits and
+   * break the no-false-negative contract. {@link #mergeFrom} stays atomic; {@link #copy} and {@link
+   * #restore} return concurrent filters.
+   *
+   * @throws IllegalArgumentException as {@link #create(HashProtocol, byte[], long, int)} does
+   */
+  public static BloomFilter createSingleWriter(HashProtocol protocol, byte[] seed, long bits, int hashes) {
+    return new BloomFilter(protocol, seed, bits, hashes, DEFAULT_SEGMENT_SHIFT, true);
   }
 
   /**
@@ -255,8 +303,13 @@ public final class BloomFilter implements MembershipFilter {
     if (newlySet == 0) {
       return false;
     }
-    setBits.add(newlySet);
-    inserted.increment();
+    if (singleWriter) {
+      WRITER_SET_BITS.setOpaque(this, writerSetBits + newlySet);
+      WRITER_INSERTED.setOpaque(this, writerInserted + 1);
+    } else {
+      setBits.add(newlySet);
+      inserted.increment();
+    }
     return true;
   }
 
@@ -304,11 +357,24 @@ public final class BloomFilter implements MembershipFilter {
     long[] segment = segments[(int) (wordIndex >>> segmentShift)];
     int offset = (int) (wordIndex & segmentMask);
     long mask = 1L << position;
+    if (singleWriter) {
+      long word = (long) WORDS.get(segment, offset);
+      if ((word & mask) != 0) {
+        return false;
+      }
+      WORDS.setRelease(segment, offset, word | mask);
+      return true;
+    }
     if (((long) WORDS.getVolatile(segment, offset) & mask) != 0) {
       return false;
     }
     long previous = (long) WORDS.getAndBitwiseOr(segment, offset, mask);
     return (previous & mask) == 0;
+  }
+
+  /** Whether this filter was made by {@link #createSingleWriter} (one adding thread only). */
+  public boolean isSingleWriter() {
+    return singleWriter;
   }
 
   /** The hash protocol that places this filter's bits. */
@@ -353,12 +419,12 @@ public final class BloomFilter implements MembershipFilter {
    * twice, so after merges this is an upper bound on distinct items added.
    */
   public long insertedCount() {
-    return inserted.sum();
+    return inserted.sum() + (long) WRITER_INSERTED.getOpaque(this);
   }
 
   /** The number of set bits X. */
   public long bitCount() {
-    return setBits.sum();
+    return setBits.sum() + (long) WRITER_SET_BITS.getOpaque(this);
   }
 
   /** X / m, the share of set bits. */
@@ -388,8 +454,10 @@ public final class BloomFilter implements MembershipFilter {
 
   /**
    * The number of items this filter is sized for: the n at which its k is optimal, {@code
-   * floor(m ln2 / k)}. Derived from (m, k) alone, which is all the serialized form records; for a
-   * filter made by {@link #create(long, double)} it is within rounding of the requested number.
+   * floor(m ln2 / k)}. Derived from (m, k) alone, which is all the serialized form records. For a
+   * filter made by {@link #create(long, double)} it is somewhat below the requested number because k
+   * is rounded to an integer: 1,000,000 at 1% gives m = 9,585,059, k = 7 (optimum 6.64) and a capacity
+   * of 949,122.
    */
   public long capacity() {
     return BloomMath.capacityForHashes(bits, hashes);
@@ -483,8 +551,13 @@ public final class BloomFilter implements MembershipFilter {
           "filter has " + byteCount + " bytes of bits; toPackedBytes is limited to " + (Integer.MAX_VALUE - 8));
     }
     byte[] packed = new byte[(int) byteCount];
-    for (int i = 0; i < packed.length; i++) {
-      packed[i] = (byte) (word(i >>> 3) >>> (8 * (i & 7)));
+    for (long j = 0; j < wordCount; j++) {
+      long word = word(j);
+      int first = (int) (j << 3);
+      int end = Math.min(packed.length, first + Long.BYTES);
+      for (int i = first; i < end; i++, word >>>= 8) {
+        packed[i] = (byte) word;
+      }
     }
     return packed;
   }

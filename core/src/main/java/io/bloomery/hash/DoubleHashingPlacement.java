@@ -17,7 +17,9 @@ package io.bloomery.hash;
  * }
  * }</pre>
  *
- * which yields exactly the positions {@link #positions} writes.
+ * which yields exactly the positions {@link #positions} writes. Implement this interface only if
+ * {@code positions} is exactly {@link EnhancedDoubleHashing#positions EnhancedDoubleHashing.positions}
+ * of {@link #hash}: filters trust it and skip {@code positions} altogether.
  */
 public interface DoubleHashingPlacement extends HashProtocol.Placement {
 

@@ -21,7 +21,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
  * (verified in GuavaMurmur128Mitz64Test against Guava itself) and allocation-free apart from its
  * result object.
  */
-final class GuavaMurmur128Mitz64 implements HashProtocol {
+final class GuavaMurmur128Mitz64 extends NamedProtocol {
 
   static final GuavaMurmur128Mitz64 INSTANCE = new GuavaMurmur128Mitz64();
 
@@ -52,28 +52,9 @@ final class GuavaMurmur128Mitz64 implements HashProtocol {
     return new Bound(bits, hashes);
   }
 
-  @Override
-  public String toString() {
-    return name();
-  }
-
-  private static final class Bound implements Placement {
-    private final long bits;
-    private final int hashes;
-
+  private static final class Bound extends BoundPlacement {
     Bound(long bits, int hashes) {
-      this.bits = bits;
-      this.hashes = hashes;
-    }
-
-    @Override
-    public long bits() {
-      return bits;
-    }
-
-    @Override
-    public int hashes() {
-      return hashes;
+      super(bits, hashes);
     }
 
     @Override

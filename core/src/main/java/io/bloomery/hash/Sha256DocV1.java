@@ -17,7 +17,7 @@ import java.security.MessageDigest;
  * m <= 65535, k <= 255, seed <= 255 bytes, item <= 65535 bytes. Larger values are refused with an
  * error, never truncated.
  */
-final class Sha256DocV1 implements HashProtocol {
+final class Sha256DocV1 extends NamedProtocol {
 
   static final Sha256DocV1 INSTANCE = new Sha256DocV1();
 
@@ -81,30 +81,12 @@ final class Sha256DocV1 implements HashProtocol {
     }
   }
 
-  @Override
-  public String toString() {
-    return name();
-  }
-
-  private static final class Bound implements Placement {
-    private final long bits;
-    private final int hashes;
+  private static final class Bound extends BoundPlacement {
     private final byte[] header;
 
     Bound(long bits, int hashes, byte[] seed) {
-      this.bits = bits;
-      this.hashes = hashes;
+      super(bits, hashes);
       this.header = header(bits, hashes, seed);
-    }
-
-    @Override
-    public long bits() {
-      return bits;
-    }
-
-    @Override
-    public int hashes() {
-      return hashes;
     }
 
     /** @throws IllegalArgumentException if the item is longer than 65535 bytes */

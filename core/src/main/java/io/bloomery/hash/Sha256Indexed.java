@@ -13,7 +13,7 @@ import java.security.MessageDigest;
  * They have no seed field, so a non-empty seed is refused rather than silently ignored. SHA-256 does
  * not anonymise anything: a filter still answers membership for guessable items.
  */
-final class Sha256Indexed implements HashProtocol {
+final class Sha256Indexed extends NamedProtocol {
 
   static final Sha256Indexed INDEX8 = new Sha256Indexed(ProtocolId.SHA256_INDEX8, 1);
   static final Sha256Indexed INDEX16 = new Sha256Indexed(ProtocolId.SHA256_INDEX16, 2);
@@ -47,28 +47,9 @@ final class Sha256Indexed implements HashProtocol {
     return new Bound(bits, hashes);
   }
 
-  @Override
-  public String toString() {
-    return name();
-  }
-
-  private final class Bound implements Placement {
-    private final long bits;
-    private final int hashes;
-
+  private final class Bound extends BoundPlacement {
     Bound(long bits, int hashes) {
-      this.bits = bits;
-      this.hashes = hashes;
-    }
-
-    @Override
-    public long bits() {
-      return bits;
-    }
-
-    @Override
-    public int hashes() {
-      return hashes;
+      super(bits, hashes);
     }
 
     @Override

@@ -23,7 +23,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
  * filters with different seeds independent. Parameters: 1 <= m < 2^63, 1 <= k <= 65535 (the format
  * stores k as u16), seed up to 65535 bytes.
  */
-final class Xxh3EnhancedDoubleHashing implements HashProtocol {
+final class Xxh3EnhancedDoubleHashing extends NamedProtocol {
 
   static final Xxh3EnhancedDoubleHashing INSTANCE = new Xxh3EnhancedDoubleHashing();
 
@@ -56,30 +56,12 @@ final class Xxh3EnhancedDoubleHashing implements HashProtocol {
     return seed.length == 0 ? 0L : UNSEEDED.hashBytesToLong(seed);
   }
 
-  @Override
-  public String toString() {
-    return name();
-  }
-
-  private static final class Bound implements DoubleHashingPlacement {
-    private final long bits;
-    private final int hashes;
+  private static final class Bound extends BoundPlacement implements DoubleHashingPlacement {
     private final Hasher64 hasher;
 
     Bound(long bits, int hashes, long xxh3Seed) {
-      this.bits = bits;
-      this.hashes = hashes;
+      super(bits, hashes);
       this.hasher = xxh3Seed == 0 ? UNSEEDED : Hashing.xxh3_64(xxh3Seed);
-    }
-
-    @Override
-    public long bits() {
-      return bits;
-    }
-
-    @Override
-    public int hashes() {
-      return hashes;
     }
 
     @Override

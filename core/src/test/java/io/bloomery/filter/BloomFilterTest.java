@@ -51,8 +51,10 @@ class BloomFilterTest {
   @Test
   void addSetsExactlyThePositionsTheProtocolDefines() {
     // The allocation-free walk in BloomFilter must equal HashProtocol.Placement.positions.
-    for (HashProtocol protocol : List.of(XXH3, Protocols.of(ProtocolId.SHA256_INDEX8))) {
-      long m = 1_000_003;
+    // Every registered protocol, so one that wrongly claims DoubleHashingPlacement is caught.
+    for (ProtocolId id : Protocols.implemented()) {
+      HashProtocol protocol = Protocols.of(id);
+      long m = acceptsBits(protocol, 1_000_064) ? 1_000_064 : 65_472; // multiples of 64 (Guava); doc-v1 <= 65535
       int k = 9;
       HashProtocol.Placement placement = protocol.bind(m, k, NO_SEED);
       for (int i = 0; i < 200; i++) {
@@ -68,6 +70,15 @@ class BloomFilterTest {
         assertThat(wordsOf(filter)).isEqualTo(expected);
         assertThat(filter.bitCount()).isEqualTo(java.util.Arrays.stream(expected).map(Long::bitCount).sum());
       }
+    }
+  }
+
+  private static boolean acceptsBits(HashProtocol protocol, long bits) {
+    try {
+      protocol.checkParameters(bits, 9, NO_SEED);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 

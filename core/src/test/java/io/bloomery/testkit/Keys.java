@@ -39,7 +39,11 @@ public final class Keys {
     for (int s = 0; s < extraSegments; s++) {
       url.append(PATH_WORDS[random.nextInt(PATH_WORDS.length)]).append('/');
     }
-    url.append(String.format(java.util.Locale.ROOT, "%013d", index))
+    String number = Long.toString(index);
+    for (int pad = number.length(); pad < 13; pad++) {
+      url.append('0');
+    }
+    url.append(number)
         .append("?ref=")
         .append(Long.toHexString(random.nextLong() | Long.MIN_VALUE));
     return url.toString();
