@@ -15,7 +15,7 @@ import java.util.Map;
  *   <caption>Classic body; W = ceil(m / 64)</caption>
  *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
  *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
- *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535 and within the protocol's limit</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65536 and within the protocol's limit</td></tr>
  *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, ≤ 2<sup>62</sup></td></tr>
  *   <tr><td>20</td><td>8W</td><td>payload</td><td>W little-endian u64 words, word j = bits 64j..64j+63;
  *       bits ≥ m are zero</td></tr>
@@ -34,10 +34,11 @@ final class ClassicBloomBody {
   static final long MAX_BITS = 1L << 40;
 
   /**
-   * Largest k the format accepts: the widest any shipped protocol allows (xxh3-edh-v1); each
-   * protocol's own check narrows it (255 for the SHA-256 and Guava protocols).
+   * Largest k the format accepts: the widest any shipped protocol allows (sha256-index16, whose u16
+   * index reaches 65536 probes); each protocol's own check narrows it (65535 for xxh3-edh-v1, 255 for
+   * sha256-doc-v1 and Guava).
    */
-  static final int MAX_HASHES = 0xFFFF;
+  static final int MAX_HASHES = 1 << 16;
 
   /**
    * Largest inserted count the format accepts. Counts add up under merges of many shards, so the

@@ -56,7 +56,7 @@ import java.util.Objects;
  *   <caption>Classic body layout; W = ceil(m / 64)</caption>
  *   <tr><th>offset in body</th><th>size</th><th>field</th><th>rule</th></tr>
  *   <tr><td>0</td><td>8</td><td>bits m</td><td>u64, 1 ≤ m ≤ 2<sup>40</sup></td></tr>
- *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65535, and within the protocol's limit</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 65536, and within the protocol's limit</td></tr>
  *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, adds that changed the filter, ≤ 2<sup>62</sup></td></tr>
  *   <tr><td>20</td><td>8W</td><td>payload</td><td>W u64 words; bit i is bit (i mod 64) of word
  *       ⌊i / 64⌋, so bytes read as little-endian packed bits (bit 0 = LSB of byte 0); bits ≥ m are
@@ -149,12 +149,14 @@ public final class FilterFormat {
    * half-written filter under that name.
    */
   public static void write(Object filter, Path file) throws IOException {
-    Objects.requireNonNull(filter, "filter");
+    bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
-    Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+    Path temporary =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         write(filter, Channels.newOutputStream(channel));
         channel.force(true);
       }
@@ -392,9 +394,8 @@ public final class FilterFormat {
 
   private static FilterFormatException unsupportedKind(FilterKind kind) {
     return new FilterFormatException(
-        "filter kind: expected a kind this build reads (" + FilterKind.CLASSIC_BLOOM.code() + " '"
-            + FilterKind.CLASSIC_BLOOM.kindName() + "'), found " + kind.code() + " '" + kind.kindName()
-            + "', which is registered but not supported by this build");
+        "filter kind at offset 5: expected a kind this build reads, found " + kind.code() + " '" + kind.kindName()
+            + "', which is registered but has no reader in this build (written by a newer Bloomery?)");
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -207,7 +207,9 @@ public final class GuavaBloomFormat {
     if (setBits >= bits) {
       return setBits;
     }
-    double estimate = -((double) bits / hashes) * Math.log1p(-(double) setBits / bits);
+    // Guava's expression order, so the two agree to the last bit.
+    double fractionOfBitsSet = (double) setBits / bits;
+    double estimate = -Math.log1p(-fractionOfBitsSet) * bits / hashes;
     return Math.min(Math.round(estimate), setBits);
   }
 

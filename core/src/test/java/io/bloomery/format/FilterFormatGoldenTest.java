@@ -92,8 +92,8 @@ class FilterFormatGoldenTest {
   // Known answers, recorded when the files were generated (model for m = 1024, k = 7, n = 100:
   // (1 - e^(-kn/m))^k = 0.73%, i.e. ~73 of 10,000; Guava's MITZ_64 walks h1 + i*h2 mod 1024, which
   // repeats positions when h2 is even and m a power of two, hence its higher count).
-  static final int FP_XXH3 = 68;
-  static final int FP_XXH3_SEEDED = 5;
+  static final int FP_XXH3 = 63;
+  static final int FP_XXH3_SEEDED = 4;
   static final int FP_DOC_FIXTURE = 816;
   static final int FP_INDEX8 = 83;
   static final int FP_INDEX16 = 77;
@@ -106,8 +106,9 @@ class FilterFormatGoldenTest {
   }
 
   @Test
-  void folderHoldsExactlyTheRecipes() throws IOException {
-    assertThat(FormatFixtures.resourceFolder(FOLDER).keySet())
+  void classicFilesInTheFolderAreExactlyTheRecipes() throws IOException {
+    // Other kinds keep their golden files in the same folder under their own prefix and recipes.
+    assertThat(FormatFixtures.resourceFolder(FOLDER).keySet().stream().filter(name -> name.startsWith("classic_")))
         .containsExactlyInAnyOrderElementsOf(recipes().stream().map(Recipe::fileName).collect(Collectors.toList()));
   }
 

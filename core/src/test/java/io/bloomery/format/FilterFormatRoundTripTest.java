@@ -130,6 +130,20 @@ class FilterFormatRoundTripTest {
   }
 
   @Test
+  void fileWriteReplacesAtomicallyAndRefusesBeforeTouchingTheDirectory(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("f.blmf");
+    Files.write(file, new byte[] {1, 2, 3});
+    BloomFilter filter = filled(ProtocolId.XXH3_EDH_V1, new byte[0], 500, 3, 10);
+    FilterFormat.write(filter, file);
+    assertThat(Files.readAllBytes(file)).isEqualTo(FilterFormat.toBytes(filter));
+    assertThatThrownBy(() -> FilterFormat.write("not a filter", dir.resolve("g.blmf")))
+        .isInstanceOf(IllegalArgumentException.class);
+    try (var listing = Files.list(dir)) {
+      assertThat(listing).containsExactly(file);
+    }
+  }
+
+  @Test
   void streamReadConsumesExactlyOneEnvelope() throws IOException {
     BloomFilter first = filled(ProtocolId.XXH3_EDH_V1, new byte[0], 300, 4, 20);
     BloomFilter second = filled(ProtocolId.SHA256_INDEX8, new byte[0], 200, 3, 10);
@@ -154,7 +168,8 @@ class FilterFormatRoundTripTest {
     assertThat(header.protocol()).isEqualTo(ProtocolId.XXH3_EDH_V1);
     assertThat(header.seed()).isEqualTo(new byte[] {'s'});
     assertThat(header.parameters()).containsExactly(
-        java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L), java.util.Map.entry("inserted", 100L));
+        java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L),
+        java.util.Map.entry("inserted", filter.insertedCount()));
     assertThat(header.totalLength()).isEqualTo(bytes.length);
     assertThat(header.bodyLength()).isEqualTo(20 + 8 * 16);
 

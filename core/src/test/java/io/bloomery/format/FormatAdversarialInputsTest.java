@@ -76,8 +76,8 @@ class FormatAdversarialInputsTest {
     // Consistent header declaring a 1 GiB payload, 42-byte file.
     add(cases, "m-2e33-tiny-file.blmf", Raw.classic(1L << 33, 3, 0, 0).bodyLengthOverride(20 + (1L << 30)).bytes(),
         "truncated: body length at offset 10 declares 1073741844 bytes");
-    add(cases, "k-zero.blmf", valid.copy().hashes(0).bytes(), "hashes (k) at offset 26: expected 1 <= k <= 65535, found 0");
-    add(cases, "k-65536.blmf", valid.copy().hashes(65536).bytes(), "found 65536");
+    add(cases, "k-zero.blmf", valid.copy().hashes(0).bytes(), "hashes (k) at offset 26: expected 1 <= k <= 65536, found 0");
+    add(cases, "k-65537.blmf", valid.copy().hashes(65537).bytes(), "found 65537");
     add(cases, "k-u32-max.blmf", valid.copy().hashes(0xFFFF_FFFFL).bytes(), "found 4294967295");
     add(cases, "inserted-u64-max.blmf", valid.copy().inserted(-1L).bytes(),
         "inserted count at offset 30: expected 0 <= n <= 2^62, found 18446744073709551615");
