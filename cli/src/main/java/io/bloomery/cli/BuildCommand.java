@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -14,10 +15,11 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "build",
     mixinStandardHelpOptions = true,
+    header = "Build a classic filter file from one item per line.",
     sortOptions = false,
     description = {
-      "Build a classic Bloom filter from one item per line and write it atomically",
-      "(temporary file, fsync, rename: a failure never leaves a half-written OUTPUT).",
+      "OUTPUT is written atomically (temporary file, fsync, rename): a failure",
+      "never leaves a half-written or corrupt file, and an old OUTPUT stays intact.",
       "",
       "Items: the bytes of each line exactly as in the file (UTF-8 text is not decoded,",
       "trimmed or normalised). Lines end at \\n; a \\r right before it is dropped, so",
@@ -25,7 +27,7 @@ import picocli.CommandLine.ParentCommand;
       "no line end. With --hex each line is the item's bytes in hex.",
       ""
     })
-final class BuildCommand implements java.util.concurrent.Callable<Integer> {
+final class BuildCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Option(names = "--input", required = true, paramLabel = "FILE|-",

@@ -27,12 +27,13 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    header = "The crawler walkthrough on generated URLs (10M by default).",
     description = {
-      "The crawler walkthrough on synthetic URLs (~80 bytes each): plan a classic filter,",
-      "build it, probe known members and 1M known non-members, and report lookups/s,",
-      "bits per key, the realized false-positive rate beside the model's, and the heap an",
-      "exact HashSet<String> of the same URLs takes (measured). Needs about 3 GB of heap",
-      "for the default 10M URLs (./bloomery gives the JVM 6 GB)."
+      "Synthetic URLs of about 80 bytes: plan a classic filter, build it, probe",
+      "1M known members and 1M known non-members, and report lookups/s, bits per",
+      "key, the realized false-positive rate beside the model's, and the heap an",
+      "exact HashSet<String> of the same URLs takes (measured). The default 10M",
+      "URLs need about 3 GB of heap (./bloomery gives the JVM 6 GB)."
     })
 final class DemoCommand implements Callable<Integer> {
   /** Probes per class (members, non-members): 1M, or N members when N is smaller. */
@@ -67,8 +68,11 @@ final class DemoCommand implements Callable<Integer> {
     }
     say(out, "Bloomery demo: a crawler that must not re-fetch URLs");
     say(out, String.format(Locale.ROOT, "  %s synthetic URLs, e.g. %s", Units.grouped(urls), generator.url(0)));
-    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s",
-        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytes(Runtime.getRuntime().maxMemory())));
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    say(out, String.format(Locale.ROOT, "  Java %s, %d CPUs available, max heap %s, system load average %s",
+        Runtime.version(), Runtime.getRuntime().availableProcessors(), Units.bytesShort(Runtime.getRuntime().maxMemory()),
+        load < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f (timings are shared with whatever else runs)", load)));
+    report.loadAverage = load;
 
     // 1. Plan.
     Plan plan = BloomMath.plan(urls, fpp);
@@ -77,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
     report.bitsPerKey = plan.bitsPerKey();
     report.bitmapBytes = plan.bitmapBytes();
     say(out, String.format(Locale.ROOT, "%n1. plan    m = %s bits (%s bitmap), k = %d: %.2f bits per URL for a %s false-positive rate",
-        Units.grouped(plan.bits()), Units.bytes(plan.bitmapBytes()), plan.hashes(), plan.bitsPerKey(), Units.probability(fpp)));
+        Units.grouped(plan.bits()), Units.bytesShort(plan.bitmapBytes()), plan.hashes(), plan.bitsPerKey(), Units.probability(fpp)));
 
     // 2. Build.
     BloomFilter filter = BloomFilter.create(urls, fpp);
@@ -112,8 +116,13 @@ final class DemoCommand implements Callable<Integer> {
     warmUp(filter, members, nonMembers);
     start = System.nanoTime();
     long memberHits = countMaybe(filter, members);
+    double memberSeconds = seconds(start);
+    start = System.nanoTime();
     long falsePositives = countMaybe(filter, nonMembers);
-    double probeSeconds = seconds(start);
+    double nonMemberSeconds = seconds(start);
+    double probeSeconds = memberSeconds + nonMemberSeconds;
+    report.memberLookupsPerSecond = members.length / memberSeconds;
+    report.nonMemberLookupsPerSecond = nonMembers.length / nonMemberSeconds;
     report.memberProbes = members.length;
     report.falseNegatives = members.length - memberHits;
     report.nonMemberProbes = nonMembers.length;
@@ -132,8 +141,9 @@ final class DemoCommand implements Callable<Integer> {
         Units.probability(report.modelFpp), Units.probability(report.fppLow), Units.probability(report.fppHigh),
         report.realizedFpp >= report.fppLow && report.realizedFpp <= report.fppHigh ? "" : "  OUTSIDE the range"));
     say(out, String.format(Locale.ROOT,
-        "          %s lookups in %.2f s = %s lookups/s (measured: one thread, wall clock, after warm-up)",
-        Units.grouped(members.length + nonMembers.length), probeSeconds, Units.count(report.lookupsPerSecond)));
+        "          %s lookups in %.2f s = %s lookups/s (members %s/s, non-members %s/s; measured: one thread, wall clock, after warm-up)",
+        Units.grouped(members.length + nonMembers.length), probeSeconds, Units.count(report.lookupsPerSecond),
+        Units.count(report.memberLookupsPerSecond), Units.count(report.nonMemberLookupsPerSecond)));
     members = null;
     nonMembers = null;
 
@@ -142,11 +152,11 @@ final class DemoCommand implements Callable<Integer> {
     if (report.hashSetBytes > 0) {
       say(out, String.format(Locale.ROOT,
           "4. exact   HashSet<String> of the same %s URLs: %s of heap = %.0f bytes per URL (measured: used heap",
-          Units.grouped(urls), Units.bytes(report.hashSetBytes), (double) report.hashSetBytes / urls));
+          Units.grouped(urls), Units.bytesShort(report.hashSetBytes), (double) report.hashSetBytes / urls));
       say(out, "          after full GC with the set reachable minus before it was built)");
       say(out, String.format(Locale.ROOT,
           "          the filter's bitmap is %s: %.0fx smaller; it answers 'absent' for ~%.0f%% of new URLs without asking the store",
-          Units.bytes(plan.bitmapBytes()), (double) report.hashSetBytes / plan.bitmapBytes(), (1 - report.realizedFpp) * 100));
+          Units.bytesShort(plan.bitmapBytes()), (double) report.hashSetBytes / plan.bitmapBytes(), (1 - report.realizedFpp) * 100));
     } else {
       say(out, "4. exact   HashSet<String> not measured: " + report.hashSetNote);
     }
@@ -181,7 +191,7 @@ final class DemoCommand implements Callable<Integer> {
       report.hashSetBytes = after - before;
     } catch (OutOfMemoryError e) {
       exact = null;
-      report.hashSetNote = "the heap (" + Units.bytes(Runtime.getRuntime().maxMemory())
+      report.hashSetNote = "the heap (" + Units.bytesShort(Runtime.getRuntime().maxMemory())
           + ") is too small for it; rerun with BLOOMERY_JAVA_OPTS=-Xmx6g";
     }
   }
@@ -238,8 +248,11 @@ final class DemoCommand implements Callable<Integer> {
     double fppLow;
     double fppHigh;
     double lookupsPerSecond;
+    double memberLookupsPerSecond;
+    double nonMemberLookupsPerSecond;
     long hashSetBytes;
     String hashSetNote = "";
+    double loadAverage;
 
     void write(JsonWriter w) {
       w.beginObject()
@@ -260,6 +273,8 @@ final class DemoCommand implements Callable<Integer> {
           .field("model_fpp_999_low", fppLow)
           .field("model_fpp_999_high", fppHigh)
           .field("lookups_per_second", lookupsPerSecond)
+          .field("member_lookups_per_second", memberLookupsPerSecond)
+          .field("nonmember_lookups_per_second", nonMemberLookupsPerSecond)
           .field("lookups_measurement", "one thread, wall clock over pre-generated byte arrays, after warm-up")
           .field("hashset_bytes", hashSetBytes)
           .field("hashset_bytes_per_url", hashSetBytes > 0 ? (double) hashSetBytes / urls : Double.NaN)
@@ -267,6 +282,7 @@ final class DemoCommand implements Callable<Integer> {
               ? "used heap after full GC with the HashSet<String> reachable, minus before it was built"
               : hashSetNote)
           .field("available_processors", Runtime.getRuntime().availableProcessors())
+          .field("system_load_average", loadAverage)
           .field("java", Runtime.version().toString())
           .endObject()
           .finish();

@@ -25,8 +25,12 @@ final class FilterShapeOptions {
           + " guava-murmur128-mitz64 (the default with --output-format guava).")
   String protocol;
 
-  @ArgGroup(exclusive = true, multiplicity = "0..1")
-  Seed seed;
+  @Option(names = "--seed", paramLabel = "TEXT",
+      description = "Seed (domain prefix) as UTF-8 text. Default: empty, so filters built from the same input can be merged.")
+  String seedText;
+
+  @Option(names = "--seed-hex", paramLabel = "HEX", description = "Seed as hex bytes, e.g. 6c6162.")
+  String seedHex;
 
   static final class Size {
     @ArgGroup(exclusive = false, multiplicity = "1")
@@ -55,15 +59,6 @@ final class FilterShapeOptions {
     int hashes;
   }
 
-  static final class Seed {
-    @Option(names = "--seed", paramLabel = "TEXT",
-        description = "Seed (domain prefix) as UTF-8 text. Default: empty, so filters built from the same input can be merged.")
-    String text;
-
-    @Option(names = "--seed-hex", paramLabel = "HEX", description = "Seed as hex bytes, e.g. 6c6162.")
-    String hex;
-  }
-
   /**
    * The protocol named by {@code --protocol}, else the default for the output format; an unknown name
    * is a usage error listing the known ones.
@@ -82,13 +77,13 @@ final class FilterShapeOptions {
   }
 
   byte[] seedBytes() {
-    if (seed == null) {
-      return new byte[0];
+    if (seedText != null && seedHex != null) {
+      throw CliException.usage("--seed and --seed-hex are mutually exclusive (specify only one)");
     }
-    if (seed.hex != null) {
-      return Hex.decodeOption("--seed-hex", seed.hex);
+    if (seedHex != null) {
+      return Hex.decodeOption("--seed-hex", seedHex);
     }
-    return seed.text.getBytes(StandardCharsets.UTF_8);
+    return seedText == null ? new byte[0] : seedText.getBytes(StandardCharsets.UTF_8);
   }
 
   /**

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -16,12 +17,13 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "info",
     mixinStandardHelpOptions = true,
+    header = "Show a filter file's parameters, fill and estimated false-positive rate.",
     description = {
-      "Show a filter file's parameters (kind, protocol, seed, bits, hashes) and state:",
-      "inserted count, fill ratio, the false-positive rate estimated from the fill,",
-      "the estimated number of distinct items (Swamidass-Baldi), capacity at the design rate",
-      "and whether it is near capacity (>= 80%%). Filters of at most 4096 bits also show",
-      "their packed bits (little-endian: bit 0 is the low bit of byte 0)."
+      "Kind, protocol, seed, bits and hashes; the inserted count, fill ratio, the",
+      "false-positive rate estimated from the fill, the estimated number of",
+      "distinct items (Swamidass-Baldi), the capacity at the design rate and",
+      "whether it is near capacity (>= 80%%). Filters of at most 4096 bits also",
+      "show their packed bits (little-endian: bit 0 is the low bit of byte 0)."
     })
 final class InfoCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
@@ -29,16 +31,14 @@ final class InfoCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILTER", description = "A filter file.")
   Path filterPath;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
-      description = "Format of the filter file: bloomery (default) or guava (a Guava BloomFilter.writeTo file).")
-  FileFormat format;
+  @Mixin FilterFormatOption filterFormat;
 
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;
 
   @Override
   public Integer call() throws IOException {
-    Object filter = FilterFiles.read(filterPath, format);
+    Object filter = FilterFiles.read(filterPath, filterFormat.format);
     long fileBytes = Files.size(filterPath);
     PrintWriter out = root.out();
     if (!(filter instanceof BloomFilter bloom)) {
@@ -58,7 +58,7 @@ final class InfoCommand implements Callable<Integer> {
     if (json) {
       JsonWriter w = new JsonWriter(out).beginObject();
       w.field("file", filterPath.toString())
-          .field("format", format.name().toLowerCase(Locale.ROOT))
+          .field("format", filterFormat.format.name().toLowerCase(Locale.ROOT))
           .field("kind", bloom.kind().kindName())
           .field("protocol", bloom.protocol().name())
           .field("seed_hex", seedHex)
@@ -81,7 +81,7 @@ final class InfoCommand implements Callable<Integer> {
       return BloomeryCommand.EXIT_OK;
     }
     out.printf(Locale.ROOT, "%s%n", filterPath);
-    row(out, "kind", bloom.kind().kindName() + " (" + (format == FileFormat.GUAVA ? "Guava writeTo" : "Bloomery") + " format)");
+    row(out, "kind", bloom.kind().kindName() + " (" + (filterFormat.format == FileFormat.GUAVA ? "Guava writeTo" : "Bloomery") + " format)");
     row(out, "protocol", bloom.protocol().name());
     row(out, "seed", seedHex.isEmpty() ? "(empty)" : seedHex);
     row(out, "bits (m)", Units.grouped(bloom.bitSize()));

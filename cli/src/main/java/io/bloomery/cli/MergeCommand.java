@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -15,10 +16,11 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "merge",
     mixinStandardHelpOptions = true,
+    header = "Write the union of filters built with identical parameters.",
     description = {
-      "Write the union of two or more classic filters: the same as building one filter",
-      "from all their items. Refused (exit 1) unless every parameter that places a bit",
-      "matches: protocol, seed, bits and hashes. OUTPUT is written atomically."
+      "The union is the same as building one filter from all their items. It is",
+      "refused (exit 1) unless every parameter that places a bit matches:",
+      "protocol, seed, bits and hashes. OUTPUT is written atomically."
     })
 final class MergeCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
@@ -29,9 +31,7 @@ final class MergeCommand implements Callable<Integer> {
   @Option(names = "--output", required = true, paramLabel = "FILE", description = "The merged filter file to write.")
   Path output;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
-      description = "Format of the input files: bloomery (default) or guava.")
-  FileFormat format;
+  @Mixin FilterFormatOption filterFormat;
 
   @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "bloomery",
       description = "Format of OUTPUT: bloomery (default) or guava (needs protocol guava-murmur128-mitz64).")
@@ -39,9 +39,9 @@ final class MergeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BloomFilter merged = FilterFiles.readClassic(inputs.get(0), format);
+    BloomFilter merged = FilterFiles.readClassic(inputs.get(0), filterFormat.format);
     for (Path next : inputs.subList(1, inputs.size())) {
-      BloomFilter other = FilterFiles.readClassic(next, format);
+      BloomFilter other = FilterFiles.readClassic(next, filterFormat.format);
       try {
         merged.mergeFrom(other);
       } catch (IllegalArgumentException e) {

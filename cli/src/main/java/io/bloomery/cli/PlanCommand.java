@@ -12,10 +12,12 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "plan",
     mixinStandardHelpOptions = true,
+    header = "Size a classic Bloom filter: bits, hashes, bits per key, overfill.",
     description = {
-      "Size a classic Bloom filter for N items at false-positive rate P:",
-      "m = -N ln P / (ln 2)^2 bits (rounded up), k = (m / N) ln 2 hashes (rounded to nearest),",
-      "and the false-positive rate if it ends up holding 50..200%% of N."
+      "For N items at false-positive rate P: m = -N ln P / (ln 2)^2 bits (rounded",
+      "up) and k = (m / N) ln 2 hashes (rounded to nearest), the bits per key, the",
+      "bitmap size, and the false-positive rate if the filter ends up holding",
+      "50, 80, 100, 150 or 200%% of N."
     })
 final class PlanCommand implements Runnable {
   @ParentCommand BloomeryCommand root;
@@ -64,7 +66,7 @@ final class PlanCommand implements Runnable {
     out.printf(Locale.ROOT, "  bits (m)       %s%n", Units.grouped(plan.bits()));
     out.printf(Locale.ROOT, "  hashes (k)     %d%n", plan.hashes());
     out.printf(Locale.ROOT, "  bits per key   %.3f%n", plan.bitsPerKey());
-    out.printf(Locale.ROOT, "  bitmap         %s (the bit array alone; a file adds a small header)%n",
+    out.printf(Locale.ROOT, "  bitmap         %s: the bit array alone; a file adds a small header%n",
         Units.bytes(plan.bitmapBytes()));
     out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
     for (Plan.Overfill level : plan.overfill()) {

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -27,25 +28,28 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "query",
     mixinStandardHelpOptions = true,
+    header = "Ask a filter about each line: maybe / absent, verdicts with --truth.",
     sortOptions = false,
     description = {
-      "Ask FILTER about each input line (same line rules as build): prints 'maybe' or",
-      "'absent' per item, in input order. 'absent' is definite; 'maybe' means: check.",
+      "Prints 'maybe' or 'absent' per input line (same line rules as build), in",
+      "input order. 'absent' is definite; 'maybe' means: go and check.",
       "",
-      "With --truth FILE (the exact member set, same encoding as the input) each item also",
-      "gets the verdict a guard in front of that exact store would reach:",
+      "With --truth FILE (the exact member set, same encoding as the input),",
+      "each item also gets the verdict a guard in front of that store reaches:",
       "  maybe_present  the filter's answer (true = maybe, false = absent)",
-      "  exact_checked  true when the filter said maybe and the exact set was consulted;",
-      "                 false when the filter said absent (a definite non-member: the exact",
-      "                 store is never asked)",
-      "  duplicate      true only when the exact set confirmed a member; an absent answer is",
-      "                 a definite non-duplicate",
-      "so an item is one of: absent (new, unchecked), maybe+duplicate, maybe+new (a false positive).",
+      "  exact_checked  true when the filter said maybe and the exact set was",
+      "                 consulted; false when it said absent (a definite",
+      "                 non-member: the exact store is never asked)",
+      "  duplicate      true only when the exact set confirmed a member; an",
+      "                 absent answer is a definite non-duplicate",
+      "So an item is one of: absent (new, unchecked), maybe + duplicate, or",
+      "maybe + new (a false positive).",
       "",
-      "The summary (stderr in text mode, 'summary' with --json) counts queried, maybe, absent",
-      "and, with --truth, false_positives, the realized rate among non-members beside the",
-      "model's estimated_fpp, and false_negatives: a member the filter calls absent means the",
-      "filter does not match the data; it is reported loudly and the exit code is 1.",
+      "The summary (stderr in text mode, 'summary' with --json) counts queried,",
+      "maybe and absent; with --truth also false_positives, the realized rate",
+      "among non-members beside the model's estimated_fpp, and false_negatives:",
+      "a member the filter calls absent means the filter does not match the",
+      "data. That is reported loudly and the exit code is 1.",
       ""
     })
 final class QueryCommand implements Callable<Integer> {
@@ -62,21 +66,22 @@ final class QueryCommand implements Callable<Integer> {
   boolean hex;
 
   @Option(names = "--truth", paramLabel = "FILE",
-      description = "The exact member set, one item per line, to confirm each 'maybe' against.")
+      description = "The exact member set, one item per line (- reads standard input), to confirm each 'maybe' against.")
   Path truthPath;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "bloomery",
-      description = "Format of the filter file: bloomery (default) or guava (a Guava BloomFilter.writeTo file).")
-  FileFormat format;
+  @Mixin FilterFormatOption filterFormat;
 
   @Option(names = "--json", description = "Print JSON: an 'items' list with the verdict fields and a 'summary'.")
   boolean json;
 
   @Override
   public Integer call() throws IOException {
-    Object loaded = FilterFiles.read(filterPath, format);
+    Object loaded = FilterFiles.read(filterPath, filterFormat.format);
     if (!(loaded instanceof MembershipFilter filter)) {
       throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(loaded) + ", which does not answer membership queries");
+    }
+    if (truthPath != null && "-".equals(truthPath.toString()) && "-".equals(input)) {
+      throw CliException.usage("--input and --truth cannot both read standard input");
     }
     Set<ByteKey> truth = truthPath == null ? null : readTruth(truthPath);
     Tally tally = new Tally();

@@ -58,7 +58,7 @@ public final class SyntheticUrls {
     int month = 1 + (int) ((h >>> 28) % 12);
     url.append('/').append(month < 10 ? "0" : "").append(month).append('/');
     long words = mix(h);
-    int wordCount = 2 + (int) ((words >>> 60) % 4);
+    int wordCount = 3 + (int) ((words >>> 60) % 4);
     for (int i = 0; i < wordCount; i++) {
       url.append(SLUG_WORDS[(int) ((words >>> (i * 8)) & 0xFF) % SLUG_WORDS.length]).append('-');
     }

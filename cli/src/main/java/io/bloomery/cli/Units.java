@@ -37,6 +37,13 @@ final class Units {
     return String.format(Locale.ROOT, "%.1f %s (%s)", value, units[unit], exact);
   }
 
+  /** 12_582_912 → "12.0 MiB": for figures inside a sentence. */
+  static String bytesShort(long bytes) {
+    String full = bytes(bytes);
+    int paren = full.indexOf(" (");
+    return paren < 0 ? full : full.substring(0, paren);
+  }
+
   /** A probability in a readable form: 0.01 → "1.000%", 1.2e-7 → "1.200e-07". */
   static String probability(double p) {
     if (Double.isNaN(p)) {

@@ -24,13 +24,15 @@ class ReadmeSnippetsTest {
   void quickstart_runs() throws IOException {
     Path file = dir.resolve("visited.blmf");
     // region readme-quickstart
-    BloomFilter visited = BloomFilter.create(10_000_000, 0.01); // 10M URLs at 1%: ~11.4 MiB of bits
+    // 10M URLs at a 1% false-positive rate: 95,850,584 bits (11.4 MiB), 7 hashes.
+    BloomFilter visited = BloomFilter.create(10_000_000, 0.01);
 
-    visited.add("https://example.com/");                        // UTF-8 bytes, never normalised
+    visited.add("https://example.com/"); // items are bytes; strings are UTF-8, never normalised
     boolean maybe = visited.mightContain("https://example.com/"); // true: go and check the store
-    boolean unseen = !visited.mightContain("https://example.org/"); // true means definitely never added
+    boolean unseen = !visited.mightContain("https://example.org/"); // absent is definite
 
-    FilterFormat.write(visited, file);                           // self-describing: protocol, seed, m, k, CRC
+    // One self-describing file: protocol, seed, m, k, inserted count, bits, CRC-32C.
+    FilterFormat.write(visited, file);
     BloomFilter loaded = FilterFormat.readBloom(file);
     // endregion readme-quickstart
 
