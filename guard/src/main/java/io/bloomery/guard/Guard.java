@@ -451,9 +451,10 @@ public final class Guard implements AutoCloseable {
         if (!inserted[i]) {
           staleNegatives.increment();
           if (staleNegativeWarned.compareAndSet(false, true)) {
-            LOG.warn("guard {}: the store already held an item this guard's filter had never"
-                + " seen: another process writes the store, so lookup() negatives can be stale"
-                + " until the next rebuild", store.identity());
+            LOG.warn("guard {}: the store already held an item this guard's filter had not"
+                + " seen; either two callers added the same new item at the same instant, or"
+                + " another process writes the store (then lookup() negatives can be stale until"
+                + " the next rebuild); see GuardStats.staleNegatives", store.identity());
           }
         }
       } else {

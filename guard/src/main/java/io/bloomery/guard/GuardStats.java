@@ -22,8 +22,11 @@ import java.time.Instant;
  * @param storeLookupsMade items answered "maybe" and confirmed against the store
  * @param storeLookupsAvoided items answered "definitely absent" by the filter
  * @param realizedFalsePositives "maybe" answers that the store did not hold
- * @param staleNegatives filter negatives the store nevertheless held on insert (another writer
- *     added them behind this guard's back); 0 when the guard is the only writer
+ * @param staleNegatives filter negatives the store nevertheless held on insert: two callers of
+ *     this guard racing to add the same new item (both saw it absent; one lost the insert), or
+ *     another process writing the store behind this guard's back. Without concurrent adds of one
+ *     item and without other writers it stays 0; a count that keeps growing with sequential use
+ *     points at other writers
  * @param modelFalsePositiveRate the filter's estimated FPR from its fill ((fill ratio)^k)
  * @param fillRatio share of bits set
  * @param bits filter size m
