@@ -45,6 +45,19 @@ class MultiProcessExactlyOnceTest {
           .redirectOutput(directory.resolve("worker-" + p + ".log").toFile())
           .start());
     }
+    for (Path output : outputs) { // every guard is open: start them together
+      Path ready = Path.of(output + ".ready");
+      for (long deadline = System.nanoTime() + 180_000_000_000L; !Files.exists(ready); ) {
+        assertThat(System.nanoTime()).as("worker never became ready: %s", ready)
+            .isLessThan(deadline);
+        assertThat(processes.stream().allMatch(Process::isAlive) || Files.exists(ready))
+            .as("a worker died before it was ready").isTrue();
+        Thread.sleep(10);
+      }
+    }
+    for (Path output : outputs) {
+      Files.createFile(Path.of(output + ".go"));
+    }
     for (int p = 0; p < PROCESSES; p++) {
       assertThat(processes.get(p).waitFor(300, TimeUnit.SECONDS)).isTrue();
       assertThat(processes.get(p).exitValue())
