@@ -33,26 +33,30 @@ import picocli.CommandLine.ParentCommand;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Read items (one per line; same line rules as build) and print, in input order, only",
-      "those never seen before, in this run or any earlier run: the exact store is the memory.",
-      "'Never seen' is decided atomically by the store (INSERT ... ON CONFLICT DO NOTHING on",
-      "PostgreSQL, INSERT OR IGNORE on SQLite), so concurrent dedup runs against one store",
-      "print each item exactly once between them. A Bloom filter in front of the store skips",
-      "the lookup of items it has definitely never seen.",
+      "Read items (one per line; same line rules as build) and print, in input",
+      "order, only those never seen before, in this run or any earlier run: the",
+      "exact store is the memory. 'Never seen' is decided atomically by the store",
+      "(INSERT ... ON CONFLICT DO NOTHING on PostgreSQL, INSERT OR IGNORE on",
+      "SQLite), so concurrent runs against one store print each item exactly once",
+      "between them. A Bloom filter in front of the store skips the lookup of",
+      "items it has definitely never seen.",
       "",
       "Stores:",
-      "  --store sqlite:FILE            embedded, one file (WAL, synchronous=FULL); the default",
-      "                                 is sqlite:bloomery-dedup.db in the current directory",
-      "  --store jdbc:postgresql://...  PostgreSQL (table bloomery_seen, created if absent)",
+      "  sqlite:FILE             embedded, one file (WAL, synchronous=FULL); the",
+      "                          default is sqlite:bloomery-dedup.db in the",
+      "                          current directory",
+      "  jdbc:postgresql://...   PostgreSQL (table bloomery_seen, created if absent)",
       "",
-      "The filter is persisted next to a SQLite store (FILE.guard) with the store watermark it",
-      "covers, and replayed or rebuilt on the next run; with PostgreSQL it is rebuilt from the",
-      "table (streamed) unless --snapshot names a file.",
+      "The filter is persisted next to a SQLite store (FILE.guard) with the store",
+      "watermark it covers, and replayed or rebuilt on the next run; with",
+      "PostgreSQL it is rebuilt from the table (streamed) unless --snapshot names",
+      "a file.",
       "",
-      "On stderr: a progress bar on a terminal, then the report: items, new, duplicates, store",
-      "lookups avoided (%), store lookups made, realized false-positive rate vs the model's,",
-      "throughput. If the store fails, the items printed so far are committed, the run stops",
-      "with exit code 1, and re-running the same input is safe.",
+      "On stderr: a progress bar on a terminal, then the report: items, new,",
+      "duplicates, store lookups avoided (%%), store lookups made, realized",
+      "false-positive rate vs the model's, throughput. If the store fails, the",
+      "items printed so far are committed, the run stops with exit code 1, and",
+      "re-running the same input is safe.",
       ""
     })
 final class DedupCommand implements Callable<Integer> {
@@ -70,7 +74,7 @@ final class DedupCommand implements Callable<Integer> {
 
   @Option(names = "--expected", paramLabel = "N", converter = CountConverter.class, defaultValue = "10M",
       description = "Distinct items the filter is sized for (default: ${DEFAULT-VALUE}); grown on rebuild"
-          + " when the store already holds 80% of it.")
+          + " when the store already holds 80%% of it.")
   long expected;
 
   @Option(names = "--fpp", paramLabel = "P", converter = ProbabilityConverter.class, defaultValue = "0.01",
