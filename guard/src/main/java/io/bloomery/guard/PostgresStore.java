@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,7 +29,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * WITH input AS (SELECT * FROM unnest(?::bytea[], ?::bytea[]) WITH ORDINALITY AS u(digest, item, ord)),
- *      ins   AS (INSERT INTO t (digest, item) SELECT digest, item FROM input ORDER BY ord
+ *      ins   AS (INSERT INTO t (digest, item) SELECT digest, item FROM input ORDER BY digest
  *                ON CONFLICT (digest) DO NOTHING RETURNING digest)
  * SELECT i.ord, ins.digest IS NOT NULL AS inserted, s.item = i.item AS same_bytes
  * FROM input i LEFT JOIN ins ON ins.digest = i.digest LEFT JOIN t s ON s.digest = i.digest
@@ -38,7 +37,9 @@ import java.util.Objects;
  *
  * {@code ON CONFLICT DO NOTHING} is PostgreSQL's speculative insertion: a concurrent uncommitted
  * insert of the same digest makes the second inserter wait for the first to commit or abort, so
- * exactly one caller sees its row returned. Repeats inside one batch are resolved in Java before
+ * exactly one caller sees its row returned. Rows go in digest order, so concurrent batches that
+ * share keys lock them in the same order and cannot deadlock (a deadlock or serialization failure,
+ * which aborts the whole statement, is retried). Repeats inside one batch are resolved in Java before
  * sending (first occurrence wins). For a conflicting row the same statement compares the stored bytes
  * with the offered ones; only when the conflicting row committed after the statement's snapshot (a
  * race with another inserter) is a second query needed to confirm the bytes.
@@ -63,6 +64,7 @@ import java.util.Objects;
  */
 public final class PostgresStore implements ExactStore {
   private static final int FETCH_SIZE = 10_000;
+  private static final int MAX_ATTEMPTS = 5;
 
   private final HikariDataSource pool;
   private final String table;
@@ -305,48 +307,65 @@ public final class PostgresStore implements ExactStore {
     if (distinct.isEmpty()) {
       return inserted;
     }
-    boolean[] sentInserted = new boolean[distinct.size()];
-    List<Integer> unconfirmed = new ArrayList<>();
-    try (Connection c = pool.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(
-          "WITH input AS (SELECT u.digest, u.item, u.ord FROM unnest(?::bytea[], ?::bytea[])"
-              + " WITH ORDINALITY AS u(digest, item, ord)),"
-              + " ins AS (INSERT INTO " + table + " (digest, item) SELECT digest, item FROM input"
-              + " ORDER BY ord ON CONFLICT (digest) DO NOTHING RETURNING digest)"
-              + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
-              + " LEFT JOIN ins ON ins.digest = i.digest"
-              + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
-        Array digestArray = c.createArrayOf("bytea", digests.toArray(new byte[0][]));
-        Array itemArray = c.createArrayOf("bytea", distinct.toArray(new byte[0][]));
-        ps.setArray(1, digestArray);
-        ps.setArray(2, itemArray);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int sent = (int) rs.getLong(1) - 1;
-            boolean wasInserted = rs.getBoolean(2);
-            sentInserted[sent] = wasInserted;
-            if (!wasInserted) {
-              boolean same = rs.getBoolean(3);
-              if (rs.wasNull()) {
-                unconfirmed.add(sent); // the conflicting row committed after our snapshot
-              } else if (!same) {
-                throw new DigestCollisionException("two different items share SHA-256 "
-                    + new ItemDigest.Key(digests.get(sent)) + " in " + table);
-              }
-            }
-          }
+    boolean[] sentInserted;
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = pool.getConnection()) {
+        sentInserted = insertDistinct(c, digests, distinct);
+        break;
+      } catch (SQLException e) {
+        // A deadlock or serialization failure aborts the whole statement: nothing was written,
+        // so the outcome is known and the batch can be sent again.
+        boolean retryable = "40P01".equals(e.getSQLState()) || "40001".equals(e.getSQLState());
+        if (!retryable || attempt == MAX_ATTEMPTS) {
+          throw unavailable("insert batch of " + distinct.size(), e);
         }
       }
-      if (!unconfirmed.isEmpty()) {
-        confirmRaced(c, unconfirmed, digests, distinct);
-      }
-    } catch (SQLException e) {
-      throw unavailable("insert batch of " + distinct.size(), e);
     }
     for (int i = 0; i < inserted.length; i++) {
       inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
     }
     return inserted;
+  }
+
+  /**
+   * The one-statement batch insert of distinct items. Rows are inserted in digest order, so two
+   * batches that share keys take their index locks in the same order and cannot deadlock each other.
+   */
+  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct)
+      throws SQLException {
+    boolean[] sentInserted = new boolean[distinct.size()];
+    List<Integer> unconfirmed = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(
+        "WITH input AS (SELECT u.digest, u.item, u.ord FROM unnest(?::bytea[], ?::bytea[])"
+            + " WITH ORDINALITY AS u(digest, item, ord)),"
+            + " ins AS (INSERT INTO " + table + " (digest, item) SELECT digest, item FROM input"
+            + " ORDER BY digest ON CONFLICT (digest) DO NOTHING RETURNING digest)"
+            + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
+            + " LEFT JOIN ins ON ins.digest = i.digest"
+            + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
+      ps.setArray(1, c.createArrayOf("bytea", digests.toArray(new byte[0][])));
+      ps.setArray(2, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int sent = (int) rs.getLong(1) - 1;
+          boolean wasInserted = rs.getBoolean(2);
+          sentInserted[sent] = wasInserted;
+          if (!wasInserted) {
+            boolean same = rs.getBoolean(3);
+            if (rs.wasNull()) {
+              unconfirmed.add(sent); // the conflicting row committed after our snapshot
+            } else if (!same) {
+              throw new DigestCollisionException("two different items share SHA-256 "
+                  + new ItemDigest.Key(digests.get(sent)) + " in " + table);
+            }
+          }
+        }
+      }
+    }
+    if (!unconfirmed.isEmpty()) {
+      confirmRaced(c, unconfirmed, digests, distinct);
+    }
+    return sentInserted;
   }
 
   /** Byte-equality confirmation of conflicting rows, read in a new snapshot (READ COMMITTED). */
@@ -371,11 +390,8 @@ public final class PostgresStore implements ExactStore {
   @Override
   public long watermark() {
     requireOwnedTable("watermark");
-    try (Connection c = pool.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM " + table)) {
-      rs.next();
-      return rs.getLong(1);
+    try (Connection c = pool.getConnection()) {
+      return queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
     } catch (SQLException e) {
       throw unavailable("watermark", e);
     }
@@ -392,11 +408,7 @@ public final class PostgresStore implements ExactStore {
           return rs.getLong(1);
         }
       }
-      try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
-        rs.next();
-        return rs.getLong(1);
-      }
+      return queryLong(c, "SELECT count(*) FROM " + table);
     } catch (SQLException e) {
       throw unavailable("estimate rows", e);
     }
@@ -410,14 +422,7 @@ public final class PostgresStore implements ExactStore {
         try (Statement st = c.createStatement()) {
           st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         }
-        long watermark = 0;
-        if (!readOnly) {
-          try (Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM " + table)) {
-            rs.next();
-            watermark = rs.getLong(1);
-          }
-        }
+        long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
         long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column
             + " IS NOT NULL", sink);
         c.commit();
@@ -447,6 +452,13 @@ public final class PostgresStore implements ExactStore {
       }
     } catch (SQLException e) {
       throw unavailable("scan after watermark " + watermark, e);
+    }
+  }
+
+  private static long queryLong(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 
@@ -483,6 +495,11 @@ public final class PostgresStore implements ExactStore {
   }
 
   private StoreUnavailableException unavailable(String operation, SQLException e) {
+    String state = e.getSQLState();
+    if (state != null && (state.startsWith("08") || state.startsWith("57P"))) {
+      // The server went away or restarted: every pooled connection is suspect, not only this one.
+      pool.getHikariPoolMXBean().softEvictConnections();
+    }
     return new StoreUnavailableException("PostgreSQL store " + identity + ": " + operation
         + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
   }

@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -160,38 +155,11 @@ abstract class ExactStoreContract {
     for (int i = 0; i < distinct; i++) {
       items.add(bytes("https://example.org/page/" + i));
     }
-    ConcurrentHashMap<ItemDigest.Key, AtomicInteger> wins = new ConcurrentHashMap<>();
-    CyclicBarrier start = new CyclicBarrier(threads);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        ExactStore store = t % 2 == 0 ? first : second;
-        long seed = t;
-        futures.add(pool.submit(() -> {
-          List<byte[]> mine = new ArrayList<>(items);
-          Collections.shuffle(mine, new Random(seed));
-          start.await();
-          for (int from = 0; from < mine.size(); from += 25) {
-            List<byte[]> batch = mine.subList(from, Math.min(mine.size(), from + 25));
-            boolean[] inserted = seed % 3 == 0
-                ? singly(store, batch) : store.insertAllIfAbsent(batch);
-            for (int i = 0; i < batch.size(); i++) {
-              if (inserted[i]) {
-                wins.computeIfAbsent(new ItemDigest.Key(batch.get(i)), k -> new AtomicInteger())
-                    .incrementAndGet();
-              }
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> future : futures) {
-        future.get();
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    Map<ItemDigest.Key, AtomicInteger> wins = ConcurrentOffers.race(threads, items, 25,
+        (thread, batch) -> {
+          ExactStore store = thread % 2 == 0 ? first : second;
+          return thread % 3 == 0 ? singly(store, batch) : store.insertAllIfAbsent(batch);
+        });
     assertThat(wins).hasSize(distinct);
     assertThat(wins.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
     Set<ItemDigest.Key> expected = new HashSet<>();

@@ -5,16 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,41 +33,18 @@ class GuardConcurrencyTest {
     for (int i = 0; i < 1_500; i++) {
       items.add(bytes("https://example.org/" + i));
     }
-    ConcurrentHashMap<ItemDigest.Key, AtomicInteger> wins = new ConcurrentHashMap<>();
     try (Guard guard = Guard.builder(store).expectedInsertions(5_000).open()) {
-      CyclicBarrier start = new CyclicBarrier(threads);
-      ExecutorService pool = Executors.newFixedThreadPool(threads);
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        int thread = t;
-        futures.add(pool.submit(() -> {
-          List<byte[]> mine = new ArrayList<>(items);
-          Collections.shuffle(mine, new Random(thread));
-          start.await();
-          for (int from = 0; from < mine.size(); from += 30) {
-            List<byte[]> batch = mine.subList(from, from + 30);
-            boolean[] isNew = new boolean[batch.size()];
+      Map<ItemDigest.Key, AtomicInteger> wins = ConcurrentOffers.race(threads, items, 30,
+          (thread, batch) -> {
             if (thread % 2 == 0) {
-              isNew = guard.addIfAbsent(batch);
-            } else {
-              for (int i = 0; i < batch.size(); i++) {
-                isNew[i] = guard.addIfAbsent(batch.get(i));
-              }
+              return guard.addIfAbsent(batch);
             }
+            boolean[] isNew = new boolean[batch.size()];
             for (int i = 0; i < batch.size(); i++) {
-              if (isNew[i]) {
-                wins.computeIfAbsent(new ItemDigest.Key(batch.get(i)), k -> new AtomicInteger())
-                    .incrementAndGet();
-              }
+              isNew[i] = guard.addIfAbsent(batch.get(i));
             }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> future : futures) {
-        future.get();
-      }
-      pool.shutdown();
+            return isNew;
+          });
       assertThat(wins).hasSize(items.size());
       assertThat(wins.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
       Set<ItemDigest.Key> expected = new HashSet<>();
