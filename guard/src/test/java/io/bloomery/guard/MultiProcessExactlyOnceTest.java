@@ -23,15 +23,20 @@ class MultiProcessExactlyOnceTest {
 
   @Test
   void postgresDecidesExactlyOnceAcrossProcesses() throws Exception {
-    runWorkers(PostgresCluster.shared().createDatabase());
+    int processesThatWon = runWorkers(PostgresCluster.shared().createDatabase());
+    assertThat(processesThatWon).as("the processes really raced").isGreaterThan(1);
   }
 
   @Test
   void sqliteDecidesExactlyOnceAcrossProcesses() throws Exception {
+    // SQLite has one writer per database: a process that holds the write lock may finish all its
+    // batches while the others back off in the busy handler, so who wins is not asserted; that
+    // every item is new exactly once across the processes is.
     runWorkers("sqlite:" + directory.resolve("shared.db"));
   }
 
-  private void runWorkers(String store) throws Exception {
+  /** Runs the workers and checks exactly-once; returns how many processes won at least one item. */
+  private int runWorkers(String store) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<Process> processes = new ArrayList<>();
     List<Path> outputs = new ArrayList<>();
@@ -73,6 +78,6 @@ class MultiProcessExactlyOnceTest {
     }
     assertThat(wins).hasSize(ITEMS);
     assertThat(wins.values()).containsOnly(1);
-    assertThat(processesThatWon).as("the processes really raced").isGreaterThan(1);
+    return processesThatWon;
   }
 }
