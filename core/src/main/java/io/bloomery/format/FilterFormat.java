@@ -6,7 +6,6 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Bloomery's one self-describing binary format: every filter kind, one envelope.
@@ -119,19 +120,20 @@ public final class FilterFormat {
   public static void write(Object filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     BodyWriter body = bodyWriter(filter);
+    // Everything that can refuse the filter runs before the first byte is written.
+    byte[] seed = body.seed();
+    if (seed.length > 0xFFFF) {
+      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
+    }
+    long bodyLength = body.bodyLength();
     FormatWriter writer = new FormatWriter(out);
     writer.bytes(MAGIC);
     writer.u8(FORMAT_VERSION);
     writer.u8(body.kind().code());
     writer.u8(body.protocol().code());
     writer.u8(0);
-    byte[] seed = body.seed();
-    if (seed.length > 0xFFFF) {
-      throw new IllegalArgumentException("seed: expected at most 65535 bytes, found " + seed.length);
-    }
     writer.u16(seed.length);
     writer.bytes(seed);
-    long bodyLength = body.bodyLength();
     writer.u64(bodyLength);
     long bodyStart = writer.position();
     body.writeBody(writer);
@@ -180,18 +182,7 @@ public final class FilterFormat {
    *     #write(Object, OutputStream)})
    */
   public static byte[] toBytes(Object filter) {
-    long length = serializedLength(filter);
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "serialized filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -522,17 +513,18 @@ public final class FilterFormat {
   }
 
   private static String kindCodes() {
-    StringBuilder codes = new StringBuilder();
-    for (FilterKind kind : FilterKind.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(kind.code()).append(" '").append(kind.kindName()).append('\'');
-    }
-    return codes.toString();
+    return codes(FilterKind.values(), FilterKind::code, FilterKind::kindName);
   }
 
   private static String protocolCodes() {
+    return codes(ProtocolId.values(), ProtocolId::code, ProtocolId::protocolName);
+  }
+
+  /** "1 'a', 2 'b', …" for a registry's entries. */
+  private static <T> String codes(T[] entries, ToIntFunction<T> code, Function<T, String> name) {
     StringBuilder codes = new StringBuilder();
-    for (ProtocolId id : ProtocolId.values()) {
-      codes.append(codes.length() == 0 ? "" : ", ").append(id.code()).append(" '").append(id.protocolName()).append('\'');
+    for (T entry : entries) {
+      codes.append(codes.length() == 0 ? "" : ", ").append(code.applyAsInt(entry)).append(" '").append(name.apply(entry)).append('\'');
     }
     return codes.toString();
   }

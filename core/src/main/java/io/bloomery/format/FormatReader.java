@@ -28,9 +28,10 @@ final class FormatReader {
   static final long UNKNOWN_LENGTH = -1;
 
   private static final int CHUNK = 1 << 16;
-  private static final VarHandle LITTLE_ENDIAN_LONGS =
+  /** Views of a byte[] as longs in each byte order; shared with {@link FormatWriter}. */
+  static final VarHandle LITTLE_ENDIAN_LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle BIG_ENDIAN_LONGS =
+  static final VarHandle BIG_ENDIAN_LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final InputStream in;

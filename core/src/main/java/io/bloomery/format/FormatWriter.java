@@ -1,9 +1,9 @@
 package io.bloomery.format;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
@@ -16,10 +16,6 @@ import java.util.zip.CRC32C;
  */
 final class FormatWriter {
   private static final int BUFFER = 1 << 16;
-  private static final VarHandle LITTLE_ENDIAN_LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle BIG_ENDIAN_LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final OutputStream out;
   private final boolean bigEndian;
@@ -28,6 +24,31 @@ final class FormatWriter {
   private int used;
   private int checksummed;
   private long written;
+
+  /** Something that writes a whole serialized form to a stream. */
+  @FunctionalInterface
+  interface Serializer {
+    void writeTo(OutputStream out) throws IOException;
+  }
+
+  /**
+   * Runs {@code serializer} into a new array of the announced {@code length}.
+   *
+   * @throws IllegalArgumentException if {@code length} does not fit in an array
+   */
+  static byte[] toBytes(long length, String what, Serializer serializer) {
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException(
+          what + " of " + length + " bytes does not fit in a byte[]; write it to an OutputStream instead");
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
+    try {
+      serializer.writeTo(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
+    }
+    return out.toByteArray();
+  }
 
   FormatWriter(OutputStream out) {
     this(out, ByteOrder.LITTLE_ENDIAN);
@@ -70,7 +91,7 @@ final class FormatWriter {
   /** One 64-bit word of a payload, in this writer's byte order. */
   void word(long value) throws IOException {
     ensure(Long.BYTES);
-    (bigEndian ? BIG_ENDIAN_LONGS : LITTLE_ENDIAN_LONGS).set(buffer, used, value);
+    (bigEndian ? FormatReader.BIG_ENDIAN_LONGS : FormatReader.LITTLE_ENDIAN_LONGS).set(buffer, used, value);
     used += Long.BYTES;
     written += Long.BYTES;
   }

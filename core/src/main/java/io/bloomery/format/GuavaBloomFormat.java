@@ -5,7 +5,6 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -52,7 +51,8 @@ public final class GuavaBloomFormat {
    * chunks of at most 2^20 words as they arrive, so a header declaring 2^31 - 1 words followed by a
    * few bytes fails with "truncated" after allocating at most one chunk. The chunks are then handed to
    * BloomFilter.restore; a stream import therefore briefly holds the bit array twice. Guava's own
-   * readFrom allocates the declared size first (oss-fuzz finding, Guava PR #15484). */
+   * readFrom allocates the declared size first; an oss-fuzz readFrom fuzzer (oss-fuzz PR #15484) flags
+   * the resulting OOM. */
 
   /** Guava's {@code BloomFilterStrategies.MURMUR128_MITZ_32} ordinal; refused (see class doc). */
   public static final int MURMUR128_MITZ_32_ORDINAL = 0;
@@ -123,18 +123,8 @@ public final class GuavaBloomFormat {
   public static byte[] toBytes(BloomFilter filter) {
     Objects.requireNonNull(filter, "filter");
     requireGuavaProtocol(filter);
-    long length = HEADER_LENGTH + Long.BYTES * filter.wordCount();
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException(
-          "Guava filter of " + length + " bytes does not fit in a byte[]; use write(filter, OutputStream)");
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) length);
-    try {
-      write(filter, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException("unreachable: in-memory stream failed", e);
-    }
-    return out.toByteArray();
+    return FormatWriter.toBytes(
+        HEADER_LENGTH + Long.BYTES * filter.wordCount(), "Guava filter", out -> write(filter, out));
   }
 
   private static void requireGuavaProtocol(BloomFilter filter) {

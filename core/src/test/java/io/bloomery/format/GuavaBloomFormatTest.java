@@ -174,6 +174,32 @@ class GuavaBloomFormatTest {
     return falsePositives;
   }
 
+  @net.jqwik.api.Property(tries = 60, seed = "20261130")
+  void anyGuavaFilterOfRandomItemsImportsAndExportsExactly(
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.Size(min = 1, max = 400) List<byte[]> members,
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.Size(max = 400) List<byte[]> probes,
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.DoubleRange(min = 1e-5, max = 0.3) @net.jqwik.api.constraints.Scale(6)
+          double fpp)
+      throws IOException {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    com.google.common.hash.BloomFilter<byte[]> guava =
+        com.google.common.hash.BloomFilter.create(Funnels.byteArrayFunnel(), members.size(), fpp);
+    members.forEach(guava::put);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    guava.writeTo(out);
+    BloomFilter imported = GuavaBloomFormat.fromBytes(out.toByteArray());
+    for (byte[] member : members) {
+      assertThat(imported.mightContain(member)).isTrue();
+    }
+    for (byte[] probe : probes) {
+      assertThat(imported.mightContain(probe)).isEqualTo(guava.mightContain(probe));
+    }
+    assertThat(GuavaBloomFormat.toBytes(imported)).isEqualTo(out.toByteArray());
+    // And through Bloomery's own format and back, still Guava's bytes.
+    assertThat(GuavaBloomFormat.toBytes(FilterFormat.readBloom(FilterFormat.toBytes(imported))))
+        .isEqualTo(out.toByteArray());
+  }
+
   @Test
   void streamReadConsumesExactlyOneFilter() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
