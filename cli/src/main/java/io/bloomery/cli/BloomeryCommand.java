@@ -85,6 +85,7 @@ public final class BloomeryCommand implements Runnable {
     commandLine.setExitCodeExceptionMapper(CliErrors::exitCode);
     commandLine.setExecutionExceptionHandler(CliErrors::handleExecutionException);
     commandLine.setParameterExceptionHandler(CliErrors::handleParameterException);
+    commandLine.setExecutionStrategy(CliErrors::runReportingOutOfMemory);
     return commandLine;
   }
 

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -41,6 +42,21 @@ final class CliErrors {
     return exitCode(exception);
   }
 
+  /**
+   * Runs the parsed command; an {@link OutOfMemoryError} (a filter or input larger than the heap)
+   * becomes a one-line failure saying how to give the JVM more memory, not a stack trace.
+   */
+  static int runReportingOutOfMemory(ParseResult parseResult) {
+    try {
+      return new CommandLine.RunLast().execute(parseResult);
+    } catch (OutOfMemoryError e) {
+      List<CommandLine> commands = parseResult.asCommandLineList();
+      throw new CommandLine.ExecutionException(commands.get(commands.size() - 1), "out of memory",
+          CliException.failure("out of memory (max heap " + Units.bytesShort(Runtime.getRuntime().maxMemory())
+              + "); give the JVM more, e.g. BLOOMERY_JAVA_OPTS=-Xmx6g ./bloomery …", e));
+    }
+  }
+
   static int handleParameterException(ParameterException exception, String[] args) {
     CommandLine commandLine = exception.getCommandLine();
     PrintWriter err = commandLine.getErr();
@@ -65,9 +81,6 @@ final class CliErrors {
     }
     if (e instanceof FileSystemException fs) {
       return fs.getFile() + ": " + (fs.getReason() == null ? e.getClass().getSimpleName() : fs.getReason());
-    }
-    if (e instanceof OutOfMemoryError) {
-      return "out of memory; give the JVM more heap (BLOOMERY_JAVA_OPTS=-Xmx…)";
     }
     String message = e.getMessage();
     if (e instanceof IOException || e instanceof IllegalArgumentException) {

@@ -40,13 +40,14 @@ final class FilterShapeOptions {
     Explicit explicit;
   }
 
+  /** N and P for {@link io.bloomery.sizing.BloomMath#plan}; also {@code bloomery plan}'s options. */
   static final class Planned {
     @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
-        description = "Plan for N distinct items (with --fpp).")
+        description = "Number of distinct items to size for (1000000, 1_000_000, 1e6, 1M; with --fpp).")
     long expected;
 
     @Option(names = "--fpp", required = true, paramLabel = "P", converter = ProbabilityConverter.class,
-        description = "Target false-positive rate in (0, 1), e.g. 0.01 or 1%%.")
+        description = "Target false-positive rate on non-members, in (0, 1): 0.01 or 1%%.")
     double fpp;
   }
 

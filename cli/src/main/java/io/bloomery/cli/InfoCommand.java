@@ -86,7 +86,9 @@ final class InfoCommand implements Callable<Integer> {
     row(out, "seed", seedHex.isEmpty() ? "(empty)" : seedHex);
     row(out, "bits (m)", Units.grouped(bloom.bitSize()));
     row(out, "hashes (k)", Integer.toString(bloom.hashCount()));
-    row(out, "inserted", Units.grouped(bloom.insertedCount()) + " (adds that changed the filter)");
+    row(out, "inserted", Units.grouped(bloom.insertedCount()) + (filterFormat.format == FileFormat.GUAVA
+        ? " (estimated from the set bits: Guava's file records no count)"
+        : " (adds that changed the filter)"));
     row(out, "set bits", Units.grouped(bloom.bitCount()));
     row(out, "fill ratio", String.format(Locale.ROOT, "%.4f", bloom.fillRatio()));
     row(out, "estimated fpp", Units.probability(bloom.estimatedFpp()) + " (from the fill ratio)");

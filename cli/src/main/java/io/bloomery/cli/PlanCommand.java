@@ -5,6 +5,7 @@ import io.bloomery.sizing.Plan;
 import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -22,13 +23,7 @@ import picocli.CommandLine.ParentCommand;
 final class PlanCommand implements Runnable {
   @ParentCommand BloomeryCommand root;
 
-  @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
-      description = "Number of distinct items the filter is sized for (1000000, 1_000_000, 1e6, 1M).")
-  long expected;
-
-  @Option(names = "--fpp", required = true, paramLabel = "P", converter = ProbabilityConverter.class,
-      description = "Target false-positive rate on non-members, in (0, 1): 0.01 or 1%%.")
-  double fpp;
+  @Mixin FilterShapeOptions.Planned target;
 
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;
@@ -37,7 +32,7 @@ final class PlanCommand implements Runnable {
   public void run() {
     Plan plan;
     try {
-      plan = BloomMath.plan(expected, fpp);
+      plan = BloomMath.plan(target.expected, target.fpp);
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage(), e);
     }

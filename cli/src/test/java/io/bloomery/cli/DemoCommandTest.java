@@ -21,6 +21,7 @@ class DemoCommandTest {
     assertThat(realized).isBetween(report.get("model_fpp_999_low").asDouble(), report.get("model_fpp_999_high").asDouble());
     assertThat(report.get("realized_fpp").asDouble() * 1_000_000).isEqualTo(report.get("false_positives").asDouble());
     assertThat(report.get("lookups_per_second").asDouble()).isPositive();
+    assertThat(report.get("hashset_lookups_per_second").asLong()).isPositive();
     assertThat(report.get("hashset_bytes").asLong()).as("measured retained heap of 50k URL strings").isGreaterThan(50_000L * 80);
     assertThat(report.get("mean_url_bytes").asDouble()).isBetween(70.0, 90.0);
     assertThat(result.err()).contains("1. plan").contains("4. exact");
