@@ -20,5 +20,5 @@ trap cleanup EXIT
 as_pg "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -w -l "$dir/server.log" \
   -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c shared_buffers=512MB" start >/dev/null
-"${JAVA_HOME:+$JAVA_HOME/bin/}java" -Xmx2g -cp bench/target/benchmarks.jar \
+"${JAVA_HOME:+$JAVA_HOME/bin/}java" -Xmx2g -cp "${BENCH_JAR:-bench/target/benchmarks.jar}" \
   io.bloomery.bench.guard.GuardDedupBench --jdbc "jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres" "$@"
