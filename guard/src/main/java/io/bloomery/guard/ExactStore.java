@@ -57,6 +57,16 @@ public interface ExactStore extends AutoCloseable {
   boolean insertIfAbsent(byte[] item);
 
   /**
+   * {@link #insertIfAbsent(byte[])} with a hint: {@code probablyPresent} is the filter's "maybe".
+   * A store may then look the item up first (a committed row found by a plain read is a certain
+   * duplicate) and insert only if it is absent; the insert still arbitrates atomically. The answer is
+   * the same as without the hint.
+   */
+  default boolean insertIfAbsent(byte[] item, boolean probablyPresent) {
+    return insertIfAbsent(item);
+  }
+
+  /**
    * Inserts each item unless stored, in one round trip (one transaction) for the whole list.
    * An item repeated inside the list is new at most once (its first occurrence).
    *

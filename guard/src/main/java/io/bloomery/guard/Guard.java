@@ -426,7 +426,7 @@ public final class Guard implements AutoCloseable {
       boolean[] inserted;
       try {
         inserted = items.size() == 1
-            ? new boolean[] {store.insertIfAbsent(items.get(0))}
+            ? new boolean[] {store.insertIfAbsent(items.get(0), maybe[0])}
             : store.insertAllIfAbsent(items);
       } catch (StoreUnavailableException e) {
         insertFailures.add(items.size());

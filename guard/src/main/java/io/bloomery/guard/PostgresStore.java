@@ -257,12 +257,34 @@ public final class PostgresStore implements ExactStore {
    */
   @Override
   public boolean insertIfAbsent(byte[] item) {
+    return insertIfAbsent(item, false);
+  }
+
+  /**
+   * With {@code probablyPresent} (the filter said "maybe", usually a duplicate) the stored bytes
+   * are read first: found, it is a duplicate after one read-only round trip; absent (a false
+   * positive), the atomic insert follows.
+   */
+  @Override
+  public boolean insertIfAbsent(byte[] item, boolean probablyPresent) {
     Objects.requireNonNull(item, "item");
     if (readOnly) {
       return insertAllIfAbsent(List.of(item))[0]; // refuses with the read-only message
     }
     byte[] digest = ItemDigest.of(item);
     try (Connection c = pool.getConnection()) {
+      if (probablyPresent) {
+        try (PreparedStatement ps =
+            c.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+          ps.setBytes(1, digest);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+              return false; // a committed, byte-equal row: a duplicate
+            }
+          }
+        }
+      }
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
           + " (digest, item) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING")) {
         ps.setBytes(1, digest);

@@ -64,6 +64,11 @@ abstract class ExactStoreContract {
     assertThat(store.insertIfAbsent(bytes("https://example.org/a"))).isFalse();
     assertThat(store.contains(bytes("https://example.org/a"))).isTrue();
     assertThat(store.contains(bytes("https://example.org/b"))).isFalse();
+    // The filter's hint changes the route, never the answer.
+    assertThat(store.insertIfAbsent(bytes("https://example.org/a"), true)).isFalse();
+    assertThat(store.insertIfAbsent(bytes("https://example.org/c"), true)).isTrue();
+    assertThat(store.insertIfAbsent(bytes("https://example.org/c"), false)).isFalse();
+    assertThat(store.insertIfAbsent(bytes("https://example.org/d"), false)).isTrue();
   }
 
   @Test
