@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
       MergeCommand.class,
       DemoCommand.class,
       DedupCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

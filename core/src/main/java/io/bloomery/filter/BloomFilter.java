@@ -372,6 +372,69 @@ public final class BloomFilter implements MembershipFilter {
     return (previous & mask) == 0;
   }
 
+  /**
+   * Queries every item: {@code out[i]} is set to {@code mightContain(items[i])}. With the default
+   * {@code xxh3-edh-v1} protocol it hashes a batch of 32 keys first and then reads all k bits of each
+   * without early exit, so the cache misses of different keys overlap; other protocols query one by
+   * one. Allocates nothing per key.
+   *
+   * @return the number of {@code true} answers
+   * @throws IllegalArgumentException if {@code out} is shorter than {@code items}
+   */
+  public int mightContainAll(byte[][] items, boolean[] out) {
+    Objects.requireNonNull(items, "items");
+    Objects.requireNonNull(out, "out");
+    if (out.length < items.length) {
+      throw new IllegalArgumentException("out has " + out.length + " elements, needs " + items.length);
+    }
+    int maybe = 0;
+    if (doubleHashing == null) {
+      for (int i = 0; i < items.length; i++) {
+        out[i] = mightContain(Objects.requireNonNull(items[i], "items[]"));
+        maybe += out[i] ? 1 : 0;
+      }
+      return maybe;
+    }
+    long[] batch = new long[32];
+    for (int start = 0; start < items.length; start += batch.length) {
+      int size = Math.min(batch.length, items.length - start);
+      for (int j = 0; j < size; j++) {
+        byte[] item = Objects.requireNonNull(items[start + j], "items[]");
+        batch[j] = doubleHashing.hash(item, 0, item.length);
+      }
+      for (int j = 0; j < size; j++) {
+        long x = batch[j];
+        long y = EnhancedDoubleHashing.stride(x);
+        long d = EnhancedDoubleHashing.CUBIC_SCALE;
+        boolean all = true;
+        for (int i = 0; i < hashes; i++) {
+          all &= isSet(EnhancedDoubleHashing.reduce(x, bits));
+          x += y;
+          y += d;
+          d += EnhancedDoubleHashing.CUBIC_SCALE;
+        }
+        out[start + j] = all;
+        maybe += all ? 1 : 0;
+      }
+    }
+    return maybe;
+  }
+
+  /**
+   * Adds every item (one by one: a classic insert touches k lines wherever they are, so there is no
+   * batch to overlap beyond what the CPU already does).
+   *
+   * @return the number of items that changed the filter
+   */
+  public int addAll(byte[][] items) {
+    Objects.requireNonNull(items, "items");
+    int changed = 0;
+    for (byte[] item : items) {
+      changed += add(Objects.requireNonNull(item, "items[]")) ? 1 : 0;
+    }
+    return changed;
+  }
+
   /** Whether this filter was made by {@link #createSingleWriter} (one adding thread only). */
   public boolean isSingleWriter() {
     return singleWriter;

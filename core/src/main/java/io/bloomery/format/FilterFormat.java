@@ -1,5 +1,7 @@
 package io.bloomery.format;
 
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
@@ -338,6 +340,10 @@ public final class FilterFormat {
     switch (kind) {
       case CLASSIC_BLOOM:
         return ClassicBloomBody.writer(as(BloomFilter.class, filter, kind));
+      case BLOCKED_BLOOM:
+        return BlockedBloomBody.writer(as(BlockedBloomFilter.class, filter, kind));
+      case SPLIT_BLOCK_BLOOM:
+        return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -349,6 +355,10 @@ public final class FilterFormat {
     switch (envelope.kind) {
       case CLASSIC_BLOOM:
         return ClassicBloomBody.read(envelope, reader);
+      case BLOCKED_BLOOM:
+        return BlockedBloomBody.read(envelope, reader);
+      case SPLIT_BLOCK_BLOOM:
+        return SplitBlockBloomBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -359,6 +369,12 @@ public final class FilterFormat {
     switch (envelope.kind) {
       case CLASSIC_BLOOM:
         ClassicBloomBody.describe(envelope, reader, parameters);
+        break;
+      case BLOCKED_BLOOM:
+        BlockedBloomBody.describe(envelope, reader, parameters);
+        break;
+      case SPLIT_BLOCK_BLOOM:
+        SplitBlockBloomBody.describe(envelope, reader, parameters);
         break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.

@@ -1,5 +1,8 @@
 package io.bloomery.testkit;
 
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
+import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
@@ -32,7 +35,55 @@ public enum FilterFactory {
   CLASSIC_SHA256_DOC_V1(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_DOC_V1),
   CLASSIC_SHA256_INDEX8(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX8),
   CLASSIC_SHA256_INDEX16(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX16),
-  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64);
+  CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64),
+  BLOCKED_XXH3_BLOCKED_V1(FilterKind.BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      long blocks = BlockedBloomMath.blockedBlocks(n, p);
+      return BlockedBloomFilter.create(seed, blocks, BlockedBloomMath.optimalBlockedHashes(n, blocks));
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((BlockedBloomFilter) into).mergeFrom((BlockedBloomFilter) from);
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      BlockedBloomFilter blocked = (BlockedBloomFilter) filter;
+      List<Long> words = new ArrayList<>();
+      for (long j = 0; j < blocked.wordCount(); j++) {
+        words.add(blocked.word(j));
+      }
+      return List.of(Hex.encode(blocked.seed()), blocked.blockCount(), blocked.hashCount(), words);
+    }
+  },
+  SPLIT_BLOCK_PARQUET_XXH64(FilterKind.SPLIT_BLOCK_BLOOM, ProtocolId.PARQUET_XXH64) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return SplitBlockBloomFilter.create(n, p);
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((SplitBlockBloomFilter) into).mergeFrom((SplitBlockBloomFilter) from);
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      SplitBlockBloomFilter split = (SplitBlockBloomFilter) filter;
+      List<Integer> words = new ArrayList<>();
+      for (long j = 0; j < split.wordCount(); j++) {
+        words.add(split.word(j));
+      }
+      return List.of(split.blockCount(), words);
+    }
+  };
 
   private final FilterKind kind;
   private final ProtocolId protocol;
@@ -82,12 +133,12 @@ public enum FilterFactory {
    * have returned {@code false} (single-threaded).
    */
   public boolean addReportsChange() {
-    return kind == FilterKind.CLASSIC_BLOOM;
+    return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM || kind == FilterKind.SPLIT_BLOCK_BLOOM;
   }
 
   /** Whether two filters made with the same arguments can be merged. */
   public boolean supportsMerge() {
-    return kind == FilterKind.CLASSIC_BLOOM;
+    return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM || kind == FilterKind.SPLIT_BLOCK_BLOOM;
   }
 
   /**
@@ -115,7 +166,7 @@ public enum FilterFactory {
 
   /** Whether concurrent {@code add}/{@code mightContain} from several threads is supported. */
   public boolean threadSafe() {
-    return kind == FilterKind.CLASSIC_BLOOM;
+    return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM || kind == FilterKind.SPLIT_BLOCK_BLOOM;
   }
 
   /**

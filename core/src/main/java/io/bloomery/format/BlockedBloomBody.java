@@ -1,0 +1,119 @@
+package io.bloomery.format;
+
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.ProtocolId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of a {@link FilterKind#BLOCKED_BLOOM blocked} Bloom filter inside the {@link FilterFormat}
+ * envelope. The envelope's protocol must be {@code xxh3-blocked-v1}; its seed is at most 255 bytes.
+ *
+ * <table>
+ *   <caption>Blocked body; B = blocks of 512 bits</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>blocks B</td><td>u64, 1 ≤ B ≤ {@link BlockedBloomFilter#MAX_BLOCKS}</td></tr>
+ *   <tr><td>8</td><td>4</td><td>hashes k</td><td>u32, 1 ≤ k ≤ 16</td></tr>
+ *   <tr><td>12</td><td>8</td><td>inserted count</td><td>u64, ≤ 2<sup>62</sup></td></tr>
+ *   <tr><td>20</td><td>64B</td><td>payload</td><td>8B little-endian u64 words; word j = bits
+ *       64j..64j+63; block b is words 8b..8b+7</td></tr>
+ * </table>
+ */
+final class BlockedBloomBody {
+
+  static final int FIXED_LENGTH = Long.BYTES + Integer.BYTES + Long.BYTES;
+
+  private BlockedBloomBody() {}
+
+  static FilterFormat.BodyWriter writer(BlockedBloomFilter filter) {
+    return new FilterFormat.BodyWriter() {
+      @Override
+      public FilterKind kind() {
+        return FilterKind.BLOCKED_BLOOM;
+      }
+
+      @Override
+      public ProtocolId protocol() {
+        return filter.protocolId();
+      }
+
+      @Override
+      public byte[] seed() {
+        return filter.seed();
+      }
+
+      @Override
+      public long bodyLength() {
+        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
+      }
+
+      @Override
+      public void writeBody(FormatWriter out) throws IOException {
+        out.u64(filter.blockCount());
+        out.u32(filter.hashCount());
+        out.u64(filter.insertedCount());
+        for (long j = 0, words = filter.wordCount(); j < words; j++) {
+          out.word(filter.word(j));
+        }
+      }
+    };
+  }
+
+  private static final class Fields {
+    final long blocks;
+    final int hashes;
+    final long inserted;
+
+    Fields(long blocks, int hashes, long inserted) {
+      this.blocks = blocks;
+      this.hashes = hashes;
+      this.inserted = inserted;
+    }
+  }
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
+    if (envelope.protocolId != ProtocolId.XXH3_BLOCKED_V1) {
+      throw new FilterFormatException("hash protocol: a blocked filter expects '" + ProtocolId.XXH3_BLOCKED_V1.protocolName()
+          + "', found '" + envelope.protocolId.protocolName() + "'");
+    }
+    if (envelope.seed().length > BlockedBloomFilter.MAX_SEED_BYTES) {
+      throw new FilterFormatException("seed: a blocked filter expects at most 255 bytes, found " + envelope.seed().length);
+    }
+    long offset = in.position();
+    long blocks = in.u64("blocks");
+    if (blocks < 1 || blocks > BlockedBloomFilter.MAX_BLOCKS) {
+      throw new FilterFormatException("blocks at offset " + offset + ": expected 1 <= blocks <= "
+          + BlockedBloomFilter.MAX_BLOCKS + ", found " + Long.toUnsignedString(blocks));
+    }
+    long hashes = in.u32("hashes (k)");
+    if (hashes < 1 || hashes > 16) {
+      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= 16, found " + hashes);
+    }
+    long inserted = in.u64("inserted count");
+    if (inserted < 0 || inserted > ClassicBloomBody.MAX_INSERTED) {
+      throw new FilterFormatException("inserted count at offset " + (offset + 12) + ": expected 0 <= n <= 2^62, found "
+          + Long.toUnsignedString(inserted));
+    }
+    envelope.requireBodyLength(FIXED_LENGTH + 64 * blocks, blocks + " blocks (20 + 64 x " + blocks + " bytes)");
+    return new Fields(blocks, (int) hashes, inserted);
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    Fields fields = readFields(envelope, in);
+    parameters.put("blocks", fields.blocks);
+    parameters.put("bits", fields.blocks * 512);
+    parameters.put("hashes", (long) fields.hashes);
+    parameters.put("inserted", fields.inserted);
+  }
+
+  static BlockedBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
+    Fields fields = readFields(envelope, in);
+    FormatReader.WordStream payload = in.words(fields.blocks * 8, "payload");
+    try {
+      return BlockedBloomFilter.restore(envelope.seed(), fields.blocks, fields.hashes, fields.inserted, payload::next);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("blocked filter rejected by BlockedBloomFilter.restore: " + e.getMessage(), e);
+    }
+  }
+}

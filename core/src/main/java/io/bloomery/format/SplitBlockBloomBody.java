@@ -1,0 +1,103 @@
+package io.bloomery.format;
+
+import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.ProtocolId;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * The body of a {@link FilterKind#SPLIT_BLOCK_BLOOM split-block} (Parquet SBBF) Bloom filter inside
+ * the {@link FilterFormat} envelope. The envelope's protocol must be {@code parquet-xxh64} and its
+ * seed empty. The payload is byte for byte the Parquet bitset ({@link ParquetBloomFormat} writes the
+ * same bytes after a Thrift header instead).
+ *
+ * <table>
+ *   <caption>Split-block body; Z = blocks of 256 bits</caption>
+ *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
+ *   <tr><td>0</td><td>8</td><td>blocks Z</td><td>u64, 1 ≤ Z ≤ {@link SplitBlockBloomFilter#MAX_BLOCKS}</td></tr>
+ *   <tr><td>8</td><td>8</td><td>inserted count</td><td>u64, ≤ 2<sup>62</sup></td></tr>
+ *   <tr><td>16</td><td>32Z</td><td>payload</td><td>the Parquet bitset: 8Z little-endian u32 words, word
+ *       8z+i is word i of block z</td></tr>
+ * </table>
+ */
+final class SplitBlockBloomBody {
+
+  static final int FIXED_LENGTH = Long.BYTES + Long.BYTES;
+
+  private SplitBlockBloomBody() {}
+
+  static FilterFormat.BodyWriter writer(SplitBlockBloomFilter filter) {
+    return new FilterFormat.BodyWriter() {
+      @Override
+      public FilterKind kind() {
+        return FilterKind.SPLIT_BLOCK_BLOOM;
+      }
+
+      @Override
+      public ProtocolId protocol() {
+        return filter.protocolId();
+      }
+
+      @Override
+      public byte[] seed() {
+        return new byte[0];
+      }
+
+      @Override
+      public long bodyLength() {
+        return FIXED_LENGTH + filter.byteSize();
+      }
+
+      @Override
+      public void writeBody(FormatWriter out) throws IOException {
+        out.u64(filter.blockCount());
+        out.u64(filter.insertedCount());
+        for (long j = 0, words = filter.wordCount() / 2; j < words; j++) {
+          out.word(filter.longWord(j));
+        }
+      }
+    };
+  }
+
+  private static long[] readFields(Envelope envelope, FormatReader in) throws IOException {
+    if (envelope.protocolId != ProtocolId.PARQUET_XXH64) {
+      throw new FilterFormatException("hash protocol: a split-block filter expects '" + ProtocolId.PARQUET_XXH64.protocolName()
+          + "', found '" + envelope.protocolId.protocolName() + "'");
+    }
+    if (envelope.seed().length != 0) {
+      throw new FilterFormatException("seed: the Parquet protocol has none, found " + envelope.seed().length + " bytes");
+    }
+    long offset = in.position();
+    long blocks = in.u64("blocks");
+    if (blocks < 1 || blocks > SplitBlockBloomFilter.MAX_BLOCKS) {
+      throw new FilterFormatException("blocks at offset " + offset + ": expected 1 <= blocks <= "
+          + SplitBlockBloomFilter.MAX_BLOCKS + ", found " + Long.toUnsignedString(blocks));
+    }
+    long inserted = in.u64("inserted count");
+    if (inserted < 0 || inserted > ClassicBloomBody.MAX_INSERTED) {
+      throw new FilterFormatException("inserted count at offset " + (offset + 8) + ": expected 0 <= n <= 2^62, found "
+          + Long.toUnsignedString(inserted));
+    }
+    envelope.requireBodyLength(FIXED_LENGTH + 32 * blocks, blocks + " blocks (16 + 32 x " + blocks + " bytes)");
+    return new long[] {blocks, inserted};
+  }
+
+  static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
+    long[] fields = readFields(envelope, in);
+    parameters.put("blocks", fields[0]);
+    parameters.put("bits", fields[0] * 256);
+    parameters.put("hashes", 8L);
+    parameters.put("inserted", fields[1]);
+  }
+
+  static SplitBlockBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
+    long[] fields = readFields(envelope, in);
+    FormatReader.WordStream payload = in.words(fields[0] * 4, "payload");
+    try {
+      return SplitBlockBloomFilter.restore(fields[0], fields[1], payload::next);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFormatException("split-block filter rejected by SplitBlockBloomFilter.restore: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.bloomery.blocked;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.format.FilterFormat;
+import io.bloomery.format.FilterFormatException;
+import io.bloomery.format.ParquetBloomFormat;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+/** Model-free properties of both blocked kinds over arbitrary byte items and sizes. */
+class BlockedFiltersPropertiesTest {
+
+  @Property(tries = 200)
+  void blockedNeverForgetsAndBatchEqualsSingle(
+      @ForAll @Size(max = 300) List<byte[]> items, @ForAll @IntRange(min = 1, max = 40) int blocks,
+      @ForAll @IntRange(min = 1, max = 16) int hashes, @ForAll @Size(max = 4) byte[] seed) throws FilterFormatException {
+    BlockedBloomFilter single = BlockedBloomFilter.create(seed, blocks, hashes);
+    BlockedBloomFilter batched = BlockedBloomFilter.create(seed, blocks, hashes);
+    byte[][] array = items.toArray(new byte[0][]);
+    for (byte[] item : array) {
+      single.add(item);
+    }
+    batched.addAll(array);
+    boolean[] out = new boolean[array.length];
+    assertThat(batched.mightContainAll(array, out)).isEqualTo(array.length);
+    for (long w = 0; w < single.wordCount(); w++) {
+      assertThat(batched.word(w)).isEqualTo(single.word(w));
+    }
+    BlockedBloomFilter copy = (BlockedBloomFilter) FilterFormat.fromBytes(FilterFormat.toBytes(single));
+    for (byte[] item : array) {
+      assertThat(copy.mightContain(item)).isTrue();
+    }
+    assertThat(copy.bitCount()).isEqualTo(single.bitCount()).isLessThanOrEqualTo((long) hashes * array.length);
+  }
+
+  @Property(tries = 200)
+  void splitBlockNeverForgetsAndRoundTripsThroughParquet(
+      @ForAll @Size(max = 300) List<byte[]> items, @ForAll @IntRange(min = 1, max = 40) int blocks)
+      throws FilterFormatException {
+    SplitBlockBloomFilter filter = SplitBlockBloomFilter.ofBytes(32L * blocks);
+    byte[][] array = items.toArray(new byte[0][]);
+    filter.addAll(array);
+    SplitBlockBloomFilter parquet = ParquetBloomFormat.fromBytes(ParquetBloomFormat.toBytes(filter));
+    SplitBlockBloomFilter nativeCopy = (SplitBlockBloomFilter) FilterFormat.fromBytes(FilterFormat.toBytes(filter));
+    for (byte[] item : array) {
+      assertThat(filter.mightContain(item)).isTrue();
+      assertThat(parquet.mightContain(item)).isTrue();
+      assertThat(nativeCopy.mightContain(item)).isTrue();
+    }
+    for (long w = 0; w < filter.wordCount(); w++) {
+      assertThat(parquet.word(w)).isEqualTo(filter.word(w));
+      assertThat(nativeCopy.word(w)).isEqualTo(filter.word(w));
+    }
+  }
+}
