@@ -11,8 +11,8 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code bloomery} command: plan, build, query, inspect and merge filter files, and run the crawler
- * demo.
+ * The {@code bloomery} command: plan, build, query, inspect and merge filter files, deduplicate a stream
+ * against an exact store, and run the crawler demo.
  *
  * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_FAILURE} failure (bad data, unreadable or
  * corrupt files, incompatible filters, a false negative), {@value #EXIT_USAGE} usage (unknown options,
@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
       InfoCommand.class,
       MergeCommand.class,
       DemoCommand.class,
+      DedupCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     },

@@ -1,0 +1,122 @@
+package io.bloomery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.guard.PostgresCluster;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bloomery dedup} end to end on SQLite and a real PostgreSQL, across runs. */
+class DedupCommandTest {
+  @TempDir Path dir;
+
+  private static List<String> urls(int from, int to) {
+    List<String> urls = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      urls.add("https://example.org/page/" + i);
+    }
+    return urls;
+  }
+
+  private Cli.Result dedup(String store, List<String> items, String name) throws IOException {
+    Path in = dir.resolve(name + ".in");
+    Cli.lines(in, items);
+    Cli.Result result = Cli.run("dedup", "--store", store, "--expected", "10000", "--batch", "64",
+        "--input", in.toString(), "--output", dir.resolve(name + ".out").toString());
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    return result;
+  }
+
+  private List<String> output(String name) throws IOException {
+    return Files.readAllLines(dir.resolve(name + ".out"), StandardCharsets.UTF_8);
+  }
+
+  private void runsContinueWhereTheLastStopped(String store) throws IOException {
+    // Run 1: 0..999 each twice, interleaved → 1000 new in first-occurrence order.
+    List<String> first = new ArrayList<>();
+    for (String url : urls(0, 1000)) {
+      first.add(url);
+      first.add(urls(0, 1000).get(first.size() / 4));
+    }
+    Cli.Result run1 = dedup(store, first, "run1");
+    assertThat(output("run1")).containsExactlyElementsOf(new LinkedHashSet<>(first));
+    assertThat(run1.err()).contains("dedup: 2,000 items, 1,000 new, 1,000 duplicates")
+        .contains("store lookups avoided").contains("store lookups made")
+        .contains("false positives").contains("vs model").contains("items/s");
+
+    // Run 2: 500..1499 → only 1000..1499 are new; the store remembers run 1.
+    Cli.Result run2 = dedup(store, urls(500, 1500), "run2");
+    assertThat(output("run2")).containsExactlyElementsOf(urls(1000, 1500));
+    assertThat(run2.err()).contains("dedup: 1,000 items, 500 new, 500 duplicates");
+  }
+
+  @Test
+  void sqliteRunsContinueWhereTheLastStopped() throws IOException {
+    String store = "sqlite:" + dir.resolve("seen.db");
+    runsContinueWhereTheLastStopped(store);
+    assertThat(Files.exists(dir.resolve("seen.db.guard"))).isTrue();
+    Cli.Result run3 = dedup(store, urls(0, 10), "run3");
+    assertThat(output("run3")).isEmpty();
+    assertThat(run3.err()).contains("replayed 0 rows after watermark").contains("clean stop");
+  }
+
+  @Test
+  void postgresRunsContinueWhereTheLastStopped() throws IOException {
+    String url = PostgresCluster.shared().createDatabase();
+    runsContinueWhereTheLastStopped(url);
+    Cli.Result run3 = dedup(url, urls(1400, 1600), "run3");
+    assertThat(output("run3")).containsExactlyElementsOf(urls(1500, 1600));
+    assertThat(run3.err()).contains("rebuilt from store: no snapshot file configured");
+  }
+
+  @Test
+  void hexItemsAreBytesEvenWithNewlinesInside() throws IOException {
+    Path in = dir.resolve("hex.in");
+    Files.writeString(in, "0a0d00ff\n\n0A0D00FF\n41\n");
+    Cli.Result result = Cli.run("dedup", "--store", "sqlite:" + dir.resolve("hex.db"), "--hex",
+        "--input", in.toString(), "--output", dir.resolve("hex.out").toString());
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    assertThat(Files.readAllLines(dir.resolve("hex.out"))).containsExactly("0a0d00ff", "", "41");
+  }
+
+  @Test
+  void badStoreIsAUsageError() {
+    Cli.Result result = Cli.run("dedup", "--store", "redis://nope");
+    assertThat(result.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(result.err()).contains("--store must be sqlite:FILE or jdbc:postgresql://");
+  }
+
+  @Test
+  void helpNamesTheDefaultStore() {
+    Cli.Result result = Cli.run("dedup", "--help");
+    assertThat(result.out()).contains("sqlite:bloomery-dedup.db");
+  }
+
+  @Test
+  void unixPipeStdinToStdoutInASeparateProcess() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        BloomeryCommand.class.getName(), "dedup", "--store", "sqlite:" + dir.resolve("p.db"))
+        .redirectError(dir.resolve("stderr.txt").toFile())
+        .redirectOutput(dir.resolve("stdout.txt").toFile())
+        .start();
+    try (OutputStream stdin = process.getOutputStream()) {
+      stdin.write("b\na\nb\nc\u00e9\na\n".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    String stderr = Files.readString(dir.resolve("stderr.txt"));
+    assertThat(process.exitValue()).as(stderr).isZero();
+    assertThat(Files.readAllBytes(dir.resolve("stdout.txt")))
+        .isEqualTo("b\na\nc\u00e9\n".getBytes(StandardCharsets.UTF_8));
+    assertThat(stderr).contains("dedup: 5 items, 3 new, 2 duplicates");
+  }
+}

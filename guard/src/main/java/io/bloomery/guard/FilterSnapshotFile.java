@@ -1,0 +1,180 @@
+package io.bloomery.guard;
+
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.format.FilterFormat;
+import io.bloomery.format.FilterFormatException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.zip.CRC32C;
+
+/**
+ * The guard's persisted filter: a snapshot of the filter plus the store watermark it covers.
+ *
+ * <p>Layout (little-endian):
+ *
+ * <pre>
+ * offset  size  field
+ * 0       8     magic "BLMGUARD"
+ * 8       1     version = 1
+ * 9       1     clean: 1 if written by an orderly close, 0 for a checkpoint of a running guard
+ * 10      8     watermark: every store row at a position &lt;= watermark is in the filter
+ * 18      8     generation
+ * 26      8     built-at, epoch milliseconds
+ * 34      8     configured expected insertions
+ * 42      8     configured false-positive rate (IEEE-754 double)
+ * 50      2     length L of the store identity
+ * 52      L     store identity, UTF-8
+ * 52+L    8     length F of the filter
+ * 60+L    F     the filter in {@link FilterFormat} (its own envelope and CRC)
+ * 60+L+F  4     CRC-32C of every preceding byte
+ * </pre>
+ *
+ * <p>Written to a temporary file in the same directory, forced to disk, then atomically renamed over
+ * the old snapshot, and the directory is forced: a crash leaves either the old or the new snapshot,
+ * never a torn one. Every field is validated before anything is allocated.
+ */
+final class FilterSnapshotFile {
+  private static final byte[] MAGIC = "BLMGUARD".getBytes(StandardCharsets.US_ASCII);
+  private static final int VERSION = 1;
+  private static final int MAX_IDENTITY_BYTES = 4096;
+  private static final long MAX_FILE_BYTES = Integer.MAX_VALUE - 64;
+
+  record Snapshot(
+      boolean clean,
+      long watermark,
+      long generation,
+      Instant builtAt,
+      long expectedInsertions,
+      double fpp,
+      String storeIdentity,
+      BloomFilter filter) {}
+
+  private FilterSnapshotFile() {}
+
+  static void write(Path path, Snapshot snapshot) throws IOException {
+    byte[] identity = snapshot.storeIdentity().getBytes(StandardCharsets.UTF_8);
+    if (identity.length > MAX_IDENTITY_BYTES) {
+      throw new IllegalArgumentException("store identity longer than " + MAX_IDENTITY_BYTES);
+    }
+    byte[] filter = FilterFormat.toBytes(snapshot.filter());
+    ByteBuffer header = ByteBuffer.allocate(60 + identity.length).order(ByteOrder.LITTLE_ENDIAN);
+    header.put(MAGIC).put((byte) VERSION).put((byte) (snapshot.clean() ? 1 : 0));
+    header.putLong(snapshot.watermark()).putLong(snapshot.generation());
+    header.putLong(snapshot.builtAt().toEpochMilli()).putLong(snapshot.expectedInsertions());
+    header.putDouble(snapshot.fpp()).putShort((short) identity.length).put(identity);
+    header.putLong(filter.length).flip();
+    CRC32C crc = new CRC32C();
+    crc.update(header.duplicate());
+    crc.update(filter);
+    ByteBuffer trailer = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+    trailer.putInt((int) crc.getValue()).flip();
+
+    Path absolute = path.toAbsolutePath();
+    Path directory = absolute.getParent();
+    Files.createDirectories(directory);
+    Path temporary = Files.createTempFile(directory, absolute.getFileName() + ".", ".tmp");
+    try {
+      try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+        writeFully(out, header);
+        writeFully(out, ByteBuffer.wrap(filter));
+        writeFully(out, trailer);
+        out.force(true);
+      }
+      Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
+      forceDirectory(directory);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  private static void writeFully(FileChannel out, ByteBuffer buffer) throws IOException {
+    while (buffer.hasRemaining()) {
+      out.write(buffer);
+    }
+  }
+
+  private static void forceDirectory(Path directory) {
+    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+      dir.force(true);
+    } catch (IOException e) {
+      // Some file systems cannot open a directory for fsync; the rename itself is still atomic.
+    }
+  }
+
+  /**
+   * Reads and validates a snapshot.
+   *
+   * @throws FilterFormatException if the file is truncated, corrupt or of an unknown version
+   */
+  static Snapshot read(Path path) throws IOException {
+    long size = Files.size(path);
+    if (size > MAX_FILE_BYTES) {
+      throw new FilterFormatException("guard snapshot " + path + ": " + size + " bytes, more than"
+          + " the " + MAX_FILE_BYTES + " a snapshot can hold");
+    }
+    return parse(path.toString(), Files.readAllBytes(path));
+  }
+
+  /** Validates and decodes snapshot bytes; {@code source} names them in error messages. */
+  static Snapshot parse(String source, byte[] bytes) throws FilterFormatException {
+    ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    if (bytes.length < 64) {
+      throw new FilterFormatException("guard snapshot " + source + ": expected at least 64 bytes,"
+          + " found " + bytes.length);
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length - 4);
+    int storedCrc = in.getInt(bytes.length - 4);
+    if (storedCrc != (int) crc.getValue()) {
+      throw new FilterFormatException("guard snapshot " + source + ": CRC-32C mismatch (expected "
+          + Integer.toHexString(storedCrc) + ", computed " + Long.toHexString(crc.getValue())
+          + "); the file is corrupt");
+    }
+    byte[] magic = new byte[MAGIC.length];
+    in.get(magic);
+    if (!java.util.Arrays.equals(magic, MAGIC)) {
+      throw new FilterFormatException("guard snapshot " + source + ": bad magic, not a guard snapshot");
+    }
+    int version = in.get();
+    if (version != VERSION) {
+      throw new FilterFormatException("guard snapshot " + source + ": version " + version
+          + ", this build reads version " + VERSION);
+    }
+    boolean clean = in.get() == 1;
+    long watermark = in.getLong();
+    long generation = in.getLong();
+    Instant builtAt = Instant.ofEpochMilli(in.getLong());
+    long expected = in.getLong();
+    double fpp = in.getDouble();
+    int identityLength = Short.toUnsignedInt(in.getShort());
+    if (identityLength > MAX_IDENTITY_BYTES || identityLength > in.remaining() - 12) {
+      throw new FilterFormatException("guard snapshot " + source + ": identity length "
+          + identityLength + " exceeds the file");
+    }
+    byte[] identity = new byte[identityLength];
+    in.get(identity);
+    long filterLength = in.getLong();
+    if (filterLength != in.remaining() - 4) {
+      throw new FilterFormatException("guard snapshot " + source + ": filter length " + filterLength
+          + ", but " + (in.remaining() - 4) + " bytes remain");
+    }
+    byte[] filterBytes = new byte[(int) filterLength];
+    in.get(filterBytes);
+    Object filter = FilterFormat.fromBytes(filterBytes);
+    if (!(filter instanceof BloomFilter bloom)) {
+      throw new FilterFormatException("guard snapshot " + source + ": holds a "
+          + filter.getClass().getSimpleName() + ", the guard uses a classic BloomFilter");
+    }
+    return new Snapshot(clean, watermark, generation, builtAt, expected, fpp,
+        new String(identity, StandardCharsets.UTF_8), bloom);
+  }
+}

@@ -1,0 +1,536 @@
+package io.bloomery.guard;
+
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.MembershipFilter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Bloom filter in front of an authoritative {@link ExactStore}: a negative skips the store, a
+ * "maybe" is confirmed by exact byte equality, and "is it new?" is decided atomically by the store.
+ *
+ * <pre>{@code
+ * try (Guard guard = Guard.builder(PostgresStore.open(jdbcUrl))
+ *     .expectedInsertions(50_000_000).fpp(0.01).snapshotFile(Path.of("seen.guard")).open()) {
+ *   if (guard.addIfAbsent(url.getBytes(UTF_8))) crawl(url);   // exactly once, any number of callers
+ *   Verdict v = guard.lookup(url.getBytes(UTF_8));             // {maybePresent, exactChecked, duplicate}
+ * }
+ * }</pre>
+ *
+ * <h2>The invariant: the filter contains every committed row</h2>
+ *
+ * Only then may a negative skip the store. It is kept by four rules (DESIGN §1.8, reference §4.5):
+ *
+ * <ol>
+ *   <li><b>Write order</b>: filter add → store insert → commit → acknowledge. A failed insert leaves at
+ *       most an extra bit (a harmless false positive), is counted in
+ *       {@link GuardStats#insertFailures()}, and reaches the caller as {@link
+ *       StoreUnavailableException}: never as "absent", never as "duplicate". Bits are never cleared.
+ *   <li><b>Write gate</b>: every insert holds a shared gate from its filter add through its commit.
+ *       Taking the gate exclusively therefore waits out in-flight inserts, which lets a rebuild and a
+ *       checkpoint draw a line that no insert straddles.
+ *   <li><b>Gap-free rebuild</b> ({@link #rebuild(long, double)}): create an empty F′; take the gate
+ *       exclusively and switch on dual-write (inserts add to F and F′); release; open a consistent
+ *       snapshot of the store and stream every row into F′; swap F := F′ under the gate. Every
+ *       committed row is either in the snapshot or was dual-written into F′. Inserts never stop.
+ *   <li><b>Snapshot + watermark</b> ({@link #checkpoint()}): under the exclusive gate read the store
+ *       watermark W (its largest committed row position) and copy the filter; write both atomically.
+ *       On {@link Builder#open()} the guard loads the snapshot and replays the rows after W (adds are
+ *       idempotent), or rebuilds from the store if the snapshot is missing, corrupt, for another
+ *       store, differently sized, or ahead of the store. It logs which: {@code replayed N rows after
+ *       watermark W} or {@code rebuilt from store: reason}. It never answers from a filter that may
+ *       lag the store.
+ * </ol>
+ *
+ * <h2>Several writers</h2>
+ *
+ * {@link #addIfAbsent} is exactly-once across any number of threads and processes, because the
+ * store's unique index decides. A guard's <em>negatives</em>, however, know only about rows written
+ * through this guard and rows present when it was built or recovered: if other processes write the
+ * same store, {@link #lookup} may answer "absent" for their recent items until the next
+ * {@link #rebuild()}. Such writes show up as {@link GuardStats#staleNegatives()} when this guard
+ * later inserts the same item. A read-only source (someone else's table) is always rebuilt on open.
+ *
+ * <p>Thread-safe (the filter itself is lock-free). Rebuilds are serialised; lookups and inserts
+ * continue during a rebuild.
+ */
+public final class Guard implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
+
+  private final ExactStore store;
+  private final Path snapshotFile;
+  private final long configuredExpected;
+  private final double configuredFpp;
+
+  private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+  private final Object rebuildLock = new Object();
+  private volatile BloomFilter current;
+  private volatile BloomFilter rebuildTarget;
+  private volatile long generation;
+  private volatile Instant builtAt;
+  private volatile String recovery;
+  private volatile LongAdder itemsSinceBuild = new LongAdder();
+  private volatile LongAdder itemsSinceRebuildStart;
+  private final AtomicBoolean nearCapacityWarned = new AtomicBoolean();
+  private final AtomicBoolean staleNegativeWarned = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private final LongAdder insertFailures = new LongAdder();
+  private final LongAdder storeLookupsMade = new LongAdder();
+  private final LongAdder storeLookupsAvoided = new LongAdder();
+  private final LongAdder realizedFalsePositives = new LongAdder();
+  private final LongAdder staleNegatives = new LongAdder();
+
+  private Guard(Builder builder) {
+    this.store = builder.store;
+    this.snapshotFile = builder.snapshotFile;
+    this.configuredExpected = builder.expectedInsertions;
+    this.configuredFpp = builder.fpp;
+  }
+
+  /** Starts configuring a guard in front of {@code store}; the guard closes the store on close. */
+  public static Builder builder(ExactStore store) {
+    return new Builder(Objects.requireNonNull(store, "store"));
+  }
+
+  /** Configuration of a {@link Guard}. */
+  public static final class Builder {
+    private final ExactStore store;
+    private long expectedInsertions = 1_000_000;
+    private double fpp = 0.01;
+    private Path snapshotFile;
+
+    private Builder(ExactStore store) {
+      this.store = store;
+    }
+
+    /**
+     * Items the filter is sized for (default 1 000 000). A rebuild sizes for twice the store's rows
+     * when the store already holds 80% of this.
+     */
+    public Builder expectedInsertions(long expectedInsertions) {
+      if (expectedInsertions <= 0) {
+        throw new IllegalArgumentException("expectedInsertions must be > 0, got "
+            + expectedInsertions);
+      }
+      this.expectedInsertions = expectedInsertions;
+      return this;
+    }
+
+    /** Target false-positive rate in (0, 1) (default 0.01). */
+    public Builder fpp(double fpp) {
+      if (!(fpp > 0 && fpp < 1)) {
+        throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
+      }
+      this.fpp = fpp;
+      return this;
+    }
+
+    /**
+     * Where the filter snapshot and its watermark are persisted (atomic replace). Without one the
+     * guard rebuilds from the store on every open.
+     */
+    public Builder snapshotFile(Path snapshotFile) {
+      this.snapshotFile = snapshotFile;
+      return this;
+    }
+
+    /**
+     * Builds or recovers the filter so that it contains every committed row, and returns the
+     * guard. Logs how: {@code replayed N rows after watermark W} or {@code rebuilt from store: …}.
+     *
+     * @throws StoreUnavailableException if the store cannot be read
+     */
+    public Guard open() {
+      Guard guard = new Guard(this);
+      try {
+        guard.recover();
+        if (guard.snapshotFile != null && !store.isReadOnly()) {
+          guard.checkpoint(false); // from now on a crash is detectable as an unclean stop
+        }
+        return guard;
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- recovery and rebuild
+
+  private void recover() {
+    String reason = snapshotUnusableReason();
+    if (reason != null) {
+      buildAtOpen(reason);
+    }
+  }
+
+  /** Loads and replays the snapshot; returns why it cannot be used, or null once loaded. */
+  private String snapshotUnusableReason() {
+    if (store.isReadOnly()) {
+      return "read-only source " + store.identity() + " has no watermark";
+    }
+    if (snapshotFile == null) {
+      return "no snapshot file configured";
+    }
+    if (!Files.exists(snapshotFile)) {
+      return "no snapshot at " + snapshotFile;
+    }
+    FilterSnapshotFile.Snapshot snapshot;
+    try {
+      snapshot = FilterSnapshotFile.read(snapshotFile);
+    } catch (IOException | RuntimeException e) {
+      return "snapshot " + snapshotFile + " is unreadable (" + e.getMessage() + ")";
+    }
+    if (!snapshot.storeIdentity().equals(store.identity())) {
+      return "snapshot belongs to store " + snapshot.storeIdentity() + ", not " + store.identity();
+    }
+    if (snapshot.expectedInsertions() != configuredExpected || snapshot.fpp() != configuredFpp) {
+      return String.format(Locale.ROOT, "sizing changed from n=%d p=%s to n=%d p=%s",
+          snapshot.expectedInsertions(), snapshot.fpp(), configuredExpected, configuredFpp);
+    }
+    long storeWatermark = store.watermark();
+    if (snapshot.watermark() > storeWatermark) {
+      return "store watermark " + storeWatermark + " is behind the snapshot's "
+          + snapshot.watermark() + " (store restored or replaced?)";
+    }
+    BloomFilter filter = snapshot.filter();
+    long started = System.nanoTime();
+    long replayed = store.scanAfter(snapshot.watermark(), filter::add);
+    install(filter, snapshot.generation(), snapshot.builtAt(), String.format(Locale.ROOT,
+        "replayed %d rows after watermark %d (%s stop)", replayed, snapshot.watermark(),
+        snapshot.clean() ? "clean" : "unclean"));
+    LOG.info("guard {}: replayed {} rows after watermark {} in {} ms ({} stop; generation {})",
+        store.identity(), replayed, snapshot.watermark(), millisSince(started),
+        snapshot.clean() ? "clean" : "unclean", snapshot.generation());
+    return null;
+  }
+
+  private void buildAtOpen(String reason) {
+    long expected = sizeFor(configuredExpected);
+    BloomFilter filter = BloomFilter.create(expected, configuredFpp);
+    long started = System.nanoTime();
+    ExactStore.ScanResult scan = store.scan(filter::add);
+    install(filter, 1, Instant.now(), "rebuilt from store: " + reason);
+    LOG.info("guard {}: rebuilt from store: {} ({} rows streamed in {} ms, {} rows/s;"
+            + " n={} p={} m={} k={})", store.identity(), reason, scan.rows(), millisSince(started),
+        rowsPerSecond(scan.rows(), started), expected, configuredFpp, filter.bitSize(),
+        filter.hashCount());
+  }
+
+  private void install(BloomFilter filter, long newGeneration, Instant when, String how) {
+    current = filter;
+    generation = newGeneration;
+    builtAt = when;
+    recovery = how;
+    nearCapacityWarned.set(false);
+    warnIfNearCapacity(filter);
+  }
+
+  /** Grows the sizing when the store already holds 80% of it. */
+  private long sizeFor(long expected) {
+    long rows = store.estimatedRows();
+    if (rows >= expected * 0.8) {
+      long grown = Math.max(expected, 2 * rows);
+      LOG.info("guard {}: store holds ~{} rows, {}% of n={}; sizing the filter for n={}",
+          store.identity(), rows, rows * 100 / expected, expected, grown);
+      return grown;
+    }
+    return expected;
+  }
+
+  /** {@link #rebuild(long, double)} with the configured sizing. */
+  public void rebuild() {
+    rebuild(configuredExpected, configuredFpp);
+  }
+
+  /**
+   * Rebuilds the filter from a consistent snapshot of the store while inserts continue (resize,
+   * new FPR, reclaim false positives), then swaps it in atomically. There is no gap: inserts
+   * between the snapshot and the swap are dual-written into the new filter. If the store fails,
+   * the old filter stays in place and the exception propagates.
+   */
+  public void rebuild(long expectedInsertions, double fpp) {
+    requireOpen();
+    synchronized (rebuildLock) {
+      long expected = sizeFor(expectedInsertions);
+      BloomFilter next = BloomFilter.create(expected, fpp);
+      LongAdder nextItems = new LongAdder();
+      gate.writeLock().lock(); // waits out inserts that added to F only
+      try {
+        rebuildTarget = next;
+        itemsSinceRebuildStart = nextItems;
+      } finally {
+        gate.writeLock().unlock();
+      }
+      long started = System.nanoTime();
+      ExactStore.ScanResult scan;
+      try {
+        scan = store.scan(next::add);
+      } catch (RuntimeException e) {
+        gate.writeLock().lock();
+        try {
+          rebuildTarget = null;
+          itemsSinceRebuildStart = null;
+        } finally {
+          gate.writeLock().unlock();
+        }
+        LOG.warn("guard {}: rebuild failed, keeping generation {}: {}", store.identity(),
+            generation, e.toString());
+        throw e;
+      }
+      gate.writeLock().lock();
+      try {
+        rebuildTarget = null;
+        itemsSinceRebuildStart = null;
+        itemsSinceBuild = nextItems;
+        install(next, generation + 1, Instant.now(), String.format(Locale.ROOT,
+            "rebuilt under load from a snapshot of %d rows (watermark %d)", scan.rows(),
+            scan.watermark()));
+      } finally {
+        gate.writeLock().unlock();
+      }
+      LOG.info("guard {}: rebuild generation {}: {} rows from a consistent snapshot in {} ms ({}"
+              + " rows/s), {} inserts dual-written; n={} p={} m={} k={}", store.identity(),
+          generation, scan.rows(), millisSince(started), rowsPerSecond(scan.rows(), started),
+          nextItems.sum(), expected, fpp, next.bitSize(), next.hashCount());
+    }
+  }
+
+  /**
+   * Persists the filter with the store watermark it covers (atomic file replace). Runs while
+   * inserts continue; they pause only for the watermark read and the in-memory copy.
+   *
+   * @throws IllegalStateException if no snapshot file is configured or the store is read-only
+   * @throws StoreUnavailableException if the watermark cannot be read
+   */
+  public void checkpoint() {
+    requireOpen();
+    checkpoint(false);
+  }
+
+  private void checkpoint(boolean clean) {
+    if (snapshotFile == null || store.isReadOnly()) {
+      throw new IllegalStateException("checkpoint needs a snapshot file and a writable store");
+    }
+    FilterSnapshotFile.Snapshot snapshot;
+    gate.writeLock().lock();
+    try {
+      long watermark = store.watermark(); // no insert is in flight: every row <= W is in F
+      BloomFilter filter = current;
+      BloomFilter copy = filter.copy();
+      snapshot = new FilterSnapshotFile.Snapshot(clean, watermark, generation, builtAt,
+          configuredExpected, configuredFpp, store.identity(), copy);
+    } finally {
+      gate.writeLock().unlock();
+    }
+    try {
+      FilterSnapshotFile.write(snapshotFile, snapshot);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot write guard snapshot " + snapshotFile, e);
+    }
+    LOG.debug("guard {}: checkpoint at watermark {} ({})", store.identity(),
+        snapshot.watermark(), clean ? "clean" : "running");
+  }
+
+  // ---------------------------------------------------------------- lookups and inserts
+
+  /**
+   * The three-valued verdict for an item. A filter negative returns {@code {false, false, false}}
+   * without touching the store; a "maybe" is confirmed by byte equality in the store.
+   *
+   * @throws StoreUnavailableException if a "maybe" could not be confirmed
+   */
+  public Verdict lookup(byte[] item) {
+    Objects.requireNonNull(item, "item");
+    requireOpen();
+    BloomFilter filter = current;
+    if (!filter.mightContain(item)) {
+      storeLookupsAvoided.increment();
+      return Verdict.ABSENT;
+    }
+    boolean present = store.contains(item);
+    storeLookupsMade.increment();
+    if (!present) {
+      realizedFalsePositives.increment();
+    }
+    return new Verdict(true, true, present);
+  }
+
+  /** {@link #lookup(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
+  public Verdict lookup(CharSequence item) {
+    return lookup(MembershipFilter.utf8(item, "item"));
+  }
+
+  /**
+   * Adds the item unless the store already holds it; exactly one of any number of concurrent
+   * callers (threads or processes sharing the store) gets {@code true}.
+   *
+   * @return {@code true} if the item was new and is now committed
+   * @throws StoreUnavailableException if the store failed; the outcome is unknown, and a retry
+   *     is safe
+   * @throws ReadOnlyStoreException if the store is someone else's read-only table
+   */
+  public boolean addIfAbsent(byte[] item) {
+    return addIfAbsent(List.of(Objects.requireNonNull(item, "item")))[0];
+  }
+
+  /** {@link #addIfAbsent(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
+  public boolean addIfAbsent(CharSequence item) {
+    return addIfAbsent(MembershipFilter.utf8(item, "item"));
+  }
+
+  /**
+   * Batch form of {@link #addIfAbsent(byte[])}: one store round trip (one transaction) for the
+   * whole list. An item repeated inside the list is new at most once, at its first occurrence.
+   *
+   * @return for each item, in order, whether it was new
+   * @throws StoreUnavailableException if the store failed; no item of the batch is reported, each
+   *     outcome is unknown, and every item counts as an insert failure
+   */
+  public boolean[] addIfAbsent(List<byte[]> items) {
+    requireOpen();
+    for (int i = 0; i < items.size(); i++) {
+      if (items.get(i) == null) {
+        throw new NullPointerException("items[" + i + "]");
+      }
+    }
+    if (store.isReadOnly()) {
+      throw new ReadOnlyStoreException("store " + store.identity() + " is a read-only source;"
+          + " addIfAbsent is refused (the guard never writes someone else's table)");
+    }
+    boolean[] maybe = new boolean[items.size()];
+    gate.readLock().lock();
+    try {
+      BloomFilter filter = current;
+      BloomFilter target = rebuildTarget;
+      for (int i = 0; i < maybe.length; i++) {
+        maybe[i] = !filter.add(items.get(i)); // unchanged = every bit already set = "maybe"
+      }
+      if (target != null) {
+        for (byte[] item : items) {
+          target.add(item);
+        }
+      }
+      boolean[] inserted;
+      try {
+        inserted = items.size() == 1
+            ? new boolean[] {store.insertIfAbsent(items.get(0), maybe[0])}
+            : store.insertAllIfAbsent(items);
+      } catch (StoreUnavailableException e) {
+        insertFailures.add(items.size());
+        throw e;
+      }
+      account(maybe, inserted);
+      warnIfNearCapacity(filter);
+      return inserted;
+    } finally {
+      gate.readLock().unlock();
+    }
+  }
+
+  private void account(boolean[] maybe, boolean[] inserted) {
+    long newItems = 0;
+    for (int i = 0; i < maybe.length; i++) {
+      if (inserted[i]) {
+        newItems++;
+      }
+      if (!maybe[i]) {
+        storeLookupsAvoided.increment();
+        if (!inserted[i]) {
+          staleNegatives.increment();
+          if (staleNegativeWarned.compareAndSet(false, true)) {
+            LOG.warn("guard {}: the store already held an item this guard's filter had not"
+                + " seen; either two callers added the same new item at the same instant, or"
+                + " another process writes the store (then lookup() negatives can be stale until"
+                + " the next rebuild); see GuardStats.staleNegatives", store.identity());
+          }
+        }
+      } else {
+        storeLookupsMade.increment();
+        if (inserted[i]) {
+          realizedFalsePositives.increment();
+        }
+      }
+    }
+    itemsSinceBuild.add(newItems);
+    LongAdder pending = itemsSinceRebuildStart;
+    if (pending != null) {
+      pending.add(newItems);
+    }
+  }
+
+  private void warnIfNearCapacity(BloomFilter filter) {
+    if (filter.isNearCapacity() && nearCapacityWarned.compareAndSet(false, true)) {
+      LOG.warn("guard {}: filter generation {} holds {} items, >= 80% of its capacity {};"
+              + " its false-positive rate is climbing (model {}): rebuild with a larger"
+              + " expectedInsertions", store.identity(), generation, filter.insertedCount(),
+          filter.capacity(), String.format(Locale.ROOT, "%.4g", filter.estimatedFpp()));
+    }
+  }
+
+  // ---------------------------------------------------------------- figures and lifecycle
+
+  /** Freshness and honesty figures at this moment. */
+  public GuardStats stats() {
+    BloomFilter filter = current;
+    return new GuardStats(generation, builtAt, recovery, itemsSinceBuild.sum(),
+        insertFailures.sum(), storeLookupsMade.sum(), storeLookupsAvoided.sum(),
+        realizedFalsePositives.sum(), staleNegatives.sum(), filter.estimatedFpp(),
+        filter.fillRatio(), filter.bitSize(), filter.hashCount(), filter.capacity(),
+        nearCapacityWarned.get(), rebuildTarget != null);
+  }
+
+  /** The store this guard confirms against. */
+  public ExactStore store() {
+    return store;
+  }
+
+  /**
+   * Writes a clean snapshot (if a snapshot file is configured and the store is reachable) and
+   * closes the store. A failure to write the snapshot is logged; the next open then replays from
+   * the previous snapshot's watermark or rebuilds.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (snapshotFile != null && !store.isReadOnly()) {
+        checkpoint(true);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("guard {}: could not write the clean snapshot on close ({}); the next open will"
+          + " replay or rebuild", store.identity(), e.toString());
+    } finally {
+      store.close();
+    }
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("guard is closed");
+    }
+  }
+
+  private static long millisSince(long startedNanos) {
+    return Duration.ofNanos(System.nanoTime() - startedNanos).toMillis();
+  }
+
+  private static long rowsPerSecond(long rows, long startedNanos) {
+    long nanos = Math.max(1, System.nanoTime() - startedNanos);
+    return (long) (rows * 1e9 / nanos);
+  }
+}

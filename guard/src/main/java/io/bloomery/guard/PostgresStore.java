@@ -1,0 +1,528 @@
+package io.bloomery.guard;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The production exact store: PostgreSQL over JDBC, pooled by HikariCP.
+ *
+ * <p><b>Owned table</b> ({@link #open(String, String)}): created if absent as {@code id bigserial
+ * PRIMARY KEY, digest bytea NOT NULL, item bytea NOT NULL} with a unique index on {@code digest}
+ * (SHA-256 of the item; see {@link ItemDigest} for why a digest). DDL runs under a transaction-level
+ * advisory lock so that several processes may open the same table at once.
+ *
+ * <p><b>Atomic check-and-insert, one round trip per batch.</b> A batch is one statement:
+ *
+ * <pre>{@code
+ * WITH input AS (SELECT * FROM unnest(?::bytea[], ?::bytea[]) WITH ORDINALITY AS u(digest, item, ord)),
+ *      ins   AS (INSERT INTO t (digest, item) SELECT digest, item FROM input ORDER BY digest
+ *                ON CONFLICT (digest) DO NOTHING RETURNING digest)
+ * SELECT i.ord, ins.digest IS NOT NULL AS inserted, s.item = i.item AS same_bytes
+ * FROM input i LEFT JOIN ins ON ins.digest = i.digest LEFT JOIN t s ON s.digest = i.digest
+ * }</pre>
+ *
+ * {@code ON CONFLICT DO NOTHING} is PostgreSQL's speculative insertion: a concurrent uncommitted
+ * insert of the same digest makes the second inserter wait for the first to commit or abort, so
+ * exactly one caller sees its row returned. Rows go in digest order, so concurrent batches that
+ * share keys lock them in the same order and cannot deadlock (a deadlock or serialization failure,
+ * which aborts the whole statement, is retried). Repeats inside one batch are resolved in Java before
+ * sending (first occurrence wins). For a conflicting row the same statement compares the stored bytes
+ * with the offered ones; only when the conflicting row committed after the statement's snapshot (a
+ * race with another inserter) is a second query needed to confirm the bytes.
+ *
+ * <p><b>Watermark</b>: {@code max(id)}. Sequence values are handed out at insert time, not commit
+ * time, so {@code max(id)} is commit-ordered only when no insert is in flight; {@link Guard} takes it
+ * under its exclusive write gate, which makes it exact for writes made through that guard. Rows
+ * written by other processes can commit late with a smaller id; see {@link Guard} on multiple
+ * writers.
+ *
+ * <p><b>Read-only source</b> ({@link #openReadOnly}): an existing table and column (bytea, or text
+ * read as UTF-8) that belongs to someone else. The filter is built from it and "maybe" is confirmed
+ * against it, but the store never writes to it, issues no DDL and refuses inserts with
+ * {@link ReadOnlyStoreException}.
+ *
+ * <p>Streaming: scans use a server-side cursor (autocommit off, fetch size 10 000) in a
+ * {@code REPEATABLE READ READ ONLY} transaction, so the rows and the watermark come from one
+ * snapshot and memory stays flat on tables of any size.
+ *
+ * <p>Thread-safe. Errors (connection refused, server gone, pool timeout after 5 s) raise
+ * {@link StoreUnavailableException} carrying the SQLSTATE.
+ */
+public final class PostgresStore implements ExactStore {
+  private static final int FETCH_SIZE = 10_000;
+  private static final int MAX_ATTEMPTS = 5;
+
+  private final HikariDataSource pool;
+  private final String table;
+  private final String column;
+  private final boolean readOnly;
+  private final boolean textColumn;
+  private final String identity;
+
+  private PostgresStore(
+      String jdbcUrl, String table, String column, boolean readOnly, int poolSize) {
+    this.table = SqlNames.qualified(table, "table");
+    this.column = SqlNames.identifier(column, "column");
+    this.readOnly = readOnly;
+    this.identity = "postgresql:" + stripCredentials(jdbcUrl) + "#" + table + "." + column;
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl);
+    config.setMaximumPoolSize(poolSize);
+    config.setConnectionTimeout(5_000);
+    config.setPoolName("bloomery-guard");
+    config.setAutoCommit(true);
+    try {
+      this.pool = new HikariDataSource(config);
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("PostgreSQL store " + identity + ": cannot connect: "
+          + e.getMessage(), e);
+    }
+    try {
+      if (readOnly) {
+        this.textColumn = inspectReadOnlyColumn();
+      } else {
+        createTableIfAbsent();
+        this.textColumn = false;
+      }
+    } catch (SQLException e) {
+      pool.close();
+      throw unavailable("open", e);
+    } catch (RuntimeException e) {
+      pool.close();
+      throw e;
+    }
+  }
+
+  /** Opens the guard's own table {@code bloomery_seen}, creating it if absent. */
+  public static PostgresStore open(String jdbcUrl) {
+    return open(jdbcUrl, "bloomery_seen");
+  }
+
+  /** Opens the guard's own {@code table} (NAME or SCHEMA.NAME), creating it if absent. */
+  public static PostgresStore open(String jdbcUrl, String table) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, "item", false, 8);
+  }
+
+  /**
+   * Opens someone else's table as a read-only source: {@code column} (bytea, or text/varchar read
+   * as UTF-8 bytes) holds the items. The table must exist; nothing is ever written to it.
+   */
+  public static PostgresStore openReadOnly(String jdbcUrl, String table, String column) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4);
+  }
+
+  private static String stripCredentials(String jdbcUrl) {
+    int query = jdbcUrl.indexOf('?');
+    return query < 0 ? jdbcUrl : jdbcUrl.substring(0, query);
+  }
+
+  private void createTableIfAbsent() throws SQLException {
+    String simpleName = table.substring(table.lastIndexOf('.') + 1);
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))");
+          Statement ddl = c.createStatement()) {
+        lock.setString(1, "bloomery-guard:" + table);
+        lock.execute();
+        ddl.execute("CREATE TABLE IF NOT EXISTS " + table
+            + " (id bigserial PRIMARY KEY, digest bytea NOT NULL, item bytea NOT NULL)");
+        List<String> missing = new ArrayList<>(List.of("id", "digest", "item"));
+        try (PreparedStatement ps = c.prepareStatement("SELECT attname FROM pg_attribute"
+            + " WHERE attrelid = to_regclass(?) AND attnum > 0 AND NOT attisdropped")) {
+          ps.setString(1, table);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              missing.remove(rs.getString(1));
+            }
+          }
+        }
+        if (!missing.isEmpty()) {
+          throw new IllegalStateException("table " + table + " exists but lacks the guard's"
+              + " columns " + missing + "; to build a filter from someone else's table open it"
+              + " read-only with its column, or choose another table name");
+        }
+        ddl.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + simpleName + "_digest_key ON "
+            + table + " (digest)");
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** Returns whether the column is text (else bytea); refuses other types and missing columns. */
+  private boolean inspectReadOnlyColumn() throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid ="
+                + " to_regclass(?) AND attname = lower(?) AND attnum > 0 AND NOT attisdropped")) {
+      ps.setString(1, table);
+      ps.setString(2, column);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalArgumentException("read-only source " + table + "." + column
+              + " does not exist (the guard never creates someone else's table)");
+        }
+        String type = rs.getString(1);
+        if (type.equals("bytea")) {
+          return false;
+        }
+        if (type.equals("text") || type.startsWith("character")) {
+          return true;
+        }
+        throw new IllegalArgumentException("read-only source column " + table + "." + column
+            + " has type " + type + "; expected bytea, text or varchar");
+      }
+    }
+  }
+
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  @Override
+  public boolean isReadOnly() {
+    return readOnly;
+  }
+
+  @Override
+  public boolean contains(byte[] item) {
+    Objects.requireNonNull(item, "item");
+    try (Connection c = pool.getConnection()) {
+      if (readOnly) {
+        return containsReadOnly(c, item);
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+        ps.setBytes(1, ItemDigest.of(item));
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() && ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+        }
+      }
+    } catch (SQLException e) {
+      throw unavailable("contains", e);
+    }
+  }
+
+  private boolean containsReadOnly(Connection c, byte[] item) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT 1 FROM " + table + " WHERE " + column + " = ? LIMIT 1")) {
+      if (textColumn) {
+        String text = strictUtf8(item);
+        if (text == null || text.indexOf('\0') >= 0) {
+          return false; // a text column cannot hold these bytes
+        }
+        ps.setString(1, text);
+      } else {
+        ps.setBytes(1, item);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private static String strictUtf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+
+  /**
+   * One item: a plain {@code INSERT … ON CONFLICT (digest) DO NOTHING} (update count 1 or 0), and
+   * for a conflict a second query that confirms the stored bytes. Cheaper per call than the batch
+   * statement, whose CTE costs more to plan and run than it saves on a single row.
+   */
+  @Override
+  public boolean insertIfAbsent(byte[] item) {
+    return insertIfAbsent(item, false);
+  }
+
+  /**
+   * With {@code probablyPresent} (the filter said "maybe", usually a duplicate) the stored bytes
+   * are read first: found, it is a duplicate after one read-only round trip; absent (a false
+   * positive), the atomic insert follows.
+   */
+  @Override
+  public boolean insertIfAbsent(byte[] item, boolean probablyPresent) {
+    Objects.requireNonNull(item, "item");
+    if (readOnly) {
+      return insertAllIfAbsent(List.of(item))[0]; // refuses with the read-only message
+    }
+    byte[] digest = ItemDigest.of(item);
+    try (Connection c = pool.getConnection()) {
+      if (probablyPresent) {
+        try (PreparedStatement ps =
+            c.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+          ps.setBytes(1, digest);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+              return false; // a committed, byte-equal row: a duplicate
+            }
+          }
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+          + " (digest, item) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING")) {
+        ps.setBytes(1, digest);
+        ps.setBytes(2, item);
+        if (ps.executeUpdate() == 1) {
+          return true;
+        }
+      }
+      confirmRaced(c, List.of(0), List.of(digest), List.of(item));
+      return false;
+    } catch (SQLException e) {
+      throw unavailable("insert", e);
+    }
+  }
+
+  @Override
+  public boolean[] insertAllIfAbsent(List<byte[]> items) {
+    if (readOnly) {
+      throw new ReadOnlyStoreException("PostgreSQL source " + table + "." + column
+          + " is read-only for the guard (someone else's table): addIfAbsent is refused;"
+          + " use lookup, or give the guard its own table");
+    }
+    boolean[] inserted = new boolean[items.size()];
+    // Resolve repeats inside the batch here: first occurrence is sent, later ones are duplicates.
+    Map<ItemDigest.Key, Integer> firstIndex = new HashMap<>();
+    List<byte[]> digests = new ArrayList<>();
+    List<byte[]> distinct = new ArrayList<>();
+    int[] sentIndex = new int[items.size()];
+    for (int i = 0; i < items.size(); i++) {
+      byte[] item = Objects.requireNonNull(items.get(i), "item");
+      byte[] digest = ItemDigest.of(item);
+      Integer first = firstIndex.putIfAbsent(new ItemDigest.Key(digest), i);
+      if (first != null) {
+        ItemDigest.confirmSameBytes(items.get(first), item);
+        sentIndex[i] = -1;
+        continue;
+      }
+      sentIndex[i] = distinct.size();
+      digests.add(digest);
+      distinct.add(item);
+    }
+    if (distinct.isEmpty()) {
+      return inserted;
+    }
+    boolean[] sentInserted;
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = pool.getConnection()) {
+        sentInserted = insertDistinct(c, digests, distinct);
+        break;
+      } catch (SQLException e) {
+        // A deadlock or serialization failure aborts the whole statement: nothing was written,
+        // so the outcome is known and the batch can be sent again.
+        boolean retryable = "40P01".equals(e.getSQLState()) || "40001".equals(e.getSQLState());
+        if (!retryable || attempt == MAX_ATTEMPTS) {
+          throw unavailable("insert batch of " + distinct.size(), e);
+        }
+      }
+    }
+    for (int i = 0; i < inserted.length; i++) {
+      inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
+    }
+    return inserted;
+  }
+
+  /**
+   * The one-statement batch insert of distinct items. Rows are inserted in digest order, so two
+   * batches that share keys take their index locks in the same order and cannot deadlock each other.
+   */
+  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct)
+      throws SQLException {
+    boolean[] sentInserted = new boolean[distinct.size()];
+    List<Integer> unconfirmed = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(
+        "WITH input AS (SELECT u.digest, u.item, u.ord FROM unnest(?::bytea[], ?::bytea[])"
+            + " WITH ORDINALITY AS u(digest, item, ord)),"
+            + " ins AS (INSERT INTO " + table + " (digest, item) SELECT digest, item FROM input"
+            + " ORDER BY digest ON CONFLICT (digest) DO NOTHING RETURNING digest)"
+            + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
+            + " LEFT JOIN ins ON ins.digest = i.digest"
+            + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
+      ps.setArray(1, c.createArrayOf("bytea", digests.toArray(new byte[0][])));
+      ps.setArray(2, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int sent = (int) rs.getLong(1) - 1;
+          boolean wasInserted = rs.getBoolean(2);
+          sentInserted[sent] = wasInserted;
+          if (!wasInserted) {
+            boolean same = rs.getBoolean(3);
+            if (rs.wasNull()) {
+              unconfirmed.add(sent); // the conflicting row committed after our snapshot
+            } else if (!same) {
+              throw new DigestCollisionException("two different items share SHA-256 "
+                  + new ItemDigest.Key(digests.get(sent)) + " in " + table);
+            }
+          }
+        }
+      }
+    }
+    if (!unconfirmed.isEmpty()) {
+      confirmRaced(c, unconfirmed, digests, distinct);
+    }
+    return sentInserted;
+  }
+
+  /** Byte-equality confirmation of conflicting rows, read in a new snapshot (READ COMMITTED). */
+  private void confirmRaced(
+      Connection c, List<Integer> unconfirmed, List<byte[]> digests, List<byte[]> items)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+      for (int sent : unconfirmed) {
+        ps.setBytes(1, digests.get(sent));
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new SQLException("conflicting row for a digest vanished (was the table"
+                + " truncated concurrently?)", "55000");
+          }
+          ItemDigest.confirmSameBytes(rs.getBytes(1), items.get(sent));
+        }
+      }
+    }
+  }
+
+  @Override
+  public long watermark() {
+    requireOwnedTable("watermark");
+    try (Connection c = pool.getConnection()) {
+      return queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
+    } catch (SQLException e) {
+      throw unavailable("watermark", e);
+    }
+  }
+
+  @Override
+  public long estimatedRows() {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(?)")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && rs.getLong(1) >= 0) {
+          return rs.getLong(1);
+        }
+      }
+      return queryLong(c, "SELECT count(*) FROM " + table);
+    } catch (SQLException e) {
+      throw unavailable("estimate rows", e);
+    }
+  }
+
+  @Override
+  public ScanResult scan(ItemSink sink) {
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        }
+        long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
+        long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column
+            + " IS NOT NULL", sink);
+        c.commit();
+        return new ScanResult(rows, watermark);
+      } finally {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw unavailable("scan", e);
+    }
+  }
+
+  @Override
+  public long scanAfter(long watermark, ItemSink sink) {
+    requireOwnedTable("scanAfter");
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long rows = stream(
+            c, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
+        c.commit();
+        return rows;
+      } finally {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw unavailable("scan after watermark " + watermark, e);
+    }
+  }
+
+  private static long queryLong(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private long stream(Connection c, String sql, ItemSink sink) throws SQLException {
+    long rows = 0;
+    try (Statement st = c.createStatement()) {
+      st.setFetchSize(FETCH_SIZE);
+      try (ResultSet rs = st.executeQuery(sql)) {
+        while (rs.next()) {
+          sink.accept(textColumn ? rs.getString(1).getBytes(StandardCharsets.UTF_8)
+              : rs.getBytes(1));
+          rows++;
+        }
+      }
+    }
+    return rows;
+  }
+
+  private void requireOwnedTable(String operation) {
+    if (readOnly) {
+      throw new ReadOnlyStoreException("PostgreSQL source " + table + "." + column
+          + " is read-only and has no watermark (" + operation + ")");
+    }
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+
+  @Override
+  public String toString() {
+    return identity;
+  }
+
+  private StoreUnavailableException unavailable(String operation, SQLException e) {
+    String state = e.getSQLState();
+    if (state != null && (state.startsWith("08") || state.startsWith("57P"))) {
+      // The server went away or restarted: every pooled connection is suspect, not only this one.
+      pool.getHikariPoolMXBean().softEvictConnections();
+    }
+    return new StoreUnavailableException("PostgreSQL store " + identity + ": " + operation
+        + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
+  }
+}

@@ -1,0 +1,255 @@
+package io.bloomery.guard;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The embedded exact store: one SQLite file, WAL journal, {@code synchronous=FULL} (a commit is
+ * durable on power loss), busy timeout for writers in other processes.
+ *
+ * <p>Schema ({@code CREATE … IF NOT EXISTS}): {@code id INTEGER PRIMARY KEY AUTOINCREMENT,
+ * digest BLOB NOT NULL UNIQUE, item BLOB NOT NULL}. The unique index holds the 32-byte SHA-256 of
+ * the item rather than the item, so a long document costs 32 bytes of index; a conflict on the
+ * digest is then confirmed by comparing the stored bytes (see {@link DigestCollisionException}).
+ *
+ * <p>Atomicity: {@code INSERT OR IGNORE} inside a {@code BEGIN IMMEDIATE} transaction; SQLite has a
+ * single writer per database, so there is no check/insert race, and {@code changes()} (the update
+ * count) says whether the row was inserted. A batch is one transaction, one fsync. Because writes
+ * are serialised, rowid order is commit order, which makes {@code max(id)} a correct watermark.
+ *
+ * <p>Thread-safe: writes share one connection under a lock; scans open their own read connection
+ * (WAL readers do not block the writer).
+ */
+public final class SqliteStore implements ExactStore {
+  private static final int BUSY_TIMEOUT_MILLIS = 30_000;
+
+  private final String url;
+  private final String table;
+  private final String identity;
+  private final Connection writer;
+  private final ReentrantLock writerLock = new ReentrantLock();
+
+  private SqliteStore(Path file, String table) {
+    this.url = "jdbc:sqlite:" + file.toAbsolutePath();
+    this.table = SqlNames.identifier(table, "table");
+    this.identity = "sqlite:" + file.toAbsolutePath().normalize() + "#" + table;
+    try {
+      this.writer = connect();
+      try (Statement st = writer.createStatement()) {
+        st.executeUpdate(
+            "CREATE TABLE IF NOT EXISTS " + table + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                + " digest BLOB NOT NULL UNIQUE, item BLOB NOT NULL)");
+      }
+    } catch (SQLException e) {
+      throw unavailable("open " + identity, e);
+    }
+  }
+
+  /** Opens (creating if needed) the store in {@code file}, table {@code bloomery_seen}. */
+  public static SqliteStore open(Path file) {
+    return open(file, "bloomery_seen");
+  }
+
+  /** Opens (creating if needed) the store in {@code file} using {@code table}. */
+  public static SqliteStore open(Path file, String table) {
+    Objects.requireNonNull(file, "file");
+    return new SqliteStore(file, table);
+  }
+
+  private Connection connect() throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("journal_mode", "WAL");
+    props.setProperty("synchronous", "FULL");
+    props.setProperty("busy_timeout", Integer.toString(BUSY_TIMEOUT_MILLIS));
+    props.setProperty("transaction_mode", "IMMEDIATE");
+    return DriverManager.getConnection(url, props);
+  }
+
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  @Override
+  public boolean isReadOnly() {
+    return false;
+  }
+
+  @Override
+  public boolean contains(byte[] item) {
+    Objects.requireNonNull(item, "item");
+    writerLock.lock();
+    try (PreparedStatement ps =
+        writer.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+      ps.setBytes(1, ItemDigest.of(item));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+      }
+    } catch (SQLException e) {
+      throw unavailable("contains", e);
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  @Override
+  public boolean insertIfAbsent(byte[] item) {
+    return insertAllIfAbsent(List.of(item))[0];
+  }
+
+  @Override
+  public boolean[] insertAllIfAbsent(List<byte[]> items) {
+    boolean[] inserted = new boolean[items.size()];
+    if (items.isEmpty()) {
+      return inserted;
+    }
+    writerLock.lock();
+    try {
+      writer.setAutoCommit(false);
+      try (PreparedStatement insert =
+              writer.prepareStatement(
+                  "INSERT OR IGNORE INTO " + table + " (digest, item) VALUES (?, ?)");
+          PreparedStatement existing =
+              writer.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+        Map<ItemDigest.Key, byte[]> seenInBatch = new HashMap<>();
+        for (int i = 0; i < inserted.length; i++) {
+          byte[] item = Objects.requireNonNull(items.get(i), "item");
+          byte[] digest = ItemDigest.of(item);
+          byte[] earlier = seenInBatch.putIfAbsent(new ItemDigest.Key(digest), item);
+          if (earlier != null) {
+            ItemDigest.confirmSameBytes(earlier, item);
+            continue;
+          }
+          insert.setBytes(1, digest);
+          insert.setBytes(2, item);
+          inserted[i] = insert.executeUpdate() == 1;
+          if (!inserted[i]) {
+            existing.setBytes(1, digest);
+            try (ResultSet rs = existing.executeQuery()) {
+              rs.next();
+              ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+            }
+          }
+        }
+        writer.commit();
+        return inserted;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(e);
+        throw e;
+      } finally {
+        writer.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw unavailable("insert", e);
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  private void rollbackQuietly(Exception cause) {
+    try {
+      writer.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  @Override
+  public long watermark() {
+    return queryLong("SELECT coalesce(max(id), 0) FROM " + table, "watermark");
+  }
+
+  @Override
+  public long estimatedRows() {
+    return queryLong("SELECT count(*) FROM " + table, "count");
+  }
+
+  private long queryLong(String sql, String operation) {
+    writerLock.lock();
+    try (Statement st = writer.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw unavailable(operation, e);
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  @Override
+  public ScanResult scan(ItemSink sink) {
+    try (Connection reader = connect()) {
+      reader.setAutoCommit(false); // one read transaction = one snapshot for both queries
+      long watermark;
+      try (Statement st = reader.createStatement();
+          ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM " + table)) {
+        rs.next();
+        watermark = rs.getLong(1);
+      }
+      long rows = stream(reader, "SELECT item FROM " + table + " WHERE id <= " + watermark, sink);
+      reader.commit();
+      return new ScanResult(rows, watermark);
+    } catch (SQLException e) {
+      throw unavailable("scan", e);
+    }
+  }
+
+  @Override
+  public long scanAfter(long watermark, ItemSink sink) {
+    try (Connection reader = connect()) {
+      return stream(
+          reader, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
+    } catch (SQLException e) {
+      throw unavailable("scan after watermark " + watermark, e);
+    }
+  }
+
+  private static long stream(Connection connection, String sql, ItemSink sink)
+      throws SQLException {
+    long rows = 0;
+    try (Statement st = connection.createStatement()) {
+      st.setFetchSize(10_000);
+      try (ResultSet rs = st.executeQuery(sql)) {
+        while (rs.next()) {
+          sink.accept(rs.getBytes(1));
+          rows++;
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Override
+  public void close() {
+    writerLock.lock();
+    try {
+      writer.close();
+    } catch (SQLException e) {
+      throw unavailable("close", e);
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return identity;
+  }
+
+  private StoreUnavailableException unavailable(String operation, SQLException e) {
+    return new StoreUnavailableException(
+        "SQLite store " + identity + ": " + operation + " failed: " + e.getMessage(), e);
+  }
+}
