@@ -40,15 +40,16 @@ public final class Protocols {
   /**
    * The implementation of a protocol.
    *
-   * @throws IllegalArgumentException if this build has no implementation of {@code id}
+   * @throws IllegalArgumentException if {@code id} is kind-bound (Parquet split-block, blocked, RedisBloom CMS/TOPK
+   *     placement lives inside its kind; see docs/PROTOCOLS.md)
    */
   public static HashProtocol of(ProtocolId id) {
     Objects.requireNonNull(id, "id");
     HashProtocol protocol = BY_ID.get(id);
     if (protocol == null) {
       throw new IllegalArgumentException(
-          "hash protocol '" + id.protocolName() + "' (id " + id.code() + ") has no implementation in this build"
-              + " (implemented: " + BY_ID.keySet() + ")");
+          "hash protocol '" + id.protocolName() + "' (id " + id.code() + ") is bound to its filter kind and is not a"
+              + " general position function (general protocols: " + BY_ID.keySet() + ")");
     }
     return protocol;
   }

@@ -1,4 +1,4 @@
-package io.bloomery.cli;
+package io.bloomery.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
