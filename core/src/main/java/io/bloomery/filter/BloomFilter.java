@@ -542,19 +542,8 @@ public final class BloomFilter implements MembershipFilter {
   }
 
   private IncompatibleFilterException incompatibility(BloomFilter other) {
-    if (other.protocol.id() != protocol.id()) {
-      return new IncompatibleFilterException("hash protocol", protocol.name(), other.protocol.name());
-    }
-    if (!Arrays.equals(seed, other.seed)) {
-      return new IncompatibleFilterException("seed", hex(seed), hex(other.seed));
-    }
-    if (other.bits != bits) {
-      return new IncompatibleFilterException("bit count m", bits, other.bits);
-    }
-    if (other.hashes != hashes) {
-      return new IncompatibleFilterException("hash count k", hashes, other.hashes);
-    }
-    return null;
+    return FilterCompatibility.mismatch(
+        "bit count m", protocol, seed, bits, hashes, other.protocol, other.seed, other.bits, other.hashes);
   }
 
   /**
@@ -623,17 +612,6 @@ public final class BloomFilter implements MembershipFilter {
       }
     }
     return packed;
-  }
-
-  private static String hex(byte[] bytes) {
-    if (bytes.length == 0) {
-      return "(empty)";
-    }
-    StringBuilder text = new StringBuilder(2 * bytes.length);
-    for (byte b : bytes) {
-      text.append(Character.forDigit((b >>> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-    }
-    return text.toString();
   }
 
   @Override

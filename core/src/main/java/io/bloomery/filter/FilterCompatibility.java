@@ -43,7 +43,10 @@ public final class FilterCompatibility {
   }
 
   private static String hex(byte[] bytes) {
-    StringBuilder out = new StringBuilder(bytes.length * 2 + 2).append("0x");
+    if (bytes.length == 0) {
+      return "(empty)";
+    }
+    StringBuilder out = new StringBuilder(bytes.length * 2);
     for (byte b : bytes) {
       out.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
     }
