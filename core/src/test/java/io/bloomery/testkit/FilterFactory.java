@@ -9,7 +9,6 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
-import io.bloomery.format.FilterFormatException;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
@@ -136,16 +135,6 @@ public enum FilterFactory {
       }
       return state;
     }
-
-    @Override
-    public boolean supportsSerialization() {
-      return true;
-    }
-
-    @Override
-    public MembershipFilter roundTrip(MembershipFilter filter) {
-      return formatRoundTrip(filter);
-    }
   },
 
   /**
@@ -174,16 +163,6 @@ public enum FilterFactory {
     @Override
     public boolean threadSafe() {
       return true;
-    }
-
-    @Override
-    public boolean supportsSerialization() {
-      return true;
-    }
-
-    @Override
-    public MembershipFilter roundTrip(MembershipFilter filter) {
-      return formatRoundTrip(filter);
     }
   },
 
@@ -298,14 +277,6 @@ public enum FilterFactory {
   private static final int AGE_GENERATIONS = 4;
   private static final LongSupplier FIXED_CLOCK = () -> 1_764_460_800_000L;
 
-  private static MembershipFilter formatRoundTrip(MembershipFilter filter) {
-    try {
-      return (MembershipFilter) FilterFormat.fromBytes(FilterFormat.toBytes(filter));
-    } catch (FilterFormatException e) {
-      throw new AssertionError("a filter we just wrote must read back", e);
-    }
-  }
-
   private final FilterKind kind;
   private final ProtocolId protocol;
 
@@ -405,11 +376,6 @@ public enum FilterFactory {
       return List.of(bloom.protocol().id(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
     }
     return null;
-  }
-
-  /** Whether {@code FilterFormat} serializes this kind: every kind must. */
-  public boolean supportsSerialization() {
-    return true;
   }
 
   /** Adapts a filter just read back (for example, gives it the test's time source). */
