@@ -5,6 +5,8 @@ import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.DoubleHashingPlacement;
+import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
@@ -84,6 +86,8 @@ public final class CountingBloomFilter implements MembershipFilter {
   private final int countersPerWordShift; // log2(64 / counterBits)
   private final long counterMask;
   private final HashProtocol.Placement placement;
+  /** Non-null when positions can be walked from one hash without an array (the default protocol). */
+  private final DoubleHashingPlacement doubleHashing;
   private final long[] words;
   private final LongAdder itemCount = new LongAdder();
 
@@ -96,6 +100,8 @@ public final class CountingBloomFilter implements MembershipFilter {
           "counters m must be in [1, " + maxCounters(counterBits) + "] for " + counterBits + "-bit counters, was " + counters);
     }
     this.placement = protocol.bind(counters, hashes, this.seed);
+    this.doubleHashing =
+        placement instanceof DoubleHashingPlacement ? (DoubleHashingPlacement) placement : null;
     this.counters = counters;
     this.hashes = hashes;
     this.counterBits = counterBits;
@@ -201,10 +207,21 @@ public final class CountingBloomFilter implements MembershipFilter {
   @Override
   public boolean add(byte[] item) {
     Objects.requireNonNull(item, "item");
-    long[] positions = positions(item);
     boolean changed = false;
-    for (long position : positions) {
-      changed |= increment(position) == 0;
+    if (doubleHashing != null) {
+      long x = doubleHashing.hash(item, 0, item.length);
+      long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
+      for (int i = 0; i < hashes; i++) {
+        changed |= increment(EnhancedDoubleHashing.reduce(x, counters)) == 0;
+        x += y;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
+      }
+    } else {
+      for (long position : positions(item)) {
+        changed |= increment(position) == 0;
+      }
     }
     itemCount.increment();
     return changed;
@@ -220,14 +237,30 @@ public final class CountingBloomFilter implements MembershipFilter {
    */
   public boolean remove(byte[] item) {
     Objects.requireNonNull(item, "item");
-    long[] positions = positions(item);
-    for (long position : positions) {
-      if (counter(position) == 0) {
+    if (doubleHashing != null) {
+      long hash = doubleHashing.hash(item, 0, item.length);
+      if (!allNonZero(hash)) {
         return false;
       }
-    }
-    for (long position : positions) {
-      decrement(position);
+      long x = hash;
+      long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
+      for (int i = 0; i < hashes; i++) {
+        decrement(EnhancedDoubleHashing.reduce(x, counters));
+        x += y;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
+      }
+    } else {
+      long[] positions = positions(item);
+      for (long position : positions) {
+        if (counter(position) == 0) {
+          return false;
+        }
+      }
+      for (long position : positions) {
+        decrement(position);
+      }
     }
     itemCount.decrement();
     return true;
@@ -246,6 +279,9 @@ public final class CountingBloomFilter implements MembershipFilter {
   @Override
   public boolean mightContain(byte[] item) {
     Objects.requireNonNull(item, "item");
+    if (doubleHashing != null) {
+      return allNonZero(doubleHashing.hash(item, 0, item.length));
+    }
     for (long position : positions(item)) {
       if (counter(position) == 0) {
         return false;
@@ -254,6 +290,23 @@ public final class CountingBloomFilter implements MembershipFilter {
     return true;
   }
 
+  /** Whether every counter of the item whose default-protocol hash is {@code hash} is non-zero. */
+  private boolean allNonZero(long hash) {
+    long x = hash;
+    long y = EnhancedDoubleHashing.stride(x);
+    long d = EnhancedDoubleHashing.CUBIC_SCALE;
+    for (int i = 0; i < hashes; i++) {
+      if (counter(EnhancedDoubleHashing.reduce(x, counters)) == 0) {
+        return false;
+      }
+      x += y;
+      y += d;
+      d += EnhancedDoubleHashing.CUBIC_SCALE;
+    }
+    return true;
+  }
+
+  /** The item's k positions in an array: for protocols without {@link DoubleHashingPlacement}. */
   private long[] positions(byte[] item) {
     long[] positions = new long[hashes];
     placement.positions(item, 0, item.length, positions);

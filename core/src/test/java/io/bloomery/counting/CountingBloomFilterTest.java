@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.testkit.FprAssert;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class CountingBloomFilterTest {
@@ -150,6 +152,43 @@ class CountingBloomFilterTest {
     long[] positions = new long[filter.hashCount()];
     filter.protocol().bind(filter.counterCount(), filter.hashCount(), filter.seed()).positions(item, 0, item.length, positions);
     return java.util.Arrays.stream(positions).distinct().count();
+  }
+
+  /**
+   * add and remove move exactly the counters the protocol's {@code positions} names, with
+   * multiplicity: pins the array-free walk of the default protocol and the array path of the others
+   * against the protocol definition.
+   */
+  @ParameterizedTest
+  @EnumSource(value = ProtocolId.class, names = {"XXH3_EDH_V1", "SHA256_INDEX8"})
+  void countersMoveExactlyAtTheProtocolsPositions(ProtocolId id) {
+    HashProtocol protocol = Protocols.of(id);
+    byte[] seed = id == ProtocolId.XXH3_EDH_V1 ? SEED : new byte[0];
+    int m = 1_000;
+    int k = 5;
+    CountingBloomFilter filter = CountingBloomFilter.create(protocol, seed, m, k, 8);
+    HashProtocol.Placement placement = protocol.bind(m, k, seed);
+    long[] expected = new long[m];
+    long[] positions = new long[k];
+    for (int i = 0; i < 200; i++) {
+      byte[] item = key(11, i);
+      filter.add(item);
+      placement.positions(item, 0, item.length, positions);
+      for (long position : positions) {
+        expected[(int) position]++;
+      }
+    }
+    for (int i = 0; i < 200; i += 2) {
+      byte[] item = key(11, i);
+      assertThat(filter.remove(item)).isTrue();
+      placement.positions(item, 0, item.length, positions);
+      for (long position : positions) {
+        expected[(int) position]--;
+      }
+    }
+    for (int j = 0; j < m; j++) {
+      assertThat(filter.counterAt(j)).as("counter %d", j).isEqualTo(expected[j]);
+    }
   }
 
   /** The projection is the classic filter over the items present, bit for bit. */
