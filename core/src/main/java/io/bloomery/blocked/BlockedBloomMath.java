@@ -5,7 +5,7 @@ package io.bloomery.blocked;
  *
  * <pre>
  * Cheat-sheet (λ = keys per block = n / blocks, B = bits per block, k = bits set per key):
- *   classic Bloom        p = (1 - e^(-k n / m))^k                    (for comparison only)
+ *   classic Bloom        p = (1 - e^(-k n / m))^k                    (BloomMath; for comparison only)
  *   blocked (Putze)      p = Σ_{i≥0} Pois_λ(i) · (1 - (1 - 1/B)^(i k))^k
  *   split block (Apple)  p = Σ_{i≥0} Pois_λ(i) · (1 - (1 - 1/w)^i)^s   (s words of w bits, one bit per word)
  * </pre>
@@ -32,8 +32,6 @@ public final class BlockedBloomMath {
 
   /** Most bits a {@link BlockedBloomFilter} sets per key (the protocol has 16 salts). */
   public static final int MAX_BLOCKED_HASHES = 16;
-
-  private static final double LN2 = Math.log(2);
 
   private BlockedBloomMath() {}
 
@@ -78,20 +76,6 @@ public final class BlockedBloomMath {
   private static double splitRate(double keysPerBlock, int words, int wordBits) {
     double logMiss = log1mInverse(wordBits);
     return poissonMixture(keysPerBlock, load -> Math.pow(-Math.expm1(load * logMiss), words));
-  }
-
-  /** Classic Bloom FPR (1 - e^(-kn/m))^k, for comparisons in the planner. */
-  public static double classicFalsePositiveRate(long bits, int hashes, long n) {
-    checkPositive(bits, "bits");
-    checkPositive(hashes, "hashes");
-    checkNonNegative(n, "n");
-    return Math.pow(-Math.expm1(-(double) hashes * n / bits), hashes);
-  }
-
-  /** Classic optimum bits per key, -ln p / (ln 2)^2 (9.585 at p = 1%). */
-  public static double classicBitsPerKey(double fpp) {
-    checkProbability(fpp);
-    return -Math.log(fpp) / (LN2 * LN2);
   }
 
   /**

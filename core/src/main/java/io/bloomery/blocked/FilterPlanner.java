@@ -1,6 +1,7 @@
 package io.bloomery.blocked;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.sizing.BloomMath;
 import java.util.Locale;
 
 /**
@@ -58,7 +59,7 @@ public final class FilterPlanner {
     if (memoryBudgetBytes < 64) {
       throw new IllegalArgumentException("memory budget must be at least 64 bytes, was " + memoryBudgetBytes);
     }
-    long classicBits = (long) Math.ceil(n * BlockedBloomMath.classicBitsPerKey(fpp));
+    long classicBits = BloomMath.optimalBits(n, fpp);
     int classicHashes = classicHashes(classicBits, n);
     long blocks = BlockedBloomMath.blockedBlocks(n, fpp);
     long blockedBits = blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS;
@@ -75,7 +76,7 @@ public final class FilterPlanner {
           n, budgetBlocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, budgetBlockedHashes);
       long budgetClassicBits = Math.max(64, bitsInBudget / 64 * 64);
       int budgetClassicHashes = classicHashes(budgetClassicBits, n);
-      double classicRate = BlockedBloomMath.classicFalsePositiveRate(budgetClassicBits, budgetClassicHashes, n);
+      double classicRate = BloomMath.falsePositiveRate(budgetClassicBits, budgetClassicHashes, n);
       String shortBy = String.format(Locale.ROOT, "the budget of %d bytes cannot reach %s for n=%d (classic needs %d bytes)",
           memoryBudgetBytes, target, n, (classicBits + 7) / 8);
       if (blockedRate <= classicRate) {
@@ -105,13 +106,13 @@ public final class FilterPlanner {
             100 * (overhead - 1), target, memory, 100 * (BLOCKED_MAX_OVERHEAD - 1));
     long roundedClassic = (classicBits + 63) / 64 * 64;
     return new Plan(FilterKind.CLASSIC_BLOOM, roundedClassic, classicHashes, roundedClassic / 8,
-        roundedClassic / (double) n, BlockedBloomMath.classicFalsePositiveRate(roundedClassic, classicHashes, n),
+        roundedClassic / (double) n, BloomMath.falsePositiveRate(roundedClassic, classicHashes, n),
         "classic: " + why + "; classic touches up to k=" + classicHashes + " lines per lookup");
   }
 
-  /** k = round(m/n · ln 2), at least 1, at most 64. */
+  /** {@link BloomMath#optimalHashes}, at most 64. */
   private static int classicHashes(long bits, long n) {
-    return (int) Math.max(1, Math.min(64, Math.round((double) bits / n * Math.log(2))));
+    return Math.min(64, BloomMath.optimalHashes(n, bits));
   }
 
   /** Expected lines a classic lookup of a non-member touches at fill ½: Σ_{j<k} (½)^j. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.bloomery.sizing.BloomMath;
 import org.junit.jupiter.api.Test;
 
 class BlockedBloomMathTest {
@@ -28,18 +29,18 @@ class BlockedBloomMathTest {
   void hugeBlocksApproachTheClassicModel() {
     // One block holding everything is a classic filter: the Poisson mixture collapses.
     long n = 1000;
-    double classic = BlockedBloomMath.classicFalsePositiveRate(1 << 14, 7, n);
+    double classic = BloomMath.falsePositiveRate(1 << 14, 7, n);
     double blocked = BlockedBloomMath.blockedFalsePositiveRate(n * 64, 64, 1 << 14, 7);
     assertThat(blocked).isCloseTo(classic, within(classic * 0.05));
   }
 
   @Test
   void blockedNeedsAFewPercentMoreThanClassic() {
-    assertThat(BlockedBloomMath.classicBitsPerKey(0.01)).isCloseTo(9.585, within(0.001));
+    assertThat(BloomMath.bitsPerKey(0.01)).isCloseTo(9.585, within(0.001));
     double blocked = BlockedBloomMath.blockedBitsPerKey(0.01);
     assertThat(blocked).isCloseTo(9.896, within(0.01));
-    assertThat(blocked / BlockedBloomMath.classicBitsPerKey(0.01)).isBetween(1.02, 1.05);
-    assertThat(BlockedBloomMath.blockedBitsPerKey(0.001) / BlockedBloomMath.classicBitsPerKey(0.001)).isBetween(1.06, 1.09);
+    assertThat(blocked / BloomMath.bitsPerKey(0.01)).isBetween(1.02, 1.05);
+    assertThat(BlockedBloomMath.blockedBitsPerKey(0.001) / BloomMath.bitsPerKey(0.001)).isBetween(1.06, 1.09);
   }
 
   @Test

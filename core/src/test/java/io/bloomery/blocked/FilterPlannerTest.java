@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.sizing.BloomMath;
 import org.junit.jupiter.api.Test;
 
 class FilterPlannerTest {
@@ -31,7 +32,7 @@ class FilterPlannerTest {
 
   @Test
   void budgetBetweenClassicAndBlockedPicksClassic() {
-    long classicBytes = (long) Math.ceil(1_000_000 * BlockedBloomMath.classicBitsPerKey(0.01) / 8);
+    long classicBytes = (long) Math.ceil(1_000_000 * BloomMath.bitsPerKey(0.01) / 8);
     FilterPlanner.Plan plan = FilterPlanner.plan(1_000_000, 0.01, classicBytes + 1000);
     assertThat(plan.kind()).isEqualTo(FilterKind.CLASSIC_BLOOM);
     assertThat(plan.reason()).contains("over the budget");
