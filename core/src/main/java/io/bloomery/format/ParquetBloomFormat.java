@@ -126,7 +126,13 @@ public final class ParquetBloomFormat {
   public static SplitBlockBloomFilter fromBytes(byte[] bytes) throws FilterFormatException {
     ByteArrayInputStream in = new ByteArrayInputStream(Objects.requireNonNull(bytes, "bytes"));
     try {
-      SplitBlockBloomFilter filter = read(in);
+      int numBytes = readHeader(in);
+      if (numBytes > in.available()) {
+        // Refused before SplitBlockBloomFilter allocates the declared bitset.
+        throw new FilterFormatException(
+            "Parquet Bloom bitset truncated: header says " + numBytes + " bytes, " + in.available() + " remain");
+      }
+      SplitBlockBloomFilter filter = SplitBlockBloomFilter.restore(numBytes, 0, in);
       if (in.available() != 0) {
         throw new FilterFormatException("expected the bitset to end the input, found " + in.available() + " trailing bytes");
       }

@@ -54,7 +54,8 @@ class ParquetBloomFormatTest {
     assertRejected(withNumBytes(33), "positive multiple of 32");
     assertRejected(withNumBytes(Integer.MAX_VALUE), "up to 134217728");
     assertRejected(withNumBytes(-32), "numBytes");
-    assertRejected(withNumBytes(1 << 26), "truncated"); // 64 MiB claimed, nothing there: no 64 MiB allocation
+    // 64 MiB claimed, nothing there: refused from the header, before the 64 MiB bitset is allocated.
+    assertRejected(withNumBytes(1 << 26), "header says 67108864 bytes, 0 remain");
   }
 
   private static byte[] withNumBytes(long numBytes) {
