@@ -5,6 +5,8 @@ import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.DoubleHashingPlacement;
+import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
@@ -24,9 +26,10 @@ import java.util.function.LongSupplier;
  * Time is cut into spans of s = ceil(window / (g - 1)) milliseconds, aligned to the Unix epoch:
  * generation e covers [e·s, (e+1)·s). The filter keeps the g newest generations
  * c - g + 1 .. c, where c is the generation of the latest time seen; adds go to generation c;
- * queries OR all g. When the clock enters a new span, the oldest generations are dropped and empty
- * ones appended: the new state is built aside and published with one compare-and-set, so a reader
- * sees either the old or the new set of generations, never a mix.
+ * queries OR all g, hashing the item once (every generation shares one placement). When the clock
+ * enters a new span, the oldest generations are dropped and empty ones appended: the new state is
+ * built aside and published with one compare-and-set, so a reader sees either the old or the new
+ * set of generations, never a mix.
  *
  * Guarantees, for an item added at time t (its generation e = floor(t / s)):
  *  - no false negative while now < (e + g)·s, which is > t + (g - 1)·s >= t + window: the item is
@@ -82,6 +85,10 @@ public final class AgePartitionedFilter implements MembershipFilter {
   private final long spanMillis;
   private final LongSupplier clockMillis;
   private final AtomicReference<State> state;
+  /** Every generation's placement (they share protocol, seed, m and k): a query hashes once for all g. */
+  private final HashProtocol.Placement placement;
+  /** Non-null when positions can be walked from one hash without an array (the default protocol). */
+  private final DoubleHashingPlacement doubleHashing;
 
   /** An immutable set of live generations: {@code filters[i]} is generation newest − g + 1 + i. */
   private static final class State {
@@ -116,6 +123,9 @@ public final class AgePartitionedFilter implements MembershipFilter {
     this.spanMillis = spanMillis;
     this.clockMillis = clockMillis;
     this.state = new AtomicReference<>(new State(newestGeneration, filters));
+    this.placement = protocol.bind(bitsPerGeneration, hashes, seed);
+    this.doubleHashing =
+        placement instanceof DoubleHashingPlacement ? (DoubleHashingPlacement) placement : null;
   }
 
   /**
@@ -319,12 +329,53 @@ public final class AgePartitionedFilter implements MembershipFilter {
   public boolean mightContain(byte[] item) {
     Objects.requireNonNull(item, "item");
     BloomFilter[] filters = current().filters;
+    if (doubleHashing != null) {
+      long hash = doubleHashing.hash(item, 0, item.length);
+      for (int i = filters.length - 1; i >= 0; i--) {
+        if (allSet(filters[i], hash)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    long[] positions = new long[hashes];
+    placement.positions(item, 0, item.length, positions);
     for (int i = filters.length - 1; i >= 0; i--) {
-      if (filters[i].mightContain(item)) {
+      if (allSet(filters[i], positions)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** {@code generation.mightContain} of the item whose default-protocol hash is {@code hash}. */
+  private boolean allSet(BloomFilter generation, long hash) {
+    long x = hash;
+    long y = EnhancedDoubleHashing.stride(x);
+    long d = EnhancedDoubleHashing.CUBIC_SCALE;
+    for (int i = 0; i < hashes; i++) {
+      if (!isSet(generation, EnhancedDoubleHashing.reduce(x, bitsPerGeneration))) {
+        return false;
+      }
+      x += y;
+      y += d;
+      d += EnhancedDoubleHashing.CUBIC_SCALE;
+    }
+    return true;
+  }
+
+  /** {@code generation.mightContain} of the item at {@code positions}. */
+  private static boolean allSet(BloomFilter generation, long[] positions) {
+    for (long position : positions) {
+      if (!isSet(generation, position)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isSet(BloomFilter generation, long position) {
+    return (generation.word(position >>> 6) & (1L << position)) != 0;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.testkit.FprAssert;
@@ -25,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class AgePartitionedFilterTest {
@@ -35,6 +37,37 @@ class AgePartitionedFilterTest {
 
   private static byte[] key(long seed, long i) {
     return Keys.urlBytes(seed, i);
+  }
+
+  /**
+   * A query hashes once for all generations: its answer is exactly the OR of the live generations'
+   * own {@code mightContain}, for the array-free default protocol and for one that fills positions.
+   */
+  @ParameterizedTest
+  @EnumSource(value = ProtocolId.class, names = {"XXH3_EDH_V1", "SHA256_INDEX8"})
+  void answersAreTheOrOfTheLiveGenerations(ProtocolId id) {
+    AtomicLong now = new AtomicLong(START);
+    byte[] seed = id == ProtocolId.XXH3_EDH_V1 ? SEED : new byte[0];
+    AgePartitionedFilter filter = AgePartitionedFilter.create(Protocols.of(id), seed, 2_048, 3, 3, HOUR, now::get);
+    for (int g = 0; g < 3; g++) {
+      for (int i = 0; i < 150; i++) {
+        filter.add(key(12 + g, i));
+      }
+      now.addAndGet(HOUR);
+    }
+    now.addAndGet(-HOUR);
+    AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
+    int maybe = 0;
+    for (int probe = 0; probe < 3_000; probe++) {
+      byte[] item = key(12 + probe % 4, probe / 4);
+      boolean expected = false;
+      for (int g = 0; g < snapshot.size(); g++) {
+        expected |= snapshot.generation(g).mightContain(item);
+      }
+      assertThat(filter.mightContain(item)).as("probe %d", probe).isEqualTo(expected);
+      maybe += expected ? 1 : 0;
+    }
+    assertThat(maybe).as("members of every generation were probed").isGreaterThanOrEqualTo(450);
   }
 
   @Test
