@@ -80,7 +80,7 @@ final class TopKBody {
     if (f.k < 1) {
       throw new FilterFormatException("k at offset " + offset + ": expected k >= 1, found " + f.k);
     }
-    if (f.width < 1 || f.depth < 1 || f.width * f.depth > TopK.MAX_CELLS) {
+    if (f.width < 1 || f.depth < 1 || f.width > TopK.MAX_CELLS / f.depth) { // the product can pass 2^63
       throw new FilterFormatException(
           "width x depth at offset " + (offset + 4) + ": expected each >= 1 and width x depth <= " + TopK.MAX_CELLS
               + ", found " + f.width + " x " + f.depth);

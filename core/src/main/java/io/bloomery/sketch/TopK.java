@@ -177,7 +177,7 @@ public final class TopK {
     if (!(decay > 0 && decay <= 1)) {
       throw new IllegalArgumentException(ERR_INVALID_DECAY);
     }
-    if (k > MAX_CELLS || width * depth > MAX_CELLS) {
+    if (k > MAX_CELLS || width > MAX_CELLS / depth) { // width * depth can pass 2^63 (each is below 2^32)
       throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY);
     }
   }

@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.bloomery.aging.AgePartitionedFilter;
@@ -218,6 +219,14 @@ class SketchBodiesFormatTest {
     t.putInt(18, -1); // k = 2^32 - 1
     fixChecksum(topK);
     assertRejected(topK, "TopK k = 2^32 - 1");
+
+    byte[] wide = FilterFormat.toBytes(topK(3, 4, 2));
+    ByteBuffer w = ByteBuffer.wrap(wide).order(ByteOrder.LITTLE_ENDIAN);
+    w.putInt(22, -1); // width = 2^32 - 1
+    w.putInt(26, -1); // depth = 2^32 - 1: width x depth passes 2^63
+    fixChecksum(wide);
+    assertRejected(wide, "TopK (2^32 - 1) x (2^32 - 1)");
+    assertThatThrownBy(() -> FilterFormat.fromBytes(wide)).hasMessageContaining("width x depth at offset");
 
     byte[] aging = FilterFormat.toBytes(aging(100, 2));
     ByteBuffer a = ByteBuffer.wrap(aging).order(ByteOrder.LITTLE_ENDIAN);

@@ -220,6 +220,11 @@ class TopKTest {
     assertThatThrownBy(() -> TopK.reserve(20, 50, 5, Double.NaN, random)).hasMessage("TopK: invalid decay value. must be '<= 1' & '> 0'");
     assertThatThrownBy(() -> TopK.reserve(3, 2_000_000_000L, 200_000_000L, 1, random))
         .hasMessage("ERR Insufficient memory to create topk data structure");
+    // width x depth beyond 2^63 (negative as a signed long) must not slip past the cell limit.
+    assertThatThrownBy(() -> TopK.reserve(3, 0xFFFF_FFFFL, 0xFFFF_FFFFL, 1, random))
+        .hasMessage("ERR Insufficient memory to create topk data structure");
+    assertThatThrownBy(() -> TopK.reserve(3, 0xFFFF_FFFFL, 0x8000_0001L, 1, random))
+        .hasMessage("ERR Insufficient memory to create topk data structure");
     assertThat(TopK.reserve(1, 1, 1, 1, random).k()).isEqualTo(1);
   }
 
