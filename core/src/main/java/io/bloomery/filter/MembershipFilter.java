@@ -25,8 +25,12 @@ public interface MembershipFilter {
   /**
    * Adds an item.
    *
-   * @return {@code true} if the filter changed (at least one bit was newly set), {@code false} if
-   *     the item was already reported as maybe present (a member, or a false positive)
+   * @return for the bit-array kinds (classic, blocked, split-block, scalable): {@code true} if at
+   *     least one bit was newly set, {@code false} if the item was already reported as maybe present
+   *     (a member, or a false positive). Kinds with multiplicities or generations say what they
+   *     return: a counting filter increments its counters either way, a cuckoo filter always stores
+   *     another copy and returns {@code true}, an age-partitioned filter reports whether its newest
+   *     generation changed even if an older one already held the item.
    */
   boolean add(byte[] item);
 
