@@ -480,9 +480,12 @@ public final class BlockedBloomFilter implements MembershipFilter {
 
   // ---- merge and copy ------------------------------------------------------------------------
 
-  /** True if {@code other} places bits exactly like this filter: same seed, block count and k. */
+  /**
+   * True if {@link #mergeFrom} would accept {@code other}: same seed, block count and k, and not this
+   * filter itself.
+   */
   public boolean isCompatible(BlockedBloomFilter other) {
-    return other != null && blocks == other.blocks && hashes == other.hashes && Arrays.equals(seed, other.seed);
+    return other != null && other != this && blocks == other.blocks && hashes == other.hashes && Arrays.equals(seed, other.seed);
   }
 
   /**
@@ -491,9 +494,14 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * here after it.
    *
    * @throws IncompatibleFilterException naming the first placement parameter that differs
+   * @throws IllegalArgumentException if {@code other} is this filter (it would only double {@link
+   *     #insertedCount()})
    */
   public void mergeFrom(BlockedBloomFilter other) {
     Objects.requireNonNull(other, "other");
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a filter into itself");
+    }
     if (blocks != other.blocks) {
       throw new IncompatibleFilterException("block count", blocks, other.blocks);
     }

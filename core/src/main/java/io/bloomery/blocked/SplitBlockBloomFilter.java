@@ -427,18 +427,23 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
 
   // ---- merge and copy ------------------------------------------------------------------------
 
-  /** True if {@code other} has the same number of blocks (the only placement parameter). */
+  /** True if {@code other} is another filter with the same number of blocks (the only placement parameter). */
   public boolean isCompatible(SplitBlockBloomFilter other) {
-    return other != null && other.blocks == blocks;
+    return other != null && other != this && other.blocks == blocks;
   }
 
   /**
    * ORs {@code other} into this filter.
    *
    * @throws IncompatibleFilterException if the block counts differ
+   * @throws IllegalArgumentException if {@code other} is this filter (it would only double {@link
+   *     #insertedCount()})
    */
   public void mergeFrom(SplitBlockBloomFilter other) {
     Objects.requireNonNull(other, "other");
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a filter into itself");
+    }
     if (other.blocks != blocks) {
       throw new IncompatibleFilterException("block count", blocks, other.blocks);
     }

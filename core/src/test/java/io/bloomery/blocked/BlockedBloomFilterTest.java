@@ -203,6 +203,10 @@ class BlockedBloomFilterTest {
     }
     assertThat(differs).isTrue();
     assertThat(plain.isCompatible(seeded)).isFalse();
+    long inserted = plain.insertedCount();
+    assertThat(plain.isCompatible(plain)).isFalse();
+    assertThatThrownBy(() -> plain.mergeFrom(plain)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itself");
+    assertThat(plain.insertedCount()).isEqualTo(inserted);
     assertThatThrownBy(() -> plain.mergeFrom(seeded)).isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("seed");
     assertThatThrownBy(() -> plain.mergeFrom(BlockedBloomFilter.create(new byte[0], 101, 7)))
         .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("block count differs (this filter: 100, other filter: 101)");

@@ -158,6 +158,10 @@ class SplitBlockBloomFilterTest {
     assertThat(a.mightContainAll(items, out)).isEqualTo(items.length);
     assertThatThrownBy(() -> a.mergeFrom(SplitBlockBloomFilter.ofBytes(64)))
         .isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("block count");
+    long inserted = a.insertedCount();
+    assertThat(a.isCompatible(a)).isFalse();
+    assertThatThrownBy(() -> a.mergeFrom(a)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itself");
+    assertThat(a.insertedCount()).isEqualTo(inserted);
     assertThatThrownBy(() -> SplitBlockBloomFilter.ofBytes(33)).hasMessageContaining("multiple of 32");
   }
 }
