@@ -269,8 +269,10 @@ public final class FilterFormat {
 
   /**
    * The largest body {@link #read(InputStream)} accepts from a stream of unknown length: the JVM's
-   * maximum heap, so a hostile header declaring a huge filter is refused with a clear error instead
-   * of exhausting memory.
+   * maximum heap, so a hostile header declaring a filter larger than the heap is refused with a
+   * clear error. A declared body below the limit is allocated before its bytes arrive and may still
+   * not fit the heap that is free; for untrusted streams pass a tighter limit to {@link
+   * #read(InputStream, long)}.
    */
   public static long defaultReadLimit() {
     return Runtime.getRuntime().maxMemory();
