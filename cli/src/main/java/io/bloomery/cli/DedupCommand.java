@@ -121,10 +121,11 @@ final class DedupCommand implements Callable<Integer> {
     List<byte[]> pending = new ArrayList<>(batch);
     StoreUnavailableException failure = null;
     PrintWriter err = root.err();
+    // The input is opened before the output, so a missing input file never truncates --output.
     try (guard;
+        InputStream in = openInput();
         OutputStream out = openOutput();
-        ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items");
-        InputStream in = openInput()) {
+        ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items")) {
       LineItems.forEach(in, "-".equals(input) ? "stdin" : input, hex, (line, bytes, offset, length) -> {
         pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
         if (pending.size() == batch) {
