@@ -8,7 +8,6 @@ import io.bloomery.guard.SqliteStore;
 import io.bloomery.guard.StoreUnavailableException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -123,10 +122,10 @@ final class DedupCommand implements Callable<Integer> {
     PrintWriter err = root.err();
     // The input is opened before the output, so a missing input file never truncates --output.
     try (guard;
-        InputStream in = openInput();
+        ItemInput in = ItemInput.open(input, root.stdin());
         OutputStream out = openOutput();
         ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items")) {
-      LineItems.forEach(in, "-".equals(input) ? "stdin" : input, hex, (line, bytes, offset, length) -> {
+      in.forEach(hex, (line, bytes, offset, length) -> {
         pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
         if (pending.size() == batch) {
           flush(guard, pending, out, items, fresh);
@@ -182,10 +181,6 @@ final class DedupCommand implements Callable<Integer> {
       throw CliException.usage(e.getMessage(), e);
     }
     throw CliException.usage("--store must be sqlite:FILE or jdbc:postgresql://..., got '" + store + "'");
-  }
-
-  private InputStream openInput() throws IOException {
-    return "-".equals(input) ? root.stdin() : Files.newInputStream(Path.of(input));
   }
 
   private OutputStream openOutput() throws IOException {
