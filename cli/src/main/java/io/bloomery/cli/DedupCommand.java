@@ -31,6 +31,7 @@ import picocli.CommandLine.ParentCommand;
     name = "dedup",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    header = "Print only the items never seen before; the exact store remembers across runs.",
     description = {
       "Read items (one per line; same line rules as build) and print, in input",
       "order, only those never seen before, in this run or any earlier run: the",
