@@ -5,7 +5,7 @@
 #   scripts/bench-guard.sh --n 10000000 --side-by-side 20000 --build-rows 10000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/env.sh >/dev/null 2>&1 || true
+source scripts/env.sh # exits 1 saying what is missing when there is no JDK >= 21
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 [ -x "$PG_BIN/initdb" ] || { echo "PostgreSQL 15 not found in $PG_BIN: run ./run-tests or apt-get install postgresql-15" >&2; exit 1; }
 if [ "${SKIP_BUILD:-0}" != 1 ]; then

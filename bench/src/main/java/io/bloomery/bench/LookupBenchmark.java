@@ -6,7 +6,6 @@ import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import io.bloomery.blocked.BlockedBloomFilter;
 import java.nio.charset.StandardCharsets;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -93,17 +92,11 @@ public class LookupBenchmark {
     if (withFloor) {
       floorLines = new long[Math.toIntExact(blocked.wordCount())];
     }
-    absentStrings = new String[queries];
-    presentStrings = new String[queries];
-    absent = new byte[queries][];
-    present = new byte[queries][];
-    SplittableRandom random = new SplittableRandom(42);
-    for (int i = 0; i < queries; i++) {
-      absentStrings[i] = urls.url(keys + i);
-      presentStrings[i] = urls.url(random.nextLong(keys));
-      absent[i] = absentStrings[i].getBytes(StandardCharsets.UTF_8);
-      present[i] = presentStrings[i].getBytes(StandardCharsets.UTF_8);
-    }
+    SyntheticUrls.Probes probes = urls.probes(keys, queries);
+    absentStrings = probes.absentStrings();
+    presentStrings = probes.presentStrings();
+    absent = probes.absent();
+    present = probes.present();
   }
 
   private int next() {

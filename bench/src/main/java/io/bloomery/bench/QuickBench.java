@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
 
 /**
@@ -126,17 +125,11 @@ public final class QuickBench {
     java.util.Arrays.fill(bytes, null);
 
     // ---- queries ----
-    String[] absentStrings = new String[q];
-    String[] presentStrings = new String[q];
-    byte[][] absent = new byte[q][];
-    byte[][] present = new byte[q][];
-    SplittableRandom random = new SplittableRandom(42);
-    for (int i = 0; i < q; i++) {
-      absentStrings[i] = urls.url(n + i);
-      presentStrings[i] = urls.url(random.nextLong(n));
-      absent[i] = absentStrings[i].getBytes(StandardCharsets.UTF_8);
-      present[i] = presentStrings[i].getBytes(StandardCharsets.UTF_8);
-    }
+    SyntheticUrls.Probes probes = urls.probes(n, q);
+    String[] absentStrings = probes.absentStrings();
+    String[] presentStrings = probes.presentStrings();
+    byte[][] absent = probes.absent();
+    byte[][] present = probes.present();
     boolean[] out = new boolean[q];
     long[] floorLines = new long[Math.toIntExact(blocked.wordCount())];
     int lines = floorLines.length / 8;

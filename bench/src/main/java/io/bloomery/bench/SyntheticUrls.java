@@ -1,6 +1,7 @@
 package io.bloomery.bench;
 
 import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
 
 /**
  * A deterministic generator of crawler-like URLs, about 80 bytes each: the canonical copy behind the
@@ -73,6 +74,30 @@ public final class SyntheticUrls {
   /** The URL's bytes (ASCII, so its UTF-8 encoding). */
   public byte[] urlBytes(long index) {
     return url(index).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * The query set every lookup benchmark uses, so their figures are comparable: {@code absent[i]} is
+   * the known non-member {@code url(members + i)}, {@code present[i]} a member {@code url(j)} with j
+   * drawn uniformly from [0, members) by a SplittableRandom seeded 42. Strings and their UTF-8 bytes
+   * (Guava hashes the string, Bloomery the bytes).
+   */
+  public record Probes(String[] absentStrings, String[] presentStrings, byte[][] absent, byte[][] present) {}
+
+  /** {@link Probes} of {@code queries} non-members and members for a filter of the first {@code members} URLs. */
+  public Probes probes(long members, int queries) {
+    String[] absentStrings = new String[queries];
+    String[] presentStrings = new String[queries];
+    byte[][] absent = new byte[queries][];
+    byte[][] present = new byte[queries][];
+    SplittableRandom random = new SplittableRandom(42);
+    for (int i = 0; i < queries; i++) {
+      absentStrings[i] = url(members + i);
+      presentStrings[i] = url(random.nextLong(members));
+      absent[i] = absentStrings[i].getBytes(StandardCharsets.UTF_8);
+      present[i] = presentStrings[i].getBytes(StandardCharsets.UTF_8);
+    }
+    return new Probes(absentStrings, presentStrings, absent, present);
   }
 
   /** SplitMix64's finalizer: a bijective 64-bit mix. */

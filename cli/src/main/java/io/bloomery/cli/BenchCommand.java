@@ -17,6 +17,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    header = "Quick crawler benchmark against Guava in the same JVM (10M URLs by default).",
     description = {
       "Quick benchmark against Guava in the same JVM on synthetic ~80-byte URLs: single and",
       "batched lookups (present/absent), insert, full build, bits per key, realized FPR on",

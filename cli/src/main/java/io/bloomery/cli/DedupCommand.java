@@ -8,7 +8,6 @@ import io.bloomery.guard.SqliteStore;
 import io.bloomery.guard.StoreUnavailableException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +31,7 @@ import picocli.CommandLine.ParentCommand;
     name = "dedup",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    header = "Print only the items never seen before; the exact store remembers across runs.",
     description = {
       "Read items (one per line; same line rules as build) and print, in input",
       "order, only those never seen before, in this run or any earlier run: the",
@@ -121,11 +121,12 @@ final class DedupCommand implements Callable<Integer> {
     List<byte[]> pending = new ArrayList<>(batch);
     StoreUnavailableException failure = null;
     PrintWriter err = root.err();
+    // The input is opened before the output, so a missing input file never truncates --output.
     try (guard;
+        ItemInput in = ItemInput.open(input, root.stdin());
         OutputStream out = openOutput();
-        ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items");
-        InputStream in = openInput()) {
-      LineItems.forEach(in, "-".equals(input) ? "stdin" : input, hex, (line, bytes, offset, length) -> {
+        ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items")) {
+      in.forEach(hex, (line, bytes, offset, length) -> {
         pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
         if (pending.size() == batch) {
           flush(guard, pending, out, items, fresh);
@@ -181,10 +182,6 @@ final class DedupCommand implements Callable<Integer> {
       throw CliException.usage(e.getMessage(), e);
     }
     throw CliException.usage("--store must be sqlite:FILE or jdbc:postgresql://..., got '" + store + "'");
-  }
-
-  private InputStream openInput() throws IOException {
-    return "-".equals(input) ? root.stdin() : Files.newInputStream(Path.of(input));
   }
 
   private OutputStream openOutput() throws IOException {

@@ -26,6 +26,7 @@ class BenchCommandTest {
   @Test
   void rejectsTinyRuns() {
     Cli.Result result = Cli.run("bench", "--keys", "10");
-    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(result.err()).contains("--keys >= 1000");
   }
 }

@@ -53,11 +53,15 @@ class BloomeryJarIT {
       builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     }
     Process process = builder.start();
-    if (stdin != null) {
-      process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+    try {
+      if (stdin != null) {
+        process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+      }
+      process.getOutputStream().close();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("finished within a minute").isTrue();
+    } finally {
+      process.destroyForcibly(); // a no-op once it exited; a hung jar never outlives the test
     }
-    process.getOutputStream().close();
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("finished within a minute").isTrue();
     return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
   }
 }

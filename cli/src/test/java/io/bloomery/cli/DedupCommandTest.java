@@ -96,6 +96,17 @@ class DedupCommandTest {
   }
 
   @Test
+  void missingInputLeavesTheOutputFileUntouched() throws IOException {
+    Path out = dir.resolve("kept.out");
+    Files.writeString(out, "earlier run\n");
+    Cli.Result result = Cli.run("dedup", "--store", "sqlite:" + dir.resolve("m.db"),
+        "--input", dir.resolve("missing.in").toString(), "--output", out.toString());
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(result.err()).contains("no such file").contains("missing.in");
+    assertThat(Files.readString(out)).isEqualTo("earlier run\n");
+  }
+
+  @Test
   void helpNamesTheDefaultStore() {
     Cli.Result result = Cli.run("dedup", "--help");
     assertThat(result.out()).contains("sqlite:bloomery-dedup.db");
@@ -109,10 +120,14 @@ class DedupCommandTest {
         .redirectError(dir.resolve("stderr.txt").toFile())
         .redirectOutput(dir.resolve("stdout.txt").toFile())
         .start();
-    try (OutputStream stdin = process.getOutputStream()) {
-      stdin.write("b\na\nb\nc\u00e9\na\n".getBytes(StandardCharsets.UTF_8));
+    try {
+      try (OutputStream stdin = process.getOutputStream()) {
+        stdin.write("b\na\nb\nc\u00e9\na\n".getBytes(StandardCharsets.UTF_8));
+      }
+      assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      process.destroyForcibly(); // a no-op once it exited; never leaves a child behind
     }
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
     String stderr = Files.readString(dir.resolve("stderr.txt"));
     assertThat(process.exitValue()).as(stderr).isZero();
     assertThat(Files.readAllBytes(dir.resolve("stdout.txt")))

@@ -45,16 +45,20 @@ public final class SqliteStore implements ExactStore {
     this.url = "jdbc:sqlite:" + file.toAbsolutePath();
     this.table = SqlNames.identifier(table, "table");
     this.identity = "sqlite:" + file.toAbsolutePath().normalize() + "#" + table;
+    Connection connection = null;
     try {
-      this.writer = connect();
-      try (Statement st = writer.createStatement()) {
+      connection = connect(true);
+      try (Statement st = connection.createStatement()) {
         st.executeUpdate(
             "CREATE TABLE IF NOT EXISTS " + table + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                 + " digest BLOB NOT NULL UNIQUE, item BLOB NOT NULL)");
       }
     } catch (SQLException e) {
-      throw unavailable("open " + identity, e);
+      StoreUnavailableException failure = unavailable("open " + identity, e);
+      closeQuietly(connection, failure);
+      throw failure;
     }
+    this.writer = connection;
   }
 
   /** Opens (creating if needed) the store in {@code file}, table {@code bloomery_seen}. */
@@ -68,13 +72,29 @@ public final class SqliteStore implements ExactStore {
     return new SqliteStore(file, table);
   }
 
-  private Connection connect() throws SQLException {
+  /**
+   * The writer begins its transactions IMMEDIATE (it takes the write lock up front, so two
+   * writers never deadlock upgrading a read lock); a reader begins DEFERRED, which in WAL mode is a
+   * snapshot that never blocks the writer, so a scan (a rebuild) does not stop inserts.
+   */
+  private Connection connect(boolean forWriting) throws SQLException {
     Properties props = new Properties();
     props.setProperty("journal_mode", "WAL");
     props.setProperty("synchronous", "FULL");
     props.setProperty("busy_timeout", Integer.toString(BUSY_TIMEOUT_MILLIS));
-    props.setProperty("transaction_mode", "IMMEDIATE");
+    props.setProperty("transaction_mode", forWriting ? "IMMEDIATE" : "DEFERRED");
     return DriverManager.getConnection(url, props);
+  }
+
+  private static void closeQuietly(Connection connection, Exception cause) {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
   }
 
   @Override
@@ -190,7 +210,7 @@ public final class SqliteStore implements ExactStore {
 
   @Override
   public ScanResult scan(ItemSink sink) {
-    try (Connection reader = connect()) {
+    try (Connection reader = connect(false)) {
       reader.setAutoCommit(false); // one read transaction = one snapshot for both queries
       long watermark;
       try (Statement st = reader.createStatement();
@@ -208,7 +228,7 @@ public final class SqliteStore implements ExactStore {
 
   @Override
   public long scanAfter(long watermark, ItemSink sink) {
-    try (Connection reader = connect()) {
+    try (Connection reader = connect(false)) {
       return stream(
           reader, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
     } catch (SQLException e) {

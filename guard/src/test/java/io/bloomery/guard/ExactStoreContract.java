@@ -151,6 +151,25 @@ abstract class ExactStoreContract {
   }
 
   @Test
+  void insertsProceedWhileAScanIsOpenAndTheScanKeepsItsSnapshot() {
+    // A rebuild streams the whole store while inserts continue: an open scan must not hold the
+    // write lock (on SQLite a reader transaction begun IMMEDIATE would make every insert wait for
+    // the scan to finish, or fail after the busy timeout).
+    ExactStore store = track(createEmptyStore());
+    store.insertAllIfAbsent(List.of(bytes("a"), bytes("b")));
+    List<Boolean> insertedDuringScan = new ArrayList<>();
+    ExactStore.ScanResult scan = store.scan(item -> {
+      if (insertedDuringScan.isEmpty()) {
+        insertedDuringScan.add(store.insertIfAbsent(bytes("c")));
+      }
+    });
+    assertThat(insertedDuringScan).containsExactly(true);
+    assertThat(scan.rows()).isEqualTo(2); // the row committed during the scan is not in its snapshot
+    assertThat(store.contains(bytes("c"))).isTrue();
+    assertThat(store.watermark()).isGreaterThan(scan.watermark());
+  }
+
+  @Test
   void concurrentCallersGetEachItemNewExactlyOnce() throws Exception {
     ExactStore first = track(createEmptyStore());
     ExactStore second = track(sameDataStore()); // its own connections, like another process

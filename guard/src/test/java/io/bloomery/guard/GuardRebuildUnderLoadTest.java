@@ -75,16 +75,20 @@ class GuardRebuildUnderLoadTest {
         }));
       }
       double[] fpps = {0.02, 0.005, 0.01};
-      for (int round = 0; round < fpps.length; round++) {
-        Thread.sleep(50);
-        guard.rebuild(60_000 + round * 10_000L, fpps[round]);
-      }
-      stop.set(true);
       long total = 0;
-      for (Future<Long> future : futures) {
-        total += future.get();
+      try {
+        for (int round = 0; round < fpps.length; round++) {
+          Thread.sleep(50);
+          guard.rebuild(60_000 + round * 10_000L, fpps[round]);
+        }
+        stop.set(true);
+        for (Future<Long> future : futures) {
+          total += future.get();
+        }
+      } finally {
+        stop.set(true); // a failed rebuild must not leave writers hammering the store
+        pool.shutdown();
       }
-      pool.shutdown();
       assertThat(guard.stats().generation()).isEqualTo(1 + fpps.length);
       assertThat(insertedDuringRebuilds.get()).isPositive();
 

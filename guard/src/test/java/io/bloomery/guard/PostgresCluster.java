@@ -46,19 +46,24 @@ public final class PostgresCluster implements AutoCloseable {
 
   private PostgresCluster() throws IOException, InterruptedException {
     asRoot = "root".equals(System.getProperty("user.name"));
+    port = freePort();
     directory = Files.createTempDirectory("bloomery-pg-");
     data = directory.resolve("data");
     sockets = directory.resolve("sockets");
-    Files.createDirectories(sockets);
-    if (asRoot) {
-      run(List.of("chown", "-R", "postgres:postgres", directory.toString()), false);
-    }
-    port = freePort();
     cleanup = new Thread(this::destroyQuietly, "postgres-cluster-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
-    run(List.of(BIN.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
-        "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"), true);
-    start();
+    try {
+      Files.createDirectories(sockets);
+      if (asRoot) {
+        run(List.of("chown", "-R", "postgres:postgres", directory.toString()), false);
+      }
+      run(List.of(BIN.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
+          "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"), true);
+      start();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      close(); // a half-started server and its directory go now, not at JVM exit
+      throw e;
+    }
   }
 
   /** A new cluster owned by the caller (for tests that stop and restart the server). */
