@@ -345,7 +345,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
 
   /** Whether {@link #mergeFrom} would accept {@code other}: same options, growth and identical layer geometry. */
   public boolean isCompatible(ScalableBloomFilter other) {
-    return incompatibility(other) == null;
+    Objects.requireNonNull(other, "other");
+    return other != this && incompatibility(other) == null;
   }
 
   /**
@@ -354,11 +355,14 @@ public final class ScalableBloomFilter implements MembershipFilter {
    * capacity, error rate, n2); otherwise an {@link IncompatibleFilterException} names the first difference and nothing
    * changes. Each layer's item count becomes the sum of both (capped at 2^64−1): an overestimate when the inputs
    * share items, which only makes the chain grow sooner — the safe direction for the false-positive bound.
+   *
+   * @throws IllegalArgumentException if {@code other} is this filter (as for every other kind: a self-merge would
+   *     double the item counts)
    */
   public void mergeFrom(ScalableBloomFilter other) {
     Objects.requireNonNull(other, "other");
     if (other == this) {
-      return;
+      throw new IllegalArgumentException("cannot merge a filter into itself");
     }
     BloomLayer[] theirs = other.lock.readLocked(() -> {
       BloomLayer[] copies = new BloomLayer[other.layers.length];

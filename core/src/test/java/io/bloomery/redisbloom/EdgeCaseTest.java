@@ -29,6 +29,18 @@ class EdgeCaseTest {
   }
 
   @Test
+  void mergeIntoItselfIsRefusedAndChangesNothing() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(100, 0.01);
+    filter.add(Items.of("x"));
+    String before = filter.debug().toString();
+    assertThat(filter.isCompatible(filter)).isFalse();
+    assertThatThrownBy(() -> filter.mergeFrom(filter))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itself");
+    assertThat(filter.debug().toString()).isEqualTo(before);
+    assertThat(filter.itemCount()).isEqualTo(1);
+  }
+
+  @Test
   void mergeRefusesDifferentGeometryNamingTheParameter() {
     ScalableBloomFilter target = ScalableBloomFilter.create(100, 0.01);
     target.add(Items.of("x"));
