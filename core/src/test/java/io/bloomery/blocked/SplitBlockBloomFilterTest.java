@@ -45,6 +45,21 @@ class SplitBlockBloomFilterTest {
     assertThat(parquet.hash(42L)).isEqualTo(SplitBlockBloomFilter.hash(littleEndian(42L), 0, 8));
   }
 
+  @Test
+  void longsAreEightLittleEndianBytes() {
+    SplitBlockBloomFilter viaLong = SplitBlockBloomFilter.create(1000, 0.01);
+    SplitBlockBloomFilter viaBytes = SplitBlockBloomFilter.create(1000, 0.01);
+    for (long v : new long[] {0, 1, -1, Long.MIN_VALUE, 0x0102030405060708L}) {
+      viaLong.add(v);
+      viaBytes.add(littleEndian(v));
+      assertThat(viaBytes.mightContain(v)).isTrue();
+    }
+    for (long w = 0; w < viaLong.wordCount(); w++) {
+      assertThat(viaLong.word(w)).as("word %d", w).isEqualTo(viaBytes.word(w));
+    }
+    assertThat(viaLong.bitCount()).isPositive();
+  }
+
   private static byte[] littleEndian(long v) {
     return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
   }
