@@ -1,0 +1,17 @@
+package io.bloomery.server.persistence;
+
+import java.io.IOException;
+
+/** Receives the keys of a point-in-time view, one at a time. */
+public interface SnapshotSink {
+
+  /**
+   * One key of the view.
+   *
+   * @param key the key's bytes
+   * @param value the key's value: one of core's filter or sketch objects, as {@code FilterFormat} writes
+   *     them; the sink must not mutate it, and may read it only during this call
+   * @param expireAtMillis the key's absolute expiry in Unix milliseconds, or {@code -1} for none
+   */
+  void accept(byte[] key, Object value, long expireAtMillis) throws IOException;
+}
