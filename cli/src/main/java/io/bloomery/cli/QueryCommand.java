@@ -106,6 +106,7 @@ final class QueryCommand implements Callable<Integer> {
               maybe ? "maybe" : "absent", maybe, verdict.exactChecked, verdict.duplicate,
               verdict.falseNegative ? "  FALSE NEGATIVE: a member the filter calls absent" : "");
         }
+        StandardOutput.requireWritable(out);
       });
     }
     if (w != null) {
