@@ -31,7 +31,8 @@ final class BenchCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Option(names = "--keys", paramLabel = "N", defaultValue = "10000000", converter = CountConverter.class,
-      description = "How many URLs to insert (default: ${DEFAULT-VALUE}, at least 1000).")
+      description = "How many URLs to insert (default: ${DEFAULT-VALUE}, at least 1000; the heap must hold five"
+          + " filters of that size and the probe keys).")
   long keys;
 
   @Option(names = "--fpp", paramLabel = "P", defaultValue = "0.01", converter = ProbabilityConverter.class,
@@ -43,7 +44,8 @@ final class BenchCommand implements Callable<Integer> {
   long queries;
 
   @Option(names = "--rounds", paramLabel = "R", defaultValue = "5",
-      description = "Measured rounds per lookup figure, medians reported (default: ${DEFAULT-VALUE}).")
+      description = "Measured rounds per lookup figure, medians reported (default: ${DEFAULT-VALUE});"
+          + " 2 warm-up rounds run first and are labelled as such.")
   int rounds;
 
   @Option(names = "--json", description = "Print the figures as one JSON object (snake_case keys) instead of a table.")

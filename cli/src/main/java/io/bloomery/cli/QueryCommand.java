@@ -115,7 +115,7 @@ final class QueryCommand implements Callable<Integer> {
       writeJsonSummary(w, tally, filter, truth);
       w.endObject().finish();
     } else {
-      out.flush();
+      StandardOutput.requireWritten(out); // no summary for answers that were lost
       writeTextSummary(root.err(), tally, filter, truth);
     }
     if (tally.falseNegatives > 0) {

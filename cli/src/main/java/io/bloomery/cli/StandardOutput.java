@@ -28,7 +28,7 @@ final class StandardOutput extends PrintWriter {
   private final Recorder recorder;
 
   private StandardOutput(Recorder recorder) {
-    super(recorder, false);
+    super(recorder, true); // flushed per line, as picocli's default System.out writer was: answers appear as they are made
     this.recorder = recorder;
   }
 

@@ -104,7 +104,7 @@ class BrokenOutputIT {
     Run strict = bash("umask 077; $BLOOMERY build --input items.txt --output strict.blmf --bits 64 --hashes 2");
     assertThat(strict.exitCode()).as(strict.toString()).isZero();
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("strict.blmf")))).isEqualTo("rw-------");
-    Run open = bash("umask 022; $BLOOMERY build --input items.txt --output open.blmf --bits 64 --hashes 2");
+    Run open = bash("printf 'd\\n' > more.txt; umask 022; $BLOOMERY build --input more.txt --output open.blmf --bits 64 --hashes 2");
     assertThat(open.exitCode()).isZero();
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("open.blmf")))).isEqualTo("rw-r--r--");
     Run replaced = bash("chmod 0640 open.blmf; umask 077; $BLOOMERY merge open.blmf strict.blmf --output open.blmf");

@@ -73,6 +73,22 @@ final class Cli {
     return new Result(exitCode, "", err.toString());
   }
 
+  /** Builds {@code output} from the {@code items} file with the given size options; the build must succeed. */
+  static String build(String items, Path output, String... size) {
+    String[] args = new String[5 + size.length];
+    args[0] = "build";
+    args[1] = "--input";
+    args[2] = items;
+    args[3] = "--output";
+    args[4] = output.toString();
+    System.arraycopy(size, 0, args, 5, size.length);
+    Result built = run(args);
+    if (built.exitCode() != 0) {
+      throw new AssertionError("build failed: " + built);
+    }
+    return output.toString();
+  }
+
   /** Writes lines, each followed by \n, and returns the path as a string. */
   static String lines(Path file, Iterable<String> lines) throws IOException {
     StringBuilder text = new StringBuilder();
