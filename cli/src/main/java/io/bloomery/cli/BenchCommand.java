@@ -61,13 +61,8 @@ final class BenchCommand implements Callable<Integer> {
       throw CliException.usage("--keys " + Units.grouped(keys) + " is more than the benchmark's filters hold at --fpp " + fpp
           + ": at most " + Units.grouped(maxKeys) + " (" + Units.grouped(MAX_WORDS) + " 64-bit words per filter)");
     }
-    long needed = heapNeeded(keys, fpp, queries);
-    long maxHeap = Runtime.getRuntime().maxMemory();
-    if (needed > maxHeap) {
-      throw CliException.failure("--keys " + Units.grouped(keys) + " needs at least about " + Units.bytesShort(needed)
-          + " of heap (five filter-sized arrays and the probe keys); the JVM's maximum heap is " + Units.bytesShort(maxHeap)
-          + ": rerun with BLOOMERY_JAVA_OPTS=" + CliErrors.heapOption(needed) + " or fewer --keys");
-    }
+    CliErrors.requireHeap("--keys " + Units.grouped(keys) + " (five filter-sized arrays and the probe keys)",
+        heapNeeded(keys, fpp, queries));
     PrintWriter out = root.out();
     PrintStream progress = json ? null : System.err;
     Map<String, Object> figures = QuickBench.run(new QuickBench.Options(keys, fpp, (int) queries, rounds), progress);

@@ -88,6 +88,20 @@ final class CliErrors {
         + " is not enough for this; rerun with more, e.g. BLOOMERY_JAVA_OPTS=" + heapOption(2 * maxHeapBytes);
   }
 
+  /**
+   * Fails before allocating when {@code bytes} cannot fit the JVM's maximum heap at all, saying how
+   * much heap to give it (a quarter more than the need, for everything else the run holds).
+   *
+   * @param what what needs the memory, as the start of the message ("a filter of 95,850,584 bits")
+   */
+  static void requireHeap(String what, long bytes) {
+    long maxHeap = Runtime.getRuntime().maxMemory();
+    if (bytes > maxHeap) {
+      throw CliException.failure(what + " needs at least " + Units.bytesShort(bytes) + " of heap; the JVM's maximum is "
+          + Units.bytesShort(maxHeap) + ": rerun with BLOOMERY_JAVA_OPTS=" + heapOption(bytes + bytes / 4));
+    }
+  }
+
   /** {@code -Xmx<n>g} for at least {@code bytes} (whole GiB, rounded up, at least 1). */
   static String heapOption(long bytes) {
     long gib = Math.max(1, Math.ceilDiv(Math.max(bytes, 1), 1L << 30));

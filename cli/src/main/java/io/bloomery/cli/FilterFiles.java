@@ -33,6 +33,9 @@ final class FilterFiles {
    */
   static Object read(Path path, FileFormat format) throws IOException {
     requireReadableFile(path);
+    if (Files.isRegularFile(path)) {
+      CliErrors.requireHeap(path + " (" + Units.bytesShort(Files.size(path)) + ")", Files.size(path));
+    }
     try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
       // A body declared larger than the file is refused before anything is allocated.
       long limit = Files.isRegularFile(path) ? Files.size(path) : FilterFormat.defaultReadLimit();

@@ -122,6 +122,7 @@ final class FilterShapeOptions {
         bits = size.explicit.bits;
         hashes = size.explicit.hashes;
       }
+      CliErrors.requireHeap("a filter of " + Units.count(bits, "bit", "bits"), Math.ceilDiv(bits, Long.SIZE) * Long.BYTES);
       return BloomFilter.create(hashProtocol, seedBytes, bits, hashes);
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage(), e);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * No command reports success after its output was lost: standard output that fails like a full disk
  * ({@code ENOSPC}) is exit 1 with one line, and a closed pipe ({@code EPIPE}) is a quiet exit 141 that
  * stops the command at once. The writer fails the way {@code FileOutputStream} does on fd 1; the real
- * {@code /dev/full} and {@code | head -1} are in {@link BrokenOutputIT}.
+ * {@code /dev/full} and {@code | head -1} are in {@link JarInAShellIT}.
  */
 class CommandOutputTest {
   @TempDir Path dir;

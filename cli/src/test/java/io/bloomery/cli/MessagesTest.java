@@ -114,6 +114,17 @@ class MessagesTest {
   }
 
   @Test
+  void aFilterLargerThanTheHeap_isRefusedBeforeAllocating() throws IOException {
+    String items = Cli.lines(dir.resolve("items.txt"), List.of("a"));
+    long bits = Runtime.getRuntime().maxMemory() * 16;
+    Cli.Result result = Cli.run("build", "--input", items, "--output", dir.resolve("huge.blmf").toString(),
+        "--bits", String.valueOf(bits), "--hashes", "3");
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+    assertThat(result.err()).contains("a filter of " + Units.count(bits, "bit", "bits") + " needs at least")
+        .contains("rerun with BLOOMERY_JAVA_OPTS=-Xmx").doesNotContain("out of memory");
+  }
+
+  @Test
   void demoHashSetEstimate_isAtLeastWhatTheSetRetains() {
     // The demo's 50k-URL run measures about 150 bytes per URL (DemoCommandTest); the estimate must not be below
     // the String, its 80-byte array and the node.

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The shaded jar as a shell runs it, for what only a real process shows: {@code /dev/full}, a pipe to
  * {@code head -1}, a closed stdin ({@code <&-}), a file-size limit standing in for a full disk, and the
- * umask. Each command runs under {@code bash -c}; the generous wait is a hang guard, not a timing claim.
+ * umask, a heap too small for the job. Each command runs under {@code bash -c}; the generous wait is a
+ * hang guard, not a timing claim.
  */
-class BrokenOutputIT {
+class JarInAShellIT {
   @TempDir Path dir;
   private Path filter;
 
@@ -143,6 +144,16 @@ class BrokenOutputIT {
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(run.out()).containsPattern("4\\. exact   HashSet<String> not measured: it would need about [0-9.]+ MiB of heap"
         + " and only [0-9.]+ MiB of the [0-9.]+ MiB maximum is free; rerun with BLOOMERY_JAVA_OPTS=-Xmx1g to measure it");
+  }
+
+  /** Before: "out of memory … rerun with -Xmx1g" for a filter that alone needs 1.1 GiB. */
+  @Test
+  void aFilterLargerThanTheHeap_isRefusedBeforeAllocating_withTheHeapItNeeds() throws Exception {
+    Run run = bash("$BLOOMERY build --input items.txt --output huge.blmf --expected 1G --fpp 0.01");
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.err().strip()).isEqualTo("bloomery build: a filter of 9,585,058,378 bits needs at least 1.1 GiB of heap;"
+        + " the JVM's maximum is 256.0 MiB: rerun with BLOOMERY_JAVA_OPTS=-Xmx2g");
+    assertThat(dir.resolve("huge.blmf")).doesNotExist();
   }
 
   private Run bash(String script) throws IOException, InterruptedException {
