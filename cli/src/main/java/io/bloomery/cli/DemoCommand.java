@@ -181,6 +181,7 @@ final class DemoCommand implements Callable<Integer> {
     PrintWriter target = json ? root.err() : out;
     target.println(line);
     target.flush();
+    StandardOutput.requireWritable(target); // a demo nobody can read stops at once
   }
 
   private void measureHashSet(SyntheticUrls generator, Report report) {

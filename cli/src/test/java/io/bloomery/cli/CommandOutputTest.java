@@ -32,7 +32,8 @@ class CommandOutputTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"plan", "info", "info --json", "query", "query --json", "build", "merge", "--version", "--help", "plan --help"})
+  @ValueSource(strings = {"plan", "info", "info --json", "query", "query --json", "build", "merge", "demo", "bench",
+      "--version", "--help", "plan --help"})
   void diskFullOnStdout_isExit1_withOneLine(String command) {
     Cli.Result result = Cli.runWithStdout(new FailingWriter("No space left on device", 0), InputStream.nullInputStream(), args(command));
     assertThat(result.exitCode()).as(result.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
@@ -92,6 +93,8 @@ class CommandOutputTest {
       case "query --json" -> new String[] {"query", filter, "--input", items, "--json"};
       case "build" -> new String[] {"build", "--input", items, "--output", out, "--bits", "64", "--hashes", "2"};
       case "merge" -> new String[] {"merge", filter, copyOfFilterWithOneMoreItem(), "--output", out};
+      case "demo" -> new String[] {"demo", "--urls", "1000"};
+      case "bench" -> new String[] {"bench", "--keys", "1000", "--queries", "1000", "--rounds", "1", "--json"};
       default -> command.split(" ");
     };
   }

@@ -170,6 +170,8 @@ class JarInAShellIT {
     try {
       assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("finished (hang guard): " + script).isTrue();
     } finally {
+      // A hung pipeline's members (java, yes) are bash's children: end them first, while they still are.
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
     }
     return new Run(process.exitValue(), Files.readString(dir.resolve(".stdout")), Files.readString(dir.resolve(".stderr")));
