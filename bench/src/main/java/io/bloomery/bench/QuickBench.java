@@ -159,6 +159,8 @@ public final class QuickBench {
     figures.put("keys", n);
     figures.put("fpp_target", fpp);
     figures.put("queries_each_way", (long) q);
+    figures.put("warmup_rounds", (long) WARMUP_ROUNDS);
+    figures.put("measured_rounds", (long) options.rounds());
     figures.put("avg_key_bytes", round((double) totalBytes / n, 1));
     figures.put("kind", blocked.kind().kindName());
     figures.put("hashes", (long) blocked.hashCount());
@@ -232,7 +234,10 @@ public final class QuickBench {
         }
       }
       if (log != null) {
-        log.printf(Locale.ROOT, "  lookup round %d of %d done%n", round + 1, WARMUP_ROUNDS + rounds);
+        // Warm-up rounds are named as such: --rounds counts only the measured ones.
+        log.printf(Locale.ROOT, round < WARMUP_ROUNDS ? "  lookup warm-up round %d of %d done%n"
+            : "  lookup measured round %d of %d done%n",
+            round < WARMUP_ROUNDS ? round + 1 : round + 1 - WARMUP_ROUNDS, round < WARMUP_ROUNDS ? WARMUP_ROUNDS : rounds);
       }
     }
     for (String name : names) {
@@ -355,8 +360,10 @@ public final class QuickBench {
   /** The figures as a Markdown table of ratios and absolute values. */
   public static String toTable(Map<String, Object> figures) {
     StringBuilder table = new StringBuilder();
-    table.append(String.format(Locale.ROOT, "n = %,d URLs (avg %s bytes), target fpp %s, %,d queries each way%n%n",
-        (Long) figures.get("keys"), figures.get("avg_key_bytes"), figures.get("fpp_target"), (Long) figures.get("queries_each_way")));
+    table.append(String.format(Locale.ROOT,
+        "n = %,d URLs (avg %s bytes), target fpp %s, %,d queries each way; lookups: medians of %d measured round%s after %d warm-up rounds%n%n",
+        (Long) figures.get("keys"), figures.get("avg_key_bytes"), figures.get("fpp_target"), (Long) figures.get("queries_each_way"),
+        (Long) figures.get("measured_rounds"), (Long) figures.get("measured_rounds") == 1 ? "" : "s", (Long) figures.get("warmup_rounds")));
     table.append("| figure | Bloomery blocked | Guava | ratio (Guava / ours) |\n|---|---|---|---|\n");
     row(table, "lookup, single key, absent (ns)", figures.get("single_absent_ns"), figures.get("guava_absent_ns"), ratio(figures, "guava_absent_ns", "single_absent_ns"));
     row(table, "lookup, single key, present (ns)", figures.get("single_present_ns"), figures.get("guava_present_ns"), ratio(figures, "guava_present_ns", "single_present_ns"));

@@ -31,7 +31,8 @@ final class BenchCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Option(names = "--keys", paramLabel = "N", defaultValue = "10000000", converter = CountConverter.class,
-      description = "How many URLs to insert (default: ${DEFAULT-VALUE}, at least 1000).")
+      description = "How many URLs to insert (default: ${DEFAULT-VALUE}, at least 1000; the heap must hold five"
+          + " filters of that size and the probe keys).")
   long keys;
 
   @Option(names = "--fpp", paramLabel = "P", defaultValue = "0.01", converter = ProbabilityConverter.class,
@@ -43,7 +44,8 @@ final class BenchCommand implements Callable<Integer> {
   long queries;
 
   @Option(names = "--rounds", paramLabel = "R", defaultValue = "5",
-      description = "Measured rounds per lookup figure, medians reported (default: ${DEFAULT-VALUE}).")
+      description = "Measured rounds per lookup figure, medians reported (default: ${DEFAULT-VALUE});"
+          + " 2 warm-up rounds run first and are labelled as such.")
   int rounds;
 
   @Option(names = "--json", description = "Print the figures as one JSON object (snake_case keys) instead of a table.")
@@ -54,11 +56,43 @@ final class BenchCommand implements Callable<Integer> {
     if (keys < 1000 || queries < 1000 || queries > Integer.MAX_VALUE || rounds < 1) {
       throw CliException.usage("need --keys >= 1000, 1000 <= --queries <= " + Integer.MAX_VALUE + " and --rounds >= 1");
     }
+    long maxKeys = maxKeys(fpp);
+    if (keys > maxKeys) {
+      throw CliException.usage("--keys " + Units.grouped(keys) + " is more than the benchmark's filters hold at --fpp " + fpp
+          + ": at most " + Units.grouped(maxKeys) + " (" + Units.grouped(MAX_WORDS) + " 64-bit words per filter)");
+    }
+    CliErrors.requireHeap("--keys " + Units.grouped(keys) + " (five filter-sized arrays and the probe keys)",
+        heapNeeded(keys, fpp, queries));
     PrintWriter out = root.out();
     PrintStream progress = json ? null : System.err;
     Map<String, Object> figures = QuickBench.run(new QuickBench.Options(keys, fpp, (int) queries, rounds), progress);
     out.println(json ? QuickBench.toJson(figures) : QuickBench.toTable(figures));
     out.flush();
     return 0;
+  }
+
+  /** Each filter's bitmap is a {@code long[]}: Guava's and the blocked filter's word counts must fit an int. */
+  static final long MAX_WORDS = Integer.MAX_VALUE - 8L;
+
+  /**
+   * The most keys whose classic plan at {@code fpp} (m = -n ln p / ln² 2, rounded down) stays within
+   * seven eighths of {@link #MAX_WORDS}: headroom for the blocked layouts, which round up to whole blocks.
+   */
+  static long maxKeys(double fpp) {
+    double maxBits = MAX_WORDS * (double) Long.SIZE * 7 / 8;
+    return (long) Math.floor(maxBits * Math.log(2) * Math.log(2) / -Math.log(fpp));
+  }
+
+  /**
+   * A lower estimate of the heap the run holds at once: Guava's, the blocked, split-block and register
+   * filters and the floor's array, each about a classic plan's bitmap (blocked layouts a quarter more),
+   * plus about 400 bytes for each generated key held as a String and its bytes (a 1M-key build chunk
+   * and the queries both ways).
+   */
+  static long heapNeeded(long keys, double fpp, long queries) {
+    double bitmapBytes = -keys * Math.log(fpp) / (Math.log(2) * Math.log(2)) / Byte.SIZE;
+    double filters = 5 * 1.25 * bitmapBytes;
+    double heldKeys = 400.0 * (Math.min(1_000_000, keys) + 2 * queries);
+    return (long) Math.min(Long.MAX_VALUE, filters + heldKeys);
   }
 }

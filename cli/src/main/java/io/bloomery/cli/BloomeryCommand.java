@@ -3,6 +3,7 @@ package io.bloomery.cli;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,8 +17,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_FAILURE} failure (bad data, unreadable or
  * corrupt files, incompatible filters, a false negative), {@value #EXIT_USAGE} usage (unknown options,
- * bad numbers, contradictory options). Errors are one line on stderr; {@code --verbose} adds the stack
- * trace.
+ * bad numbers, contradictory options, no command), {@value #EXIT_BROKEN_PIPE} standard output closed by its
+ * reader ({@code | head}: the command stops quietly, as a tool ended by SIGPIPE). Errors are one line on
+ * stderr; {@code --verbose} adds the stack trace.
  */
 @Command(
     name = "bloomery",
@@ -42,12 +44,15 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:success",
       "1:failure (bad data, unreadable or corrupt file, incompatible filters, a false negative)",
-      "2:usage (unknown option, bad number, contradictory options)"
+      "2:usage (unknown option, bad number, contradictory options, no command)",
+      "141:standard output closed by its reader (e.g. | head -1): stopped quietly, as on SIGPIPE"
     })
-public final class BloomeryCommand implements Runnable {
+public final class BloomeryCommand implements Callable<Integer> {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
   public static final int EXIT_USAGE = 2;
+  /** 128 + SIGPIPE (13): what a shell reports for a tool that the kernel ended on a closed pipe. */
+  public static final int EXIT_BROKEN_PIPE = 141;
 
   @Spec CommandSpec spec;
 
@@ -76,7 +81,9 @@ public final class BloomeryCommand implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(newCommandLine(new BloomeryCommand()).execute(args));
+    CommandLine commandLine = newCommandLine(new BloomeryCommand());
+    commandLine.setOut(StandardOutput.ofProcess());
+    System.exit(commandLine.execute(args));
   }
 
   /** Wires exit codes and the one-line error handlers around {@code command}. */
@@ -86,7 +93,7 @@ public final class BloomeryCommand implements Runnable {
     commandLine.setExitCodeExceptionMapper(CliErrors::exitCode);
     commandLine.setExecutionExceptionHandler(CliErrors::handleExecutionException);
     commandLine.setParameterExceptionHandler(CliErrors::handleParameterException);
-    commandLine.setExecutionStrategy(CliErrors::runReportingOutOfMemory);
+    commandLine.setExecutionStrategy(CliErrors::runCheckingOutput);
     return commandLine;
   }
 
@@ -112,9 +119,14 @@ public final class BloomeryCommand implements Runnable {
     return spec.commandLine().getErr();
   }
 
+  /** No command given: the usage goes to stderr and the exit code says it was a usage error. */
   @Override
-  public void run() {
-    spec.commandLine().usage(out());
+  public Integer call() {
+    PrintWriter err = err();
+    err.println("bloomery: a command is required (plan, build, query, info, merge, demo, dedup, bench)");
+    spec.commandLine().usage(err);
+    err.flush();
+    return EXIT_USAGE;
   }
 
   /** The version from the jar manifest, else "development build". */

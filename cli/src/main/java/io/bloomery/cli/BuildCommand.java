@@ -48,6 +48,7 @@ final class BuildCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    refuseOutputThatIsInput();
     BloomFilter filter = shape.newFilter(outputFormat);
     PrintWriter err = root.err();
     long[] changed = {0};
@@ -68,19 +69,32 @@ final class BuildCommand implements Callable<Integer> {
     }
     long fileBytes = FilterFiles.write(output, filter, outputFormat);
     PrintWriter out = root.out();
-    out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s bits, %d hashes, protocol %s, seed %s%n",
-        output, outputFormat.name().toLowerCase(Locale.ROOT), Units.grouped(filter.bitSize()), filter.hashCount(), filter.protocol().name(),
+    out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s, %s, protocol %s, seed %s%n",
+        output, outputFormat.name().toLowerCase(Locale.ROOT), Units.count(filter.bitSize(), "bit", "bits"),
+        Units.count(filter.hashCount(), "hash", "hashes"), filter.protocol().name(),
         filter.seed().length == 0 ? "(empty)" : Hex.encode(filter.seed()));
-    out.printf(Locale.ROOT, "  %s items read, %s changed the filter; fill %.2f%%, estimated false-positive rate %s; %s%n",
-        Units.grouped(items), Units.grouped(changed[0]), filter.fillRatio() * 100,
+    out.printf(Locale.ROOT, "  %s read, %s changed the filter; fill %.2f%%, estimated false-positive rate %s; %s%n",
+        Units.count(items, "item", "items"), Units.grouped(changed[0]), filter.fillRatio() * 100,
         Units.probability(filter.estimatedFpp()), Units.bytes(fileBytes));
     out.flush();
     if (filter.isNearCapacity()) {
       err.printf(Locale.ROOT,
-          "warning: the filter is at %.0f%% of its capacity (%s items at its design rate); false positives climb from here. Build a larger one.%n",
-          100.0 * filter.insertedCount() / Math.max(1, filter.capacity()), Units.grouped(filter.capacity()));
+          "warning: the filter is at %.0f%% of its capacity (%s at its design rate); false positives climb from here. Build a larger one.%n",
+          100.0 * filter.insertedCount() / Math.max(1, filter.capacity()), Units.count(filter.capacity(), "item", "items"));
       err.flush();
     }
     return BloomeryCommand.EXIT_OK;
+  }
+
+  /**
+   * Writing the filter over the items would destroy them: refused when OUTPUT is the input file, through
+   * a symbolic or hard link too, or the file that standard input reads for {@code --input -}.
+   */
+  private void refuseOutputThatIsInput() throws IOException {
+    Path source = "-".equals(input) ? StandardInput.fileOf(root.stdin()) : Path.of(input);
+    if (source != null && FilterFiles.sameFile(source, output)) {
+      throw CliException.usage("--output " + output + " is the input file" + ("-".equals(input) ? " (standard input)" : "")
+          + "; writing the filter there would destroy the items. Choose another --output.");
+    }
   }
 }

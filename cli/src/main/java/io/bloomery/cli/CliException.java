@@ -9,10 +9,16 @@ final class CliException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final int exitCode;
+  private final boolean quiet;
 
   private CliException(String message, int exitCode, Throwable cause) {
+    this(message, exitCode, cause, false);
+  }
+
+  private CliException(String message, int exitCode, Throwable cause, boolean quiet) {
     super(message, cause);
     this.exitCode = exitCode;
+    this.quiet = quiet;
   }
 
   /** Bad data, an unreadable or corrupt file, an operation the library refused: exit 1. */
@@ -35,7 +41,21 @@ final class CliException extends RuntimeException {
     return new CliException(message, BloomeryCommand.EXIT_USAGE, cause);
   }
 
+  /**
+   * Standard output's reader went away (EPIPE): exit {@link BloomeryCommand#EXIT_BROKEN_PIPE} and print
+   * nothing, as a tool ended by SIGPIPE does (the message shows only with {@code --verbose}).
+   */
+  static CliException brokenPipe(Throwable cause) {
+    return new CliException("stopped: standard output was closed by its reader (broken pipe)",
+        BloomeryCommand.EXIT_BROKEN_PIPE, cause, true);
+  }
+
   int exitCode() {
     return exitCode;
+  }
+
+  /** Whether the failure is reported by its exit status alone (no line on stderr unless --verbose). */
+  boolean quiet() {
+    return quiet;
   }
 }

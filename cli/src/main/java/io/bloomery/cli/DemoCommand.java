@@ -181,12 +181,24 @@ final class DemoCommand implements Callable<Integer> {
     PrintWriter target = json ? root.err() : out;
     target.println(line);
     target.flush();
+    StandardOutput.requireWritable(target); // a demo nobody can read stops at once
   }
 
   private void measureHashSet(SyntheticUrls generator, Report report) {
     Set<String> exact = null;
+    long before = usedHeapAfterGc();
+    long estimate = hashSetBytesEstimate(urls, report.meanUrlBytes);
+    long maxHeap = Runtime.getRuntime().maxMemory();
+    long wanted = heapForHashSet(before, estimate);
+    if (wanted > maxHeap) {
+      // Building it anyway would run the heap full and spend minutes collecting before the OOM.
+      report.hashSetNote = "it would need about " + Units.bytesShort(estimate) + " of heap and only "
+          + Units.bytesShort(Math.max(0, maxHeap - before)) + " of the " + Units.bytesShort(maxHeap)
+          + " maximum is free; rerun with BLOOMERY_JAVA_OPTS=" + CliErrors.heapOption(wanted)
+          + " to measure it";
+      return;
+    }
     try {
-      long before = usedHeapAfterGc();
       exact = new HashSet<>();
       for (long i = 0; i < urls; i++) {
         exact.add(generator.url(i));
@@ -197,9 +209,31 @@ final class DemoCommand implements Callable<Integer> {
       Reference.reachabilityFence(exact);
     } catch (OutOfMemoryError e) {
       exact = null;
-      report.hashSetNote = "the heap (" + Units.bytesShort(Runtime.getRuntime().maxMemory())
-          + ") is too small for it; rerun with BLOOMERY_JAVA_OPTS=-Xmx6g";
+      report.hashSetNote = "the heap (" + Units.bytesShort(maxHeap) + ") ran out while building it (estimated "
+          + Units.bytesShort(estimate) + "); rerun with BLOOMERY_JAVA_OPTS="
+          + CliErrors.heapOption(Math.max(heapForHashSet(before, estimate), 2 * maxHeap));
     }
+  }
+
+  /**
+   * A lower estimate of what a {@code HashSet<String>} of {@code urls} Latin-1 strings of mean length
+   * {@code meanBytes} retains, with compressed references: per entry the String (24 bytes), its byte
+   * array (16-byte header plus the bytes, padded to 8), the HashMap node (32) and its share of the
+   * table at load factor 0.75 (about 4 / 0.75 bytes, doubled while the table is being resized).
+   */
+  static long hashSetBytesEstimate(long urls, double meanBytes) {
+    long array = (long) Math.ceil((16 + meanBytes) / 8) * 8;
+    double perUrl = 24 + array + 32 + 2 * 4 / 0.75;
+    return (long) Math.min(Long.MAX_VALUE, urls * perUrl);
+  }
+
+  /**
+   * The maximum heap the set needs: what is in use now plus the set, with a quarter more so the
+   * collector is not left thrashing a full heap (a 3M-URL set in a 512 MiB heap, a near fit, ran for
+   * minutes on the 2-vCPU VM).
+   */
+  static long heapForHashSet(long usedBefore, long estimate) {
+    return (long) Math.min(Long.MAX_VALUE, (usedBefore + estimate) * 1.25);
   }
 
   /** The same probes as step 3 (1M members, 1M non-members) against the exact set, as Strings. */

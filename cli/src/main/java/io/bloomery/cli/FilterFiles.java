@@ -6,9 +6,13 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.format.GuavaBloomFormat;
+import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -18,25 +22,58 @@ import java.nio.file.Path;
  * atomic replacement on write ({@link AtomicFile}).
  */
 final class FilterFiles {
+  /** Guava's writeTo header: strategy ordinal (1 byte), hash count (1 byte), word count (int, big-endian). */
+  private static final int GUAVA_HEADER_BYTES = 6;
+
   private FilterFiles() {}
 
-  /** Reads any filter kind the format knows. */
+  /**
+   * Reads any filter kind the format knows. The file must hold exactly one filter: bytes after its end
+   * (its checksum, or Guava's last word) are refused, as docs/FORMAT.md promises.
+   */
   static Object read(Path path, FileFormat format) throws IOException {
     requireReadableFile(path);
+    if (Files.isRegularFile(path)) {
+      CliErrors.requireHeap(path + " (" + Units.bytesShort(Files.size(path)) + ")", Files.size(path));
+    }
     try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
-      if (format == FileFormat.GUAVA) {
-        BloomFilter filter = GuavaBloomFormat.read(in);
-        if (in.read() != -1) {
-          throw new FilterFormatException("trailing bytes after the Guava filter's last word");
-        }
-        return filter;
+      // A body declared larger than the file is refused before anything is allocated.
+      long limit = Files.isRegularFile(path) ? Files.size(path) : FilterFormat.defaultReadLimit();
+      Object filter = format == FileFormat.GUAVA ? GuavaBloomFormat.read(in) : FilterFormat.read(in, limit);
+      long trailing = in.transferTo(OutputStream.nullOutputStream());
+      if (trailing > 0) {
+        throw new FilterFormatException("trailing bytes: " + Units.count(trailing, "byte", "bytes") + " after the end of the "
+            + (format == FileFormat.GUAVA ? "Guava filter's last word" : "filter's checksum")
+            + " (a filter file holds exactly one filter)");
       }
-      return FilterFormat.read(in);
+      return filter;
     } catch (FilterFormatException e) {
-      String hint = format == FileFormat.BLOOMERY ? " (for a Guava BloomFilter.writeTo file, add --format guava)" : "";
+      String hint = format == FileFormat.BLOOMERY && looksLikeGuava(path)
+          ? " (it looks like a Guava BloomFilter.writeTo file: add --format guava)" : "";
       throw CliException.failure(path + ": not a valid " + (format == FileFormat.GUAVA ? "Guava" : "Bloomery")
           + " filter file: " + e.getMessage() + hint, e);
     }
+  }
+
+  /**
+   * Whether the file has the shape of Guava's {@code writeTo} output: strategy ordinal 0 or 1, a hash
+   * count of at least 1, and a big-endian word count that accounts for the file's exact length.
+   */
+  static boolean looksLikeGuava(Path path) throws IOException {
+    long size = Files.size(path);
+    if (size < GUAVA_HEADER_BYTES || (size - GUAVA_HEADER_BYTES) % Long.BYTES != 0) {
+      return false;
+    }
+    byte[] header = new byte[GUAVA_HEADER_BYTES];
+    try (InputStream in = Files.newInputStream(path)) {
+      if (in.readNBytes(header, 0, header.length) != header.length) {
+        return false;
+      }
+    }
+    int strategy = header[0];
+    int hashes = header[1] & 0xff;
+    long words = ByteBuffer.wrap(header, 2, Integer.BYTES).getInt() & 0xffffffffL;
+    return (strategy == 0 || strategy == 1) && hashes >= 1 && GUAVA_HEADER_BYTES + words * Long.BYTES == size;
   }
 
   /** Reads a filter that must be a classic Bloom filter (the kind build, merge and the demo make). */
@@ -73,7 +110,21 @@ final class FilterFiles {
     if (filter instanceof MembershipFilter membership) {
       return membership.kind().kindName();
     }
-    return filter.getClass().getSimpleName();
+    if (filter instanceof CountMinSketch sketch) {
+      return sketch.kind().kindName();
+    }
+    if (filter instanceof TopK topK) {
+      return topK.kind().kindName();
+    }
+    return "unknown";
+  }
+
+  /**
+   * Whether two paths name the same file (symbolic links followed, hard links are the same file); false
+   * when either does not exist.
+   */
+  static boolean sameFile(Path a, Path b) throws IOException {
+    return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
   }
 
   /** Fails with a one-line message unless {@code path} is a readable regular file. */

@@ -22,7 +22,7 @@ final class FilterShapeOptions {
 
   @Option(names = "--protocol", paramLabel = "NAME",
       description = "Hash protocol: xxh3-edh-v1 (the default), sha256-doc-v1, sha256-index8, sha256-index16,"
-          + " guava-murmur128-mitz64 (the default with --output-format guava).")
+          + " guava-murmur128-mitz64 (the default with --output-format guava), redisbloom-murmur64a.")
   String protocol;
 
   @Option(names = "--seed", paramLabel = "TEXT",
@@ -73,8 +73,18 @@ final class FilterShapeOptions {
     try {
       return Protocols.byName(protocol);
     } catch (IllegalArgumentException e) {
-      throw CliException.usage("--protocol: " + e.getMessage(), e);
+      throw CliException.usage("--protocol: '" + protocol + "' is not a protocol build can use (it accepts: "
+          + String.join(", ", buildableProtocolNames()) + ")", e);
     }
+  }
+
+  /**
+   * The protocols a classic filter can be built with, in code order: exactly the general position
+   * functions ({@link Protocols#implemented()}); kind-bound ones (Parquet split-block, blocked,
+   * RedisBloom CMS/TOPK) are not offered.
+   */
+  static java.util.List<String> buildableProtocolNames() {
+    return Protocols.implemented().stream().map(ProtocolId::protocolName).toList();
   }
 
   byte[] seedBytes() {
@@ -112,6 +122,7 @@ final class FilterShapeOptions {
         bits = size.explicit.bits;
         hashes = size.explicit.hashes;
       }
+      CliErrors.requireHeap("a filter of " + Units.count(bits, "bit", "bits"), Math.ceilDiv(bits, Long.SIZE) * Long.BYTES);
       return BloomFilter.create(hashProtocol, seedBytes, bits, hashes);
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage(), e);

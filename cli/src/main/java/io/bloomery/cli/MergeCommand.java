@@ -2,6 +2,7 @@ package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +21,13 @@ import picocli.CommandLine.ParentCommand;
     description = {
       "The union is the same as building one filter from all their items. It is",
       "refused (exit 1) unless every parameter that places a bit matches:",
-      "protocol, seed, bits and hashes. OUTPUT is written atomically."
+      "protocol, seed, bits and hashes. OUTPUT is written atomically.",
+      "",
+      "A file cannot be merged with itself (the same path twice, or a symbolic or",
+      "hard link to it: usage error, exit 2), nor with a byte-identical copy",
+      "(exit 1): the union would be the same bits, but the inserted count would",
+      "be added twice and every figure derived from it (the model's",
+      "false-positive rate, the capacity warning) would be wrong."
     })
 final class MergeCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
@@ -39,6 +46,7 @@ final class MergeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    refuseSelfMerge();
     BloomFilter merged = FilterFiles.readClassic(inputs.get(0), filterFormat.format);
     for (Path next : inputs.subList(1, inputs.size())) {
       BloomFilter other = FilterFiles.readClassic(next, filterFormat.format);
@@ -57,5 +65,23 @@ final class MergeCommand implements Callable<Integer> {
       root.err().flush();
     }
     return BloomeryCommand.EXIT_OK;
+  }
+
+  /** Same file (by path, symbolic or hard link): exit 2; a byte-identical copy: exit 1. */
+  private void refuseSelfMerge() throws IOException {
+    for (int i = 0; i < inputs.size(); i++) {
+      for (int j = i + 1; j < inputs.size(); j++) {
+        Path a = inputs.get(i);
+        Path b = inputs.get(j);
+        if (FilterFiles.sameFile(a, b)) {
+          throw CliException.usage(a + " and " + b + " are the same file; merging a filter with itself would"
+              + " count its items twice (the bits would not change)");
+        }
+        if (Files.isRegularFile(a) && Files.isRegularFile(b) && Files.mismatch(a, b) == -1) {
+          throw CliException.failure(a + " and " + b + " are byte-identical copies of one filter; merging them"
+              + " would count its items twice (the bits would not change)");
+        }
+      }
+    }
   }
 }

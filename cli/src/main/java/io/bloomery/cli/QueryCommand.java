@@ -106,6 +106,7 @@ final class QueryCommand implements Callable<Integer> {
               maybe ? "maybe" : "absent", maybe, verdict.exactChecked, verdict.duplicate,
               verdict.falseNegative ? "  FALSE NEGATIVE: a member the filter calls absent" : "");
         }
+        StandardOutput.requireWritable(out);
       });
     }
     if (w != null) {
@@ -114,7 +115,7 @@ final class QueryCommand implements Callable<Integer> {
       writeJsonSummary(w, tally, filter, truth);
       w.endObject().finish();
     } else {
-      out.flush();
+      StandardOutput.requireWritten(out); // no summary for answers that were lost
       writeTextSummary(root.err(), tally, filter, truth);
     }
     if (tally.falseNegatives > 0) {

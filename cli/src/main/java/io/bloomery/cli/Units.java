@@ -21,9 +21,9 @@ final class Units {
     return String.format(Locale.ROOT, "%.2fG", value / 1e9);
   }
 
-  /** 12_582_912 → "12.0 MiB (12,582,912 bytes)". */
+  /** 12_582_912 → "12.0 MiB (12,582,912 bytes)"; 1 → "1 byte". */
   static String bytes(long bytes) {
-    String exact = String.format(Locale.ROOT, "%,d bytes", bytes);
+    String exact = count(bytes, "byte", "bytes");
     if (bytes < 1024) {
       return exact;
     }
@@ -53,6 +53,11 @@ final class Units {
       return String.format(Locale.ROOT, "%.3f%%", p * 100);
     }
     return String.format(Locale.ROOT, "%.3e", p);
+  }
+
+  /** A grouped count with its noun in the right number: "1 item", "0 items", "1,234 items". */
+  static String count(long value, String singular, String plural) {
+    return grouped(value) + " " + (value == 1 ? singular : plural);
   }
 
   /** Thousands separators, locale-independent. */

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +57,36 @@ final class Cli {
     commandLine.setErr(new PrintWriter(err, true));
     int exitCode = commandLine.execute(args);
     return new Result(exitCode, out.toString(), err.toString());
+  }
+
+  /**
+   * Runs with standard output going to {@code stdout} through the same checked writer as the real
+   * process ({@link StandardOutput}), so a writer that fails like a full disk or a closed pipe is seen
+   * as the command would see it; stderr is captured.
+   */
+  static Result runWithStdout(Writer stdout, InputStream stdin, String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = BloomeryCommand.newCommandLine(new BloomeryCommand(stdin, false));
+    commandLine.setOut(StandardOutput.over(stdout));
+    commandLine.setErr(new PrintWriter(err, true));
+    int exitCode = commandLine.execute(args);
+    return new Result(exitCode, "", err.toString());
+  }
+
+  /** Builds {@code output} from the {@code items} file with the given size options; the build must succeed. */
+  static String build(String items, Path output, String... size) {
+    String[] args = new String[5 + size.length];
+    args[0] = "build";
+    args[1] = "--input";
+    args[2] = items;
+    args[3] = "--output";
+    args[4] = output.toString();
+    System.arraycopy(size, 0, args, 5, size.length);
+    Result built = run(args);
+    if (built.exitCode() != 0) {
+      throw new AssertionError("build failed: " + built);
+    }
+    return output.toString();
   }
 
   /** Writes lines, each followed by \n, and returns the path as a string. */
