@@ -183,8 +183,8 @@ final class DedupCommand implements Callable<Integer> {
     }
     if (run.stopped) {
       err.println("bloomery dedup: stopped by " + stop.signalName() + " after " + run.items
-          + " items; " + run.soFar().replace("(", "").replace(")", "")
-          + "; the rest of the input was not read: feed it (or all of it again) to continue");
+          + " items, whose " + Units.grouped(run.fresh) + " new items were written and committed;"
+          + " the rest of the input was not read: feed it (or all of it again) to continue");
       err.flush();
       return stop.exitCode();
     }

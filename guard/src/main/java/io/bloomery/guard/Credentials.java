@@ -21,10 +21,10 @@ public final class Credentials {
   public static final String MASK = "***";
 
   private static final Pattern USER_INFO =
-      Pattern.compile("(?<![\\w.+-])([\\w.%+-]+):([^\\s/?#@'\"]*)@");
+      Pattern.compile("(?<![\\w.+-])([\\w.%+-]*):([^\\s/?#@'\"]*)@");
   private static final Pattern PARAMETER = Pattern.compile(
       "(?i)((?:ssl)?password|passwd|pwd|pass|secret|token|api[_-]?key|access[_-]?token)"
-          + "(\\s*[=:]\\s*)([^&;,\\s'\")]*)");
+          + "(\\s*[=:]\\s*)([^&;,\\s'\")}\\]]*)");
 
   private Credentials() {}
 

@@ -1,0 +1,240 @@
+package io.bloomery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.guard.PostgresCluster;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.SequencedSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bloomery dedup} killed for real, again and again: a child JVM runs the CLI, is killed with
+ * SIGKILL or SIGTERM at a random point once it has printed some new items, and is run again on the
+ * same input, until a last run completes. The union of all outputs must hold every distinct input
+ * item ({@code awk '!seen[$0]++'}) and nothing else; a SIGTERM repeats nothing, a SIGKILL at most
+ * the new items of the one batch that was written but not yet committed.
+ *
+ * <p>Seeded: {@code -Dbloomery.seed=N} replays a run; the seed is in every failure message.
+ */
+class DedupKillTest {
+  private static final int BATCH = 200;
+  private static final int KILLS = 6;
+  private static final int LINES = 20_000;
+
+  @TempDir Path dir;
+
+  enum Output { OUTPUT_FILE, STDOUT_FILE, STDOUT_PIPE }
+
+  enum Input { INPUT_FILE, STDIN_FILE }
+
+  record RunResult(int index, String signal, boolean killedWhileRunning, int exitCode,
+      List<String> lines, String stderr) {}
+
+  @Test
+  void sqliteOutputFileSurvivesKillsAndTerms() throws Exception {
+    killChain("sqlite:" + dir.resolve("seen.db"), Output.OUTPUT_FILE, Input.INPUT_FILE);
+  }
+
+  @Test
+  void sqliteStdinToPipeSurvivesKillsAndTerms() throws Exception {
+    killChain("sqlite:" + dir.resolve("seen.db"), Output.STDOUT_PIPE, Input.STDIN_FILE);
+  }
+
+  @Test
+  void postgresStdoutFileSurvivesKillsAndTerms() throws Exception {
+    killChain(PostgresCluster.shared().createDatabase(), Output.STDOUT_FILE, Input.INPUT_FILE);
+  }
+
+  private void killChain(String store, Output output, Input input) throws Exception {
+    long seed = Long.getLong("bloomery.seed", System.nanoTime());
+    String context = "seed " + seed + " (rerun with -Dbloomery.seed=" + seed + "), " + output
+        + ", " + input + ", " + store.replaceAll("\\?.*", "");
+    Random random = new Random(seed);
+    Path in = dir.resolve("input.txt");
+    SequencedSet<String> expected = DedupChild.writeInput(in, LINES, 15_000, seed);
+
+    List<RunResult> runs = new ArrayList<>();
+    for (int k = 0; k <= KILLS; k++) {
+      String signal = k == KILLS ? null : k % 2 == 0 ? "KILL" : "TERM";
+      long target = 1 + random.nextInt(3 * BATCH);
+      runs.add(run(k, store, output, input, in, signal, target, context));
+    }
+
+    StringBuilder table = new StringBuilder();
+    for (RunResult run : runs) {
+      table.append(String.format("%n  run %d: %s while running=%s exit %d, %d lines, stderr ends: %s",
+          run.index(), run.signal(), run.killedWhileRunning(), run.exitCode(), run.lines().size(),
+          run.stderr().strip().substring(Math.max(0, run.stderr().strip().lastIndexOf('\n') + 1))));
+    }
+    String figures = context;
+    context += table;
+    RunResult last = runs.get(runs.size() - 1);
+    assertThat(last.exitCode()).as(context + ": the last run completes\n" + last.stderr()).isZero();
+    Set<String> union = new HashSet<>();
+    long printed = 0;
+    for (RunResult run : runs) {
+      assertThat(run.lines()).as(context + ": run %d prints each item once, in input order",
+          run.index()).doesNotHaveDuplicates().isSubsetOf(expected);
+      assertThat(isInInputOrder(run.lines(), expected)).as(context + ": run %d order", run.index())
+          .isTrue();
+      for (String line : run.lines()) {
+        union.add(line);
+      }
+      printed += run.lines().size();
+    }
+    assertThat(union).as(context + ": every distinct item is printed at least once (none lost)")
+        .hasSameSizeAs(expected).containsAll(expected);
+
+    List<Set<String>> printedBy = runs.stream().map(run -> Set.copyOf(run.lines())).toList();
+    long repeats = 0;
+    int kills = 0;
+    int terms = 0;
+    for (RunResult run : runs.subList(0, KILLS)) {
+      assertThat(run.killedWhileRunning()).as(context + ": run %d was still running when %s"
+          + " arrived", run.index(), run.signal()).isTrue();
+      List<String> repeatedLater = run.lines().stream()
+          .filter(line -> laterRunsPrint(printedBy, run.index(), line)).toList();
+      repeats += repeatedLater.size();
+      if (run.signal().equals("TERM")) {
+        terms++;
+        assertThat(run.exitCode()).as(context + ": SIGTERM exits 128+15\n" + run.stderr())
+            .isEqualTo(143);
+        assertThat(run.stderr()).as(context).contains("stopped by SIGTERM");
+        assertThat(repeatedLater).as(context + ": a SIGTERM finishes its batch: run %d repeats"
+            + " nothing", run.index()).isEmpty();
+      } else {
+        kills++;
+        assertThat(run.exitCode()).as(context).isEqualTo(137);
+        assertThat(repeatedLater.size()).as(context + ": a SIGKILL repeats at most the new items"
+            + " of its one unconfirmed batch (run %d)", run.index()).isLessThanOrEqualTo(BATCH);
+        assertThat(repeatedLater).as(context + ": the repeats are the tail of run %d",
+            run.index()).isEqualTo(run.lines().subList(run.lines().size() - repeatedLater.size(),
+                run.lines().size()));
+      }
+    }
+    assertThat(printed - union.size()).as(context).isEqualTo(repeats);
+    System.out.printf("dedup kill chain %s: %d runs (%d SIGKILL, %d SIGTERM, then one to the end),"
+            + " %d input lines, %d distinct, %d printed, lost 0, repeats %d%s%n", figures,
+        runs.size(), kills, terms, LINES, expected.size(), printed, repeats, table);
+  }
+
+  private static boolean laterRunsPrint(List<Set<String>> printedBy, int index, String line) {
+    for (Set<String> later : printedBy.subList(index + 1, printedBy.size())) {
+      if (later.contains(line)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isInInputOrder(List<String> lines, SequencedSet<String> expected) {
+    var it = expected.iterator();
+    for (String line : lines) {
+      boolean found = false;
+      while (it.hasNext()) {
+        if (it.next().equals(line)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** One child run; with a signal, sends it once the run printed {@code target} new lines. */
+  private RunResult run(int k, String store, Output output, Input input, Path in, String signal,
+      long target, String context) throws Exception {
+    Path out = dir.resolve("run-" + k + ".out");
+    Path err = dir.resolve("run-" + k + ".err");
+    List<String> args = new ArrayList<>(List.of("dedup", "--store", store, "--batch",
+        Integer.toString(BATCH), "--expected", "100000"));
+    if (input == Input.INPUT_FILE) {
+      args.addAll(List.of("--input", in.toString()));
+    }
+    if (output == Output.OUTPUT_FILE) {
+      args.addAll(List.of("--output", out.toString()));
+    }
+    ProcessBuilder builder = new ProcessBuilder(DedupChild.command(args.toArray(String[]::new)))
+        .redirectError(err.toFile());
+    builder.redirectInput(input == Input.STDIN_FILE ? ProcessBuilder.Redirect.from(in.toFile())
+        : ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    if (output == Output.STDOUT_FILE) {
+      builder.redirectOutput(out.toFile());
+    }
+    Process process = builder.start();
+    ByteArrayOutputStream piped = new ByteArrayOutputStream();
+    AtomicLong pipedLines = new AtomicLong();
+    Thread reader = null;
+    if (output == Output.STDOUT_PIPE) {
+      reader = Thread.ofPlatform().daemon().start(() -> drain(process.getInputStream(), piped,
+          pipedLines));
+    }
+    boolean killedWhileRunning = false;
+    try {
+      if (signal != null) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (process.isAlive() && System.nanoTime() < deadline
+            && (output == Output.STDOUT_PIPE ? pipedLines.get() : DedupChild.lineCount(out))
+                < target) {
+          Thread.sleep(5);
+        }
+        killedWhileRunning = process.isAlive();
+        // Through the handle: Process.destroy() would also close our end of the child's stdout,
+        // and a reader that goes away loses what the pipe still held (that is `| head`, below).
+        if (signal.equals("KILL")) {
+          process.toHandle().destroyForcibly();
+        } else {
+          process.toHandle().destroy(); // SIGTERM
+        }
+      }
+      assertThat(process.waitFor(180, TimeUnit.SECONDS)).as(context + ": run " + k + " ends")
+          .isTrue();
+      if (reader != null) {
+        reader.join(TimeUnit.SECONDS.toMillis(60));
+      }
+    } finally {
+      process.destroyForcibly(); // never outlives the test
+    }
+    byte[] bytes;
+    synchronized (piped) {
+      bytes = output == Output.STDOUT_PIPE ? piped.toByteArray() : Files.readAllBytes(out);
+    }
+    return new RunResult(k, signal, killedWhileRunning, process.exitValue(),
+        DedupChild.completeLines(bytes), Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private static void drain(InputStream stdout, ByteArrayOutputStream sink, AtomicLong lines) {
+    byte[] buffer = new byte[8192];
+    try (stdout) {
+      for (int n; (n = stdout.read(buffer)) > 0; ) {
+        synchronized (sink) {
+          sink.write(buffer, 0, n);
+        }
+        for (int i = 0; i < n; i++) {
+          if (buffer[i] == '\n') {
+            lines.incrementAndGet();
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
