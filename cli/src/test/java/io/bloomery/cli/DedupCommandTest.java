@@ -207,7 +207,9 @@ class DedupCommandTest {
   @Test
   void helpNamesTheDefaultStore() {
     Cli.Result result = Cli.run("dedup", "--help");
-    assertThat(result.out()).contains("sqlite:bloomery-dedup.db");
+    assertThat(result.out()).contains("sqlite:bloomery-dedup.db")
+        .contains("Delivery: at least once. No item is ever lost")
+        .contains("BEFORE the store commits").contains("exits 143");
   }
 
   @Test

@@ -291,7 +291,7 @@ public final class Guard implements AutoCloseable {
           gate.writeLock().unlock();
         }
         LOG.warn("guard {}: rebuild failed, keeping generation {}: {}", store.identity(),
-            generation, e.toString());
+            generation, Credentials.redact(String.valueOf(e.getMessage())));
         throw e;
       }
       gate.writeLock().lock();
@@ -540,7 +540,7 @@ public final class Guard implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       LOG.warn("guard {}: could not write the clean snapshot on close ({}); the next open will"
-          + " replay or rebuild", store.identity(), e.toString());
+          + " replay or rebuild", store.identity(), Credentials.redact(String.valueOf(e.getMessage())));
     } finally {
       store.close();
     }
