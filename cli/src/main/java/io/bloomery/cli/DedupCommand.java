@@ -240,19 +240,19 @@ final class DedupCommand implements Callable<Integer> {
   private void flush(Guard guard, Run run, CheckedOutput out) throws IOException {
     run.writtenUnconfirmed = 0;
     List<byte[]> pending = run.pending;
-    long[] written = {0};
     guard.addIfAbsent(pending, inserted -> {
+      long written = 0;
       for (int i = 0; i < inserted.length; i++) {
         if (inserted[i]) {
           writeItem(out, pending.get(i));
-          written[0]++;
+          written++;
         }
       }
       out.deliver();
-      run.writtenUnconfirmed = written[0];
+      run.writtenUnconfirmed = written; // delivered; the commit follows
     });
+    run.fresh += run.writtenUnconfirmed;
     run.writtenUnconfirmed = 0;
-    run.fresh += written[0];
     run.items += pending.size();
     pending.clear();
   }
