@@ -60,6 +60,40 @@ class DedupKillTest {
     killChain(PostgresCluster.shared().createDatabase(), Output.STDOUT_FILE, Input.INPUT_FILE);
   }
 
+  @Test
+  void sigtermWhileWaitingForInputFinishesTheLinesAlreadyRead() throws Exception {
+    Path out = dir.resolve("idle.out");
+    Path err = dir.resolve("idle.err");
+    Process process = new ProcessBuilder(DedupChild.command("dedup", "--store",
+        "sqlite:" + dir.resolve("idle.db"), "--batch", "1000"))
+        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    try {
+      // A producer that sent 1 500 lines and then pauses: one full batch and 500 in hand.
+      StringBuilder lines = new StringBuilder();
+      for (int i = 0; i < 1_500; i++) {
+        lines.append("https://example.org/idle/").append(i).append('\n');
+      }
+      process.getOutputStream().write(lines.toString().getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (DedupChild.lineCount(out) < 1_000 && process.isAlive()
+          && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(DedupChild.lineCount(out)).as("the first batch is out").isEqualTo(1_000);
+      Thread.sleep(200); // the reader is now blocked on the idle pipe, 500 items in hand
+      process.toHandle().destroy(); // SIGTERM
+      assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+    String stderr = Files.readString(err);
+    assertThat(process.exitValue()).as(stderr).isEqualTo(143);
+    assertThat(stderr).contains("stopped by SIGTERM after 1500 items");
+    assertThat(DedupChild.lineCount(out)).as("the 500 lines in hand were finished, not dropped")
+        .isEqualTo(1_500);
+  }
+
   private void killChain(String store, Output output, Input input) throws Exception {
     long seed = Long.getLong("bloomery.seed", System.nanoTime());
     String context = "seed " + seed + " (rerun with -Dbloomery.seed=" + seed + "), " + output

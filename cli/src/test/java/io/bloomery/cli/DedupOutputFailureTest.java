@@ -167,6 +167,7 @@ class DedupOutputFailureTest {
       }
       Run run = new Run(process.exitValue(), Files.readString(err));
       assertOneLineFailure(run, "the store failed after");
+      System.out.println("store stopped mid-run, stderr's last line: " + run.lastLine());
       assertThat(run.err()).doesNotContain("HikariPool").doesNotContain("WARN");
       List<String> first = DedupChild.completeLines(Files.readAllBytes(out));
       cluster.start();
