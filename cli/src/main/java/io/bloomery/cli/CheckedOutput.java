@@ -35,7 +35,8 @@ final class CheckedOutput implements AutoCloseable {
     this.channel = channel;
     this.regularFile = regularFile;
     this.closeChannel = closeChannel;
-    this.deliveredLength = regularFile ? channel.position() : 0;
+    // The size, not the position: stdout opened for appending (>> file) starts at position 0.
+    this.deliveredLength = regularFile ? channel.size() : 0;
   }
 
   /**
@@ -104,7 +105,7 @@ final class CheckedOutput implements AutoCloseable {
       }
       if (regularFile) {
         channel.force(false);
-        deliveredLength = channel.position();
+        deliveredLength = channel.size();
       }
       buffered = 0;
     } catch (IOException e) {
@@ -120,7 +121,9 @@ final class CheckedOutput implements AutoCloseable {
     }
     try {
       channel.truncate(deliveredLength);
-      channel.position(deliveredLength);
+      if (channel.position() > deliveredLength) {
+        channel.position(deliveredLength); // no-op for an appending descriptor
+      }
     } catch (IOException e) {
       cause.addSuppressed(e);
     }

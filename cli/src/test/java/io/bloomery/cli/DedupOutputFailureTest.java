@@ -140,6 +140,21 @@ class DedupOutputFailureTest {
       assertThat(first).containsExactlyElementsOf(all.subList(0, first.size()));
       // Exactly once: what the full disk took is committed, the rest is not.
       assertThat(rerun()).containsExactlyElementsOf(all.subList(first.size(), all.size()));
+
+      // Appending stdout (>> FILE) that fills up: the earlier content stays, whole batches follow.
+      Files.delete(out);
+      Path appended = small.resolve("appended.txt");
+      Files.writeString(appended, "kept from before\n");
+      store = "sqlite:" + dir.resolve("second.db");
+      Run append = bash(dedup("--input", in.toString()) + " >> " + appended);
+      assertOneLineFailure(append, "No space left on device");
+      List<String> appendedLines = Files.readAllLines(appended);
+      assertThat(appendedLines.getFirst()).isEqualTo("kept from before");
+      List<String> batches = appendedLines.subList(1, appendedLines.size());
+      assertThat(batches).isNotEmpty().containsExactlyElementsOf(all.subList(0, batches.size()));
+      byte[] appendedBytes = Files.readAllBytes(appended);
+      assertThat(appendedBytes[appendedBytes.length - 1]).isEqualTo((byte) '\n');
+      assertThat(rerun()).containsExactlyElementsOf(all.subList(batches.size(), all.size()));
     } finally {
       new ProcessBuilder("umount", small.toString()).start().waitFor(30, TimeUnit.SECONDS);
     }
