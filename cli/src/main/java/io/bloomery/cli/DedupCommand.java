@@ -144,7 +144,7 @@ final class DedupCommand implements Callable<Integer> {
       guard = Guard.builder(exactStore).expectedInsertions(expected).fpp(fpp)
           .snapshotFile(snapshotFile).open();
     } catch (StoreUnavailableException e) {
-      throw CliException.failure("cannot open the store: " + e.getMessage(), e);
+      throw CliException.failure("cannot open the store: " + e.getMessage(), Credentials.redact(e));
     }
     Run run = new Run(batch);
     String problem = null;
