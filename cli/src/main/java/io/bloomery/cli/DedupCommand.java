@@ -1,17 +1,20 @@
 package io.bloomery.cli;
 
+import io.bloomery.guard.Credentials;
+import io.bloomery.guard.DigestCollisionException;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.GuardStats;
 import io.bloomery.guard.PostgresStore;
 import io.bloomery.guard.SqliteStore;
 import io.bloomery.guard.StoreUnavailableException;
-import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,9 +40,10 @@ import picocli.CommandLine.ParentCommand;
       "order, only those never seen before, in this run or any earlier run: the",
       "exact store is the memory. 'Never seen' is decided atomically by the store",
       "(INSERT ... ON CONFLICT DO NOTHING on PostgreSQL, INSERT OR IGNORE on",
-      "SQLite), so concurrent runs against one store print each item exactly once",
-      "between them. A Bloom filter in front of the store skips the lookup of",
-      "items it has definitely never seen.",
+      "SQLite), so concurrent runs against one store print each item once between",
+      "them (a crash can repeat one batch: see Delivery). A Bloom filter in front",
+      "of the store answers \"never seen\" for almost every new item; a single-item",
+      "lookup then skips the store (a batch is one round trip either way).",
       "",
       "Stores:",
       "  sqlite:FILE             embedded, one file (WAL, synchronous=FULL); the",
@@ -53,10 +57,28 @@ import picocli.CommandLine.ParentCommand;
       "a file.",
       "",
       "On stderr: a progress bar on a terminal, then the report: items, new,",
-      "duplicates, store lookups avoided (%%), store lookups made, realized",
-      "false-positive rate vs the model's, throughput. If the store fails, the",
-      "items printed so far are committed, the run stops with exit code 1, and",
-      "re-running the same input is safe.",
+      "duplicates, the filter's answers (\"never seen\" vs \"maybe\", false",
+      "positives, stale negatives from other writers), realized false-positive",
+      "rate vs the model's, throughput.",
+      "",
+      "Delivery: at least once. No item is ever lost; only after a crash can the",
+      "last unconfirmed batch repeat. Each batch's new items are written, flushed",
+      "(and fsynced when the output is a regular file) BEFORE the store commits",
+      "them as seen:",
+      "  kill -9 / power loss   the next run may print the new items of the one",
+      "                         batch written but not committed (<= --batch); a",
+      "                         file may end in a cut line without its newline",
+      "  SIGTERM / SIGINT       finishes the batch in hand, commits, exits 143 /",
+      "                         130; nothing repeats",
+      "  failed write           (disk full, /dev/full, broken pipe): the batch is",
+      "                         rolled back, a file cut back to its last whole",
+      "                         batch, exit 1 with one line; nothing repeats",
+      "  store failure          exit 1; re-running the same input is safe",
+      "A pipe counts as delivered once write() returned: what the reader then",
+      "discards (| head -1) is not printed again. Closed stdin/stdout (<&-, >&-)",
+      "are refused. To continue after a stop, feed the same input again: the",
+      "store skips what was delivered. Errors are one line; --verbose adds stack",
+      "traces and the connection pool's warnings. Details: docs/GUARD.md.",
       ""
     })
 final class DedupCommand implements Callable<Integer> {
@@ -105,6 +127,14 @@ final class DedupCommand implements Callable<Integer> {
     if (batch < 1 || batch > 100_000) {
       throw CliException.usage("--batch must be in 1..100000, got " + batch);
     }
+    LogRedaction.configure(root.verbose());
+    boolean processStdin = "-".equals(input) && root.stdin() == System.in;
+    if (processStdin) {
+      StandardStreams.requireOpenForReading(0, "standard input");
+    }
+    if ("-".equals(output)) {
+      StandardStreams.requireOpenForWriting(1, "standard output");
+    }
     ExactStore exactStore = openStore();
     Path snapshotFile = snapshot != null ? snapshot
         : store.startsWith("sqlite:") ? Path.of(store.substring("sqlite:".length()) + ".guard") : null;
@@ -114,54 +144,122 @@ final class DedupCommand implements Callable<Integer> {
       guard = Guard.builder(exactStore).expectedInsertions(expected).fpp(fpp)
           .snapshotFile(snapshotFile).open();
     } catch (StoreUnavailableException e) {
-      throw CliException.failure("cannot open the store: " + e.getMessage(), e);
+      throw CliException.failure("cannot open the store: " + e.getMessage(), Credentials.redact(e));
     }
-    long[] items = {0};
-    long[] fresh = {0};
-    List<byte[]> pending = new ArrayList<>(batch);
-    StoreUnavailableException failure = null;
+    Run run = new Run(batch);
+    String problem = null;
+    Throwable cause = null;
     PrintWriter err = root.err();
+    GracefulStop stop = GracefulStop.install();
     // The input is opened before the output, so a missing input file never truncates --output.
-    try (guard;
-        ItemInput in = ItemInput.open(input, root.stdin());
-        OutputStream out = openOutput();
+    try (stop;
+        guard;
+        ItemInput in = ItemInput.open(input, processStdin ? stop.input(interruptibleStdin())
+            : root.stdin());
+        CheckedOutput out = openOutput();
         ProgressBar progress = new ProgressBar(err, root.terminal(), "dedup", -1, "items")) {
-      in.forEach(hex, (line, bytes, offset, length) -> {
-        pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
-        if (pending.size() == batch) {
-          flush(guard, pending, out, items, fresh);
-        }
-        progress.update(items[0] + pending.size());
-      });
-      if (!pending.isEmpty()) {
-        flush(guard, pending, out, items, fresh);
+      try {
+        in.forEach(hex, (line, bytes, offset, length) -> {
+          run.pending.add(Arrays.copyOfRange(bytes, offset, offset + length));
+          if (run.pending.size() == batch) {
+            flush(guard, run, out);
+            if (stop.requested() && !processStdin) {
+              // A file can be fed again: stop after this batch. Standard input may be a pipe that
+              // cannot, so there the lines already read are finished first; its reader stops at
+              // the next read (GracefulStop.input).
+              throw new GracefulStop.Stopped();
+            }
+          }
+          progress.update(run.items + run.pending.size());
+        });
+      } catch (GracefulStop.Stopped e) {
+        run.stopped = true; // items read so far are finished below; the rest stays unread
       }
-      progress.update(items[0]);
+      if (!run.pending.isEmpty()) {
+        flush(guard, run, out);
+      }
+      progress.update(run.items);
+    } catch (CheckedOutput.Failure e) {
+      problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
+      cause = e;
     } catch (StoreUnavailableException e) {
-      failure = e; // the output written so far was flushed by closing it: those items are committed
+      problem = "the store failed after " + run.items + " items: " + e.getMessage() + "; "
+          + (run.writtenUnconfirmed > 0
+              ? "the last batch's " + run.writtenUnconfirmed + " new items were written but their"
+                  + " commit was not confirmed, so a re-run may print them again"
+              : run.unrecordedBatch())
+          + " " + run.soFar();
+      cause = e;
+    } catch (DigestCollisionException e) {
+      problem = "the store holds a different item under the SHA-256 digest of an item of the"
+          + " batch (a foreign or tampered row, not a real collision: " + e.getMessage() + "); "
+          + run.unrecordedBatch() + " " + run.soFar();
+      cause = e;
     }
-    report(err, guard.stats(), items[0], fresh[0], started);
-    if (failure != null) {
-      throw CliException.failure("store unavailable after " + items[0] + " items; the "
-          + pending.size() + " items of the failed batch have an unknown outcome. Every new item"
-          + " printed so far is committed; re-running the same input is safe (each item is"
-          + " printed at most once across runs). Cause: " + failure.getMessage(), failure);
+    report(err, guard.stats(), run.items, run.fresh, started, snapshotFile != null);
+    if (problem != null) {
+      throw CliException.failure(Credentials.redact(problem), Credentials.redact(cause));
+    }
+    if (run.stopped) {
+      err.println("bloomery dedup: stopped by " + stop.signalName() + " after " + run.items
+          + " items, whose " + Units.grouped(run.fresh) + " new items were written and committed;"
+          + " the rest of the input was not read: feed it (or all of it again) to continue");
+      err.flush();
+      return stop.exitCode();
     }
     return BloomeryCommand.EXIT_OK;
   }
 
-  /** One store round trip for the pending items; writes the new ones in input order. */
-  private void flush(Guard guard, List<byte[]> pending, OutputStream out, long[] items, long[] fresh)
-      throws IOException {
-    boolean[] isNew = guard.addIfAbsent(pending);
-    for (int i = 0; i < isNew.length; i++) {
-      if (isNew[i]) {
-        writeItem(out, pending.get(i));
-        fresh[0]++;
-      }
+  /** Counters and the batch in hand of one run. */
+  private static final class Run {
+    final List<byte[]> pending;
+    long items;
+    long fresh;
+    long writtenUnconfirmed;
+    boolean stopped;
+
+    Run(int batch) {
+      pending = new ArrayList<>(batch);
     }
-    items[0] += pending.size();
+
+    String unrecordedBatch() {
+      return "the batch in progress (" + pending.size() + " items) was rolled back: none of it is"
+          + " recorded as seen, so a re-run prints its new items";
+    }
+
+    String soFar() {
+      return "(" + Units.grouped(fresh) + " new items were written and committed before it)";
+    }
+  }
+
+  /**
+   * One store transaction for the pending items. The new ones are written to the output, flushed
+   * (and fsynced for a file) before the commit that records them as seen; a failed write rolls
+   * the batch back. A crash can therefore repeat the last batch, never lose an item.
+   */
+  private void flush(Guard guard, Run run, CheckedOutput out) throws IOException {
+    run.writtenUnconfirmed = 0;
+    List<byte[]> pending = run.pending;
+    guard.addIfAbsent(pending, inserted -> {
+      long written = 0;
+      for (int i = 0; i < inserted.length; i++) {
+        if (inserted[i]) {
+          writeItem(out, pending.get(i));
+          written++;
+        }
+      }
+      out.deliver();
+      run.writtenUnconfirmed = written; // delivered; the commit follows
+    });
+    run.fresh += run.writtenUnconfirmed;
+    run.writtenUnconfirmed = 0;
+    run.items += pending.size();
     pending.clear();
+  }
+
+  /** File descriptor 0 over an interruptible channel, so a stop request wakes a blocked read. */
+  private static InputStream interruptibleStdin() {
+    return Channels.newInputStream(new FileInputStream(FileDescriptor.in).getChannel());
   }
 
   private ExactStore openStore() {
@@ -177,74 +275,81 @@ final class DedupCommand implements Callable<Integer> {
         return PostgresStore.open(store, table);
       }
     } catch (StoreUnavailableException e) {
-      throw CliException.failure("cannot open the store: " + e.getMessage(), e);
+      throw CliException.failure("cannot open the store: " + e.getMessage(), Credentials.redact(e));
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw CliException.usage(e.getMessage(), e);
+      throw CliException.usage(Credentials.redact(e.getMessage()), Credentials.redact(e));
     }
-    throw CliException.usage("--store must be sqlite:FILE or jdbc:postgresql://..., got '" + store + "'");
+    throw CliException.usage("--store must be sqlite:FILE or jdbc:postgresql://..., got '"
+        + Credentials.redact(store) + "'");
   }
 
-  private OutputStream openOutput() throws IOException {
-    if ("-".equals(output)) {
-      // Items are bytes: they go to the process's stdout as bytes, not through a character writer.
-      return new BufferedOutputStream(new NonClosingOutputStream(System.out), 1 << 16);
-    }
-    return new BufferedOutputStream(Files.newOutputStream(Path.of(output)), 1 << 16);
+  private CheckedOutput openOutput() throws IOException {
+    // Items are bytes: they go to the output as bytes, not through a character writer.
+    return "-".equals(output) ? CheckedOutput.standardOutput() : CheckedOutput.file(Path.of(output));
   }
 
-  private void writeItem(OutputStream out, byte[] item) throws IOException {
+  private void writeItem(CheckedOutput out, byte[] item) {
     out.write(hex ? Hex.encode(item).getBytes(StandardCharsets.US_ASCII) : item);
     out.write('\n');
   }
 
-  private void report(PrintWriter err, GuardStats stats, long items, long fresh, long startedNanos) {
+  private void report(PrintWriter err, GuardStats stats, long items, long fresh, long startedNanos,
+      boolean hasSnapshot) {
     double seconds = Math.max(1e-9, (System.nanoTime() - startedNanos) / 1e9);
-    long duplicates = items - fresh;
-    long avoided = stats.storeLookupsAvoided();
-    long made = stats.storeLookupsMade();
     err.printf(Locale.ROOT, "dedup: %s items, %s new, %s duplicates in %.2f s (%s items/s)%n",
-        Units.grouped(items), Units.grouped(fresh), Units.grouped(duplicates), seconds,
+        Units.grouped(items), Units.grouped(fresh), Units.grouped(items - fresh), seconds,
         Units.count(items / seconds));
-    err.printf(Locale.ROOT, "  store lookups avoided: %s (%s of all items; %s of new items)%n",
-        Units.grouped(avoided), percent(avoided, avoided + made), percent(avoided, fresh));
-    err.printf(Locale.ROOT, "  store lookups made:    %s (filter said maybe: duplicates confirmed"
-        + " and false positives)%n", Units.grouped(made));
-    double realized = stats.realizedFalsePositiveRate();
-    err.printf(Locale.ROOT, "  false positives:       %s realized (%s of non-members) vs model %s"
-        + " at the current fill%n", Units.grouped(stats.realizedFalsePositives()),
-        Double.isNaN(realized) ? "n/a" : String.format(Locale.ROOT, "%.4f%%", realized * 100),
-        String.format(Locale.ROOT, "%.4f%%", stats.modelFalsePositiveRate() * 100));
-    err.printf(Locale.ROOT, "  filter: generation %d, m=%s bits, k=%d, capacity %s, fill %.1f%%%s%n",
-        stats.generation(), Units.grouped(stats.bits()), stats.hashes(),
-        Units.grouped(stats.capacity()), stats.fillRatio() * 100,
-        stats.nearCapacity() ? ", NEAR CAPACITY (>= 80%): raise --expected" : "");
-    err.printf(Locale.ROOT, "  store: %s; %s%n", store.startsWith("sqlite:") ? store : "PostgreSQL",
-        stats.recovery());
-    if (stats.insertFailures() > 0 || stats.staleNegatives() > 0) {
-      err.printf(Locale.ROOT, "  insert failures: %d; stale negatives (another writer): %d%n",
-          stats.insertFailures(), stats.staleNegatives());
+    for (String line : summary(stats, store.startsWith("sqlite:") ? store : "PostgreSQL",
+        hasSnapshot)) {
+      err.println("  " + line);
     }
     err.flush();
   }
 
-  private static String percent(long part, long whole) {
-    return whole == 0 ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100.0 * part / whole);
+  /**
+   * The figures under the first summary line, each meaning what its label says. Every item the
+   * guard was offered is one filter answer: "never seen" (its bits were not all set) or "maybe".
+   * A "never seen" item is new unless another writer stored it first (a stale negative); a
+   * "maybe" is a duplicate unless the store did not hold it (a realized false positive).
+   */
+  static List<String> summary(GuardStats stats, String storeName, boolean hasSnapshot) {
+    long negatives = stats.storeLookupsAvoided();
+    long maybes = stats.storeLookupsMade();
+    long stale = stats.staleNegatives();
+    long falsePositives = stats.realizedFalsePositives();
+    long offered = negatives + maybes;
+    long nonMembers = negatives - stale + falsePositives;
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "filter answers: %s \"never seen\" (%s of items, new"
+            + " without a store read), %s \"maybe\" (%s, confirmed by the store)",
+        Units.grouped(negatives), percent(negatives, offered), Units.grouped(maybes),
+        percent(maybes, offered)));
+    lines.add(String.format(Locale.ROOT, "  \"maybe\": %s duplicates, %s false positives (new"
+            + " after all)", Units.grouped(maybes - falsePositives), Units.grouped(falsePositives)));
+    if (stale > 0) {
+      lines.add(String.format(Locale.ROOT, "  \"never seen\" but already stored by another"
+          + " writer: %s (stale negatives)", Units.grouped(stale)));
+    }
+    double realized = stats.realizedFalsePositiveRate();
+    lines.add(String.format(Locale.ROOT, "false-positive rate: %s realized (%s of %s non-members)"
+            + " vs model %s at the current fill", Units.grouped(falsePositives),
+        Double.isNaN(realized) ? "n/a" : String.format(Locale.ROOT, "%.4f%%", realized * 100),
+        Units.grouped(nonMembers), String.format(Locale.ROOT, "%.4f%%",
+            stats.modelFalsePositiveRate() * 100)));
+    lines.add(String.format(Locale.ROOT, "filter: %s, m=%s bits, k=%d, capacity %s, fill %.1f%%%s",
+        hasSnapshot ? "generation " + stats.generation() + " of the builds its snapshot records"
+            : "built from the store at open (no snapshot file, so no generations)",
+        Units.grouped(stats.bits()), stats.hashes(), Units.grouped(stats.capacity()),
+        stats.fillRatio() * 100,
+        stats.nearCapacity() ? ", NEAR CAPACITY (>= 80%): raise --expected" : ""));
+    lines.add("store: " + storeName + "; " + stats.recovery());
+    if (stats.insertFailures() > 0) {
+      lines.add("items of failed store calls (outcome unknown): " + stats.insertFailures());
+    }
+    return lines;
   }
 
-  /** Lets a try-with-resources close the buffer without closing the process's stdout. */
-  private static final class NonClosingOutputStream extends java.io.FilterOutputStream {
-    NonClosingOutputStream(OutputStream out) {
-      super(out);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-    }
-
-    @Override
-    public void close() throws IOException {
-      flush();
-    }
+  private static String percent(long part, long whole) {
+    return whole == 0 ? "n/a" : String.format(Locale.ROOT, "%.2f%%", 100.0 * part / whole);
   }
 }

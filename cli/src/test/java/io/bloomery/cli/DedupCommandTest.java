@@ -50,7 +50,7 @@ class DedupCommandTest {
     Cli.Result run1 = dedup(store, first, "run1");
     assertThat(output("run1")).containsExactlyElementsOf(new LinkedHashSet<>(first));
     assertThat(run1.err()).contains("dedup: 2,000 items, 1,000 new, 1,000 duplicates")
-        .contains("store lookups avoided").contains("store lookups made")
+        .contains("\"never seen\"").contains("\"maybe\": ")
         .contains("false positives").contains("vs model").contains("items/s");
 
     // Run 2: 500..1499 → only 1000..1499 are new; the store remembers run 1.
@@ -76,6 +76,104 @@ class DedupCommandTest {
     Cli.Result run3 = dedup(url, urls(1400, 1600), "run3");
     assertThat(output("run3")).containsExactlyElementsOf(urls(1500, 1600));
     assertThat(run3.err()).contains("rebuilt from store: no snapshot file configured");
+  }
+
+  /** A row written behind the guard's back under the SHA-256 digest of {@code item}. */
+  private static void plantForeignRow(String jdbcUrl, String item) throws Exception {
+    byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+        .digest(item.getBytes(StandardCharsets.UTF_8));
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl);
+        java.sql.PreparedStatement ps = c.prepareStatement(
+            "INSERT INTO bloomery_seen (digest, item) VALUES (?, ?)")) {
+      ps.setBytes(1, digest);
+      ps.setBytes(2, "a foreign row".getBytes(StandardCharsets.UTF_8));
+      ps.executeUpdate();
+    }
+  }
+
+  private static void removeForeignRow(String jdbcUrl) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl);
+        java.sql.Statement st = c.createStatement()) {
+      st.executeUpdate("DELETE FROM bloomery_seen WHERE item = 'a foreign row'::bytea"
+          .replace("::bytea", jdbcUrl.startsWith("jdbc:sqlite:") ? "" : "::bytea")
+          .replace("'a foreign row'", jdbcUrl.startsWith("jdbc:sqlite:")
+              ? "CAST('a foreign row' AS BLOB)" : "'a foreign row'"));
+    }
+  }
+
+  private void aCollidingForeignRowFailsTheBatchAndCommitsNoneOfIt(String store, String jdbcUrl)
+      throws Exception {
+    assertThat(dedup(store, List.of(), "create").exitCode()).isZero(); // creates the table
+    plantForeignRow(jdbcUrl, "https://example.org/later");
+    Path in = dir.resolve("collide.in");
+    Cli.lines(in, List.of("https://example.org/fresh", "https://example.org/later"));
+    Path out = dir.resolve("collide.out");
+    Cli.Result failed = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output",
+        out.toString());
+    assertThat(failed.exitCode()).as(failed.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    String last = failed.err().strip().substring(failed.err().strip().lastIndexOf('\n') + 1);
+    assertThat(last).startsWith("bloomery dedup: the store holds a different item under the"
+        + " SHA-256 digest").contains("rolled back").doesNotContain("Exception")
+        .doesNotContain("io.bloomery");
+    assertThat(Files.readString(out)).isEmpty();
+    removeForeignRow(jdbcUrl);
+    Cli.Result rerun = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output",
+        out.toString());
+    assertThat(rerun.exitCode()).as(rerun.toString()).isZero();
+    assertThat(Files.readAllLines(out)).as("the other item of the failed batch was not committed")
+        .containsExactly("https://example.org/fresh", "https://example.org/later");
+  }
+
+  @Test
+  void sqliteCollisionCommitsNothingOfTheBatch() throws Exception {
+    Path db = dir.resolve("collide.db");
+    aCollidingForeignRowFailsTheBatchAndCommitsNoneOfIt("sqlite:" + db, "jdbc:sqlite:" + db);
+  }
+
+  @Test
+  void postgresCollisionCommitsNothingOfTheBatch() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    aCollidingForeignRowFailsTheBatchAndCommitsNoneOfIt(url, url);
+  }
+
+  @Test
+  void summaryFiguresMeanWhatTheirLabelsSayWithAnotherWriter() throws Exception {
+    Path db = dir.resolve("shared.db");
+    // Another writer stores 300 items while this run's guard is open; the run then offers them
+    // with 100 new ones. Its filter said "never seen" for all 400: 300 are stale negatives.
+    try (io.bloomery.guard.Guard guard = io.bloomery.guard.Guard.builder(
+            io.bloomery.guard.SqliteStore.open(db)).expectedInsertions(10_000).open();
+        io.bloomery.guard.SqliteStore other = io.bloomery.guard.SqliteStore.open(db)) {
+      List<byte[]> batch = new ArrayList<>();
+      for (String url : urls(0, 300)) {
+        other.insertIfAbsent(url.getBytes(StandardCharsets.UTF_8));
+        batch.add(url.getBytes(StandardCharsets.UTF_8));
+      }
+      for (String url : urls(300, 400)) {
+        batch.add(url.getBytes(StandardCharsets.UTF_8));
+      }
+      guard.addIfAbsent(batch, inserted -> { });
+      List<String> lines = DedupCommand.summary(guard.stats(), "sqlite:shared.db", false);
+      assertThat(lines).containsExactly(
+          "filter answers: 400 \"never seen\" (100.00% of items, new without a store read),"
+              + " 0 \"maybe\" (0.00%, confirmed by the store)",
+          "  \"maybe\": 0 duplicates, 0 false positives (new after all)",
+          "  \"never seen\" but already stored by another writer: 300 (stale negatives)",
+          "false-positive rate: 0 realized (0.0000% of 100 non-members) vs model 0.0000% at the"
+              + " current fill",
+          lines.get(4), // the filter's shape, checked below
+          "store: sqlite:shared.db; rebuilt from store: no snapshot file configured");
+      assertThat(lines.get(4)).startsWith("filter: built from the store at open (no snapshot file,"
+          + " so no generations), m=");
+      for (String line : lines) {
+        for (String percent : line.split(" ")) {
+          if (percent.matches("\\(?\\d+\\.\\d+%.*")) {
+            assertThat(Double.parseDouble(percent.replaceAll("[^0-9.]", "")))
+                .as(line).isBetween(0.0, 100.0);
+          }
+        }
+      }
+    }
   }
 
   @Test
@@ -109,7 +207,9 @@ class DedupCommandTest {
   @Test
   void helpNamesTheDefaultStore() {
     Cli.Result result = Cli.run("dedup", "--help");
-    assertThat(result.out()).contains("sqlite:bloomery-dedup.db");
+    assertThat(result.out()).contains("sqlite:bloomery-dedup.db")
+        .contains("Delivery: at least once. No item is ever lost")
+        .contains("BEFORE the store commits").contains("exits 143");
   }
 
   @Test

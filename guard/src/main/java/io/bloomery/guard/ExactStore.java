@@ -1,5 +1,6 @@
 package io.bloomery.guard;
 
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -18,6 +19,8 @@ import java.util.List;
  *   <li>Rows have a position (an id) that grows with every insert; {@link #watermark()} is the
  *       largest committed position. {@link #scan} reads one consistent snapshot and reports the
  *       watermark of that snapshot; {@link #scanAfter} returns the rows after a watermark.
+ *   <li>A batch is all or nothing: if any item of it fails (a digest collision, a store error, a
+ *       {@link BeforeCommit} that throws), no row of the batch is committed.
  *   <li>A read-only store ({@link #isReadOnly()}) refuses inserts with {@link ReadOnlyStoreException}
  *       and has no watermark.
  * </ul>
@@ -30,6 +33,20 @@ public interface ExactStore extends AutoCloseable {
   @FunctionalInterface
   interface ItemSink {
     void accept(byte[] item);
+  }
+
+  /**
+   * Runs after a batch's inserts and before their commit, with the per-item answers. If it throws,
+   * the batch is rolled back: none of its items is recorded as seen. {@code bloomery dedup} writes
+   * (and flushes, and for a file fsyncs) the new items here, so that an item is never "seen" in the
+   * store before it reached the output.
+   */
+  @FunctionalInterface
+  interface BeforeCommit {
+    /** Nothing to do before the commit. */
+    BeforeCommit NONE = inserted -> {};
+
+    void accept(boolean[] inserted) throws IOException;
   }
 
   /** The outcome of a consistent scan: how many rows it read and the watermark of its snapshot. */
@@ -72,7 +89,25 @@ public interface ExactStore extends AutoCloseable {
    *
    * @return for each item, in order, whether this call inserted it
    */
-  boolean[] insertAllIfAbsent(List<byte[]> items);
+  default boolean[] insertAllIfAbsent(List<byte[]> items) {
+    try {
+      return insertAllIfAbsent(items, BeforeCommit.NONE);
+    } catch (IOException e) {
+      throw new AssertionError("BeforeCommit.NONE throws nothing", e);
+    }
+  }
+
+  /**
+   * {@link #insertAllIfAbsent(List)} in one transaction that commits only after {@code
+   * beforeCommit} returned. If it throws, or anything else fails, nothing of the batch is committed.
+   *
+   * @throws IOException what {@code beforeCommit} threw (the batch was rolled back)
+   * @throws StoreUnavailableException if the store failed; the outcome is unknown only when the
+   *     commit itself failed, i.e. after {@code beforeCommit} returned
+   * @throws DigestCollisionException if an item's digest belongs to different stored bytes (the
+   *     batch was rolled back)
+   */
+  boolean[] insertAllIfAbsent(List<byte[]> items, BeforeCommit beforeCommit) throws IOException;
 
   /** The largest committed row position, 0 for an empty store. */
   long watermark();

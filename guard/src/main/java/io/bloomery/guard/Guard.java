@@ -78,6 +78,7 @@ public final class Guard implements AutoCloseable {
   private volatile BloomFilter current;
   private volatile BloomFilter rebuildTarget;
   private volatile long generation;
+  private long snapshotGeneration; // of a readable snapshot found on open, else 0
   private volatile Instant builtAt;
   private volatile String recovery;
   private volatile LongAdder itemsSinceBuild = new LongAdder();
@@ -193,6 +194,9 @@ public final class Guard implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       return "snapshot " + snapshotFile + " is unreadable (" + e.getMessage() + ")";
     }
+    if (snapshot.storeIdentity().equals(store.identity())) {
+      snapshotGeneration = snapshot.generation(); // a rebuild on open continues this history
+    }
     if (!snapshot.storeIdentity().equals(store.identity())) {
       return "snapshot belongs to store " + snapshot.storeIdentity() + ", not " + store.identity();
     }
@@ -222,7 +226,7 @@ public final class Guard implements AutoCloseable {
     BloomFilter filter = BloomFilter.create(expected, configuredFpp);
     long started = System.nanoTime();
     ExactStore.ScanResult scan = store.scan(filter::add);
-    install(filter, 1, Instant.now(), "rebuilt from store: " + reason);
+    install(filter, snapshotGeneration + 1, Instant.now(), "rebuilt from store: " + reason);
     LOG.info("guard {}: rebuilt from store: {} ({} rows streamed in {} ms, {} rows/s;"
             + " n={} p={} m={} k={})", store.identity(), reason, scan.rows(), millisSince(started),
         rowsPerSecond(scan.rows(), started), expected, configuredFpp, filter.bitSize(),
@@ -287,7 +291,7 @@ public final class Guard implements AutoCloseable {
           gate.writeLock().unlock();
         }
         LOG.warn("guard {}: rebuild failed, keeping generation {}: {}", store.identity(),
-            generation, e.toString());
+            generation, Credentials.redact(String.valueOf(e.getMessage())));
         throw e;
       }
       gate.writeLock().lock();
@@ -400,7 +404,30 @@ public final class Guard implements AutoCloseable {
    *     outcome is unknown, and every item counts as an insert failure
    */
   public boolean[] addIfAbsent(List<byte[]> items) {
+    try {
+      return addIfAbsent(items, ExactStore.BeforeCommit.NONE);
+    } catch (IOException e) {
+      throw new AssertionError("BeforeCommit.NONE throws nothing", e);
+    }
+  }
+
+  /**
+   * {@link #addIfAbsent(List)} that hands the answers to {@code beforeCommit} while the batch is
+   * still uncommitted; the batch commits only if it returns. This is how a caller delivers the new
+   * items (writes them out) <em>before</em> the store records them as seen: if delivery fails,
+   * nothing of the batch is recorded and a retry finds every item new again.
+   *
+   * @throws IOException what {@code beforeCommit} threw; no item of the batch was committed (the
+   *     filter may keep their bits: harmless false positives)
+   * @throws StoreUnavailableException as for {@link #addIfAbsent(List)}; if {@code beforeCommit}
+   *     had already returned, only the commit's outcome is unknown
+   * @throws DigestCollisionException if a stored row has an item's digest but other bytes; no
+   *     item of the batch was committed
+   */
+  public boolean[] addIfAbsent(List<byte[]> items, ExactStore.BeforeCommit beforeCommit)
+      throws IOException {
     requireOpen();
+    Objects.requireNonNull(beforeCommit, "beforeCommit");
     for (int i = 0; i < items.size(); i++) {
       if (items.get(i) == null) {
         throw new NullPointerException("items[" + i + "]");
@@ -425,9 +452,9 @@ public final class Guard implements AutoCloseable {
       }
       boolean[] inserted;
       try {
-        inserted = items.size() == 1
+        inserted = items.size() == 1 && beforeCommit == ExactStore.BeforeCommit.NONE
             ? new boolean[] {store.insertIfAbsent(items.get(0), maybe[0])}
-            : store.insertAllIfAbsent(items);
+            : store.insertAllIfAbsent(items, beforeCommit);
       } catch (StoreUnavailableException e) {
         insertFailures.add(items.size());
         throw e;
@@ -513,7 +540,7 @@ public final class Guard implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       LOG.warn("guard {}: could not write the clean snapshot on close ({}); the next open will"
-          + " replay or rebuild", store.identity(), e.toString());
+          + " replay or rebuild", store.identity(), Credentials.redact(String.valueOf(e.getMessage())));
     } finally {
       store.close();
     }

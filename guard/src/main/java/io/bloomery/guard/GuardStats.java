@@ -6,15 +6,26 @@ import java.time.Instant;
  * Freshness and honesty figures of a {@link Guard}, read at one moment (each counter is exact;
  * counters are not read atomically together).
  *
- * <p>Definitions. A <em>store lookup avoided</em> is an item the filter answered "definitely
- * absent" (a naive loop would have asked the store first). A <em>store lookup made</em> is an item
- * the filter answered "maybe", which the store then confirmed (by {@code contains} for a lookup, by
- * the conflict of the atomic insert for addIfAbsent). A <em>realized false positive</em> is a "maybe"
- * that the store did not hold. {@link #realizedFalsePositiveRate()} divides those by every non-member
- * the guard saw (avoided lookups + realized false positives), which is how the model's rate
- * {@link #modelFalsePositiveRate()} is defined.
+ * <p>Definitions. Every item passed to {@code lookup} or {@code addIfAbsent} counts exactly once,
+ * in {@code storeLookupsAvoided} or in {@code storeLookupsMade}. A <em>store lookup avoided</em> is
+ * an item the filter answered "definitely absent": {@code lookup} answers without the store, and a
+ * single-item {@code addIfAbsent} inserts without reading first (a batch sends every item in one
+ * statement either way; there the figure says how many the filter knew to be new). A <em>store
+ * lookup made</em> is an item the filter answered "maybe", which the store then confirmed. A
+ * <em>realized false positive</em> is a "maybe" that the store did not hold. A <em>stale
+ * negative</em> is a "definitely absent" that the store held after all (another writer, or a
+ * concurrent caller of this guard, stored it first); it is a member, so it is not counted among the
+ * non-members. {@link #realizedFalsePositiveRate()} divides the realized false positives by every
+ * non-member the guard saw (avoided lookups − stale negatives + realized false positives), which is
+ * how the model's rate {@link #modelFalsePositiveRate()} is defined.
  *
- * @param generation 1 for the first filter, +1 per rebuild
+ * <p>For a guard used only through {@code addIfAbsent}, the new items number exactly
+ * {@code storeLookupsAvoided − staleNegatives + realizedFalsePositives}.
+ *
+ * @param generation the number of filters built for this store that its snapshot history records,
+ *     the current one included: 1 for the first; +1 per rebuild, also a rebuild on open that found a
+ *     readable but unusable snapshot (sizing changed, store behind it). Without a snapshot file there
+ *     is no history and every open starts again at 1
  * @param builtAt when the current filter was built or recovered
  * @param recovery how the current generation came to be (e.g. "replayed 12 rows after watermark 4000")
  * @param itemsSinceRebuild items inserted as new through this guard since the filter was built
@@ -53,9 +64,12 @@ public record GuardStats(
     boolean nearCapacity,
     boolean rebuilding) {
 
-  /** Realized false positives over all non-members seen; {@code NaN} before the first one. */
+  /**
+   * Realized false positives over all non-members seen (filter negatives that were not stale, plus
+   * the realized false positives); {@code NaN} before the first non-member.
+   */
   public double realizedFalsePositiveRate() {
-    long nonMembers = storeLookupsAvoided + realizedFalsePositives;
+    long nonMembers = storeLookupsAvoided - staleNegatives + realizedFalsePositives;
     return nonMembers == 0 ? Double.NaN : (double) realizedFalsePositives / nonMembers;
   }
 

@@ -2,6 +2,7 @@ package io.bloomery.guard;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -35,7 +36,13 @@ import java.util.Objects;
  * FROM input i LEFT JOIN ins ON ins.digest = i.digest LEFT JOIN t s ON s.digest = i.digest
  * }</pre>
  *
- * {@code ON CONFLICT DO NOTHING} is PostgreSQL's speculative insertion: a concurrent uncommitted
+ * The statement runs in a transaction that commits only after every conflicting row was confirmed
+ * byte-equal and the caller's {@link BeforeCommit} returned, so a batch is all or nothing: a digest
+ * collision on one item commits none of the others, like SQLite. While the transaction is open, a
+ * concurrent inserter of one of its new items waits for it (and then sees a duplicate, or inserts
+ * after a rollback).
+ *
+ * <p>{@code ON CONFLICT DO NOTHING} is PostgreSQL's speculative insertion: a concurrent uncommitted
  * insert of the same digest makes the second inserter wait for the first to commit or abort, so
  * exactly one caller sees its row returned. Rows go in digest order, so concurrent batches that
  * share keys lock them in the same order and cannot deadlock (a deadlock or serialization failure,
@@ -78,7 +85,7 @@ public final class PostgresStore implements ExactStore {
     this.table = SqlNames.qualified(table, "table");
     this.column = SqlNames.identifier(column, "column");
     this.readOnly = readOnly;
-    this.identity = "postgresql:" + stripCredentials(jdbcUrl) + "#" + table + "." + column;
+    this.identity = "postgresql:" + withoutQuery(jdbcUrl) + "#" + table + "." + column;
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(poolSize);
@@ -88,8 +95,8 @@ public final class PostgresStore implements ExactStore {
     try {
       this.pool = new HikariDataSource(config);
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException("PostgreSQL store " + identity + ": cannot connect: "
-          + e.getMessage(), e);
+      throw new StoreUnavailableException(Credentials.redact("PostgreSQL store " + identity
+          + ": cannot connect: " + e.getMessage()), Credentials.redact(e));
     }
     try {
       if (readOnly) {
@@ -125,9 +132,13 @@ public final class PostgresStore implements ExactStore {
     return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4);
   }
 
-  private static String stripCredentials(String jdbcUrl) {
+  /**
+   * The URL without its query (user, password and connection options), credentials redacted: the
+   * store's identity, shown in every message.
+   */
+  private static String withoutQuery(String jdbcUrl) {
     int query = jdbcUrl.indexOf('?');
-    return query < 0 ? jdbcUrl : jdbcUrl.substring(0, query);
+    return Credentials.redact(query < 0 ? jdbcUrl : jdbcUrl.substring(0, query));
   }
 
   private void createTableIfAbsent() throws SQLException {
@@ -301,7 +312,9 @@ public final class PostgresStore implements ExactStore {
   }
 
   @Override
-  public boolean[] insertAllIfAbsent(List<byte[]> items) {
+  public boolean[] insertAllIfAbsent(List<byte[]> items, BeforeCommit beforeCommit)
+      throws IOException {
+    Objects.requireNonNull(beforeCommit, "beforeCommit");
     if (readOnly) {
       throw new ReadOnlyStoreException("PostgreSQL source " + table + "." + column
           + " is read-only for the guard (someone else's table): addIfAbsent is refused;"
@@ -327,26 +340,55 @@ public final class PostgresStore implements ExactStore {
       distinct.add(item);
     }
     if (distinct.isEmpty()) {
+      beforeCommit.accept(inserted.clone());
       return inserted;
     }
-    boolean[] sentInserted;
     for (int attempt = 1; ; attempt++) {
       try (Connection c = pool.getConnection()) {
-        sentInserted = insertDistinct(c, digests, distinct);
-        break;
+        // One transaction: the statement's rows commit only after every item was confirmed (a
+        // digest collision throws first) and beforeCommit returned; anything else rolls it back.
+        c.setAutoCommit(false);
+        boolean committed = false;
+        try {
+          boolean[] sentInserted = insertDistinct(c, digests, distinct);
+          for (int i = 0; i < inserted.length; i++) {
+            inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
+          }
+          beforeCommit.accept(inserted.clone());
+          c.commit();
+          committed = true;
+          return inserted;
+        } finally {
+          if (!committed) {
+            rollbackQuietly(c);
+          }
+          restoreAutoCommitQuietly(c);
+        }
       } catch (SQLException e) {
-        // A deadlock or serialization failure aborts the whole statement: nothing was written,
-        // so the outcome is known and the batch can be sent again.
+        // A deadlock or serialization failure aborts the whole statement: nothing was written
+        // and beforeCommit has not run, so the outcome is known and the batch can be sent again.
         boolean retryable = "40P01".equals(e.getSQLState()) || "40001".equals(e.getSQLState());
         if (!retryable || attempt == MAX_ATTEMPTS) {
           throw unavailable("insert batch of " + distinct.size(), e);
         }
       }
     }
-    for (int i = 0; i < inserted.length; i++) {
-      inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      // The connection is gone; the server aborts the transaction with it.
     }
-    return inserted;
+  }
+
+  private static void restoreAutoCommitQuietly(Connection c) {
+    try {
+      c.setAutoCommit(true);
+    } catch (SQLException e) {
+      // A broken connection; the pool discards it.
+    }
   }
 
   /**
@@ -522,7 +564,8 @@ public final class PostgresStore implements ExactStore {
       // The server went away or restarted: every pooled connection is suspect, not only this one.
       pool.getHikariPoolMXBean().softEvictConnections();
     }
-    return new StoreUnavailableException("PostgreSQL store " + identity + ": " + operation
-        + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
+    return new StoreUnavailableException(Credentials.redact("PostgreSQL store " + identity + ": "
+        + operation + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage()),
+        Credentials.redact(e));
   }
 }

@@ -1,5 +1,6 @@
 package io.bloomery.guard;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Atomicity: {@code INSERT OR IGNORE} inside a {@code BEGIN IMMEDIATE} transaction; SQLite has a
  * single writer per database, so there is no check/insert race, and {@code changes()} (the update
- * count) says whether the row was inserted. A batch is one transaction, one fsync. Because writes
+ * count) says whether the row was inserted. A batch is one transaction, one fsync, and all or
+ * nothing: a collision, an error or a throwing {@link BeforeCommit} rolls the whole batch back. Because writes
  * are serialised, rowid order is commit order, which makes {@code max(id)} a correct watermark.
  *
  * <p>Thread-safe: writes share one connection under a lock; scans open their own read connection
@@ -130,7 +132,9 @@ public final class SqliteStore implements ExactStore {
   }
 
   @Override
-  public boolean[] insertAllIfAbsent(List<byte[]> items) {
+  public boolean[] insertAllIfAbsent(List<byte[]> items, BeforeCommit beforeCommit)
+      throws IOException {
+    Objects.requireNonNull(beforeCommit, "beforeCommit");
     boolean[] inserted = new boolean[items.size()];
     if (items.isEmpty()) {
       return inserted;
@@ -163,9 +167,10 @@ public final class SqliteStore implements ExactStore {
             }
           }
         }
+        beforeCommit.accept(inserted.clone());
         writer.commit();
         return inserted;
-      } catch (SQLException | RuntimeException e) {
+      } catch (SQLException | IOException | RuntimeException e) {
         rollbackQuietly(e);
         throw e;
       } finally {
@@ -269,7 +274,8 @@ public final class SqliteStore implements ExactStore {
   }
 
   private StoreUnavailableException unavailable(String operation, SQLException e) {
-    return new StoreUnavailableException(
-        "SQLite store " + identity + ": " + operation + " failed: " + e.getMessage(), e);
+    return new StoreUnavailableException(Credentials.redact(
+        "SQLite store " + identity + ": " + operation + " failed: " + e.getMessage()),
+        Credentials.redact(e));
   }
 }

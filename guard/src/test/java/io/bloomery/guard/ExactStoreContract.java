@@ -28,6 +28,12 @@ abstract class ExactStoreContract {
   /** Another store instance (own connections) on the data of the last {@link #createEmptyStore()}. */
   protected abstract ExactStore sameDataStore();
 
+  /**
+   * Writes a row behind the store's back (plain SQL into the last created store's table), as a
+   * foreign writer or a tampered table would: {@code digest} need not be the item's.
+   */
+  protected abstract void plantRow(byte[] digest, byte[] item) throws Exception;
+
   protected final ExactStore track(ExactStore store) {
     opened.add(store);
     return store;
@@ -116,6 +122,43 @@ abstract class ExactStoreContract {
     assertThat(inserted).containsExactly(true, false, true, false, true, false);
     assertThat(store.insertAllIfAbsent(List.of())).isEmpty();
     assertThat(scanAll(store)).hasSize(4);
+  }
+
+  @Test
+  void aBatchWhoseBeforeCommitFailsCommitsNothing() throws Exception {
+    ExactStore store = track(createEmptyStore());
+    store.insertIfAbsent(bytes("old"));
+    List<boolean[]> seen = new ArrayList<>();
+    assertThatThrownBy(() -> store.insertAllIfAbsent(List.of(bytes("a"), bytes("old"), bytes("b")),
+        inserted -> {
+          seen.add(inserted);
+          throw new java.io.IOException("No space left on device");
+        })).isInstanceOf(java.io.IOException.class).hasMessage("No space left on device");
+    assertThat(seen).singleElement().satisfies(inserted ->
+        assertThat(inserted).containsExactly(true, false, true)); // the answers came first
+    assertThat(store.contains(bytes("a"))).isFalse();
+    assertThat(store.contains(bytes("b"))).isFalse();
+    assertThat(scanAll(store)).hasSize(1);
+    // Sent again, the batch finds its items new: the failed delivery recorded nothing.
+    assertThat(store.insertAllIfAbsent(List.of(bytes("a"), bytes("old"), bytes("b"))))
+        .containsExactly(true, false, true);
+  }
+
+  @Test
+  void aDigestCollisionRollsTheWholeBatchBack() throws Exception {
+    ExactStore store = track(createEmptyStore());
+    plantRow(ItemDigest.of(bytes("later")), bytes("a foreign row under later's digest"));
+    assertThatThrownBy(() -> store.insertAllIfAbsent(List.of(bytes("fresh"), bytes("later"))))
+        .isInstanceOf(DigestCollisionException.class);
+    assertThatThrownBy(() -> store.insertAllIfAbsent(List.of(bytes("later"), bytes("fresh2")),
+        inserted -> { }))
+        .isInstanceOf(DigestCollisionException.class);
+    // Neither the item before nor the one after the collision was committed.
+    assertThat(store.contains(bytes("fresh"))).isFalse();
+    assertThat(store.contains(bytes("fresh2"))).isFalse();
+    assertThat(scanAll(store)).hasSize(1);
+    assertThat(store.insertAllIfAbsent(List.of(bytes("fresh"), bytes("fresh2"))))
+        .containsExactly(true, true);
   }
 
   @Test

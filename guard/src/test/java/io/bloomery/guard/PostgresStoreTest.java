@@ -25,6 +25,17 @@ class PostgresStoreTest extends ExactStoreContract {
     return PostgresStore.open(jdbcUrl);
   }
 
+  @Override
+  protected void plantRow(byte[] digest, byte[] item) throws Exception {
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        java.sql.PreparedStatement ps = c.prepareStatement(
+            "INSERT INTO bloomery_seen (digest, item) VALUES (?, ?)")) {
+      ps.setBytes(1, digest);
+      ps.setBytes(2, item);
+      ps.executeUpdate();
+    }
+  }
+
   private static long relationCount(String jdbcUrl) throws Exception {
     try (Connection c = DriverManager.getConnection(jdbcUrl);
         Statement st = c.createStatement();

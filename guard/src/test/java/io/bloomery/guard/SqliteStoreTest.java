@@ -1,6 +1,9 @@
 package io.bloomery.guard;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import org.junit.jupiter.api.io.TempDir;
 
 class SqliteStoreTest extends ExactStoreContract {
@@ -17,5 +20,16 @@ class SqliteStoreTest extends ExactStoreContract {
   @Override
   protected ExactStore sameDataStore() {
     return SqliteStore.open(file);
+  }
+
+  @Override
+  protected void plantRow(byte[] digest, byte[] item) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        PreparedStatement ps = c.prepareStatement(
+            "INSERT INTO bloomery_seen (digest, item) VALUES (?, ?)")) {
+      ps.setBytes(1, digest);
+      ps.setBytes(2, item);
+      ps.executeUpdate();
+    }
   }
 }
