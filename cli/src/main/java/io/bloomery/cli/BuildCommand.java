@@ -91,7 +91,7 @@ final class BuildCommand implements Callable<Integer> {
    * a symbolic or hard link too, or the file that standard input reads for {@code --input -}.
    */
   private void refuseOutputThatIsInput() throws IOException {
-    Path source = "-".equals(input) ? StandardInput.fileOf(root.stdin()) : Path.of(input);
+    Path source = "-".equals(input) ? StandardStreams.fileOfStdin(root.stdin()) : Path.of(input);
     if (source != null && FilterFiles.sameFile(source, output)) {
       throw CliException.usage("--output " + output + " is the input file" + ("-".equals(input) ? " (standard input)" : "")
           + "; writing the filter there would destroy the items. Choose another --output.");

@@ -26,11 +26,11 @@ final class ItemInput implements AutoCloseable {
 
   /**
    * Opens {@code spec}: "-" for {@code stdin} (refused when the process's stdin is closed, see {@link
-   * StandardInput}), otherwise a path that must be a readable file.
+   * StandardStreams}), otherwise a path that must be a readable file.
    */
   static ItemInput open(String spec, InputStream stdin) throws IOException {
     if ("-".equals(spec)) {
-      StandardInput.requireOpen(stdin);
+      StandardStreams.requireStdinOpen(stdin);
       return new ItemInput("stdin", -1, stdin, true);
     }
     Path path = Path.of(spec);
