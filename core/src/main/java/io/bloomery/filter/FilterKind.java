@@ -27,7 +27,9 @@ public enum FilterKind {
   /** HeavyKeeper top-k (RedisBloom TOPK semantics). */
   TOP_K(9, "top-k"),
   /** Age-partitioned filter whose members expire after a window. */
-  AGE_PARTITIONED_BLOOM(10, "age-partitioned");
+  AGE_PARTITIONED_BLOOM(10, "age-partitioned"),
+  /** Static binary fuse filter (8- or 16-bit fingerprints), built once from a whole set. */
+  BINARY_FUSE(11, "binary-fuse");
 
   private final int code;
   private final String kindName;

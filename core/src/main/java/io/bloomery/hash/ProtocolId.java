@@ -30,7 +30,12 @@ public enum ProtocolId {
    * top-k), not by a bit-placement {@link HashProtocol}; recorded so that a file says how its
    * counters were placed.
    */
-  REDISBLOOM_MURMUR2(9, "redisbloom-murmur2");
+  REDISBLOOM_MURMUR2(9, "redisbloom-murmur2"),
+  /**
+   * XXH3-64 (seed 0) of the item, mixed with the construction seed, placing a key in the three slots
+   * of a binary fuse filter (defined in {@code io.bloomery.fuse.BinaryFuseFilter}).
+   */
+  XXH3_FUSE_V1(10, "xxh3-fuse-v1");
 
   private final int code;
   private final String protocolName;
