@@ -4,8 +4,8 @@ package io.bloomery.hash;
  * The frozen registry of hash protocol identifiers, as recorded in every serialized filter.
  *
  * <p>Identifiers are persisted: they are append-only. Never renumber, reorder or reuse one; a test
- * fails if an existing entry changes. Range 1–127 is for protocols shipped with Bloomery; 128–255 is
- * reserved for user-defined protocols.
+ * fails if an existing entry changes. The registry is closed: every protocol a file can name is one of
+ * these constants, shipped with Bloomery.
  */
 public enum ProtocolId {
   /** Fast default for classic Bloom filters: XXH3-64 plus enhanced double hashing. */
