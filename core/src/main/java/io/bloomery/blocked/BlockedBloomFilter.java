@@ -6,6 +6,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.ParallelBatches;
 import io.bloomery.hash.ProtocolId;
 import java.io.EOFException;
 import java.io.IOException;
@@ -461,6 +462,36 @@ public final class BlockedBloomFilter implements MembershipFilter {
   /** Queries the UTF-8 encoding of every item, batched like {@link #mightContainAll(byte[][], boolean[])}. */
   public int mightContainAll(CharSequence[] items, boolean[] out) {
     return probeAll(KeyBatches.of(items), out);
+  }
+
+  /**
+   * {@link #addAll(byte[][])} split over {@code parallelism} threads of the common
+   * {@link java.util.concurrent.ForkJoinPool}; the filter ends the same as after a one-thread call
+   * (adds are lock-free ORs). The count may differ from the one-thread count when equal items are added
+   * by different threads at once.
+   *
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  public int addAll(byte[][] items, int parallelism) {
+    Objects.requireNonNull(items, "items");
+    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addAll(Arrays.copyOfRange(items, from, to)));
+  }
+
+  /**
+   * {@link #mightContainAll(byte[][], boolean[])} split over {@code parallelism} threads of the common
+   * {@link java.util.concurrent.ForkJoinPool}; the same answers as the one-thread call.
+   *
+   * @throws IllegalArgumentException if {@code out} is shorter than {@code items} or parallelism &lt; 1
+   */
+  public int mightContainAll(byte[][] items, boolean[] out, int parallelism) {
+    Objects.requireNonNull(items, "items");
+    KeyBatches.checkOut(out, items.length);
+    return ParallelBatches.sum(items.length, parallelism, (from, to) -> {
+      boolean[] part = new boolean[to - from];
+      int maybe = mightContainAll(Arrays.copyOfRange(items, from, to), part);
+      System.arraycopy(part, 0, out, from, part.length);
+      return maybe;
+    });
   }
 
   private int probeAll(KeyBatches.Source source, boolean[] out) {

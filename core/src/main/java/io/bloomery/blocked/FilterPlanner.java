@@ -1,6 +1,7 @@
 package io.bloomery.blocked;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.sizing.BloomMath;
 import java.util.Locale;
 
@@ -108,6 +109,45 @@ public final class FilterPlanner {
     return new Plan(FilterKind.CLASSIC_BLOOM, roundedClassic, classicHashes, roundedClassic / 8,
         roundedClassic / (double) n, BloomMath.falsePositiveRate(roundedClassic, classicHashes, n),
         "classic: " + why + "; classic touches up to k=" + classicHashes + " lines per lookup");
+  }
+
+  /**
+   * Plans for a <em>static</em> set: {@code n} distinct keys known in full before the filter is built,
+   * never added to afterwards (an immutable snapshot). Besides the Bloom kinds of {@link #plan} it
+   * considers {@link FilterKind#BINARY_FUSE binary fuse} filters with 8-bit (FPR 2<sup>-8</sup>) and
+   * 16-bit (2<sup>-16</sup>) fingerprints, and picks a fuse filter when one meets {@code fpp}, fits the
+   * budget and needs fewer bits than the Bloom plan. The fuse plan's {@code hashes} is 3: the slots a
+   * lookup reads (in three consecutive segments), against one cache line for a blocked filter.
+   *
+   * @throws IllegalArgumentException as {@link #plan(long, double, long)}
+   */
+  public static Plan planStatic(long n, double fpp, long memoryBudgetBytes) {
+    Plan bloom = plan(n, fpp, memoryBudgetBytes);
+    long budgetBits = memoryBudgetBytes > Long.MAX_VALUE / 8 ? Long.MAX_VALUE : memoryBudgetBytes * 8;
+    BinaryFuseFilter.Shape shape;
+    try {
+      shape = BinaryFuseFilter.shapeFor(n);
+    } catch (IllegalArgumentException tooLarge) {
+      return bloom;
+    }
+    for (int bits : new int[] {8, 16}) {
+      double rate = Math.scalb(1.0, -bits);
+      long fuseBits = shape.slots() * bits;
+      if (rate > fpp || fuseBits > budgetBits) {
+        continue;
+      }
+      if (fuseBits < bloom.bits() || bloom.modelFpp() > fpp) {
+        return new Plan(FilterKind.BINARY_FUSE, fuseBits, 3, fuseBits / 8, fuseBits / (double) n, rate,
+            String.format(Locale.ROOT,
+                "binary fuse (%d-bit fingerprints): a static set needs %.2f bits/key for %s (meets %s), vs %.2f bits/key"
+                    + " for the %s Bloom plan at %s; a lookup reads 3 slots instead of %s",
+                bits, fuseBits / (double) n, percent(rate), percent(fpp), bloom.bitsPerKey(), bloom.kind().kindName(),
+                percent(bloom.modelFpp()), bloom.kind() == FilterKind.BLOCKED_BLOOM ? "1 cache line" : "up to k lines"));
+      }
+    }
+    return new Plan(bloom.kind(), bloom.bits(), bloom.hashes(), bloom.bitmapBytes(), bloom.bitsPerKey(), bloom.modelFpp(),
+        bloom.reason() + String.format(Locale.ROOT, "; a binary fuse filter would need %.2f (8-bit, %s) or %.2f (16-bit, %s)"
+            + " bits/key", shape.slots() * 8.0 / n, percent(0x1p-8), shape.slots() * 16.0 / n, percent(0x1p-16)));
   }
 
   /** {@link BloomMath#optimalHashes}, at most 64. */

@@ -3,8 +3,8 @@ package io.bloomery.filter;
 /**
  * The frozen registry of filter kinds, as recorded in every serialized filter.
  *
- * <p>Codes are persisted: append-only, never renumbered or reused; a test fails if an existing entry
- * changes. The kind fixes the memory layout (how positions map to bits, words or buckets); the
+ * <p>Codes are persisted: append-only, never renumbered or reused (a retired code stays retired); a
+ * test fails if an existing entry changes. The kind fixes the memory layout (how positions map to bits, words or buckets); the
  * {@link io.bloomery.hash.ProtocolId protocol} fixes how item bytes become positions.
  */
 public enum FilterKind {
@@ -14,8 +14,8 @@ public enum FilterKind {
   BLOCKED_BLOOM(2, "blocked"),
   /** Apache Parquet's split-block Bloom filter: 256-bit blocks of eight 32-bit words. */
   SPLIT_BLOCK_BLOOM(3, "split-block"),
-  /** All of a key's bits in one or two 64-bit words. */
-  REGISTER_BLOCKED_BLOOM(4, "register-blocked"),
+  // Code 4 is retired: it was reserved for a register-blocked layout that was measured and not shipped
+  // (docs/BENCHMARKS.md); no file carries it, and it is never to be reused.
   /** RedisBloom-style chain of growing layers. */
   SCALABLE_BLOOM(5, "scalable"),
   /** Counters instead of bits: supports delete. */
@@ -27,7 +27,9 @@ public enum FilterKind {
   /** HeavyKeeper top-k (RedisBloom TOPK semantics). */
   TOP_K(9, "top-k"),
   /** Age-partitioned filter whose members expire after a window. */
-  AGE_PARTITIONED_BLOOM(10, "age-partitioned");
+  AGE_PARTITIONED_BLOOM(10, "age-partitioned"),
+  /** Static binary fuse filter (8- or 16-bit fingerprints), built once from a whole set. */
+  BINARY_FUSE(11, "binary-fuse");
 
   private final int code;
   private final String kindName;

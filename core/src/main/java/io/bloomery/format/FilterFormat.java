@@ -5,6 +5,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
@@ -364,6 +365,8 @@ public final class FilterFormat {
         return BlockedBloomBody.writer(as(BlockedBloomFilter.class, filter, kind));
       case SPLIT_BLOCK_BLOOM:
         return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
+      case BINARY_FUSE:
+        return BinaryFuseBody.writer(as(BinaryFuseFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -391,6 +394,8 @@ public final class FilterFormat {
         return BlockedBloomBody.read(envelope, reader);
       case SPLIT_BLOCK_BLOOM:
         return SplitBlockBloomBody.read(envelope, reader);
+      case BINARY_FUSE:
+        return BinaryFuseBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -425,6 +430,9 @@ public final class FilterFormat {
         break;
       case SPLIT_BLOCK_BLOOM:
         SplitBlockBloomBody.describe(envelope, reader, parameters);
+        break;
+      case BINARY_FUSE:
+        BinaryFuseBody.describe(envelope, reader, parameters);
         break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.

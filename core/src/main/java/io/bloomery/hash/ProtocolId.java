@@ -4,8 +4,8 @@ package io.bloomery.hash;
  * The frozen registry of hash protocol identifiers, as recorded in every serialized filter.
  *
  * <p>Identifiers are persisted: they are append-only. Never renumber, reorder or reuse one; a test
- * fails if an existing entry changes. Range 1–127 is for protocols shipped with Bloomery; 128–255 is
- * reserved for user-defined protocols.
+ * fails if an existing entry changes. The registry is closed: every protocol a file can name is one of
+ * these constants, shipped with Bloomery.
  */
 public enum ProtocolId {
   /** Fast default for classic Bloom filters: XXH3-64 plus enhanced double hashing. */
@@ -30,7 +30,12 @@ public enum ProtocolId {
    * top-k), not by a bit-placement {@link HashProtocol}; recorded so that a file says how its
    * counters were placed.
    */
-  REDISBLOOM_MURMUR2(9, "redisbloom-murmur2");
+  REDISBLOOM_MURMUR2(9, "redisbloom-murmur2"),
+  /**
+   * XXH3-64 (seed 0) of the item, mixed with the construction seed, placing a key in the three slots
+   * of a binary fuse filter (defined in {@code io.bloomery.fuse.BinaryFuseFilter}).
+   */
+  XXH3_FUSE_V1(10, "xxh3-fuse-v1");
 
   private final int code;
   private final String protocolName;

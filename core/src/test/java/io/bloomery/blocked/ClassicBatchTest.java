@@ -38,4 +38,35 @@ class ClassicBatchTest {
       assertThatThrownBy(() -> batched.mightContainAll(queries, new boolean[3])).hasMessageContaining("out has 3");
     }
   }
+
+  /** Parallel batches give the filter and the answers of the one-thread calls (several parts: 60,000 keys). */
+  @Test
+  void parallelBatchesEqualOneThread() {
+    byte[][] items = new byte[60_000][];
+    byte[][] queries = new byte[60_000][];
+    for (int i = 0; i < items.length; i++) {
+      items[i] = ("member-" + i).getBytes(StandardCharsets.UTF_8);
+      queries[i] = ("member-" + (2 * i)).getBytes(StandardCharsets.UTF_8);
+    }
+    BloomFilter oneThread = BloomFilter.create(60_000, 0.01);
+    BloomFilter parallel = BloomFilter.create(60_000, 0.01);
+    oneThread.addAll(items);
+    parallel.addAll(items, 4);
+    assertThat(parallel.toPackedBytes()).isEqualTo(oneThread.toPackedBytes());
+    boolean[] expected = new boolean[queries.length];
+    boolean[] actual = new boolean[queries.length];
+    assertThat(parallel.mightContainAll(queries, actual, 3)).isEqualTo(oneThread.mightContainAll(queries, expected));
+    assertThat(actual).isEqualTo(expected);
+
+    BlockedBloomFilter blockedOne = BlockedBloomFilter.create(60_000, 0.01);
+    BlockedBloomFilter blockedParallel = BlockedBloomFilter.create(60_000, 0.01);
+    blockedOne.addAll(items);
+    blockedParallel.addAll(items, 4);
+    for (long j = 0; j < blockedOne.wordCount(); j++) {
+      assertThat(blockedParallel.word(j)).isEqualTo(blockedOne.word(j));
+    }
+    assertThat(blockedParallel.mightContainAll(queries, actual, 3)).isEqualTo(blockedOne.mightContainAll(queries, expected));
+    assertThat(actual).isEqualTo(expected);
+    assertThatThrownBy(() -> parallel.addAll(items, 0)).hasMessage("parallelism must be >= 1, was 0");
+  }
 }

@@ -53,4 +53,32 @@ class FilterPlannerTest {
     assertThatThrownBy(() -> FilterPlanner.plan(10, 1.5)).hasMessageContaining("fpp");
     assertThatThrownBy(() -> FilterPlanner.plan(10, 0.01, 10)).hasMessageContaining("budget");
   }
+
+  @Test
+  void staticSetAtOnePercentPicksAnEightBitFuseFilterThatBeatsTheTargetInLessMemory() {
+    FilterPlanner.Plan bloom = FilterPlanner.plan(10_000_000, 0.01);
+    FilterPlanner.Plan plan = FilterPlanner.planStatic(10_000_000, 0.01, Long.MAX_VALUE);
+    assertThat(plan.kind()).isEqualTo(FilterKind.BINARY_FUSE);
+    assertThat(plan.modelFpp()).isEqualTo(0x1p-8);
+    assertThat(plan.bits()).isEqualTo(io.bloomery.fuse.BinaryFuseFilter.shapeFor(10_000_000).slots() * 8)
+        .isLessThan(bloom.bits());
+    assertThat(plan.bitsPerKey()).isBetween(9.0, 9.1);
+    assertThat(plan.reason()).startsWith("binary fuse (8-bit fingerprints)").contains("vs 9.9");
+  }
+
+  @Test
+  void staticSetAtOnePerMillePrefersTheSmallerBloomPlanAndSaysWhatFuseWouldCost() {
+    FilterPlanner.Plan plan = FilterPlanner.planStatic(10_000_000, 0.001, Long.MAX_VALUE);
+    // 16-bit fuse needs ~18 bits/key; the blocked plan meets 0.1% in ~15.5.
+    assertThat(plan.kind()).isEqualTo(FilterKind.BLOCKED_BLOOM);
+    assertThat(plan.reason()).contains("a binary fuse filter would need");
+  }
+
+  @Test
+  void staticSetBelowTheEightBitRateTakesSixteenBitsWhenBloomWouldNeedMore() {
+    FilterPlanner.Plan plan = FilterPlanner.planStatic(1_000_000, 2e-5, Long.MAX_VALUE);
+    assertThat(plan.kind()).isEqualTo(FilterKind.BINARY_FUSE);
+    assertThat(plan.modelFpp()).isEqualTo(0x1p-16);
+    assertThat(plan.bitsPerKey()).isLessThan(FilterPlanner.plan(1_000_000, 2e-5).bitsPerKey());
+  }
 }

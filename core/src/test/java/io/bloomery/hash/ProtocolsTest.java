@@ -53,6 +53,8 @@ class ProtocolsTest {
     expected.put(6, "parquet-xxh64");
     expected.put(7, "redisbloom-murmur64a");
     expected.put(8, "xxh3-blocked-v1");
+    expected.put(9, "redisbloom-murmur2");
+    expected.put(10, "xxh3-fuse-v1");
     Map<Integer, String> actual = new LinkedHashMap<>();
     for (ProtocolId id : ProtocolId.values()) {
       actual.put(id.code(), id.protocolName());
@@ -69,13 +71,13 @@ class ProtocolsTest {
     expected.put(1, "classic");
     expected.put(2, "blocked");
     expected.put(3, "split-block");
-    expected.put(4, "register-blocked");
     expected.put(5, "scalable");
     expected.put(6, "counting");
     expected.put(7, "cuckoo");
     expected.put(8, "count-min");
     expected.put(9, "top-k");
     expected.put(10, "age-partitioned");
+    expected.put(11, "binary-fuse");
     Map<Integer, String> actual = new LinkedHashMap<>();
     for (FilterKind kind : FilterKind.values()) {
       actual.put(kind.code(), kind.kindName());
@@ -83,6 +85,7 @@ class ProtocolsTest {
       assertThat(FilterKind.ofName(kind.kindName())).isSameAs(kind);
     }
     assertOnlyAppended("kind", expected, actual, FilterKind.values().length);
+    assertThat(actual).as("code 4 (register-blocked, never shipped) is retired, never reused").doesNotContainKey(4);
   }
 
   /** Every pinned code keeps its name; new codes may exist; no code is used twice. */

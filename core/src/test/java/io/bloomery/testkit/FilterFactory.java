@@ -9,6 +9,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
+import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
@@ -222,6 +223,39 @@ public enum FilterFactory {
    * Age-partitioned, 4 generations of one minute, on a fixed clock (so nothing expires during the
    * contract; expiry is tested in AgePartitionedFilterTest).
    */
+  /** Static binary fuse filters, through {@link StaticSetFilter}: the real filter built from the items added so far. */
+  BINARY_FUSE_8(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return new StaticSetFilter(8);
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      return fuseState(filter);
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return new StaticSetFilter((BinaryFuseFilter) super.roundTripObject(((StaticSetFilter) filter).filter()));
+    }
+  },
+  BINARY_FUSE_16(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1) {
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return new StaticSetFilter(16);
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      return fuseState(filter);
+    }
+
+    @Override
+    public MembershipFilter roundTrip(MembershipFilter filter) {
+      return new StaticSetFilter((BinaryFuseFilter) super.roundTripObject(((StaticSetFilter) filter).filter()));
+    }
+  },
   AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
@@ -378,6 +412,17 @@ public enum FilterFactory {
     return null;
   }
 
+  /** Parameters and every fingerprint of the real binary fuse filter behind a {@link StaticSetFilter}. */
+  static Object fuseState(MembershipFilter filter) {
+    BinaryFuseFilter fuse = ((StaticSetFilter) filter).filter();
+    List<Integer> fingerprints = new ArrayList<>();
+    for (long i = 0; i < fuse.slotCount(); i++) {
+      fingerprints.add(fuse.fingerprint(i));
+    }
+    return List.of(fuse.fingerprintBits(), fuse.constructionSeed(), fuse.segmentLength(), fuse.segmentCount(),
+        fuse.insertedCount(), fingerprints);
+  }
+
   /** Adapts a filter just read back (for example, gives it the test's time source). */
   Object afterRead(Object filter) {
     return filter;
@@ -388,6 +433,11 @@ public enum FilterFactory {
    * stream path; both copies must re-serialize to the same bytes. Returns the byte-array copy.
    */
   public MembershipFilter roundTrip(MembershipFilter filter) {
+    return (MembershipFilter) roundTripObject(filter);
+  }
+
+  /** {@link #roundTrip} for any object {@code FilterFormat} writes. */
+  Object roundTripObject(Object filter) {
     byte[] bytes = FilterFormat.toBytes(filter);
     try {
       Object fromBytes = afterRead(FilterFormat.fromBytes(bytes));
@@ -396,7 +446,7 @@ public enum FilterFactory {
           || !Arrays.equals(FilterFormat.toBytes(fromBytes), bytes)) {
         throw new AssertionError(this + ": a read-back copy does not re-serialize to the same bytes");
       }
-      return (MembershipFilter) fromBytes;
+      return fromBytes;
     } catch (IOException e) {
       throw new AssertionError(this + ": FilterFormat could not read back what it wrote", e);
     }
