@@ -371,7 +371,11 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   void abandon() throws IOException {
     lock.lock();
     try {
-      fail(new IOException("the journal was abandoned"));
+      failure = new IOException("the journal was abandoned");
+      for (Waiter waiter : waiters) {
+        waiter.done().completeExceptionally(failure);
+      }
+      waiters.clear();
       wake.signal();
     } finally {
       lock.unlock();
