@@ -256,6 +256,23 @@ final class JournalFormat {
     return false;
   }
 
+  /**
+   * Truncates {@code file} to {@code goodEnd}, the end of its last good record, and forces it. A cut at 0
+   * (the header itself was torn while the segment was being created) writes the header again.
+   */
+  static void cutAfterGoodRecords(Path file, long goodEnd, long segment) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(goodEnd);
+      if (goodEnd == 0) {
+        ByteBuffer header = ByteBuffer.wrap(header(segment));
+        while (header.hasRemaining()) {
+          channel.write(header, channel.size());
+        }
+      }
+      channel.force(true);
+    }
+  }
+
   static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
     long at = position;
     while (buffer.hasRemaining()) {

@@ -118,17 +118,7 @@ final class Recovery {
     Path file = scan.file();
     long cut = scan.fileSize() - scan.goodEnd();
     Path kept = keepCopy(file, scan.goodEnd(), "torn");
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      channel.truncate(scan.goodEnd());
-      if (scan.goodEnd() == 0) {
-        // The header itself was torn: the segment was being created; give it its header again.
-        ByteBuffer header = ByteBuffer.wrap(JournalFormat.header(segment));
-        while (header.hasRemaining()) {
-          channel.write(header, channel.size());
-        }
-      }
-      channel.force(true);
-    }
+    JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), segment);
     LOG.warn("{}: trimmed a torn last record at offset {} ({}; {} bytes cut, kept in {})",
         file.getFileName(), scan.damage().offset(), scan.damage().problem(), cut, kept.getFileName());
     return cut;
