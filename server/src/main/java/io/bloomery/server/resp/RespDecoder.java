@@ -101,6 +101,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
       return null;
     }
     long count = parseLine(in, in.readerIndex() + 1, end, "invalid multibulk length");
+    int headerBytes = end - in.readerIndex() + 2;
     consumeLine(in, end);
     if (count > Integer.MAX_VALUE) {
       throw new RespProtocolException("invalid multibulk length");
@@ -113,7 +114,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
     }
     argumentsLeft = count;
     argv = new ArrayList<>((int) Math.min(count, 16));
-    commandBytes = end - in.readerIndex();
+    commandBytes = headerBytes;
     state = State.ARG_HEADER;
     return null;
   }
