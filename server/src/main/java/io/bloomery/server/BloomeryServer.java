@@ -5,6 +5,8 @@ import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
+import io.bloomery.server.persistence.Durability;
+import io.bloomery.server.persistence.FsyncPolicy;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.RespLimits;
 import java.io.IOException;
@@ -28,29 +30,63 @@ public final class BloomeryServer implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Transport transport;
   private final MetricsHttpServer http;
+  private final Durability durability; // null when nothing is persisted
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
-      MetricsHttpServer http) {
+      MetricsHttpServer http, Durability durability) {
     this.config = config;
     this.context = context;
     this.dispatcher = dispatcher;
     this.transport = transport;
     this.http = http;
+    this.durability = durability;
   }
 
   /**
    * Starts a server in this process.
    *
-   * @throws IOException if a port cannot be bound
+   * <p>With {@code --appendonly yes} (the default), or a {@code save} setting, or a data directory that already
+   * holds state, the keyspace is first recovered from {@code --dir} (snapshot, then journal replay) and every
+   * mutating command is journaled from then on; see {@link Durability}.
+   *
+   * @throws IOException if a port cannot be bound, or the data directory is in use, unreadable or damaged (the
+   *     message names the file and the offset)
    */
   public static BloomeryServer start(ServerConfig config) throws IOException {
     Settings settings = settings(config);
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     ServerContext context = new ServerContext(keyspace, settings);
     Dispatcher dispatcher = new Dispatcher(context);
-    context.persistence(PersistenceControl.DISABLED);
+    Durability durability = openDurability(config, keyspace, dispatcher);
+    context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
     keyspace.suspendExpiry(false);
+    try {
+      return listen(config, settings, keyspace, context, dispatcher, durability);
+    } catch (IOException | RuntimeException e) {
+      if (durability != null) {
+        durability.close();
+      }
+      throw e;
+    }
+  }
+
+  /** Recovers the keyspace from the data directory and journals into it, or {@code null} when nothing persists. */
+  private static Durability openDurability(ServerConfig config, Keyspace keyspace, Dispatcher dispatcher)
+      throws IOException {
+    boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
+    if (!persistent) {
+      return null;
+    }
+    keyspace.suspendExpiry(true);
+    Durability durability = Durability.open(config.dir(), config.appendonly(), FsyncPolicy.parse(config.appendfsync()),
+        keyspace, dispatcher, keyspace::restore);
+    keyspace.journal(durability.journal());
+    return durability;
+  }
+
+  private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
+      ServerContext context, Dispatcher dispatcher, Durability durability) throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
@@ -74,6 +110,9 @@ public final class BloomeryServer implements AutoCloseable {
       transport.close();
       throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
     }
+    if (durability != null) {
+      durability.metrics().bindTo(http.registry());
+    }
     transport.workers().next().scheduleAtFixedRate(() -> {
       try {
         int removed = keyspace.expireCycle(200);
@@ -89,7 +128,7 @@ public final class BloomeryServer implements AutoCloseable {
     }
     LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
         transport.name(), http.port());
-    return new BloomeryServer(config, context, dispatcher, transport, http);
+    return new BloomeryServer(config, context, dispatcher, transport, http, durability);
   }
 
   private static boolean isLoopback(String host) {
@@ -137,7 +176,10 @@ public final class BloomeryServer implements AutoCloseable {
     return dispatcher;
   }
 
-  /** Stops accepting clients, writes a final snapshot when persistence is on, and stops. Idempotent. */
+  /**
+   * Stops accepting clients, flushes the journal and writes a final snapshot when persistence is on, releases the
+   * data directory, and stops. Idempotent.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -146,12 +188,11 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
-    PersistenceControl persistence = context.persistence();
-    if (persistence != PersistenceControl.DISABLED) {
+    if (durability != null) {
       try {
-        persistence.save();
+        durability.close();
       } catch (IOException | RuntimeException e) {
-        LOG.error("final snapshot failed", e);
+        LOG.error("final snapshot failed (the journal still holds every write)", e);
       }
     }
     LOG.info("bye");

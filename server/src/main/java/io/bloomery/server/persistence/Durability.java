@@ -188,6 +188,11 @@ public final class Durability implements AutoCloseable {
     }
   }
 
+  /** Whether {@code dir} holds persisted state (a manifest), which a server must load even without a journal. */
+  public static boolean holdsState(Path dir) {
+    return Files.exists(dir.resolve(DataDirectory.MANIFEST));
+  }
+
   /** Where the command layer records every applied mutating command. */
   public CommandJournal journal() {
     return journal;
