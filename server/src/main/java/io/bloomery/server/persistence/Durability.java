@@ -408,7 +408,15 @@ public final class Durability implements AutoCloseable {
       if (writer != null) {
         writer.flush();
       }
-      checkpoint();
+      // A client's SAVE may still be running: wait for it rather than skip the final snapshot.
+      while (!checkpointRunning.compareAndSet(false, true)) {
+        Thread.sleep(10);
+      }
+      try {
+        runCheckpoint();
+      } finally {
+        checkpointRunning.set(false);
+      }
     } catch (IOException e) {
       failure = e;
       LOG.error("final snapshot failed: {}", e.getMessage());

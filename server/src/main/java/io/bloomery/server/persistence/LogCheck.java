@@ -130,13 +130,14 @@ public final class LogCheck {
         continue;
       }
       JournalFormat.Damage damage = scan.damage();
-      boolean tolerated = damage.tornTail() && entry.getKey() == last;
+      boolean tolerated = damage.tornTail()
+          && (entry.getKey() == last || Recovery.onlyEmptySegmentsAfter(live, entry.getKey()));
       lines.add(name + ": " + (tolerated ? "torn last record" : "damaged") + " at offset " + damage.offset() + ": "
           + damage.problem() + "; " + scan.records() + " good records before it ("
           + (scan.fileSize() - scan.goodEnd()) + " bytes from there to the end)"
           + (tolerated ? "; the server trims it at start" : ""));
       startable &= tolerated;
-      broken = true;
+      broken = !tolerated;
       if (fix) {
         Path kept = Recovery.keepCopy(file, scan.goodEnd(), "cut");
         JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), entry.getKey());

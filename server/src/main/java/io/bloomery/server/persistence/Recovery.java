@@ -87,7 +87,9 @@ final class Recovery {
       records += scan.records();
       if (!scan.clean()) {
         JournalFormat.Damage damage = scan.damage();
-        boolean newest = segment.getKey() == last;
+        // A crash while a rewrite was creating the next segment leaves segments after this one that hold no
+        // record yet; this one was still the one being appended to, so it may be torn like the newest.
+        boolean newest = segment.getKey() == last || onlyEmptySegmentsAfter(live, segment.getKey());
         if (!damage.tornTail() || !newest) {
           throw new PersistenceCorruptionException(file, damage.offset(), damage.problem()
               + (damage.tornTail() ? " (only the newest segment may end in a torn record)" : " (a good record follows it)")
@@ -102,6 +104,15 @@ final class Recovery {
     }
     removeLeftovers(dir, manifest, segments, snapshots);
     return new Result(manifest, last, older, keys, records, snapshotBytes, cutMillis, trimmed, highest);
+  }
+
+  static boolean onlyEmptySegmentsAfter(Map<Long, Path> live, long number) throws IOException {
+    for (Map.Entry<Long, Path> later : live.entrySet()) {
+      if (later.getKey() > number && Files.size(later.getValue()) > JournalFormat.HEADER_LENGTH) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void replay(CommandReplayer replayer, Path file, long offset, List<byte[]> argv)

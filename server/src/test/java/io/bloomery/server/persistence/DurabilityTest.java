@@ -91,6 +91,24 @@ class DurabilityTest {
   }
 
   @Test
+  void aTornRecordBeforeAFreshlyCreatedEmptySegmentIsTrimmedToo() throws IOException {
+    // A crash while a rewrite had just created its next segment, with a record half-written in the current one.
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 10);
+    Map<String, String> before = keyspace.dump();
+    keyspace.apply("BF.ADD", "urls", "half-written").toCompletableFuture().join();
+    durability.abandon();
+    Path current = DataDirectory.segments(dir).lastEntry().getValue();
+    try (RandomAccessFile file = new RandomAccessFile(current.toFile(), "rw")) {
+      file.setLength(file.length() - 2);
+    }
+    JournalWriter.createSegment(dir, DataDirectory.segments(dir).lastKey() + 1).channel().close();
+    assertThat(LogCheck.check(dir).startable()).isTrue();
+    assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(before);
+  }
+
+  @Test
   void corruptionInTheMiddleRefusesToStartNamingFileAndOffset() throws IOException {
     TestKeyspace keyspace = new TestKeyspace();
     Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
