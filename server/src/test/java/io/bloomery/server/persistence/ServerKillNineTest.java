@@ -282,8 +282,9 @@ class ServerKillNineTest {
     // window (at most 2 s of acknowledgements) only opens on an OS crash or power loss.
     long seed = System.nanoTime();
     Figures figures = run("everysec", List.of(Phase.WRITES, Phase.REWRITE, Phase.WRITES), seed);
-    System.out.printf("kill -9 (appendfsync everysec, seed %d): %d kill points, %d acknowledged writes, %d lost%n",
-        seed, figures.kills(), figures.acknowledged(), figures.missing());
+    System.out.printf("kill -9 (appendfsync everysec, seed %d): %d kill points (%d inside a rewrite), "
+        + "%d acknowledged writes, %d lost%n", seed, figures.kills(), figures.midCheckpoint(), figures.acknowledged(),
+        figures.missing());
     assertThat(figures.missing()).as("acknowledged writes lost (seed %d)", seed).isZero();
   }
 }
