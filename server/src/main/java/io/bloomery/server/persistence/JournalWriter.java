@@ -49,6 +49,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   record PreparedSegment(long number, Path path, FileChannel channel) {}
 
   private final FsyncPolicy policy;
+  private final long postponeNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
@@ -74,7 +75,13 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
    * Continues {@code segmentPath}, which recovery left ending in a good record, at its end.
    */
   JournalWriter(long segment, Path segmentPath, FsyncPolicy policy) throws IOException {
+    this(segment, segmentPath, policy, EVERYSEC_POSTPONE_NANOS);
+  }
+
+  /** As above, with the everysec postpone threshold given (tests use 0 to see postponing happen). */
+  JournalWriter(long segment, Path segmentPath, FsyncPolicy policy, long postponeNanos) throws IOException {
     this.policy = policy;
+    this.postponeNanos = postponeNanos;
     this.segment = segment;
     this.channel = FileChannel.open(segmentPath, StandardOpenOption.WRITE);
     this.segmentSize = channel.size();
@@ -147,7 +154,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
 
   private boolean behind(long now) {
     long oldest = oldestUnforcedNanos();
-    return oldest >= 0 && now - oldest > EVERYSEC_POSTPONE_NANOS;
+    return oldest >= 0 && now - oldest > postponeNanos;
   }
 
   /** A failed write may have left part of a record: cut the segment back to the last whole one. */

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +67,13 @@ class ServerPersistenceTest {
       assertThat(j.cmsQuery("hits", "home")).containsExactly(5L);
       assertThat(j.cfExists("cf", "x")).isTrue();
       assertThat(text(j.sendCommand(Protocol.Command.INFO, "persistence"))).contains("aof_fsync:everysec");
+      HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(metrics.body()).contains("bloomery_aof_size_bytes ").contains("bloomery_snapshot_last_time_seconds ")
+          .contains("bloomery_persistence_lag_seconds ").contains("bloomery_aof_fsync_seconds_count ");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
     }
     assertThat(LogCheck.check(dir).startable()).isTrue();
   }
