@@ -92,6 +92,21 @@ class ServerPersistenceTest {
   }
 
   @Test
+  void aJournalRecordTheServerCannotApplyRefusesTheStartNamingItsOffset() throws IOException {
+    try (BloomeryServer server = start("--appendfsync", "always"); UnifiedJedis j = client(server.port())) {
+      j.bfAdd("urls", "a");
+    }
+    // A well-framed record (CRC and RESP valid) holding something no command layer would journal.
+    long segment = DataDirectory.segments(dir).lastKey();
+    Path file = DataDirectory.segments(dir).lastEntry().getValue();
+    long offset = Files.size(file);
+    Files.write(file, JournalFormat.encode(TestKeyspace.argv("NOSUCHCOMMAND", "x")), java.nio.file.StandardOpenOption.APPEND);
+    assertThat(segment).isPositive();
+    assertThatThrownBy(this::start).isInstanceOf(PersistenceCorruptionException.class)
+        .hasMessageStartingWith(file.toAbsolutePath() + " at offset " + offset + ": record could not be replayed");
+  }
+
+  @Test
   void appendOnlyNoWithoutStateStartsWithoutTouchingTheDirectory() throws IOException {
     Path unused = dir.resolve("unused");
     try (BloomeryServer server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--port", "0", "--http-port", "0",
