@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       DedupCommand.class,
       BenchCommand.class,
+      ServeCommand.class,
       CheckLogCommand.class,
       CommandLine.HelpCommand.class
     },
