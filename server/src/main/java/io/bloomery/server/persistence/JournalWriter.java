@@ -306,6 +306,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         error = e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
       }
       long elapsed = System.nanoTime() - lastForceStart;
+      List<CompletableFuture<Void>> released = new ArrayList<>();
       lock.lock();
       try {
         inFlightSinceNanos = -1;
@@ -314,14 +315,16 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
           break;
         }
         synced = Math.max(synced, target);
-        int covered = 0;
         while (!waiters.isEmpty() && waiters.peekFirst().position() <= synced) {
-          waiters.pollFirst().done().complete(null);
-          covered++;
+          released.add(waiters.pollFirst().done());
         }
-        fsyncs.record(elapsed, covered);
+        fsyncs.record(elapsed, released.size());
       } finally {
         lock.unlock();
+      }
+      // Outside the lock: completing runs the replies' continuations, which must not hold up appenders.
+      for (CompletableFuture<Void> done : released) {
+        done.complete(null);
       }
     }
   }
