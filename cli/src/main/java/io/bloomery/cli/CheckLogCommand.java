@@ -38,7 +38,7 @@ final class CheckLogCommand implements Callable<Integer> {
     try {
       report = fix ? LogCheck.fix(dir) : LogCheck.check(dir);
     } catch (IOException e) {
-      throw CliException.failure("check-log: " + e.getMessage(), e);
+      throw CliException.failure(e.getMessage(), e);
     }
     PrintWriter out = root.out();
     for (String line : report.lines()) {

@@ -66,6 +66,6 @@ class CheckLogCommandTest {
   void aMissingDirectoryIsAOneLineFailure() {
     Cli.Result result = Cli.run("check-log", dir.resolve("nowhere").toString());
     assertThat(result.exitCode()).isEqualTo(1);
-    assertThat(result.err().strip()).doesNotContain("\n").contains("check-log: ").contains("is not a directory");
+    assertThat(result.err().strip()).doesNotContain("\n").startsWith("bloomery check-log: ").contains("is not a directory");
   }
 }
