@@ -38,6 +38,8 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       DedupCommand.class,
       BenchCommand.class,
+      ServeCommand.class,
+      CheckLogCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

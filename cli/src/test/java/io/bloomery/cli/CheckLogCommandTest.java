@@ -1,0 +1,71 @@
+package io.bloomery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomery.server.persistence.Durability;
+import io.bloomery.server.persistence.FsyncPolicy;
+import io.bloomery.server.persistence.SnapshotSource;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CheckLogCommandTest {
+  @TempDir Path dir;
+
+  /** A data directory whose journal holds {@code records} commands (its final snapshot is made to fail). */
+  private Path journalOf(int records) throws IOException {
+    SnapshotSource failing = (atCut, sink) -> {
+      throw new IOException("no snapshot in this test: the journal keeps the records");
+    };
+    Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, failing, argv -> {}, (k, v, e) -> {});
+    for (int i = 0; i < records; i++) {
+      durability.journal().append(List.of("BF.ADD".getBytes(StandardCharsets.UTF_8), "k".getBytes(StandardCharsets.UTF_8),
+          ("item" + i).getBytes(StandardCharsets.UTF_8))).toCompletableFuture().join();
+    }
+    assertThatThrownBy(durability::close).hasMessageContaining("no snapshot in this test");
+    return dir.resolve("journal.0000000001.log");
+  }
+
+  @Test
+  void reportsAGoodDirectory() throws IOException {
+    journalOf(3);
+    Cli.Result result = Cli.run("check-log", dir.toString());
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    assertThat(result.out()).contains("journal.0000000001.log: ok, 3 records").contains("ok: the server starts on this directory");
+  }
+
+  @Test
+  void findsMidFileDamageAndFixesItKeepingACopy() throws IOException {
+    Path segment = journalOf(10);
+    try (RandomAccessFile raf = new RandomAccessFile(segment.toFile(), "rw")) {
+      raf.seek(16 + 8 + 3);
+      raf.write('!');
+    }
+    Cli.Result check = Cli.run("check-log", dir.toString());
+    assertThat(check.exitCode()).as(check.toString()).isEqualTo(1);
+    assertThat(check.out()).contains("journal.0000000001.log: damaged at offset 16: record checksum mismatch")
+        .contains("not valid: run with --fix");
+    Cli.Result fix = Cli.run("check-log", "--fix", dir.toString());
+    assertThat(fix.exitCode()).as(fix.toString()).isZero();
+    assertThat(fix.out()).contains("truncated to 16 bytes").contains("fixed: the server starts from the last good record");
+    assertThat(Files.size(segment)).isEqualTo(16);
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.filter(p -> p.getFileName().toString().startsWith("journal.0000000001.log.cut-"))).hasSize(1);
+    }
+    assertThat(Cli.run("check-log", dir.toString()).exitCode()).isZero();
+  }
+
+  @Test
+  void aMissingDirectoryIsAOneLineFailure() {
+    Cli.Result result = Cli.run("check-log", dir.resolve("nowhere").toString());
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err().strip()).doesNotContain("\n").startsWith("bloomery check-log: ").contains("is not a directory");
+  }
+}

@@ -1,0 +1,200 @@
+package io.bloomery.server;
+
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.command.Settings;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.net.Transport;
+import io.bloomery.server.persistence.Durability;
+import io.bloomery.server.persistence.FsyncPolicy;
+import io.bloomery.server.persistence.PersistenceControl;
+import io.bloomery.server.resp.RespLimits;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running server: the RESP listener, the keyspace, the command layer and the HTTP endpoint. Start one with
+ * {@link #start(ServerConfig)}; {@link #close()} stops accepting, saves a snapshot if persistence is on, and stops.
+ */
+public final class BloomeryServer implements AutoCloseable {
+  /** The server's version, reported by INFO. */
+  public static final String VERSION = "0.1.0";
+
+  private static final Logger LOG = LoggerFactory.getLogger(BloomeryServer.class);
+
+  private final ServerConfig config;
+  private final ServerContext context;
+  private final Dispatcher dispatcher;
+  private final Transport transport;
+  private final MetricsHttpServer http;
+  private final Durability durability; // null when nothing is persisted
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
+      MetricsHttpServer http, Durability durability) {
+    this.config = config;
+    this.context = context;
+    this.dispatcher = dispatcher;
+    this.transport = transport;
+    this.http = http;
+    this.durability = durability;
+  }
+
+  /**
+   * Starts a server in this process.
+   *
+   * <p>With {@code --appendonly yes} (the default), or a {@code save} setting, or a data directory that already
+   * holds state, the keyspace is first recovered from {@code --dir} (snapshot, then journal replay) and every
+   * mutating command is journaled from then on; see {@link Durability}.
+   *
+   * @throws IOException if a port cannot be bound, or the data directory is in use, unreadable or damaged (the
+   *     message names the file and the offset)
+   */
+  public static BloomeryServer start(ServerConfig config) throws IOException {
+    Settings settings = settings(config);
+    Keyspace keyspace = new Keyspace(System::currentTimeMillis);
+    ServerContext context = new ServerContext(keyspace, settings);
+    Dispatcher dispatcher = new Dispatcher(context);
+    Durability durability = openDurability(config, keyspace, dispatcher);
+    context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
+    keyspace.suspendExpiry(false);
+    try {
+      return listen(config, settings, keyspace, context, dispatcher, durability);
+    } catch (IOException | RuntimeException e) {
+      if (durability != null) {
+        durability.close();
+      }
+      throw e;
+    }
+  }
+
+  /** Recovers the keyspace from the data directory and journals into it, or {@code null} when nothing persists. */
+  private static Durability openDurability(ServerConfig config, Keyspace keyspace, Dispatcher dispatcher)
+      throws IOException {
+    boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
+    if (!persistent) {
+      return null;
+    }
+    keyspace.suspendExpiry(true);
+    Durability durability = Durability.open(config.dir(), config.appendonly(), FsyncPolicy.parse(config.appendfsync()),
+        keyspace, dispatcher, keyspace::restore);
+    keyspace.journal(durability.journal());
+    return durability;
+  }
+
+  private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
+      ServerContext context, Dispatcher dispatcher, Durability durability) throws IOException {
+    RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
+        RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
+        RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
+    Transport transport;
+    try {
+      transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(), 60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while binding", e);
+    } catch (RuntimeException e) {
+      throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
+          e);
+    }
+    context.tcpPort(transport.port());
+    context.transport(transport.name());
+    settings.port = transport.port();
+    MetricsHttpServer http;
+    try {
+      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort());
+    } catch (IOException e) {
+      transport.close();
+      throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
+    }
+    if (durability != null) {
+      durability.metrics().bindTo(http.registry());
+    }
+    transport.workers().next().scheduleAtFixedRate(() -> {
+      try {
+        int removed = keyspace.expireCycle(200);
+        context.stats().expiredKeys.add(removed);
+      } catch (RuntimeException e) {
+        LOG.warn("active expiry failed", e);
+      }
+    }, 100, 100, TimeUnit.MILLISECONDS);
+    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
+        && settings.protectedMode) {
+      LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback",
+          config.bind());
+    }
+    LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
+        transport.name(), http.port());
+    return new BloomeryServer(config, context, dispatcher, transport, http, durability);
+  }
+
+  private static boolean isLoopback(String host) {
+    return host.equals("127.0.0.1") || host.equals("::1") || host.equals("localhost") || host.startsWith("127.");
+  }
+
+  private static Settings settings(ServerConfig config) {
+    Settings s = new Settings();
+    s.port = config.port();
+    s.bind = String.join(" ", config.bind());
+    s.dir = config.dir().toString();
+    s.appendonly = config.appendonly() ? "yes" : "no";
+    s.appendfsync = config.appendfsync();
+    s.requirepass = config.requirepass();
+    s.maxmemory = config.maxmemory();
+    s.maxclients = config.maxclients();
+    s.timeoutSeconds = config.timeoutSeconds();
+    s.protectedMode = config.protectedMode();
+    s.outputBufferLimit = config.outputBufferLimit();
+    s.save = config.save();
+    return s;
+  }
+
+  /** The RESP port actually bound. */
+  public int port() {
+    return transport.port();
+  }
+
+  /** The HTTP port actually bound. */
+  public int httpPort() {
+    return http.port();
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** Commands, keyspace, settings and stats: for the persistence layer and tests in this module. */
+  public ServerContext context() {
+    return context;
+  }
+
+  /** The command layer, also the journal's {@link io.bloomery.server.persistence.CommandReplayer}. */
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /**
+   * Stops accepting clients, flushes the journal and writes a final snapshot when persistence is on, releases the
+   * data directory, and stops. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("shutting down");
+    transport.close();
+    http.close();
+    if (durability != null) {
+      try {
+        durability.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.error("final snapshot failed (the journal still holds every write)", e);
+      }
+    }
+    LOG.info("bye");
+  }
+}

@@ -1,0 +1,134 @@
+package io.bloomery.server.persistence;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The file names in a data directory and the file-system steps that make them durable.
+ *
+ * <ul>
+ *   <li>{@code MANIFEST}: which snapshot and which journal segments make the current state
+ *       ({@link Manifest});
+ *   <li>{@code journal.NNNNNNNNNN.log}: journal segments ({@link JournalFormat}), numbered upwards;
+ *   <li>{@code snapshot.NNNNNNNNNN.snap}: snapshots ({@link SnapshotFormat}); N is the first segment
+ *       whose records come after the snapshot's cut;
+ *   <li>{@code LOCK}: held with an OS file lock while a server uses the directory;
+ *   <li>names starting with {@code .} and ending in {@code .tmp}: files being written, never read.
+ * </ul>
+ */
+final class DataDirectory {
+  static final String MANIFEST = "MANIFEST";
+  static final String LOCK = "LOCK";
+  private static final Pattern SEGMENT = Pattern.compile("journal\\.(\\d{10})\\.log");
+  private static final Pattern SNAPSHOT = Pattern.compile("snapshot\\.(\\d{10})\\.snap");
+  private static final Pattern TEMPORARY = Pattern.compile("\\..*\\.tmp");
+
+  private DataDirectory() {}
+
+  static String segmentName(long number) {
+    return String.format(Locale.ROOT, "journal.%010d.log", number);
+  }
+
+  static String snapshotName(long number) {
+    return String.format(Locale.ROOT, "snapshot.%010d.snap", number);
+  }
+
+  /** The journal segments in {@code dir}, by number. */
+  static TreeMap<Long, Path> segments(Path dir) throws IOException {
+    return numbered(dir, SEGMENT);
+  }
+
+  /** The snapshot files in {@code dir}, by number. */
+  static TreeMap<Long, Path> snapshots(Path dir) throws IOException {
+    return numbered(dir, SNAPSHOT);
+  }
+
+  /** Files left behind by writes a crash interrupted. */
+  static List<Path> temporaries(Path dir) throws IOException {
+    List<Path> found = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) {
+        if (TEMPORARY.matcher(entry.getFileName().toString()).matches()) {
+          found.add(entry);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static TreeMap<Long, Path> numbered(Path dir, Pattern pattern) throws IOException {
+    TreeMap<Long, Path> found = new TreeMap<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) {
+        Matcher m = pattern.matcher(entry.getFileName().toString());
+        if (m.matches()) {
+          found.put(Long.parseLong(m.group(1)), entry);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** A temporary name next to {@code target} that no reader looks at. */
+  static Path temporaryFor(Path target) {
+    return target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
+  }
+
+  /**
+   * Makes a rename or creation in {@code dir} durable: opens the directory and forces it (POSIX fsync of
+   * the directory). File systems that cannot open a directory for reading (not Linux) skip the step.
+   */
+  static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException e) {
+      if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+        throw e;
+      }
+    }
+  }
+
+  /** Moves a fully forced temporary file over {@code target} atomically and forces the directory. */
+  static void publish(Path temporary, Path target) throws IOException {
+    try {
+      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+    }
+    forceDirectory(target.getParent());
+  }
+
+  /** Writes {@code bytes} to {@code target} by temp file, fsync, rename, fsync of the directory. */
+  static void writeAtomically(Path target, byte[] bytes) throws IOException {
+    Path temporary = temporaryFor(target);
+    boolean published = false;
+    try {
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(true);
+      }
+      publish(temporary, target);
+      published = true;
+    } finally {
+      if (!published) {
+        Files.deleteIfExists(temporary);
+      }
+    }
+  }
+}

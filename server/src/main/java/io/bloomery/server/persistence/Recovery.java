@@ -1,0 +1,177 @@
+package io.bloomery.server.persistence;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restart: the manifest's snapshot into the keyspace, then every journal segment from the manifest's
+ * first one, in order, through the replayer. A torn last record of the newest segment is cut off (a copy
+ * of the cut bytes is kept next to it); any other damage refuses the start with the file and offset.
+ */
+final class Recovery {
+  private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+  /**
+   * What recovery found.
+   *
+   * @param manifest the manifest in force
+   * @param lastSegment the newest live segment, or {@code -1} if the manifest's first one does not exist
+   * @param olderSegmentBytes bytes of the live segments before {@code lastSegment}
+   * @param snapshotBytes the size of the manifest's snapshot file, 0 if none
+   */
+  record Result(Manifest manifest, long lastSegment, long olderSegmentBytes, long keys, long records,
+      long snapshotBytes, long snapshotCutMillis, long trimmedBytes, long highestNumber) {}
+
+  private Recovery() {}
+
+  static Result run(Path dir, KeyLoader loader, CommandReplayer replayer) throws IOException {
+    Manifest manifest = Manifest.read(dir);
+    TreeMap<Long, Path> segments = DataDirectory.segments(dir);
+    TreeMap<Long, Path> snapshots = DataDirectory.snapshots(dir);
+    long highest = Math.max(segments.isEmpty() ? 0 : segments.lastKey(), snapshots.isEmpty() ? 0 : snapshots.lastKey());
+    if (manifest == null) {
+      if (!segments.isEmpty() || !snapshots.isEmpty()) {
+        throw new PersistenceCorruptionException(dir.resolve(DataDirectory.MANIFEST), 0,
+            "missing, but " + dir + " holds journal or snapshot files; refusing to guess which of them make the"
+                + " current state (restore the MANIFEST, or move the files away to start empty)");
+      }
+      manifest = Manifest.EMPTY;
+      manifest.write(dir);
+    }
+    long keys = 0;
+    long snapshotBytes = 0;
+    long cutMillis = 0;
+    if (manifest.snapshot() != null) {
+      Path snapshot = dir.resolve(manifest.snapshot());
+      if (!Files.exists(snapshot)) {
+        throw new PersistenceCorruptionException(dir.resolve(DataDirectory.MANIFEST), 0,
+            "names snapshot " + manifest.snapshot() + ", which does not exist");
+      }
+      SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, loader);
+      if (summary.firstSegment() != manifest.firstSegment()) {
+        throw new PersistenceCorruptionException(snapshot, 16, "snapshot was cut before segment " + summary.firstSegment()
+            + ", the manifest says " + manifest.firstSegment());
+      }
+      keys = summary.keys();
+      snapshotBytes = summary.bytes();
+      cutMillis = summary.cutMillis();
+      LOG.info("loaded {} keys from {} ({} bytes)", keys, manifest.snapshot(), snapshotBytes);
+    }
+    Map<Long, Path> live = segments.tailMap(manifest.firstSegment(), true);
+    long expected = manifest.firstSegment();
+    for (long number : live.keySet()) {
+      if (number != expected) {
+        throw new PersistenceCorruptionException(dir.resolve(DataDirectory.segmentName(expected)), 0,
+            "journal segment missing (segments from " + manifest.firstSegment() + " on must be contiguous; found "
+                + live.keySet() + ")");
+      }
+      expected++;
+    }
+    long records = 0;
+    long trimmed = 0;
+    long older = 0;
+    long last = live.isEmpty() ? -1 : segments.lastKey();
+    for (Map.Entry<Long, Path> segment : live.entrySet()) {
+      Path file = segment.getValue();
+      JournalFormat.Scan scan = JournalFormat.scan(file, segment.getKey(), (offset, argv) -> replay(replayer, file, offset, argv));
+      records += scan.records();
+      if (!scan.clean()) {
+        JournalFormat.Damage damage = scan.damage();
+        // A crash while a rewrite was creating the next segment leaves segments after this one that hold no
+        // record yet; this one was still the one being appended to, so it may be torn like the newest.
+        boolean newest = segment.getKey() == last || onlyEmptySegmentsAfter(live, segment.getKey());
+        if (!damage.tornTail() || !newest) {
+          throw new PersistenceCorruptionException(file, damage.offset(), damage.problem()
+              + (damage.tornTail() ? " (only the newest segment may end in a torn record)" : " (a good record follows it)")
+              + "; refusing to start. `bloomery check-log --fix " + dir + "` cuts the journal there and keeps a copy of"
+              + " what it cuts");
+        }
+        trimmed += trimTornTail(scan, segment.getKey());
+      }
+      if (segment.getKey() != last) {
+        older += Files.size(file);
+      }
+    }
+    removeLeftovers(dir, manifest, segments, snapshots);
+    return new Result(manifest, last, older, keys, records, snapshotBytes, cutMillis, trimmed, highest);
+  }
+
+  static boolean onlyEmptySegmentsAfter(Map<Long, Path> live, long number) throws IOException {
+    for (Map.Entry<Long, Path> later : live.entrySet()) {
+      if (later.getKey() > number && Files.size(later.getValue()) > JournalFormat.HEADER_LENGTH) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void replay(CommandReplayer replayer, Path file, long offset, List<byte[]> argv)
+      throws PersistenceCorruptionException {
+    try {
+      replayer.replay(argv);
+    } catch (RuntimeException e) {
+      throw new PersistenceCorruptionException(file, offset, "record could not be replayed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Cuts {@code scan}'s file at its last good record, keeping the cut bytes in a side file; returns their count. */
+  static long trimTornTail(JournalFormat.Scan scan, long segment) throws IOException {
+    Path file = scan.file();
+    long cut = scan.fileSize() - scan.goodEnd();
+    Path kept = keepCopy(file, scan.goodEnd(), "torn");
+    JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), segment);
+    LOG.warn("{}: trimmed a torn last record at offset {} ({}; {} bytes cut, kept in {})",
+        file.getFileName(), scan.damage().offset(), scan.damage().problem(), cut, kept.getFileName());
+    return cut;
+  }
+
+  /** Copies {@code file}'s bytes from {@code from} to its end into a new side file named after it. */
+  static Path keepCopy(Path file, long from, String why) throws IOException {
+    Path kept = file.resolveSibling(file.getFileName() + "." + why + "-" + System.currentTimeMillis());
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+        OutputStream out = Files.newOutputStream(kept, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      long size = in.size();
+      ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
+      for (long at = from; at < size; ) {
+        buffer.clear();
+        int n = in.read(buffer, at);
+        if (n < 0) {
+          break;
+        }
+        out.write(buffer.array(), 0, n);
+        at += n;
+      }
+    }
+    try (FileChannel sync = FileChannel.open(kept, StandardOpenOption.WRITE)) {
+      sync.force(true);
+    }
+    DataDirectory.forceDirectory(file.getParent());
+    return kept;
+  }
+
+  /** Deletes what an interrupted rewrite left: old segments and snapshots, and temporary files. */
+  private static void removeLeftovers(Path dir, Manifest manifest, TreeMap<Long, Path> segments,
+      TreeMap<Long, Path> snapshots) throws IOException {
+    for (Path old : segments.headMap(manifest.firstSegment(), false).values()) {
+      Files.deleteIfExists(old);
+    }
+    for (Path snapshot : snapshots.values()) {
+      if (!snapshot.getFileName().toString().equals(manifest.snapshot())) {
+        Files.deleteIfExists(snapshot);
+      }
+    }
+    for (Path temporary : DataDirectory.temporaries(dir)) {
+      Files.deleteIfExists(temporary);
+    }
+  }
+}

@@ -1,0 +1,289 @@
+package io.bloomery.server.persistence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomery.sketch.CountMinSketch;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DurabilityTest {
+  @TempDir Path dir;
+
+  private Durability open(TestKeyspace keyspace, FsyncPolicy policy) throws IOException {
+    Durability durability = Durability.open(dir, true, policy, keyspace, keyspace, keyspace);
+    keyspace.journalTo(durability.journal());
+    return durability;
+  }
+
+  private static void write(TestKeyspace keyspace, int from, int to) {
+    for (int i = from; i < to; i++) {
+      keyspace.apply("BF.ADD", "urls", "u" + i).toCompletableFuture().join();
+      keyspace.apply("CMS.INCRBY", "hits", "k" + (i % 7), "2").toCompletableFuture().join();
+    }
+  }
+
+  private Map<String, String> recovered(FsyncPolicy policy) throws IOException {
+    TestKeyspace fresh = new TestKeyspace();
+    try (Durability durability = open(fresh, policy)) {
+      return fresh.dump();
+    }
+  }
+
+  @Test
+  void cleanCloseSnapshotsAndReopens() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    try (Durability durability = open(keyspace, FsyncPolicy.EVERYSEC)) {
+      write(keyspace, 0, 200);
+    }
+    assertThat(DataDirectory.snapshots(dir)).hasSize(1);
+    assertThat(Manifest.read(dir).snapshot()).isEqualTo(DataDirectory.snapshots(dir).firstEntry().getValue().getFileName().toString());
+    assertThat(recovered(FsyncPolicy.EVERYSEC)).isEqualTo(keyspace.dump());
+  }
+
+  @Test
+  void aCrashAfterAcknowledgementLosesNothingUnderEveryPolicy() throws IOException {
+    for (FsyncPolicy policy : FsyncPolicy.values()) {
+      Path sub = dir.resolve(policy.configName());
+      TestKeyspace keyspace = new TestKeyspace();
+      Durability durability = Durability.open(sub, true, policy, keyspace, keyspace, keyspace);
+      keyspace.journalTo(durability.journal());
+      write(keyspace, 0, 100);
+      durability.control().save();
+      write(keyspace, 100, 150);
+      durability.abandon();
+      TestKeyspace fresh = new TestKeyspace();
+      try (Durability reopened = Durability.open(sub, true, policy, fresh, fresh, fresh)) {
+        assertThat(fresh.dump()).as(policy.configName()).isEqualTo(keyspace.dump());
+      }
+    }
+  }
+
+  @Test
+  void aTornLastRecordIsTrimmedAndKept() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 50);
+    Map<String, String> before = keyspace.dump();
+    keyspace.apply("BF.ADD", "urls", "the-torn-one").toCompletableFuture().join();
+    durability.abandon();
+    Path segment = DataDirectory.segments(dir).lastEntry().getValue();
+    long size = Files.size(segment);
+    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+      file.setLength(size - 5);
+    }
+    assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(before);
+    try (var kept = Files.list(dir)) {
+      assertThat(kept.map(p -> p.getFileName().toString()).filter(n -> n.contains(".torn-"))).hasSize(1);
+    }
+  }
+
+  @Test
+  void aTornRecordBeforeAFreshlyCreatedEmptySegmentIsTrimmedToo() throws IOException {
+    // A crash while a rewrite had just created its next segment, with a record half-written in the current one.
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 10);
+    Map<String, String> before = keyspace.dump();
+    keyspace.apply("BF.ADD", "urls", "half-written").toCompletableFuture().join();
+    durability.abandon();
+    Path current = DataDirectory.segments(dir).lastEntry().getValue();
+    try (RandomAccessFile file = new RandomAccessFile(current.toFile(), "rw")) {
+      file.setLength(file.length() - 2);
+    }
+    JournalWriter.createSegment(dir, DataDirectory.segments(dir).lastKey() + 1).channel().close();
+    assertThat(LogCheck.check(dir).startable()).isTrue();
+    assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(before);
+  }
+
+  @Test
+  void corruptionInTheMiddleRefusesToStartNamingFileAndOffset() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 20);
+    durability.abandon();
+    Path segment = DataDirectory.segments(dir).lastEntry().getValue();
+    long offset = JournalFormat.HEADER_LENGTH + 100;
+    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+      file.seek(offset);
+      int b = file.read();
+      file.seek(offset);
+      file.write(b ^ 0x10);
+    }
+    long[] recordStart = {-1};
+    JournalFormat.scan(segment, DataDirectory.segments(dir).lastKey(), (o, a) -> {
+      if (o <= offset) {
+        recordStart[0] = o;
+      }
+    });
+    TestKeyspace fresh = new TestKeyspace();
+    assertThatThrownBy(() -> Durability.open(dir, true, FsyncPolicy.ALWAYS, fresh, fresh, fresh))
+        .isInstanceOf(PersistenceCorruptionException.class)
+        .hasMessageContaining(segment.getFileName().toString())
+        .hasMessageContaining("at offset ")
+        .hasMessageContaining("check-log --fix")
+        .satisfies(e -> assertThat(((PersistenceCorruptionException) e).offset()).isGreaterThan(recordStart[0]));
+  }
+
+  @Test
+  void rewritesUnderConcurrentWritesLoseAndDuplicateNothing() throws Exception {
+    // The aof-race analogue: increments on a few keys from several threads while rewrites keep cutting.
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.EVERYSEC);
+    int threads = 4;
+    int perThread = 1500;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> writers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      writers.add(pool.submit(() -> {
+        for (int i = 0; i < perThread; i++) {
+          keyspace.apply("CMS.INCRBY", "counter" + (i % 3), "item" + id, "1").toCompletableFuture().join();
+        }
+      }));
+    }
+    AtomicBoolean done = new AtomicBoolean();
+    int rewrites = 0;
+    while (!done.get()) {
+      durability.control().save();
+      rewrites++;
+      done.set(writers.stream().allMatch(Future::isDone));
+    }
+    for (Future<?> writer : writers) {
+      writer.get();
+    }
+    pool.shutdown();
+    durability.abandon();
+    TestKeyspace fresh = new TestKeyspace();
+    try (Durability reopened = Durability.open(dir, true, FsyncPolicy.EVERYSEC, fresh, fresh, fresh)) {
+      assertThat(rewrites).isPositive();
+      assertThat(fresh.dump()).isEqualTo(keyspace.dump());
+      long total = 0;
+      for (int k = 0; k < 3; k++) {
+        total += ((CountMinSketch) fresh.value("counter" + k)).count();
+      }
+      assertThat(total).isEqualTo((long) threads * perThread);
+    }
+  }
+
+  @Test
+  void groupCommitAcknowledgesOnlyAfterAnFsyncAndSharesThem() throws Exception {
+    TestKeyspace keyspace = new TestKeyspace();
+    try (Durability durability = open(keyspace, FsyncPolicy.ALWAYS)) {
+      int threads = 8;
+      int perThread = 100;
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<CompletableFuture<Void>> acks = new ArrayList<>();
+      List<Future<?>> writers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int id = t;
+        writers.add(pool.submit(() -> {
+          for (int i = 0; i < perThread; i++) {
+            CompletableFuture<Void> ack = keyspace.apply("BF.ADD", "k" + id, "i" + i).toCompletableFuture();
+            synchronized (acks) {
+              acks.add(ack);
+            }
+            ack.join();
+          }
+        }));
+      }
+      for (Future<?> writer : writers) {
+        writer.get();
+      }
+      pool.shutdown();
+      CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).join();
+      PersistenceMetrics metrics = durability.metrics();
+      // Every acknowledgement was released by an fsync, and no fsync released nothing but itself.
+      assertThat(metrics.fsyncCoveredAppends()).isEqualTo((long) threads * perThread);
+      assertThat(metrics.fsyncCount()).isLessThanOrEqualTo((long) threads * perThread);
+      assertThat(durability.control().infoFields()).containsEntry("aof_enabled", "1").containsEntry("aof_fsync", "always");
+    }
+  }
+
+  @Test
+  void appendOnlyNoKeepsSnapshotsOnlyAndFoldsAnEarlierJournal() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 30);
+    durability.abandon();
+    TestKeyspace second = new TestKeyspace();
+    try (Durability snapshotsOnly = Durability.open(dir, false, FsyncPolicy.EVERYSEC, second, second, second)) {
+      second.journalTo(snapshotsOnly.journal());
+      assertThat(second.dump()).isEqualTo(keyspace.dump());
+      assertThat(DataDirectory.segments(dir)).isEmpty();
+      assertThat(snapshotsOnly.control().infoFields()).containsEntry("aof_enabled", "0");
+      write(second, 30, 40);
+      assertThat(snapshotsOnly.control().infoFields()).containsEntry("rdb_changes_since_last_save", "20");
+    }
+    TestKeyspace third = new TestKeyspace();
+    try (Durability again = Durability.open(dir, true, FsyncPolicy.EVERYSEC, third, third, third)) {
+      assertThat(third.dump()).isEqualTo(second.dump());
+    }
+  }
+
+  @Test
+  void aSecondServerOnTheSameDirectoryIsRefused() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    try (Durability first = open(keyspace, FsyncPolicy.NO)) {
+      TestKeyspace other = new TestKeyspace();
+      assertThatThrownBy(() -> Durability.open(dir, true, FsyncPolicy.NO, other, other, other))
+          .isInstanceOf(IOException.class).hasMessageContaining("in use by another server");
+    }
+  }
+
+  @Test
+  void automaticRewriteStartsOnceTheJournalOutgrowsTheThreshold() throws Exception {
+    TestKeyspace keyspace = new TestKeyspace();
+    DurabilityOptions options = DurabilityOptions.of(dir, true, FsyncPolicy.NO).withAutoRewrite(100, 4096);
+    try (Durability durability = Durability.open(options, keyspace, keyspace, keyspace)) {
+      keyspace.journalTo(durability.journal());
+      write(keyspace, 0, 100);
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (durability.control().lastSaveUnixSeconds() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(durability.control().lastSaveUnixSeconds()).as("an automatic rewrite ran").isPositive();
+      assertThat(Manifest.read(dir).snapshot()).isNotNull();
+    }
+  }
+
+  @Test
+  void leftoversOfAnInterruptedRewriteAreIgnoredAndRemoved() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 10);
+    durability.control().save();
+    write(keyspace, 10, 20);
+    durability.abandon();
+    // A rewrite killed after writing its temp snapshot and creating its next segment, before the manifest.
+    Files.write(dir.resolve(".snapshot.0000000099.snap.1234.tmp"), new byte[] {1, 2, 3});
+    Files.write(dir.resolve("snapshot.0000000098.snap"), new byte[] {1, 2, 3});
+    assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(keyspace.dump());
+    assertThat(DataDirectory.temporaries(dir)).isEmpty();
+    assertThat(DataDirectory.snapshots(dir)).hasSize(1);
+  }
+
+  @Test
+  void aMissingManifestWithDataFilesRefusesToGuess() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, 5);
+    durability.abandon();
+    Files.delete(dir.resolve(DataDirectory.MANIFEST));
+    TestKeyspace fresh = new TestKeyspace();
+    assertThatThrownBy(() -> Durability.open(dir, true, FsyncPolicy.ALWAYS, fresh, fresh, fresh))
+        .isInstanceOf(PersistenceCorruptionException.class).hasMessageContaining("refusing to guess");
+  }
+}

@@ -1,0 +1,41 @@
+package io.bloomery.server.persistence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ManifestTest {
+  @TempDir Path dir;
+
+  @Test
+  void roundTripsAndNamesNoSnapshotAsNone() throws IOException {
+    new Manifest(DataDirectory.snapshotName(12), 12).write(dir);
+    assertThat(Manifest.read(dir)).isEqualTo(new Manifest("snapshot.0000000012.snap", 12));
+    Manifest.EMPTY.write(dir);
+    assertThat(Files.readString(dir.resolve("MANIFEST"))).startsWith("bloomery-manifest 1\nsnapshot none\nfirst-segment 1\ncrc32c ");
+    assertThat(Manifest.read(dir)).isEqualTo(Manifest.EMPTY);
+    assertThat(Manifest.read(dir.resolve("nowhere"))).isNull();
+  }
+
+  @Test
+  void hostileManifestsAreRefusedWithTheFileNamed() throws IOException {
+    String good = new Manifest(DataDirectory.snapshotName(12), 12).text();
+    List<String> hostile = List.of("", "\n", good.replace("12\n", "13\n"), good.replace("bloomery-manifest 1", "bloomery-manifest 2"),
+        good.replace("snapshot.0000000012.snap", "../../etc/passwd"), good.replace("first-segment 12", "first-segment -1"),
+        good.replace("first-segment 12", "first-segment 99999999999999999999"), good.substring(0, good.length() - 1),
+        good + "extra\n", good.replace("crc32c", "crc32"), "x".repeat(5000));
+    Path file = dir.resolve("MANIFEST");
+    for (String text : hostile) {
+      Files.write(file, text.getBytes(StandardCharsets.UTF_8));
+      assertThatThrownBy(() -> Manifest.read(dir)).as(text).isInstanceOf(PersistenceCorruptionException.class)
+          .hasMessageStartingWith(file.toString());
+    }
+  }
+}
