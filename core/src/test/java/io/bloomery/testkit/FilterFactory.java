@@ -423,6 +423,14 @@ public enum FilterFactory {
         fuse.insertedCount(), fingerprints);
   }
 
+  /**
+   * The object {@code FilterFormat} writes for a filter this factory made: the filter itself, or for
+   * the static kinds the real filter built from the items added so far.
+   */
+  public Object formatObject(MembershipFilter filter) {
+    return filter instanceof StaticSetFilter ? ((StaticSetFilter) filter).filter() : filter;
+  }
+
   /** Adapts a filter just read back (for example, gives it the test's time source). */
   Object afterRead(Object filter) {
     return filter;

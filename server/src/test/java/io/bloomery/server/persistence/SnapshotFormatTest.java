@@ -51,7 +51,7 @@ class SnapshotFormatTest {
       for (int i = 0; i < 50; i++) {
         filter.add(("item" + i).getBytes(StandardCharsets.UTF_8));
       }
-      values.put("key:" + kind.name(), filter);
+      values.put("key:" + kind.name(), kind.formatObject(filter));
     }
     CountMinSketch sketch = CountMinSketch.initByDimensions(50, 3);
     sketch.incrementBy("x".getBytes(StandardCharsets.UTF_8), 5);
