@@ -246,7 +246,7 @@ public final class BloomerySpark {
     Path target = new Path(path);
     Path temporary = new Path(target.getParent(), "." + target.getName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
     try {
-      FileSystem fs = target.getFileSystem(conf);
+      FileSystem fs = fileSystem(target, conf);
       boolean done = false;
       try {
         try (OutputStream out = new BufferedOutputStream(fs.create(temporary, false), 1 << 16)) {
@@ -267,6 +267,15 @@ public final class BloomerySpark {
     } catch (IOException e) {
       throw new UncheckedIOException(path + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The file system of {@code path}; for the local one, its raw form, which writes no {@code .crc}
+   * side files (every file we write carries its own CRC-32C).
+   */
+  static FileSystem fileSystem(Path path, Configuration conf) throws IOException {
+    FileSystem fs = path.getFileSystem(conf);
+    return fs instanceof org.apache.hadoop.fs.LocalFileSystem local ? local.getRawFileSystem() : fs;
   }
 
   /** Writes bytes to a stream. */

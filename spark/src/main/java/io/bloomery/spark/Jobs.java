@@ -14,19 +14,34 @@ final class Jobs {
       return action.get();
     } catch (BloomerySparkException e) {
       throw e;
-    } catch (RuntimeException e) {
-      BloomerySparkException ours = find(e);
+    } catch (Exception e) { // SparkException is checked, yet thrown from Scala without a declaration
+      String ours = find(e);
       if (ours != null) {
-        throw new BloomerySparkException(ours.getMessage(), e);
+        throw new BloomerySparkException(ours, e);
       }
-      throw e;
+      throw Jobs.<RuntimeException>rethrow(e);
     }
   }
 
-  private static BloomerySparkException find(Throwable failure) {
+  @SuppressWarnings("unchecked")
+  private static <E extends Exception> E rethrow(Exception e) throws E {
+    throw (E) e;
+  }
+
+  /**
+   * Our message, from the cause chain where Spark kept the task's exception, else from the text of
+   * Spark's stage-failure message, which quotes the task's exception as "class: message".
+   */
+  private static String find(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof BloomerySparkException ours) {
-        return ours;
+        return ours.getMessage();
+      }
+      String text = t.getMessage();
+      int at = text == null ? -1 : text.indexOf(MARKER);
+      if (at >= 0) {
+        int end = text.indexOf('\n', at);
+        return text.substring(at + MARKER.length(), end < 0 ? text.length() : end).strip();
       }
       if (t.getCause() == t) {
         break;
@@ -34,4 +49,6 @@ final class Jobs {
     }
     return null;
   }
+
+  private static final String MARKER = BloomerySparkException.class.getName() + ": ";
 }

@@ -163,7 +163,7 @@ public final class ShardedBuild {
       return assemble(conf, layout, written, path);
     } finally {
       try {
-        sliceDir.getFileSystem(conf).delete(sliceDir, true);
+        BloomerySpark.fileSystem(sliceDir, conf).delete(sliceDir, true);
       } catch (IOException e) {
         // The build's own outcome matters more than a leftover temporary directory.
       }
@@ -277,7 +277,7 @@ public final class ShardedBuild {
     CRC32C crc = new CRC32C();
     long bitCount = 0;
     byte[] buffer = new byte[Long.BYTES];
-    try (OutputStream out = new BufferedOutputStream(file.getFileSystem(conf).create(file, true), 1 << 16)) {
+    try (OutputStream out = new BufferedOutputStream(BloomerySpark.fileSystem(file, conf).create(file, true), 1 << 16)) {
       for (long word : words) {
         ItemColumn.littleEndian(word, buffer);
         crc.update(buffer);
@@ -320,7 +320,7 @@ public final class ShardedBuild {
     });
     try {
       Path target = new Path(path);
-      long size = target.getFileSystem(conf).getFileStatus(target).getLen();
+      long size = BloomerySpark.fileSystem(target, conf).getFileStatus(target).getLen();
       return new Result(path, size, layout.slices, items, bitCount);
     } catch (IOException e) {
       throw new UncheckedIOException(path + ": " + e.getMessage(), e);
@@ -365,7 +365,7 @@ public final class ShardedBuild {
     private void open(int index) throws IOException {
       Slice slice = slices[index];
       Path file = new Path(slice.file());
-      FileSystem fs = file.getFileSystem(conf);
+      FileSystem fs = BloomerySpark.fileSystem(file, conf);
       long length = fs.exists(file) ? fs.getFileStatus(file).getLen() : -1;
       if (length != slice.bytes()) {
         throw new BloomerySparkException("slice " + index + " (" + file + ") " + (length < 0 ? "is missing"
