@@ -35,6 +35,11 @@ final class ItemColumn implements Serializable {
     this.nulls = nulls;
   }
 
+  /** Values handed over one by one (an aggregator's or a UDF's input), named {@code what} in errors. */
+  static ItemColumn forValues(String what, FilterSpec.Nulls nulls) {
+    return new ItemColumn(what, null, nulls);
+  }
+
   /** Resolves {@code column} in {@code dataset}, refusing a missing column or an unsupported type. */
   static ItemColumn resolve(Dataset<?> dataset, String column, FilterSpec.Nulls nulls) {
     DataType type;
@@ -104,7 +109,7 @@ final class ItemColumn implements Serializable {
     if (value instanceof Long number) {
       return littleEndian(number, new byte[Long.BYTES]);
     }
-    throw new BloomerySparkException("column '" + name + "' produced a " + value.getClass().getSimpleName()
+    throw new BloomerySparkException(describe() + " is a " + value.getClass().getSimpleName()
         + "; expected string, binary or bigint values");
   }
 
@@ -112,8 +117,12 @@ final class ItemColumn implements Serializable {
     if (nulls == FilterSpec.Nulls.SKIP) {
       return null;
     }
-    throw new BloomerySparkException("column '" + name + "' holds a null; a null is not an item "
+    throw new BloomerySparkException(describe() + " holds a null; a null is not an item "
         + "(filter it out, or skip nulls explicitly with FilterSpec.Nulls.SKIP / --skip-nulls)");
+  }
+
+  private String describe() {
+    return type == null ? name : "column '" + name + "'";
   }
 
   static byte[] littleEndian(long value, byte[] into) {
