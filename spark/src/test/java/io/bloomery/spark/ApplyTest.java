@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * keepAbsent, keepMaybe and confirm on a frontier with known duplicates: 20,000 seen URLs, an
- * incoming batch of 10,000 of them again plus 10,000 new ones (and repeats within the batch).
+ * keepAbsent, keepMaybe and confirm on a frontier with known duplicates: 10,000 seen URLs, an
+ * incoming batch of 5,000 of them again plus 5,000 new ones.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApplyTest {
-  private static final int SEEN = 20_000;
-  private static final int NEW = 10_000;
+  private static final int SEEN = 10_000;
+  private static final int NEW = 5_000;
 
   private final SparkSession spark = SharedSpark.session();
   private Dataset<Row> seen;
