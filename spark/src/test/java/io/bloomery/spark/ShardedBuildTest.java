@@ -53,6 +53,16 @@ class ShardedBuildTest {
   }
 
   @Test
+  void anEmptyDatasetGivesTheEmptyFilter() throws IOException {
+    for (FilterSpec spec : List.of(FilterSpec.classic(1_000, 0.01), FilterSpec.blocked(1_000, 0.01))) {
+      Dataset<Row> none = spark.createDataset(List.<String>of(), org.apache.spark.sql.Encoders.STRING()).toDF("u");
+      Path out = dir.resolve("empty.blmf");
+      assertThat(BloomerySpark.buildSharded(none, "u", spec, out.toString(), 2).items()).isZero();
+      assertThat(Files.readAllBytes(out)).isEqualTo(FilterFormat.toBytes(spec.newFilter()));
+    }
+  }
+
+  @Test
   void aTruncatedOrCorruptedSliceFailsTheAssemblyAndLeavesNoOutput() throws IOException {
     FilterSpec spec = FilterSpec.blocked(15_000, 0.01);
     Dataset<Row> lines = lines();
