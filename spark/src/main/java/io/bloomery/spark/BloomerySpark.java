@@ -64,9 +64,10 @@ import org.apache.spark.sql.types.DataTypes;
  * form, parsed once per executor JVM) and test the column with a UDF; a filter larger than a quarter
  * of {@code spark.executor.memory} is refused, because every executor would hold it twice while
  * loading. For larger filters, apply shard-aligned: write the filter with {@link #buildSharded},
- * whose slice manifest maps each block or word range to one file, shuffle the probe rows by the same
- * {@link ShardedBuild#sliceOf slice function}, and test each partition against only its slice.
- * That path is described here but not shipped as a method.
+ * shuffle the probe rows by the slice that holds their bits (block range for blocked filters, word
+ * range per position for classic ones), and test each partition against only its slice, read from
+ * its byte range of the file. That path is described here (and in docs/SPARK.md) but not shipped as a
+ * method.
  *
  * <p>All methods are thread-safe; they run Spark jobs on the dataset's session.
  */

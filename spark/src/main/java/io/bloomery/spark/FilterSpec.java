@@ -173,6 +173,18 @@ public final class FilterSpec implements Serializable {
     throw new IllegalArgumentException(Filters.needsBloom(filter));
   }
 
+  /** Equal when every parameter that places a bit, and the null handling, are equal. */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof FilterSpec that && kind == that.kind && bits == that.bits && hashes == that.hashes
+        && Objects.equals(protocolName, that.protocolName) && java.util.Arrays.equals(seed, that.seed) && nulls == that.nulls;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, bits, hashes, protocolName, java.util.Arrays.hashCode(seed), nulls);
+  }
+
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "%s filter, m = %d, k = %d, protocol %s, seed %d bytes, nulls %s",

@@ -82,7 +82,7 @@ public final class SqlFunctions {
     public FilterAggregator.Buffer reduce(FilterAggregator.Buffer buffer, Tuple3<T, Long, Double> row) {
       FilterSpec spec = spec(row);
       MembershipFilter filter = buffer.filter(spec);
-      if (!FilterSpec.of(filter).toString().equals(spec.toString())) {
+      if (!FilterSpec.of(filter).equals(spec)) {
         throw new BloomerySparkException("bloomery_build(item, n, p): n and p differ between rows of one group");
       }
       filter.add(items.bytesOfValue(row._1()));
