@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
@@ -55,6 +56,60 @@ final class BlockedBloomBody {
         out.u64(filter.insertedCount());
         for (long j = 0, words = filter.wordCount(); j < words; j++) {
           out.word(filter.word(j));
+        }
+      }
+    };
+  }
+
+  /**
+   * A writer for a blocked body whose words come from {@code words} (see {@link
+   * FilterFormat#writeBlocked}); every parameter is checked here, before the first byte is written.
+   */
+  static FilterFormat.BodyWriter streamingWriter(
+      byte[] seed, long blocks, int hashes, long insertedCount, BloomFilter.WordSource words) {
+    java.util.Objects.requireNonNull(seed, "seed");
+    java.util.Objects.requireNonNull(words, "words");
+    if (blocks < 1 || blocks > BlockedBloomFilter.MAX_BLOCKS) {
+      throw new IllegalArgumentException("blocks must be in [1, " + BlockedBloomFilter.MAX_BLOCKS + "], was " + blocks);
+    }
+    if (hashes < 1 || hashes > 16) {
+      throw new IllegalArgumentException("hashes must be in [1, 16], was " + hashes);
+    }
+    if (seed.length > BlockedBloomFilter.MAX_SEED_BYTES) {
+      throw new IllegalArgumentException("seed must be at most 255 bytes, was " + seed.length);
+    }
+    if (insertedCount < 0 || insertedCount > ClassicBloomBody.MAX_INSERTED) {
+      throw new IllegalArgumentException("inserted count must be in [0, 2^62], was " + insertedCount);
+    }
+    byte[] seedCopy = seed.clone();
+    return new FilterFormat.BodyWriter() {
+      @Override
+      public FilterKind kind() {
+        return FilterKind.BLOCKED_BLOOM;
+      }
+
+      @Override
+      public ProtocolId protocol() {
+        return ProtocolId.XXH3_BLOCKED_V1;
+      }
+
+      @Override
+      public byte[] seed() {
+        return seedCopy.clone();
+      }
+
+      @Override
+      public long bodyLength() {
+        return FIXED_LENGTH + Long.BYTES * 8 * blocks;
+      }
+
+      @Override
+      public void writeBody(FormatWriter out) throws IOException {
+        out.u64(blocks);
+        out.u32(hashes);
+        out.u64(insertedCount);
+        for (long j = 0, count = 8 * blocks; j < count; j++) {
+          out.word(words.nextWord());
         }
       }
     };

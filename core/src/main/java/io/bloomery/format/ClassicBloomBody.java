@@ -93,6 +93,66 @@ final class ClassicBloomBody {
     };
   }
 
+  /**
+   * A writer for a classic body whose words come from {@code words} (see {@link
+   * FilterFormat#writeClassic}); every parameter is checked here, before the first byte is written.
+   */
+  static FilterFormat.BodyWriter streamingWriter(
+      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, BloomFilter.WordSource words) {
+    java.util.Objects.requireNonNull(protocol, "protocol");
+    java.util.Objects.requireNonNull(seed, "seed");
+    java.util.Objects.requireNonNull(words, "words");
+    if (bits < 1 || bits > MAX_BITS) {
+      throw new IllegalArgumentException("bit count m must be in [1, 2^40], was " + bits);
+    }
+    if (hashes < 1 || hashes > MAX_HASHES) {
+      throw new IllegalArgumentException("hash count k must be in [1, " + MAX_HASHES + "], was " + hashes);
+    }
+    if (insertedCount < 0 || insertedCount > MAX_INSERTED) {
+      throw new IllegalArgumentException("inserted count must be in [0, 2^62], was " + insertedCount);
+    }
+    protocol.checkParameters(bits, hashes, seed);
+    byte[] seedCopy = seed.clone();
+    long wordCount = wordCount(bits);
+    return new FilterFormat.BodyWriter() {
+      @Override
+      public FilterKind kind() {
+        return FilterKind.CLASSIC_BLOOM;
+      }
+
+      @Override
+      public ProtocolId protocol() {
+        return protocol.id();
+      }
+
+      @Override
+      public byte[] seed() {
+        return seedCopy.clone();
+      }
+
+      @Override
+      public long bodyLength() {
+        return FIXED_LENGTH + Long.BYTES * wordCount;
+      }
+
+      @Override
+      public void writeBody(FormatWriter out) throws IOException {
+        out.u64(bits);
+        out.u32(hashes);
+        out.u64(insertedCount);
+        long padding = ~lastWordMask(bits);
+        for (long j = 0; j < wordCount; j++) {
+          long word = words.nextWord();
+          if (j == wordCount - 1 && (word & padding) != 0) {
+            throw new IllegalArgumentException("word " + j + " has bits set at or beyond m = " + bits
+                + "; the words do not belong to an m-bit filter");
+          }
+          out.word(word);
+        }
+      }
+    };
+  }
+
   /** The validated fixed fields of a classic body. */
   private static final class Fields {
     final long bits;

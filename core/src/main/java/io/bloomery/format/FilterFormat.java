@@ -8,6 +8,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
@@ -128,7 +129,47 @@ public final class FilterFormat {
    */
   public static void write(Object filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
-    BodyWriter body = bodyWriter(filter);
+    write(bodyWriter(filter), out);
+  }
+
+  /**
+   * Writes a classic Bloom filter file whose words are streamed from {@code words} instead of held
+   * in a {@link BloomFilter}: the bytes are exactly those {@link #write(Object, OutputStream)}
+   * produces for a filter with these parameters and words. For assembling a filter that no single
+   * machine holds, such as one built as word ranges by several tasks. The stream is flushed, not
+   * closed.
+   *
+   * @param insertedCount the count recorded in the header, in [0, 2^62]
+   * @param words supplies exactly {@code ceil(bits / 64)} words in order, word j holding bits 64j ..
+   *     64j+63; bits at or beyond m in the last word must be 0
+   * @throws IllegalArgumentException before anything is written if the protocol cannot express
+   *     (bits, hashes, seed), m or k is outside the format's limits, or the count is out of range;
+   *     during the write (the output is then incomplete) if the last word has bits set at or beyond m
+   * @throws IOException if {@code words} or {@code out} does
+   */
+  public static void writeClassic(HashProtocol protocol, byte[] seed, long bits, int hashes,
+      long insertedCount, BloomFilter.WordSource words, OutputStream out) throws IOException {
+    Objects.requireNonNull(out, "out");
+    write(ClassicBloomBody.streamingWriter(protocol, seed, bits, hashes, insertedCount, words), out);
+  }
+
+  /**
+   * Writes a blocked Bloom filter file ({@link FilterKind#BLOCKED_BLOOM}, protocol {@code
+   * xxh3-blocked-v1}) whose {@code 8 * blocks} words are streamed from {@code words}; the bytes are
+   * exactly those {@link #write(Object, OutputStream)} produces for a {@link BlockedBloomFilter} with
+   * these parameters and words. The stream is flushed, not closed.
+   *
+   * @throws IllegalArgumentException before anything is written if seed, blocks or hashes are
+   *     invalid for a blocked filter or the count is outside [0, 2^62]
+   * @throws IOException if {@code words} or {@code out} does
+   */
+  public static void writeBlocked(byte[] seed, long blocks, int hashes, long insertedCount,
+      BloomFilter.WordSource words, OutputStream out) throws IOException {
+    Objects.requireNonNull(out, "out");
+    write(BlockedBloomBody.streamingWriter(seed, blocks, hashes, insertedCount, words), out);
+  }
+
+  private static void write(BodyWriter body, OutputStream out) throws IOException {
     // Everything that can refuse the filter runs before the first byte is written.
     byte[] seed = body.seed();
     if (seed.length > 0xFFFF) {

@@ -1,0 +1,129 @@
+package io.bloomery.spark;
+
+import io.bloomery.filter.MembershipFilter;
+import io.bloomery.format.FilterFormat;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.expressions.Aggregator;
+
+/**
+ * A typed {@link Aggregator} that builds a filter from a Dataset's values and returns its {@link
+ * FilterFormat} bytes: {@code Dataset<String> urls; byte[] file = urls.select(FilterAggregator.of(spec,
+ * Encoders.STRING()).toColumn()).first();}. Input values are items encoded as everywhere in the
+ * module: a String as UTF-8, a byte[] as itself, a Long as 8 little-endian bytes; a null is refused
+ * or skipped per the spec.
+ *
+ * <p>The buffer is a filter held as an object between rows; between tasks it travels as its
+ * FilterFormat bytes (Java serialization of one byte array, not of the filter's fields).
+ *
+ * @param <T> String, byte[] or Long
+ */
+public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Buffer, byte[]> {
+  private static final long serialVersionUID = 1L;
+
+  private final FilterSpec spec;
+  private final Encoder<T> inputEncoder;
+  private final ItemColumn items;
+
+  private FilterAggregator(FilterSpec spec, Encoder<T> inputEncoder) {
+    this.spec = spec;
+    this.inputEncoder = inputEncoder;
+    this.items = ItemColumn.forValues("aggregated value", spec.nulls());
+  }
+
+  /** An aggregator building {@code spec} over values of {@code inputEncoder}'s type. */
+  public static <T> FilterAggregator<T> of(FilterSpec spec, Encoder<T> inputEncoder) {
+    return new FilterAggregator<>(spec, inputEncoder);
+  }
+
+  /** The encoder of the input values (for {@code functions.udaf}). */
+  public Encoder<T> inputEncoder() {
+    return inputEncoder;
+  }
+
+  @Override
+  public Buffer zero() {
+    return new Buffer(null);
+  }
+
+  @Override
+  public Buffer reduce(Buffer buffer, T value) {
+    byte[] item = items.bytesOfValue(value);
+    if (item != null) {
+      buffer.filter(spec).add(item);
+    }
+    return buffer;
+  }
+
+  @Override
+  public Buffer merge(Buffer left, Buffer right) {
+    return Buffer.merge(left, right);
+  }
+
+  @Override
+  public byte[] finish(Buffer buffer) {
+    return FilterFormat.toBytes(buffer.filter(spec));
+  }
+
+  @Override
+  public Encoder<Buffer> bufferEncoder() {
+    return Encoders.javaSerialization(Buffer.class);
+  }
+
+  @Override
+  public Encoder<byte[]> outputEncoder() {
+    return Encoders.BINARY();
+  }
+
+  /** A filter being built; null until the first item. Serialized as its FilterFormat bytes. */
+  public static final class Buffer implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private transient MembershipFilter filter;
+
+    Buffer(MembershipFilter filter) {
+      this.filter = filter;
+    }
+
+    /** The filter so far, or null before the first item. */
+    MembershipFilter current() {
+      return filter;
+    }
+
+    /** The union of two buffers (either may still be empty). */
+    static Buffer merge(Buffer left, Buffer right) {
+      if (right.filter == null) {
+        return left;
+      }
+      if (left.filter == null) {
+        return right;
+      }
+      Filters.mergeInto(left.filter, right.filter);
+      return left;
+    }
+
+    MembershipFilter filter(FilterSpec spec) {
+      if (filter == null) {
+        filter = spec.newFilter();
+      }
+      return filter;
+    }
+
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      out.defaultWriteObject();
+      byte[] bytes = filter == null ? new byte[0] : FilterFormat.toBytes(filter);
+      out.writeInt(bytes.length);
+      out.write(bytes);
+    }
+
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+      in.defaultReadObject();
+      byte[] bytes = new byte[in.readInt()];
+      in.readFully(bytes);
+      filter = bytes.length == 0 ? null : Filters.fromBytes(bytes, "aggregation buffer");
+    }
+  }
+}

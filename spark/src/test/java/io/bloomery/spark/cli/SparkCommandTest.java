@@ -1,0 +1,137 @@
+package io.bloomery.spark.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.filter.MembershipFilter;
+import io.bloomery.format.FilterFormat;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** `bloomery spark build` and `dedup`, run in-process on the module's shared session. */
+class SparkCommandTest {
+  private final SparkSession spark = io.bloomery.spark.SharedSparkAccess.session();
+
+  @TempDir Path dir;
+
+  private record Run(int code, String out, String err) {}
+
+  private Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine line = SparkCommand.commandLine(new SparkCommand(master -> spark));
+    line.setOut(new PrintWriter(out, true));
+    line.setErr(new PrintWriter(err, true));
+    int code = line.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private Path items(int from, int to) throws IOException {
+    List<String> lines = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      lines.add("https://example.com/page/" + i);
+    }
+    Path file = dir.resolve("items-" + from + "-" + to + ".txt");
+    Files.write(file, lines, StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private static MembershipFilter bloomeryBuild(Path items, boolean blocked) throws IOException {
+    MembershipFilter filter = blocked ? io.bloomery.blocked.BlockedBloomFilter.create(2_000, 0.01)
+        : io.bloomery.filter.BloomFilter.create(
+            io.bloomery.hash.Protocols.defaultProtocol(), new byte[0],
+            io.bloomery.sizing.BloomMath.plan(2_000, 0.01).bits(), io.bloomery.sizing.BloomMath.plan(2_000, 0.01).hashes());
+    for (String line : Files.readAllLines(items, StandardCharsets.UTF_8)) {
+      filter.add(line);
+    }
+    return filter;
+  }
+
+  @Test
+  void buildWritesWhatBloomeryBuildWritesForBothKindsAndSharded() throws IOException {
+    Path items = items(0, 2_000);
+    Path classic = dir.resolve("classic.blmf");
+    Run built = run("build", "--input", items.toString(), "--output", classic.toString(), "--expected", "2000", "--fpp", "0.01");
+    assertThat(built.code()).as(built.err()).isZero();
+    assertThat(built.out()).startsWith("wrote " + classic + ": classic filter");
+    // A small text file is one partition, read in file order: the very bytes of bloomery build.
+    assertThat(Files.readAllBytes(classic)).isEqualTo(FilterFormat.toBytes(bloomeryBuild(items, false)));
+
+    Path blocked = dir.resolve("blocked.blmf");
+    assertThat(run("build", "--input", items.toString(), "--output", blocked.toString(), "--expected", "2000",
+        "--fpp", "0.01", "--kind", "blocked").code()).isZero();
+    assertThat(Files.readAllBytes(blocked)).isEqualTo(FilterFormat.toBytes(bloomeryBuild(items, true)));
+
+    Path sharded = dir.resolve("sharded.blmf");
+    Run slices = run("build", "--input", items.toString(), "--output", sharded.toString(), "--expected", "2000",
+        "--fpp", "0.01", "--kind", "blocked", "--sharded");
+    assertThat(slices.code()).as(slices.err()).isZero();
+    assertThat(slices.out()).contains("2000 items offered");
+    byte[] direct = Files.readAllBytes(blocked);
+    byte[] fromSlices = Files.readAllBytes(sharded);
+    assertThat(java.util.Arrays.copyOfRange(fromSlices, 38, fromSlices.length - 4))
+        .isEqualTo(java.util.Arrays.copyOfRange(direct, 38, direct.length - 4)); // same payload after the count
+  }
+
+  @Test
+  void dedupWritesExactlyTheRowsTheFilterCallsAbsent() throws IOException {
+    Path seen = items(0, 2_000);
+    Path filter = dir.resolve("seen.blmf");
+    assertThat(run("build", "--input", seen.toString(), "--output", filter.toString(), "--expected", "2000", "--fpp", "0.01").code())
+        .isZero();
+    Path incoming = items(1_000, 3_000);
+    Path out = dir.resolve("new");
+    Run dedup = run("dedup", "--input", incoming.toString(), "--filter", filter.toString(), "--output", out.toString());
+    assertThat(dedup.code()).as(dedup.err()).isZero();
+    Set<String> written = new HashSet<>();
+    try (Stream<Path> parts = Files.list(out)) {
+      for (Path part : parts.filter(p -> p.getFileName().toString().startsWith("part-")).toList()) {
+        written.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
+      }
+    }
+    MembershipFilter seenFilter = FilterFormat.readBloom(filter);
+    Set<String> expected = new HashSet<>();
+    for (String line : Files.readAllLines(incoming, StandardCharsets.UTF_8)) {
+      if (!seenFilter.mightContain(line)) {
+        expected.add(line);
+      }
+    }
+    assertThat(written).isEqualTo(expected).hasSizeGreaterThan(950); // 1,000 new URLs, about 1% false positives
+
+    Run again = run("dedup", "--input", incoming.toString(), "--filter", filter.toString(), "--output", out.toString());
+    assertThat(again.code()).isEqualTo(1);
+    assertThat(again.err()).startsWith("bloomery spark: ").contains("already exists");
+  }
+
+  @Test
+  void usageAndBadFilesGetOneLineAndTheirExitCode() throws IOException {
+    Run missing = run("build", "--input", "x.txt", "--expected", "10", "--fpp", "0.01");
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.err()).contains("Missing required option: '--output=F'");
+    Run both = run("build", "--input", "x", "--output", "y", "--expected", "10", "--fpp", "0.01", "--bits", "64", "--hashes", "2");
+    assertThat(both.code()).isEqualTo(2);
+    Run badRate = run("build", "--input", items(0, 3).toString(), "--output", dir.resolve("f").toString(), "--expected", "10", "--fpp", "2");
+    assertThat(badRate.code()).isEqualTo(2);
+    assertThat(badRate.err()).startsWith("bloomery spark: false-positive rate p must be in (0, 1)");
+
+    Path counting = dir.resolve("counting.blmf");
+    FilterFormat.write(io.bloomery.counting.CountingBloomFilter.create(10, 0.01), counting);
+    Run wrongKind = run("dedup", "--input", items(0, 3).toString(), "--filter", counting.toString(), "--output", dir.resolve("o").toString());
+    assertThat(wrongKind.code()).isEqualTo(1);
+    assertThat(wrongKind.err().strip()).isEqualTo("bloomery spark: " + counting
+        + ": needs a classic or blocked Bloom filter, found a counting filter");
+    assertThat(dir.resolve("o")).doesNotExist();
+  }
+}
