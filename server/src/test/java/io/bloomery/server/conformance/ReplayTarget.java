@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The server the replay runs against: the one named by the system property
@@ -30,12 +31,17 @@ final class ReplayTarget implements AutoCloseable {
     this.dir = dir;
   }
 
+  /** The target, or a skipped test (with the reason) when there is none to be had. */
+  static ReplayTarget openOrSkip() throws Exception {
+    Assumptions.assumeTrue(externalNamed() || bloomeryAvailable(),
+        "no server to run against: io.bloomery.server.BloomeryServer is not on this branch yet and "
+            + PROPERTY + " names no external server");
+    return open();
+  }
+
   static ReplayTarget open() throws Exception {
-    String named = System.getProperty(PROPERTY);
-    if (named == null || named.isBlank()) {
-      named = System.getenv(ENV);
-    }
-    if (named != null && !named.isBlank()) {
+    String named = namedTarget();
+    if (named != null) {
       int colon = named.lastIndexOf(':');
       if (colon <= 0) {
         throw new IllegalArgumentException(PROPERTY + " must be host:port, found '" + named + "'");
@@ -76,11 +82,22 @@ final class ReplayTarget implements AutoCloseable {
   }
 
   static boolean externalNamed() {
+    return namedTarget() != null;
+  }
+
+  private static String namedTarget() {
     String named = System.getProperty(PROPERTY);
     if (named == null || named.isBlank()) {
       named = System.getenv(ENV);
     }
-    return named != null && !named.isBlank();
+    return named == null || named.isBlank() ? null : named.strip();
+  }
+
+  /** Closes {@code target} if there is one (an {@code @AfterAll} after a skipped {@code @BeforeAll}). */
+  static void closeIfOpen(ReplayTarget target) throws Exception {
+    if (target != null) {
+      target.close();
+    }
   }
 
   InetSocketAddress address() {
