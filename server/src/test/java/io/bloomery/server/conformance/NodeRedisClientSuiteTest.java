@@ -28,7 +28,7 @@ class NodeRedisClientSuiteTest {
     Path modules = ExternalClient.clientsDir().resolve("node").resolve("node_modules").resolve("@redis").resolve("bloom");
     Assumptions.assumeTrue(Files.isDirectory(modules),
         "node-redis is not installed: run 'npm ci' in " + ExternalClient.clientsDir().resolve("node") + " (./run-tests does)");
-    target = ReplayTarget.openOrSkip();
+    target = ReplayTarget.open();
   }
 
   @AfterAll

@@ -31,7 +31,7 @@ class RedisCliClientSuiteTest {
   static void start() throws Exception {
     Assumptions.assumeTrue(ExternalClient.installed("redis-cli"),
         "redis-cli is not installed: apt-get install redis-tools (./run-tests does)");
-    target = ReplayTarget.openOrSkip();
+    target = ReplayTarget.open();
   }
 
   @AfterAll

@@ -27,7 +27,7 @@ class RedisPyClientSuiteTest {
         ExternalClient.clientsDir(), null, Duration.ofSeconds(30));
     Assumptions.assumeTrue(probe.exitCode() == 0,
         "redis-py is not installed for " + PYTHON + ": apt-get install python3-redis (./run-tests does)");
-    target = ReplayTarget.openOrSkip();
+    target = ReplayTarget.open();
   }
 
   @AfterAll

@@ -1,12 +1,13 @@
 package io.bloomery.server.conformance;
 
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The server the replay runs against: the one named by the system property
@@ -31,15 +32,7 @@ final class ReplayTarget implements AutoCloseable {
     this.dir = dir;
   }
 
-  /** The target, or a skipped test (with the reason) when there is none to be had. */
-  static ReplayTarget openOrSkip() throws Exception {
-    Assumptions.assumeTrue(externalNamed() || bloomeryAvailable(),
-        "no server to run against: io.bloomery.server.BloomeryServer is not on this branch yet and "
-            + PROPERTY + " names no external server");
-    return open();
-  }
-
-  static ReplayTarget open() throws Exception {
+  static ReplayTarget open() throws IOException {
     String named = namedTarget();
     if (named != null) {
       int colon = named.lastIndexOf(':');
@@ -53,36 +46,13 @@ final class ReplayTarget implements AutoCloseable {
     return startBloomery();
   }
 
-  /**
-   * Starts Bloomery in-process. Until branch {@code server} (which owns BloomeryServer) is merged,
-   * the entry point is looked up by name so that this harness compiles and runs against an external
-   * server; see {@link #bloomeryAvailable()}.
-   */
-  private static ReplayTarget startBloomery() throws Exception {
+  /** Starts Bloomery in this JVM: ephemeral ports, persistence off, a throwaway data directory. */
+  private static ReplayTarget startBloomery() throws IOException {
     Path dir = Files.createTempDirectory("bloomery-conformance");
-    Class<?> configClass = Class.forName("io.bloomery.server.ServerConfig");
-    Class<?> serverClass = Class.forName("io.bloomery.server.BloomeryServer");
-    Object config = configClass.getMethod("parse", String[].class).invoke(null, (Object) new String[] {
-        "--port", "0", "--bind", "127.0.0.1", "--appendonly", "no", "--http-port", "0",
-        "--dir", dir.toString()});
-    AutoCloseable server = (AutoCloseable) serverClass.getMethod("start", configClass).invoke(null, config);
-    int port = (int) serverClass.getMethod("port").invoke(server);
-    return new ReplayTarget(new InetSocketAddress("127.0.0.1", port),
-        "Bloomery in-process on 127.0.0.1:" + port, server, dir);
-  }
-
-  /** Whether a target can be had: one is named, or BloomeryServer is on the classpath. */
-  static boolean bloomeryAvailable() {
-    try {
-      Class.forName("io.bloomery.server.BloomeryServer");
-      return true;
-    } catch (ClassNotFoundException e) {
-      return false;
-    }
-  }
-
-  static boolean externalNamed() {
-    return namedTarget() != null;
+    BloomeryServer server = BloomeryServer.start(ServerConfig.parse(
+        "--port", "0", "--bind", "127.0.0.1", "--appendonly", "no", "--http-port", "0", "--dir", dir.toString()));
+    return new ReplayTarget(new InetSocketAddress("127.0.0.1", server.port()),
+        "Bloomery in-process on 127.0.0.1:" + server.port(), server, dir);
   }
 
   private static String namedTarget() {
