@@ -21,6 +21,10 @@ public final class Main {
    * the server cannot start).
    */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    if (System.getProperty("logback.configurationFile") == null && Main.class.getResource("/logback.xml") == null
+        && Main.class.getResource("/logback-test.xml") == null) {
+      System.setProperty("logback.configurationFile", "bloomery-server-logback.xml");
+    }
     ServerConfig config;
     try {
       config = ServerConfig.parse(args);

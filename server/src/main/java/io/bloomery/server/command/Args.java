@@ -31,6 +31,9 @@ public final class Args {
     if (unsigned.equals("inf") || unsigned.equals("infinity")) {
       return lower.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
     }
+    if (unsigned.startsWith("0x")) {
+      return parseHex(s, lower, unsigned);
+    }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       boolean ok = (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
@@ -41,6 +44,27 @@ public final class Args {
     try {
       double d = Double.parseDouble(s);
       return Double.isNaN(d) ? null : d;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** strtod's hexadecimal form, {@code 0x1p-4} or {@code 0x10} (the binary exponent is optional there). */
+  private static Double parseHex(String s, String lower, String unsigned) {
+    String body = unsigned.substring(2);
+    if (body.isEmpty()) {
+      return null;
+    }
+    for (int i = 0; i < body.length(); i++) {
+      char c = body.charAt(i);
+      boolean ok = Character.digit(c, 16) >= 0 || c == '.' || c == 'p' || c == '-' || c == '+';
+      if (!ok) {
+        return null;
+      }
+    }
+    String java = (lower.startsWith("-") ? "-" : "") + "0x" + body + (body.contains("p") ? "" : "p0");
+    try {
+      return Double.parseDouble(java);
     } catch (NumberFormatException e) {
       return null;
     }

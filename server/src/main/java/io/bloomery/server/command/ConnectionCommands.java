@@ -192,7 +192,8 @@ final class ConnectionCommands {
         for (int k = 0; k < value.length(); k++) {
           char ch = value.charAt(k);
           if (ch < '!' || ch > '~') {
-            throw new CommandException("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+            throw new CommandException("ERR " + inv.text(2)
+                + " cannot contain spaces, newlines or special characters.");
           }
         }
         if (attr.equals("lib-name")) {

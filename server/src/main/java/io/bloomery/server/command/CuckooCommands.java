@@ -256,11 +256,10 @@ final class CuckooCommands {
   private static Reply compact(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      Object v = w.peek(key);
-      if (v == null) {
+      if (!(w.peek(key) instanceof CuckooFilter)) {
         throw new CommandException(RedisBloomErrors.CF_COMPACT_NOT_FOUND);
       }
-      CuckooFilter f = cuckooOrNull(w.get(key));
+      CuckooFilter f = (CuckooFilter) w.get(key);
       f.compact();
       inv.journalVerbatim(w);
       return Reply.OK;
@@ -286,6 +285,32 @@ final class CuckooCommands {
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
+  /**
+   * RedisBloom's {@code CF_LoadEncodedChunk} walks the sub-filters subtracting their sizes; an offset past the end
+   * leaves it at the last sub-filter with the remainder, and the chunk is written there if it fits. The position
+   * that core's {@code loadChunk} needs for that same place.
+   */
+  static long pastTheEnd(CuckooFilter f, long position, int length) {
+    if (length == 0 || position <= 0 || position - 1 < length) {
+      return position;
+    }
+    CuckooFilter.Info info = f.info();
+    long total = info.size() - 40 - 16 * info.numberOfFilters();
+    long offset = position - length - 1;
+    if (offset < total) {
+      return position;
+    }
+    long last = info.numberOfBuckets() * f.bucketSize();
+    for (long i = 1; i < info.numberOfFilters(); i++) {
+      last *= Math.max(1, f.expansion());
+    }
+    long remainder = offset - total;
+    if (remainder > last || remainder + length > last) {
+      return position;
+    }
+    return total - last + remainder + length + 1;
+  }
+
   private static Reply loadChunk(Invocation inv) {
     Long position = Args.parseLong(inv.arg(2));
     if (position == null || position == 0) {
@@ -305,7 +330,8 @@ final class CuckooCommands {
         f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
         w.put(key, f);
       } else {
-        RedisBloomDump.loadChunk(cuckooOrNotFound(w.get(key)), position, data);
+        CuckooFilter f = cuckooOrNotFound(w.get(key));
+        RedisBloomDump.loadChunk(f, pastTheEnd(f, position, data.length), data);
       }
       inv.journalVerbatim(w);
     }

@@ -44,6 +44,7 @@ public final class Dispatcher implements CommandReplayer {
     ConnectionCommands.register(table);
     ServerCommands.register(table);
     ExtensionCommands.register(table);
+    KindCommands.register(table);
     table.add("multi", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Starts a transaction.", this::multi);
     table.add("exec", 1, CommandSpec.flags(CommandSpec.Flag.NOMULTI), 0, 0, 0,

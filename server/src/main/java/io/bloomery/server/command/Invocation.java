@@ -74,9 +74,9 @@ public final class Invocation {
     return Args.text(argv.get(0));
   }
 
-  /** A module-style arity error quoting the typed name. */
+  /** The arity error for this command (Redis 8 quotes the registered lower-case name, also for module checks). */
   public CommandException wrongArity() {
-    return new CommandException(Errors.arity(typedName()));
+    return new CommandException(Errors.arity(Args.lower(argv.get(0))));
   }
 
   /**

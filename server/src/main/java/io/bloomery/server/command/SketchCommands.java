@@ -93,11 +93,11 @@ final class SketchCommands {
       throw new CommandException(CountMinSketch.ERR_KEY_EXISTS);
     }
     Long width = Args.parseLong(inv.arg(2));
-    if (width == null || width < 1 || width > 0xFFFF_FFFFL) {
+    if (width == null || width < 1) {
       throw new CommandException(CountMinSketch.ERR_INVALID_WIDTH);
     }
     Long depth = Args.parseLong(inv.arg(3));
-    if (depth == null || depth < 1 || depth > 0xFFFF_FFFFL) {
+    if (depth == null || depth < 1) {
       throw new CommandException(CountMinSketch.ERR_INVALID_DEPTH);
     }
     long cells = width > Long.MAX_VALUE / depth ? -1 : width * depth;
@@ -169,6 +169,7 @@ final class SketchCommands {
   }
 
   private static Reply cmsMerge(Invocation inv) {
+    cms(inv.keyspace().read(inv.key(1)));
     Long numKeys = Args.parseLong(inv.arg(2));
     if (numKeys == null) {
       throw new CommandException(CountMinSketch.ERR_INVALID_NUMKEYS);
@@ -182,7 +183,10 @@ final class SketchCommands {
     }
     long[] weights = null;
     if (inv.argc() > 3 + n) {
-      if (!Args.is(inv.arg(3 + n), "WEIGHTS") || inv.argc() != 4 + 2L * n) {
+      if (!Args.is(inv.arg(3 + n), "WEIGHTS")) {
+        throw new CommandException(CountMinSketch.ERR_WRONG_NUMBER_OF_KEYS);
+      }
+      if (inv.argc() != 4 + 2L * n) {
         throw new CommandException(CountMinSketch.ERR_WRONG_NUMBER_OF_KEYS_WEIGHTS);
       }
       weights = new long[n];

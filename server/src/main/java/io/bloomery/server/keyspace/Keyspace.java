@@ -221,6 +221,9 @@ public final class Keyspace implements SnapshotSource {
     if (value instanceof io.bloomery.sketch.TopK t) {
       return t.copy(StateSeededDecay.INSTANCE);
     }
+    if (value instanceof io.bloomery.aging.AgePartitionedFilter f) {
+      return f.copy(CommandClock::now);
+    }
     Values.typeName(value); // refuses what is not a keyspace value
     return value;
   }

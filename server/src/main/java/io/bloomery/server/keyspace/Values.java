@@ -74,7 +74,7 @@ public final class Values {
       case CountMinSketch s -> s.copy();
       case TopK t -> t.copy(StateSeededDecay.INSTANCE);
       case CountingBloomFilter f -> f.copy();
-      case AgePartitionedFilter f -> f.copy();
+      case AgePartitionedFilter f -> f.copy(CommandClock::now);
       case BlockedBloomFilter f -> f.copy();
       default -> throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     };
