@@ -92,6 +92,42 @@ class RedisCliClientSuiteTest {
     assertThat(run(cli("BF.ADD", "k"), null).output()).isEqualTo("ERR wrong number of arguments for 'bf.add' command\n\n");
   }
 
+  /**
+   * redis-cli asks for COMMAND DOCS before a session on stdin (for its hints) and asserts that every
+   * command name and every key of a doc map is a bulk string, as Redis sends them; a simple string
+   * there aborts redis-cli ("cliCountCommands: Assertion ... REDIS_REPLY_STRING"). The docs' content
+   * legitimately differs between servers, so only this shape is checked.
+   */
+  @ParameterizedTest(name = "RESP{0}")
+  @ValueSource(ints = {2, 3})
+  void commandDocsHasTheShapeRedisCliRequires(int resp) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket(target.address().getAddress(), target.address().getPort())) {
+      socket.setSoTimeout(10_000);
+      var out = socket.getOutputStream();
+      var in = new java.io.BufferedInputStream(socket.getInputStream());
+      if (resp == 3) {
+        out.write(Recording.encodeCommand(List.of(bytes("HELLO"), bytes("3"))));
+        RespReply.read(in);
+      }
+      out.write(Recording.encodeCommand(List.of(bytes("COMMAND"), bytes("DOCS"))));
+      out.flush();
+      RespReply docs = RespReply.read(in);
+      assertThat((char) docs.type()).as("COMMAND DOCS reply type").isEqualTo(resp == 3 ? '%' : '*');
+      assertThat(docs.elements()).as("COMMAND DOCS lists commands").isNotEmpty();
+      for (int i = 0; i + 1 < docs.elements().size(); i += 2) {
+        RespReply name = docs.elements().get(i);
+        RespReply doc = docs.elements().get(i + 1);
+        assertThat((char) name.type()).as("type of command name %s", Escaped.of(name.raw())).isEqualTo('$');
+        assertThat((char) doc.type()).as("type of the doc of %s", Escaped.of(name.raw())).isEqualTo(resp == 3 ? '%' : '*');
+        for (int k = 0; k + 1 < doc.elements().size(); k += 2) {
+          assertThat((char) doc.elements().get(k).type())
+              .as("type of key %s in the doc of %s", Escaped.of(doc.elements().get(k).raw()), Escaped.of(name.raw()))
+              .isEqualTo('$');
+        }
+      }
+    }
+  }
+
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
