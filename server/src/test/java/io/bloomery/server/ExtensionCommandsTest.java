@@ -2,23 +2,10 @@ package io.bloomery.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Bloomery's own commands: BF.MERGE, the counting filter (CBF.*) and the age-partitioned filter (AGE.*). */
-class ExtensionCommandsTest {
-  private static BloomeryServer server;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+class ExtensionCommandsTest extends SharedServerTest {
 
   @Test
   void mergeUnionsIdenticalFiltersAndRefusesOthers() {

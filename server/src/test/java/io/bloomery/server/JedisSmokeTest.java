@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -19,18 +17,7 @@ import redis.clients.jedis.bloom.BFReserveParams;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /** Jedis 8 over RESP2 and RESP3 against a real server on a real socket, through Jedis's own Bloom API. */
-class JedisSmokeTest {
-  private static BloomeryServer server;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+class JedisSmokeTest extends SharedServerTest {
 
   static UnifiedJedis jedis(BloomeryServer server, RedisProtocol protocol) {
     return RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", server.port()))

@@ -16,24 +16,11 @@ import io.lettuce.core.probabilistic.ScanDumpValue;
 import io.lettuce.core.protocol.ProtocolVersion;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Lettuce 7.7 with its native RedisBloom API, over RESP2 and RESP3, against a real server on a real socket. */
-class LettuceTest {
-  private static BloomeryServer server;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+class LettuceTest extends SharedServerTest {
 
   private interface Body {
     void run(RedisCommands<String, String> redis);

@@ -2,8 +2,6 @@ package io.bloomery.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -11,19 +9,8 @@ import org.junit.jupiter.api.Test;
  * Exact reply bytes for RedisBloom's documented behaviour and quirks, over a real socket in RESP2 and RESP3 (the
  * expected values are the ones RedisBloom's own flow tests assert).
  */
-class RedisBloomQuirksTest {
-  private static BloomeryServer server;
+class RedisBloomQuirksTest extends SharedServerTest {
   private RawClient c;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
 
   @BeforeEach
   void connect() {

@@ -56,21 +56,11 @@ final class BloomCommands {
 
   /** The filter at a key, or {@code null} if missing; WRONGTYPE for another kind. */
   static ScalableBloomFilter bloomOrNull(Object value) {
-    if (value == null) {
-      return null;
-    }
-    if (value instanceof ScalableBloomFilter f) {
-      return f;
-    }
-    throw new CommandException(RedisBloomErrors.WRONG_TYPE);
+    return Kinds.orNull(value, ScalableBloomFilter.class);
   }
 
   static ScalableBloomFilter bloomOrNotFound(Object value) {
-    ScalableBloomFilter f = bloomOrNull(value);
-    if (f == null) {
-      throw new CommandException(RedisBloomErrors.NOT_FOUND);
-    }
-    return f;
+    return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
   // ------------------------------------------------------------------------------------------------ RESERVE

@@ -59,21 +59,11 @@ final class CuckooCommands {
   }
 
   static CuckooFilter cuckooOrNull(Object value) {
-    if (value == null) {
-      return null;
-    }
-    if (value instanceof CuckooFilter f) {
-      return f;
-    }
-    throw new CommandException(RedisBloomErrors.WRONG_TYPE);
+    return Kinds.orNull(value, CuckooFilter.class);
   }
 
   static CuckooFilter cuckooOrNotFound(Object value) {
-    CuckooFilter f = cuckooOrNull(value);
-    if (f == null) {
-      throw new CommandException(RedisBloomErrors.NOT_FOUND);
-    }
-    return f;
+    return Kinds.required(value, CuckooFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
   private static long option(Invocation inv, String name, String parseError, String rangeError, long min, long max,

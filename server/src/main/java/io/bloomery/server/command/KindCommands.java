@@ -53,16 +53,7 @@ final class KindCommands {
   }
 
   private static <T> T as(Object value, Class<T> kind, boolean required) {
-    if (value == null) {
-      if (required) {
-        throw new CommandException("ERR not found");
-      }
-      return null;
-    }
-    if (!kind.isInstance(value)) {
-      throw new CommandException(Errors.WRONGTYPE);
-    }
-    return kind.cast(value);
+    return required ? Kinds.required(value, kind, "ERR not found") : Kinds.orNull(value, kind);
   }
 
   private static double errorRate(Invocation inv, int i) {

@@ -58,13 +58,7 @@ final class SketchCommands {
   // ------------------------------------------------------------------------------------------------ CMS
 
   private static CountMinSketch cms(Object value) {
-    if (value == null) {
-      throw new CommandException(CountMinSketch.ERR_KEY_DOES_NOT_EXIST);
-    }
-    if (value instanceof CountMinSketch s) {
-      return s;
-    }
-    throw new CommandException(RedisBloomErrors.WRONG_TYPE);
+    return Kinds.required(value, CountMinSketch.class, CountMinSketch.ERR_KEY_DOES_NOT_EXIST);
   }
 
   private static Reply createCms(Invocation inv, java.util.function.Supplier<CountMinSketch> factory,
@@ -234,13 +228,7 @@ final class SketchCommands {
   // ------------------------------------------------------------------------------------------------ TOPK
 
   private static TopK topk(Object value) {
-    if (value == null) {
-      throw new CommandException(TopK.ERR_KEY_DOES_NOT_EXIST);
-    }
-    if (value instanceof TopK t) {
-      return t;
-    }
-    throw new CommandException(RedisBloomErrors.WRONG_TYPE);
+    return Kinds.required(value, TopK.class, TopK.ERR_KEY_DOES_NOT_EXIST);
   }
 
   private static Reply topkReserve(Invocation inv) {

@@ -107,8 +107,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       RespRequest request = pending.poll();
       Dispatcher.Outcome outcome = dispatcher.execute(client, request.argv());
-      if (outcome.durable().toCompletableFuture().isDone() && !outcome.durable().toCompletableFuture()
-          .isCompletedExceptionally()) {
+      if (outcome.durable() instanceof java.util.concurrent.CompletableFuture<Void> done && done.isDone()
+          && !done.isCompletedExceptionally()) {
         write(ctx, outcome.reply());
       } else {
         waitingForJournal = true;
