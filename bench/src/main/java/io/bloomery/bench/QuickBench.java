@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * The quick benchmark behind {@code bloomery bench} and {@code bench/run}: Bloomery's blocked filter
  * beside Guava's {@code BloomFilter} in one JVM, on the crawler workload (synthetic ~80-byte URLs).
  *
- * <p>Method (same as shared/reference/performance.md's harness): keys are generated in chunks of up to
+ * <p>Method (same as docs/BENCHMARKS.md's harness): keys are generated in chunks of up to
  * 1M and every filter inserts each chunk in a rotating order (generation excluded from timings; half
  * of each chunk goes through {@code add}, half through {@code addAll}). Queries are q known non-members
  * (indexes n..n+q) and q members drawn at random (seed 42). Each lookup task runs 2 warm-up rounds and

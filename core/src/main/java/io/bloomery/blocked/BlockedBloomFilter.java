@@ -63,7 +63,7 @@ import java.util.concurrent.atomic.LongAdder;
  * a key to one cache line removes k−1 of the k misses of a classic filter for a small loss of
  * accuracy, because blocks receive a Poisson-distributed number of keys. RocksDB's FastLocalBloom and
  * Impala/Parquet's split-block filter make the same trade. Measured here (docs/BENCHMARKS.md and
- * shared/reference/performance.md): a 60 MB filter's lookup is dominated by cache misses and hashing,
+ * docs/BENCHMARKS.md): a 60 MB filter's lookup is dominated by cache misses and hashing,
  * so one miss plus XXH3 over UTF-8 bytes beats Guava by 4× and more when lookups are batched.
  *
  * <p><b>Alignment.</b> A 512-bit block only costs one miss if it sits on one 64-byte line. The words

@@ -24,7 +24,7 @@ import java.util.Map;
 final class ClassicBloomBody {
   /* The payload is the filter's own word array, streamed: the reader hands words one at a time to
    * BloomFilter.restore, so a large filter is never held twice. Words are little-endian, which makes
-   * the payload bytes exactly the "little-endian packed bits" of DESIGN.md §3 (bit 0 = LSB of byte 0),
+   * the payload bytes exactly the "little-endian packed bits" of docs/PROTOCOLS.md (bit 0 = LSB of byte 0),
    * so the sha256-doc-v1 fixture's payload starts with its published packed bits "d291". */
 
   /** Bytes of the fixed fields before the payload. */

@@ -10,7 +10,7 @@ package io.bloomery.hash;
 public enum ProtocolId {
   /** Fast default for classic Bloom filters: XXH3-64 plus enhanced double hashing. */
   XXH3_EDH_V1(1, "xxh3-edh-v1"),
-  /** Domain-separated SHA-256 document-membership protocol (DESIGN.md §3). */
+  /** Domain-separated SHA-256 document-membership protocol (docs/PROTOCOLS.md). */
   SHA256_DOC_V1(2, "sha256-doc-v1"),
   /** SHA-256(u8(i) ‖ item) mod m. */
   SHA256_INDEX8(3, "sha256-index8"),

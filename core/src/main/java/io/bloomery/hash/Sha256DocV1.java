@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 
 /*
- * sha256-doc-v1: domain-separated SHA-256 framing for document membership (DESIGN.md §3,
+ * sha256-doc-v1: domain-separated SHA-256 framing for document membership (docs/PROTOCOLS.md,
  * vectors/sha256-doc-v1.json). For i in 0..k-1:
  *
  *   message_i  = "doc-membership-v1\0" || u16be(m) || u8(k) || u8(len seed) || seed

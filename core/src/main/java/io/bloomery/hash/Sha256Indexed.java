@@ -3,7 +3,7 @@ package io.bloomery.hash;
 import java.security.MessageDigest;
 
 /*
- * sha256-index8 and sha256-index16 (DESIGN.md §3; vectors/sha256-index8.json, sha256-index16.json):
+ * sha256-index8 and sha256-index16 (docs/PROTOCOLS.md; vectors/sha256-index8.json, sha256-index16.json):
  *
  *   position_i = SHA-256(u8(i) || item)    as a big-endian unsigned integer, mod m    (index8,  i < 256)
  *   position_i = SHA-256(u16be(i) || item) as a big-endian unsigned integer, mod m    (index16, i < 65536)

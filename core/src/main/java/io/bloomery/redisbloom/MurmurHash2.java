@@ -10,7 +10,7 @@ import java.util.Objects;
  * <p>Both read their input as little-endian blocks, as the C code does on the x86/ARM hosts RedisBloom runs on.
  * hash4j ships neither variant and Apache commons-codec's {@code hash64} only takes an {@code int} seed, which
  * cannot express RedisBloom's Bloom seed {@code 0xc6a4a7935bd1e995}; hence this class. Pinned by the vectors in
- * {@code reference/redisbloom.md} §2.3.
+ * RedisBloom's own test expectations (master b28c29451ad4).
  *
  * <p>Stateless and thread-safe.
  */

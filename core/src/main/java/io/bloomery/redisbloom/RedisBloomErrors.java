@@ -5,7 +5,7 @@ package io.bloomery.redisbloom;
  *
  * <p>RedisBloom sends these texts as given, so many have <b>no</b> {@code ERR } prefix. Sources:
  * {@code src/rebloom.c}, {@code src/sb.c} and {@code src/cf.c} at RedisBloom master {@code b28c29451ad4}
- * (see {@code reference/redisbloom.md} §1.3 and §3.2). Constants named {@code LEGACY_*} are RedisBloom 2.x texts
+ * (as RedisBloom master b28c29451ad4 replies them). Constants named {@code LEGACY_*} are RedisBloom 2.x texts
  * (Redis Stack 6.2/7.x), kept for servers that imitate that generation.
  */
 public final class RedisBloomErrors {

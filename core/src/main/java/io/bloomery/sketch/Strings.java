@@ -2,7 +2,7 @@ package io.bloomery.sketch;
 
 import io.bloomery.filter.MembershipFilter;
 
-/** UTF-8 encoding of text items, shared by the sketches (DESIGN.md §1.2: no normalisation). */
+/** UTF-8 encoding of text items, shared by the sketches (docs/ARCHITECTURE.md, contract 2: no normalisation). */
 final class Strings {
   private Strings() {}
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Golden files of format version 1 ({@code src/test/resources/golden/native/v1/}): current code must
  * read every checked-in file to exactly the filter its recipe builds today, answer identically, and
  * write it back byte for byte. A failure here means either the format or a hash protocol changed —
- * both are frozen once shipped (DESIGN.md §3, docs/FORMAT.md "Versioning").
+ * both are frozen once shipped (docs/PROTOCOLS.md, docs/FORMAT.md "Versioning").
  *
  * <p>Files are regenerated only deliberately, by {@link #regenerate()} with {@code
  * -Dbloomery.regenerateGolden=true}; a new format version gets a new {@code vN} folder and the old
@@ -82,7 +82,7 @@ class FilterFormatGoldenTest {
     return List.of(
         new Recipe(ProtocolId.XXH3_EDH_V1, "", 1024, 7, hundred, FP_XXH3),
         new Recipe(ProtocolId.XXH3_EDH_V1, "tenant-a", 1000, 5, items("item-%d", 50), FP_XXH3_SEEDED),
-        // The sha256-doc-v1 fixture of DESIGN.md §3 / vectors/sha256-doc-v1.json.
+        // The sha256-doc-v1 fixture of docs/PROTOCOLS.md / vectors/sha256-doc-v1.json.
         new Recipe(ProtocolId.SHA256_DOC_V1, "lab", 16, 3, items("doc-%02d", 4), FP_DOC_FIXTURE),
         new Recipe(ProtocolId.SHA256_INDEX8, "", 1024, 7, hundred, FP_INDEX8),
         new Recipe(ProtocolId.SHA256_INDEX16, "", 1024, 7, hundred, FP_INDEX16),

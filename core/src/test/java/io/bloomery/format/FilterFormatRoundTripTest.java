@@ -117,7 +117,7 @@ class FilterFormatRoundTripTest {
 
   @Test
   void classicPayloadIsLittleEndianPackedBits() {
-    // sha256-doc-v1 fixture (DESIGN.md §3, vectors/sha256-doc-v1.json): packed bits d291.
+    // sha256-doc-v1 fixture (docs/PROTOCOLS.md, vectors/sha256-doc-v1.json): packed bits d291.
     BloomFilter filter = BloomFilter.create(Protocols.of(ProtocolId.SHA256_DOC_V1), "lab".getBytes(StandardCharsets.US_ASCII), 16, 3);
     for (int i = 0; i < 4; i++) {
       filter.add(String.format("doc-%02d", i));
@@ -248,7 +248,7 @@ class FilterFormatRoundTripTest {
     return net.jqwik.api.Arbitraries.of(CLASSIC_PROTOCOLS);
   }
 
-  /** The protocols designed for classic filters (DESIGN.md §3), whose parameter rules the property knows. */
+  /** The protocols designed for classic filters (docs/PROTOCOLS.md), whose parameter rules the property knows. */
   static final List<ProtocolId> CLASSIC_PROTOCOLS = List.of(ProtocolId.XXH3_EDH_V1, ProtocolId.SHA256_DOC_V1,
       ProtocolId.SHA256_INDEX8, ProtocolId.SHA256_INDEX16, ProtocolId.GUAVA_MURMUR128_MITZ64);
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** BF.SCANDUMP / BF.LOADCHUNK byte compatibility and hostile chunks (reference/redisbloom.md §1.2, §7.2). */
+/** BF.SCANDUMP / BF.LOADCHUNK byte compatibility and hostile chunks (RedisBloom master b28c29451ad4). */
 class BloomDumpTest {
 
   private static ScalableBloomFilter withNumbers(ScalableBloomFilter filter, String prefix, int count) {

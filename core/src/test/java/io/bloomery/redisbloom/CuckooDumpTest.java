@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** CF.SCANDUMP / CF.LOADCHUNK byte compatibility and hostile chunks (reference/redisbloom.md §3.5, §7.3). */
+/** CF.SCANDUMP / CF.LOADCHUNK byte compatibility and hostile chunks (RedisBloom master b28c29451ad4). */
 class CuckooDumpTest {
 
   private static CuckooFilter withNumbers(CuckooFilter filter, int count) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Known answers from RedisBloom's own flow tests ({@code tests/flow/test_cuckoo.py}, {@code test_resp3.py} at master
- * b28c29451ad4, quoted in reference/redisbloom.md §3, §7.3, §7.5): exact CF.DEBUG strings, CF.INFO values,
+ * b28c29451ad4): exact CF.DEBUG strings, CF.INFO values,
  * sub-filter counts.
  */
 class CuckooKnownAnswerTest {

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The vectors of reference/redisbloom.md §2.3, reproduced there from RedisBloom's own test expectations. */
+/** The vectors of RedisBloom's MurmurHash64A test value, reproduced there from RedisBloom's own test expectations. */
 class MurmurHash2Test {
 
   @ParameterizedTest(name = "\"{0}\"")

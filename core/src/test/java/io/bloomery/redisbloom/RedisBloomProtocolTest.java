@@ -39,7 +39,7 @@ class RedisBloomProtocolTest {
     long[] out = new long[hashes];
     byte[] bytes = Items.of(item);
     placement.positions(bytes, 0, bytes.length, out);
-    long a = 0xa053790e072b2e8bL; // reference/redisbloom.md §2.3
+    long a = 0xa053790e072b2e8bL; // RedisBloom's MurmurHash64A test value
     long b = 0x707e5d60182eb075L;
     for (int i = 0; i < hashes; i++) {
       assertThat(out[i]).isEqualTo(Long.remainderUnsigned(a + i * b, bits));

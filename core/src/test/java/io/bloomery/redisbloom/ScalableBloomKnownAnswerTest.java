@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Known answers from RedisBloom's own flow tests ({@code tests/flow/test_overall.py} at master b28c29451ad4, quoted
- * in reference/redisbloom.md §2.5 and §7.2): exact BF.DEBUG lines, BF.INFO values and layer counts.
+ * in RedisBloom's tests): exact BF.DEBUG lines, BF.INFO values and layer counts.
  */
 class ScalableBloomKnownAnswerTest {
 

@@ -91,7 +91,7 @@ class BloomMathTest {
     assertThat(plan.bits()).isEqualTo(95_850_584);
     assertThat(plan.hashes()).isEqualTo(7);
     assertThat(plan.bitsPerKey()).isCloseTo(9.5850584, within(1e-12));
-    assertThat(plan.bitmapBytes()).isEqualTo(11_981_323); // ~12 MB of bitmap, as DESIGN.md §1.6 says
+    assertThat(plan.bitmapBytes()).isEqualTo(11_981_323); // ~12 MB of bitmap, as docs/ARCHITECTURE.md, contract 6 says
     assertThat(plan.overfill()).extracting(Plan.Overfill::percentOfExpected).containsExactly(50, 80, 100, 150, 200);
     assertThat(plan.overfill()).extracting(Plan.Overfill::insertions)
         .containsExactly(5_000_000L, 8_000_000L, 10_000_000L, 15_000_000L, 20_000_000L);

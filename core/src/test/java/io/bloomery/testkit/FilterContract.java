@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The contract every filter kind honours (DESIGN.md §1), run over every {@link FilterFactory}
+ * The contract every filter kind honours (docs/ARCHITECTURE.md), run over every {@link FilterFactory}
  * constant. Subclass it (an empty {@code class FilterContractTest extends FilterContract {}}) to run
  * it; capability-dependent tests are skipped for kinds without the capability.
  */
