@@ -174,15 +174,19 @@ class ModelFuzzTest {
     return (int) limit;
   }
 
-  /** 4 Mi slots: a few MiB per try, far below any heap the tests run with, and still dozens of sub-filters. */
+  /**
+   * 4 Mi slots: a few MiB per try, far below any heap the tests run with; still at least 12 sub-filters with
+   * expansion 2 and thousands with expansion 1.
+   */
   static final long SLOT_BUDGET = 1L << 22;
 
   /**
-   * Seeds the properties above once failed with, each still a reproduction of what it caught. -10012: the cuckoo
-   * filter grew to 2^31 slots in 23 sub-filters (expansion 2, bucket size 1, a universe of few items added over and
-   * over) until the heap refused the next one; the dump-and-reload round trip then needed two more copies of it and
-   * died with OutOfMemoryError, or with "Couldn't create filter!" from {@code RedisBloomDump.loadCuckooHeader} where
-   * the filter was slightly smaller (issue 8, 2 of 2 fresh-clone CI runs).
+   * Seeds the properties above once failed with, each still a reproduction of what it caught. -10012 (bucket size 1,
+   * capacity 183, expansion 2, 3 iterations, a universe of 21 items added over and over): with no sub-filter limit
+   * the cuckoo filter grew to 2^31 slots in 23 sub-filters until the heap refused the next one, and the
+   * dump-and-reload round trip then needed two more copies of it in a 3 GiB heap: OutOfMemoryError (46 s). A seed
+   * whose filter grows a little less (the seeds of issue 8's 2 of 2 red fresh-clone runs never reached the log)
+   * gets as far as {@code RedisBloomDump.loadCuckooHeader}, whose refusal is "Couldn't create filter!".
    */
   @Test
   void seedsThatOnceFailed() {
