@@ -23,10 +23,10 @@ final class CuckooTable {
     this.pages = pages;
   }
 
-  /** A zeroed table, or {@code null} if the heap cannot hold it (checked before allocating). */
+  /** A zeroed table, or {@code null} if the heap cannot hold it even after a collection ({@link HeapBudget}). */
   static CuckooTable allocate(long numBuckets, int bucketSize) {
     long slots = numBuckets * bucketSize;
-    if (numBuckets <= 0 || slots / bucketSize != numBuckets || !HeapBudget.affordable(slots)) {
+    if (numBuckets <= 0 || slots / bucketSize != numBuckets || !HeapBudget.couldEverFit(slots)) {
       return null;
     }
     int pageCount = (int) ((slots + PAGE_MASK) >>> PAGE_SHIFT);
@@ -37,7 +37,7 @@ final class CuckooTable {
         pages[p] = new byte[(int) Math.min(remaining, 1L << PAGE_SHIFT)];
       }
       return new CuckooTable(numBuckets, bucketSize, pages);
-    } catch (OutOfMemoryError lostRace) {
+    } catch (OutOfMemoryError cannotFit) { // thrown only after a full collection
       return null;
     }
   }
@@ -135,7 +135,7 @@ final class CuckooTable {
 
   /** A deep copy, or {@code null} if the heap cannot hold one. */
   CuckooTable copy() {
-    if (!HeapBudget.affordable(slots)) {
+    if (!HeapBudget.couldEverFit(slots)) {
       return null;
     }
     try {
@@ -144,7 +144,7 @@ final class CuckooTable {
         copies[p] = pages[p].clone();
       }
       return new CuckooTable(numBuckets, bucketSize, copies);
-    } catch (OutOfMemoryError lostRace) {
+    } catch (OutOfMemoryError cannotFit) { // thrown only after a full collection
       return null;
     }
   }

@@ -1,11 +1,21 @@
 package io.bloomery.redisbloom;
 
 /**
- * Allocation guard: a filter or layer that cannot fit is refused with a clear error before anything is allocated,
- * instead of an {@link OutOfMemoryError} that takes the process down. RedisBloom gets the same effect from
- * {@code RedisModule_TryCalloc}; a JVM has no try-allocate, so the request is compared with the Java array limit and
- * with the heap the JVM has left ({@link Runtime#maxMemory()} minus what is in use), and the one large allocation
- * that follows is still wrapped so that a lost race with another thread also ends as a refusal.
+ * Allocation guard: a filter or layer that cannot fit is refused with a clear error instead of an
+ * {@link OutOfMemoryError} that takes the process down. RedisBloom gets this from {@code RedisModule_TryCalloc}; on a
+ * JVM the allocation itself is the try-allocate: before the JVM throws {@code OutOfMemoryError} for a heap request it
+ * runs a full collection, so an {@code OutOfMemoryError} caught around one allocation means the request really cannot
+ * be satisfied, and nothing of it is kept.
+ *
+ * <p>A refusal therefore means the allocation cannot succeed, never that the heap happens to hold garbage. There is
+ * deliberately no estimate of the free heap: {@code totalMemory() - freeMemory()} counts dead objects as used until
+ * the next collection, so comparing a request with it refused a few kilobytes on a heap full of garbage (a model-fuzz
+ * test in a busy test JVM hit exactly that). The only up-front check, {@link #couldEverFit}, refuses what could not
+ * fit in the whole maximum heap, so such requests fail at once without forcing a full collection.
+ *
+ * <p>Caveat: a JVM started with {@code -XX:+ExitOnOutOfMemoryError}, {@code -XX:+CrashOnOutOfMemoryError} or
+ * {@code -XX:+HeapDumpOnOutOfMemoryError} acts on the caught error too; such a JVM exits (or dumps) where this class
+ * would have refused.
  */
 final class HeapBudget {
   /** The largest {@code long[]} the JVM hands out, in bytes. */
@@ -15,38 +25,36 @@ final class HeapBudget {
 
   private HeapBudget() {}
 
-  /** Whether {@code bytes} (unsigned) more bytes of heap look obtainable now. */
-  static boolean affordable(long bytes) {
-    if (bytes < 0) {
-      return false; // above 2^63 as an unsigned quantity
-    }
-    Runtime runtime = Runtime.getRuntime();
-    long used = runtime.totalMemory() - runtime.freeMemory();
-    long headroom = runtime.maxMemory() - used;
-    return bytes <= headroom;
+  /**
+   * Whether {@code bytes} (unsigned) could fit in the maximum heap at all ({@link Runtime#maxMemory()}). {@code false}
+   * is a certain refusal; {@code true} promises nothing: the allocation that follows must still catch
+   * {@link OutOfMemoryError}, as every allocation in this package does.
+   */
+  static boolean couldEverFit(long bytes) {
+    return bytes >= 0 && bytes <= Runtime.getRuntime().maxMemory();
   }
 
   /** A zeroed {@code long[]} for {@code bytes} bytes (rounded up to whole words), or {@code null} if refused. */
   static long[] zeroedWords(long bytes) {
-    if (bytes < 0 || bytes > MAX_LONG_ARRAY_BYTES || !affordable(bytes)) {
+    if (bytes < 0 || bytes > MAX_LONG_ARRAY_BYTES || !couldEverFit(bytes)) {
       return null;
     }
     try {
       return new long[(int) ((bytes + 7) >>> 3)];
-    } catch (OutOfMemoryError lostRace) {
-      return null;
+    } catch (OutOfMemoryError cannotFit) {
+      return null; // thrown only after a full collection: the heap really cannot hold it
     }
   }
 
   /** A zeroed {@code byte[]}, or {@code null} if refused. */
   static byte[] zeroedBytes(long bytes) {
-    if (bytes < 0 || bytes > MAX_BYTE_ARRAY || !affordable(bytes)) {
+    if (bytes < 0 || bytes > MAX_BYTE_ARRAY || !couldEverFit(bytes)) {
       return null;
     }
     try {
       return new byte[(int) bytes];
-    } catch (OutOfMemoryError lostRace) {
-      return null;
+    } catch (OutOfMemoryError cannotFit) {
+      return null; // thrown only after a full collection: the heap really cannot hold it
     }
   }
 }

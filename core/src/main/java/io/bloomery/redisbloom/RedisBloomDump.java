@@ -32,10 +32,11 @@ import java.util.Objects;
  * sub-filters concatenated: a whole sub-filter (from its start, whatever the offset) when it is at most 16 MiB,
  * otherwise a slice of at most 16 MiB from the offset.
  *
- * <p><b>Loading</b> validates the whole header, including the total size against the heap, before allocating
- * anything, and rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where
- * RedisBloom accepts a crafted value only through C undefined behaviour or writes a chunk that starts past the end
- * into the last sub-filter, we refuse it; everything a real SCANDUMP produces loads.
+ * <p><b>Loading</b> validates the whole header, including the total size against the maximum heap, before allocating
+ * anything (an allocation the heap cannot hold even after a collection is refused too, keeping nothing), and
+ * rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where RedisBloom accepts
+ * a crafted value only through C undefined behaviour or writes a chunk that starts past the end into the last
+ * sub-filter, we refuse it; everything a real SCANDUMP produces loads.
  */
 public final class RedisBloomDump {
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
@@ -132,11 +133,11 @@ public final class RedisBloomDump {
    *
    * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
    *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
-   *     not add up) or whose layers do not fit in the heap; nothing is allocated in that case
+   *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
    */
   public static ScalableBloomFilter loadHeader(byte[] header) {
     ParsedBloomHeader parsed = parseBloomHeader(header);
-    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+    if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
       throw badBloomData();
     }
     BloomLayer[] layers = new BloomLayer[parsed.plans.length];
@@ -365,11 +366,11 @@ public final class RedisBloomDump {
    * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_HEADER} if the header is not 38 bytes,
    *     {@value RedisBloomErrors#CF_COULD_NOT_CREATE_FROM_HEADER} if it fails RedisBloom's integrity checks (bucket
    *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
-   *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is allocated then
+   *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
    */
   public static CuckooFilter loadCuckooHeader(byte[] header) {
     ParsedCuckooHeader parsed = parseCuckooHeader(header);
-    if (!HeapBudget.affordable(parsed.payloadBytes)) {
+    if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
       throw couldNotCreate();
     }
     CuckooTable[] tables = new CuckooTable[parsed.bucketCounts.length];

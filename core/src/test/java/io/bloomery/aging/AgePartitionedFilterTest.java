@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -249,8 +248,12 @@ class AgePartitionedFilterTest {
     AgePartitionedFilter filter = AgePartitionedFilter.create(XXH3, SEED, 1 << 16, 5, 4, 50, now::get);
     long window = filter.window().toMillis();
     ConcurrentLinkedQueue<long[]> log = new ConcurrentLinkedQueue<>();
-    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong logged = new AtomicLong();
     int adders = 3;
+    int perAdder = 20_000;
+    // The clock is driven by the adds, not by wall time: tick j comes once j/(ticks+1) of all adds are logged, so
+    // 400 ticks (8 generations of 50 ms) always fall among the adds, however fast or starved the threads are.
+    int ticks = 400;
     ExecutorService pool = Executors.newFixedThreadPool(adders + 1);
     CountDownLatch start = new CountDownLatch(1);
     try {
@@ -259,11 +262,12 @@ class AgePartitionedFilterTest {
         long thread = t;
         futures.add(pool.submit(() -> {
           start.await();
-          for (long i = 0; i < 20_000; i++) {
+          for (long i = 0; i < perAdder; i++) {
             long time = now.get();
             long id = thread * 1_000_000 + i;
             filter.add(key(11, id));
             log.add(new long[] {id, time});
+            logged.incrementAndGet();
             boolean present = filter.mightContain(key(11, id));
             long after = now.get();
             if (!present && after - time <= window) {
@@ -275,9 +279,15 @@ class AgePartitionedFilterTest {
       }
       Future<?> ticker = pool.submit(() -> {
         start.await();
-        while (running.get()) {
+        for (int tick = 1; tick <= ticks; tick++) {
+          long due = (long) tick * adders * perAdder / (ticks + 1);
+          while (logged.get() < due) {
+            if (Thread.currentThread().isInterrupted()) {
+              return null; // an adder failed and the pool is shutting down
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+          }
           now.addAndGet(1);
-          java.util.concurrent.locks.LockSupport.parkNanos(20_000);
         }
         return null;
       });
@@ -285,7 +295,6 @@ class AgePartitionedFilterTest {
       for (Future<?> future : futures) {
         future.get(120, TimeUnit.SECONDS);
       }
-      running.set(false);
       ticker.get(10, TimeUnit.SECONDS);
     } finally {
       pool.shutdownNow();
@@ -298,8 +307,8 @@ class AgePartitionedFilterTest {
         checked++;
       }
     }
-    assertThat(log).hasSize(adders * 20_000);
-    assertThat(end - START).as("the clock moved through several generations").isGreaterThan(4 * 50);
+    assertThat(log).hasSize(adders * perAdder);
+    assertThat(end - START).as("the clock moved through several generations").isEqualTo(ticks).isGreaterThan(4 * 50);
     assertThat(checked).isPositive();
   }
 }

@@ -71,13 +71,13 @@ class ModelFuzzTest {
     runCuckoo(seed);
   }
 
-  static void runCuckoo(long seed) {
+  static CuckooFilter runCuckoo(long seed) {
     Random random = new Random(seed);
     int bucketSize = 1 + random.nextInt(4);
     long capacity = 2L * bucketSize + random.nextInt(300);
     int expansion = random.nextInt(3);
     CuckooFilter filter = CuckooFilter.create(capacity, bucketSize, 1 + random.nextInt(100), expansion);
-    filter.setMaxExpansions(CuckooFilter.MAX_MAX_EXPANSIONS);
+    filter.setMaxExpansions(subFilterLimit(filter));
     Map<String, Integer> model = new HashMap<>();
     long total = 0;
     int universe = 20 + random.nextInt(1500);
@@ -92,7 +92,8 @@ class ModelFuzzTest {
             model.merge(text, 1, Integer::sum);
             total++;
           } catch (RedisBloomException full) {
-            assertThat(full.reply()).isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+            assertThat(full.reply()).as("seed %d", seed)
+                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }
         case 2 -> {
@@ -106,7 +107,8 @@ class ModelFuzzTest {
               total++;
             }
           } catch (RedisBloomException full) {
-            assertThat(full.reply()).isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+            assertThat(full.reply()).as("seed %d", seed)
+                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }
         case 3 -> {
@@ -143,6 +145,53 @@ class ModelFuzzTest {
     if (reloaded != null) {
       assertThat(reloaded.debug()).isEqualTo(filter.debug());
     }
+    return filter;
+  }
+
+  /**
+   * The most sub-filters that keep the whole filter within {@link #SLOT_BUDGET} slots (adds are refused with
+   * {@value RedisBloomErrors#CF_MAX_EXPANSIONS} once the filter has that many, which the model expects). Growth is
+   * exponential in the multiplicity of the most-added item: each sub-filter offers an item only its two buckets, so a
+   * universe of 20 items and bucket size 1 needs a new sub-filter every couple of duplicate adds, and with expansion 2
+   * each one is twice the last. Unbounded, some seeds grew the filter to 2 GiB until the heap refused the next
+   * sub-filter, and the dump-and-reload check at the end then could not fit a second copy
+   * (see {@link #seedsThatOnceFailed}).
+   */
+  static int subFilterLimit(CuckooFilter filter) {
+    if (filter.expansion() == 0) {
+      return CuckooFilter.MAX_MAX_EXPANSIONS; // never grows; a limit of 1 would refuse every add (CF_MAX_EXPANSIONS)
+    }
+    long perFirst = filter.bucketCount() * filter.bucketSize();
+    long budget = SLOT_BUDGET / perFirst;
+    long limit = 1;
+    long total = 1; // in units of the first sub-filter
+    long next = filter.expansion();
+    while (limit < CuckooFilter.MAX_MAX_EXPANSIONS && next > 0 && total + next <= budget) {
+      limit++;
+      total += next;
+      next *= filter.expansion();
+    }
+    return (int) limit;
+  }
+
+  /**
+   * 4 Mi slots: a few MiB per try, far below any heap the tests run with; still at least 12 sub-filters with
+   * expansion 2 and thousands with expansion 1.
+   */
+  static final long SLOT_BUDGET = 1L << 22;
+
+  /**
+   * Seeds the properties above once failed with, each still a reproduction of what it caught. -10012 (bucket size 1,
+   * capacity 183, expansion 2, 3 iterations, a universe of 21 items added over and over): with no sub-filter limit
+   * the cuckoo filter grew to 2^31 slots in 23 sub-filters until the heap refused the next one, and the
+   * dump-and-reload round trip then needed two more copies of it in a 3 GiB heap: OutOfMemoryError (46 s). A seed
+   * whose filter grows a little less (the seeds of issue 8's 2 of 2 red fresh-clone runs never reached the log)
+   * gets as far as {@code RedisBloomDump.loadCuckooHeader}, whose refusal is "Couldn't create filter!".
+   */
+  @Test
+  void seedsThatOnceFailed() {
+    CuckooFilter grown = runCuckoo(-10012L);
+    assertThat(RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(grown))).isLessThanOrEqualTo(SLOT_BUDGET);
   }
 
   @Test
