@@ -18,15 +18,17 @@ import java.util.TreeMap;
 final class DashboardPages {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
       .withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter SHORT_TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
   private static final String STYLE = """
       body{font-family:sans-serif;margin:1.5em;color:#1f2328}
       table{border-collapse:collapse;margin:0.5em 0 1.5em}
       th,td{padding:4px 10px;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
-      th:first-child,td:first-child,td.text{text-align:left}
+      th:first-child,td:first-child,.text{text-align:left}
       th{background:#f6f8fa}
       .warn{background:#fff8c5;color:#7d4e00;font-weight:bold}
       .over{background:#ffebe9;color:#a40e26;font-weight:bold}
       .muted{color:#656d76}
+      .charts{display:flex;flex-wrap:wrap;align-items:flex-start}
       .charts svg{border:1px solid #d0d7de;margin:0 1em 1em 0}
       """;
 
@@ -39,9 +41,9 @@ final class DashboardPages {
         .append(field("clients", context.clientCount(), Html.count(context.clientCount()))).append(" clients, ")
         .append(field("ops_per_sec", latestTotal(rates), Html.number(latestTotal(rates)))).append(" ops/s, as of ")
         .append(TIME.format(Instant.now())).append(" (refreshes every 5 s)</p>");
-    html.append("<table id=\"keys\"><thead><tr><th>key</th><th>kind</th><th>items</th><th>capacity</th>"
+    html.append("<table id=\"keys\"><thead><tr><th>key</th><th class=\"text\">kind</th><th>items</th><th>capacity</th>"
         + "<th>capacity used</th><th>fill ratio</th><th>est. FPR now</th><th>target FPR</th>"
-        + "<th>layers</th><th>bytes</th><th>expiry</th></tr></thead><tbody>");
+        + "<th>layers</th><th>bytes</th><th>expiry (UTC)</th></tr></thead><tbody>");
     for (KeyHealth key : keys) {
       html.append("<tr data-key=\"").append(Html.escape(key.key())).append("\"><td><a href=\"/key?name=")
           .append(URLEncoder.encode(key.key(), StandardCharsets.UTF_8)).append("\">").append(Html.escape(key.key()))
@@ -65,7 +67,7 @@ final class DashboardPages {
         .append(")</span></h1>");
     html.append("<table id=\"figures\"><thead><tr><th>items</th><th>capacity</th><th>capacity used</th>"
         + "<th>fill ratio</th><th>est. FPR now</th><th>target FPR</th><th>layers</th><th>bytes</th>"
-        + "<th>expiry</th></tr></thead><tbody><tr>");
+        + "<th>expiry (UTC)</th></tr></thead><tbody><tr>");
     figures(html, key);
     html.append("</tr></tbody></table><div class=\"charts\">");
     if (key.model() != null) {
@@ -102,7 +104,8 @@ final class DashboardPages {
     cell(html, "capacity", key.capacity(), Html.count(key.capacity()), "");
     double used = key.capacityUsed();
     String usedClass = used >= 1 ? "over" : key.nearCapacity() ? "warn" : "";
-    String usedText = Html.percent(used) + (used >= 1 ? " over capacity" : key.nearCapacity() ? " near capacity" : "");
+    String usedText = Html.percent(used)
+        + (used > 1 ? " over capacity" : used == 1 ? " at capacity" : key.nearCapacity() ? " near capacity" : "");
     cell(html, "capacity_used", used, usedText, usedClass);
     cell(html, "fill_ratio", key.fillRatio(), Html.percent(key.fillRatio()), "");
     boolean above = key.estimatedFpr() > key.targetFpr();
@@ -110,7 +113,7 @@ final class DashboardPages {
     cell(html, "target_fpr", key.targetFpr(), Html.rate(key.targetFpr()), "");
     cell(html, "layers", key.layers(), Integer.toString(key.layers()), "");
     cell(html, "bytes", key.bytes(), Html.count(key.bytes()), "");
-    String expiry = key.expireAtMillis() < 0 ? "none" : TIME.format(Instant.ofEpochMilli(key.expireAtMillis()));
+    String expiry = key.expireAtMillis() < 0 ? "none" : SHORT_TIME.format(Instant.ofEpochMilli(key.expireAtMillis()));
     cell(html, "expire_at_ms", key.expireAtMillis(), expiry, "");
   }
 
@@ -130,7 +133,7 @@ final class DashboardPages {
     long xMax = Math.max(Math.round(capacity * 2.2), key.items());
     double low = SvgChart.decadeBelow(key.model().applyAsDouble(Math.max(1, capacity / 4)), 1e-9);
     double high = SvgChart.decadeAbove(key.model().applyAsDouble(xMax));
-    SvgChart chart = new SvgChart("fpr-curve", "model false-positive rate vs items", 640, 300, 0, xMax,
+    SvgChart chart = new SvgChart("fpr-curve", "model false-positive rate vs items", 560, 300, 0, xMax,
         Math.min(low, high / 10), high, true).xLabels("0", Html.count(xMax) + " items");
     int samples = 200;
     for (int i = 0; i <= samples; i++) {
@@ -158,9 +161,9 @@ final class DashboardPages {
       high = Math.max(high, y);
     }
     SvgChart chart = fpr
-        ? new SvgChart(id, title, 640, 220, start, end, SvgChart.decadeBelow(Math.min(low, high), 1e-9),
+        ? new SvgChart(id, title, 560, 220, start, end, SvgChart.decadeBelow(Math.min(low, high), 1e-9),
             SvgChart.decadeAbove(high), true)
-        : new SvgChart(id, title, 640, 220, start, end, 0, 1, false);
+        : new SvgChart(id, title, 560, 220, start, end, 0, 1, false);
     chart.xLabels(samples.isEmpty() ? "no samples yet" : TIME.format(Instant.ofEpochMilli(start)),
         samples.isEmpty() ? "" : TIME.format(Instant.ofEpochMilli(end)));
     for (HealthHistory.Sample sample : samples) {
@@ -179,7 +182,7 @@ final class DashboardPages {
     for (HealthHistory.Rates r : rates) {
       high = Math.max(high, r.total());
     }
-    SvgChart chart = new SvgChart("ops-history", "commands per second (all commands)", 640, 220, start, end, 0,
+    SvgChart chart = new SvgChart("ops-history", "commands per second (all commands)", 560, 220, start, end, 0,
         high * 1.1, false).xLabels(rates.isEmpty() ? "no samples yet" : TIME.format(Instant.ofEpochMilli(start)),
             rates.isEmpty() ? "" : TIME.format(Instant.ofEpochMilli(end)));
     for (HealthHistory.Rates r : rates) {

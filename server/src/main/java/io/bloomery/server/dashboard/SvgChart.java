@@ -12,7 +12,7 @@ final class SvgChart {
   private static final int LEFT = 64;
   private static final int RIGHT = 16;
   private static final int TOP = 24;
-  private static final int BOTTOM = 40;
+  private static final int BOTTOM = 48;
 
   private final String id;
   private final String title;
@@ -61,7 +61,8 @@ final class SvgChart {
     marks.add(String.format(Locale.ROOT,
         "<line class=\"%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>"
             + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\" font-size=\"11\">%s</text>",
-        cssClass, px, TOP, px, height - BOTTOM, colour, px, height - BOTTOM + 28, colour, Html.escape(label)));
+        cssClass, px, TOP, px, height - BOTTOM, colour, px, height - BOTTOM + 26 + 12 * (marks.size() % 2), colour,
+        Html.escape(label)));
     return this;
   }
 
