@@ -5,8 +5,6 @@ import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
-import io.bloomery.server.persistence.CommandJournal;
-import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.RespLimits;
 import java.io.IOException;
@@ -30,63 +28,28 @@ public final class BloomeryServer implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Transport transport;
   private final MetricsHttpServer http;
-  private final AutoCloseable onClose;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
-      MetricsHttpServer http, AutoCloseable onClose) {
+      MetricsHttpServer http) {
     this.config = config;
     this.context = context;
     this.dispatcher = dispatcher;
     this.transport = transport;
     this.http = http;
-    this.onClose = onClose;
   }
 
   /**
-   * How persistence plugs in at start. {@link #open} runs before any client can connect: it recovers into the
-   * keyspace (restoring snapshot keys with {@link Keyspace#restore}, replaying journal records through the
-   * replayer) and returns the journal every applied write is appended to and the control SAVE/BGSAVE/INFO use.
-   */
-  @FunctionalInterface
-  public interface Durability {
-    /** No persistence: {@link CommandJournal#NONE} and {@link PersistenceControl#DISABLED}. */
-    Durability NONE = (config, keyspace, replayer) ->
-        new Opened(CommandJournal.NONE, PersistenceControl.DISABLED, () -> {});
-
-    Opened open(ServerConfig config, Keyspace keyspace, CommandReplayer replayer) throws IOException;
-  }
-
-  /**
-   * What {@link Durability#open} hands back.
-   *
-   * @param onClose run by {@link BloomeryServer#close()} after the final snapshot (flush and close files)
-   */
-  public record Opened(CommandJournal journal, PersistenceControl control, AutoCloseable onClose) {}
-
-  /**
-   * Starts a server in this process without persistence ({@link Durability#NONE}).
+   * Starts a server in this process.
    *
    * @throws IOException if a port cannot be bound
    */
   public static BloomeryServer start(ServerConfig config) throws IOException {
-    return start(config, Durability.NONE);
-  }
-
-  /**
-   * Starts a server in this process: recovery through {@code durability} first, then the listeners.
-   *
-   * @throws IOException if recovery fails or a port cannot be bound
-   */
-  public static BloomeryServer start(ServerConfig config, Durability durability) throws IOException {
     Settings settings = settings(config);
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     ServerContext context = new ServerContext(keyspace, settings);
     Dispatcher dispatcher = new Dispatcher(context);
-    keyspace.suspendExpiry(true);
-    Opened opened = durability.open(config, keyspace, dispatcher);
-    keyspace.journal(opened.journal());
-    context.persistence(opened.control());
+    context.persistence(PersistenceControl.DISABLED);
     keyspace.suspendExpiry(false);
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
@@ -96,10 +59,8 @@ public final class BloomeryServer implements AutoCloseable {
       transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(), 60_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      closeQuietly(opened.onClose());
       throw new IOException("interrupted while binding", e);
     } catch (RuntimeException e) {
-      closeQuietly(opened.onClose());
       throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
           e);
     }
@@ -111,7 +72,6 @@ public final class BloomeryServer implements AutoCloseable {
       http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort());
     } catch (IOException e) {
       transport.close();
-      closeQuietly(opened.onClose());
       throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
     }
     transport.workers().next().scheduleAtFixedRate(() -> {
@@ -129,15 +89,7 @@ public final class BloomeryServer implements AutoCloseable {
     }
     LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
         transport.name(), http.port());
-    return new BloomeryServer(config, context, dispatcher, transport, http, opened.onClose());
-  }
-
-  private static void closeQuietly(AutoCloseable closeable) {
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      LOG.warn("closing persistence after a failed start", e);
-    }
+    return new BloomeryServer(config, context, dispatcher, transport, http);
   }
 
   private static boolean isLoopback(String host) {
@@ -180,11 +132,6 @@ public final class BloomeryServer implements AutoCloseable {
     return context;
   }
 
-  /** The Micrometer registry behind /metrics, for metrics of other layers (persistence). */
-  public io.micrometer.prometheusmetrics.PrometheusMeterRegistry metrics() {
-    return http.registry();
-  }
-
   /** The command layer, also the journal's {@link io.bloomery.server.persistence.CommandReplayer}. */
   public Dispatcher dispatcher() {
     return dispatcher;
@@ -206,11 +153,6 @@ public final class BloomeryServer implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         LOG.error("final snapshot failed", e);
       }
-    }
-    try {
-      onClose.close();
-    } catch (Exception e) {
-      LOG.error("closing persistence failed", e);
     }
     LOG.info("bye");
   }

@@ -119,7 +119,7 @@ final class ServerCommands {
           doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
               || s.group().equals("topk") ? "module" : s.group());
           out.add(Reply.bulk(s.name()));
-          out.add(Reply.map(doc));
+          out.add(Reply.bulkMap(doc));
         }
         return new Reply.MapReply(out);
       }
