@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.class,
       ServeCommand.class,
       CheckLogCommand.class,
+      TopCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -1,6 +1,9 @@
 package io.bloomery.cli;
 
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -23,7 +26,10 @@ import picocli.CommandLine.ParentCommand;
       "false-positive rate estimated from the fill, the estimated number of",
       "distinct items (Swamidass-Baldi), the capacity at the design rate and",
       "whether it is near capacity (>= 80%%). Filters of at most 4096 bits also",
-      "show their packed bits (little-endian: bit 0 is the low bit of byte 0)."
+      "show their packed bits (little-endian: bit 0 is the low bit of byte 0).",
+      "--plot draws the model false-positive rate against the number of items,",
+      "the capacity marks and the filter's present position (classic, blocked and",
+      "split-block filters)."
     })
 final class InfoCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
@@ -36,11 +42,20 @@ final class InfoCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;
 
+  @Mixin PlotOptions plotOptions;
+
   @Override
   public Integer call() throws IOException {
+    plotOptions.validate(json);
     Object filter = FilterFiles.read(filterPath, filterFormat.format);
     long fileBytes = Files.size(filterPath);
     PrintWriter out = root.out();
+    if (plotOptions.wanted()) {
+      plotOptions.draw(curveOf(filter), out, root.err());
+      if (plotOptions.plot) {
+        return BloomeryCommand.EXIT_OK;
+      }
+    }
     if (!(filter instanceof BloomFilter bloom)) {
       if (json) {
         new JsonWriter(out).beginObject()
@@ -102,6 +117,36 @@ final class InfoCommand implements Callable<Integer> {
     }
     out.flush();
     return BloomeryCommand.EXIT_OK;
+  }
+
+  /**
+   * The model curve of the kinds that have one, with the filter's inserted count as its present
+   * position. Blocked and split-block files record no design rate, so their 100% mark is the classic
+   * capacity for their bits and hashes ({@code floor(m ln2 / k)}), as for a classic filter.
+   */
+  private FprCurve curveOf(Object filter) {
+    String where = filterPath.getFileName() == null ? filterPath.toString() : filterPath.getFileName().toString();
+    if (filter instanceof BloomFilter bloom) {
+      long bits = bloom.bitSize();
+      int hashes = bloom.hashCount();
+      return new FprCurve(title(where, bloom.kind().kindName(), bits, hashes),
+          n -> BloomMath.falsePositiveRate(bits, hashes, n), bloom.capacity(), bloom.insertedCount());
+    }
+    if (filter instanceof BlockedBloomFilter blocked) {
+      return new FprCurve(title(where, blocked.kind().kindName(), blocked.bitSize(), blocked.hashCount()),
+          blocked::modelFpp, BloomMath.capacityForHashes(blocked.bitSize(), blocked.hashCount()), blocked.insertedCount());
+    }
+    if (filter instanceof SplitBlockBloomFilter split) {
+      return new FprCurve(title(where, split.kind().kindName(), split.bitSize(), split.hashCount()),
+          split::modelFpp, BloomMath.capacityForHashes(split.bitSize(), split.hashCount()), split.insertedCount());
+    }
+    throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(filter)
+        + " filter; --plot and --plot-output draw classic, blocked and split-block Bloom filters");
+  }
+
+  private static String title(String file, String kind, long bits, int hashes) {
+    return String.format(Locale.ROOT, "%s (%s, %s, %s)", file, kind, Units.count(bits, "bit", "bits"),
+        Units.count(hashes, "hash", "hashes"));
   }
 
   private static void row(PrintWriter out, String name, String value) {

@@ -2,8 +2,10 @@ package io.bloomery.cli;
 
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.sizing.Plan;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -18,9 +20,10 @@ import picocli.CommandLine.ParentCommand;
       "For N items at false-positive rate P: m = -N ln P / (ln 2)^2 bits (rounded",
       "up) and k = (m / N) ln 2 hashes (rounded to nearest), the bits per key, the",
       "bitmap size, and the false-positive rate if the filter ends up holding",
-      "50, 80, 100, 150 or 200%% of N."
+      "50, 80, 100, 150 or 200%% of N. --plot draws that rate against the number",
+      "of items, the marks included."
     })
-final class PlanCommand implements Runnable {
+final class PlanCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Mixin FilterShapeOptions.Planned target;
@@ -28,8 +31,11 @@ final class PlanCommand implements Runnable {
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;
 
+  @Mixin PlotOptions plotOptions;
+
   @Override
-  public void run() {
+  public Integer call() throws IOException {
+    plotOptions.validate(json);
     Plan plan;
     try {
       plan = BloomMath.plan(target.expected, target.fpp);
@@ -37,6 +43,17 @@ final class PlanCommand implements Runnable {
       throw CliException.usage(e.getMessage(), e);
     }
     PrintWriter out = root.out();
+    if (plotOptions.wanted()) {
+      long bits = plan.bits();
+      int hashes = plan.hashes();
+      FprCurve curve = new FprCurve(String.format(Locale.ROOT, "planned classic Bloom filter, %s, %s",
+          Units.count(bits, "bit", "bits"), Units.count(hashes, "hash", "hashes")),
+          n -> BloomMath.falsePositiveRate(bits, hashes, n), plan.expectedInsertions(), -1);
+      plotOptions.draw(curve, out, root.err());
+      if (plotOptions.plot) {
+        return BloomeryCommand.EXIT_OK;
+      }
+    }
     if (json) {
       JsonWriter w = new JsonWriter(out).beginObject();
       w.field("expected_insertions", plan.expectedInsertions())
@@ -54,7 +71,7 @@ final class PlanCommand implements Runnable {
             .endObject();
       }
       w.endArray().endObject().finish();
-      return;
+      return BloomeryCommand.EXIT_OK;
     }
     out.printf(Locale.ROOT, "Plan for %s items at a false-positive rate of %s%n",
         Units.grouped(plan.expectedInsertions()), Units.probability(plan.fpp()));
@@ -70,5 +87,6 @@ final class PlanCommand implements Runnable {
           level.percentOfExpected() == 80 ? "   <- 'near capacity' warning from here" : "");
     }
     out.flush();
+    return BloomeryCommand.EXIT_OK;
   }
 }

@@ -40,6 +40,29 @@ class BloomeryJarIT {
     assertThat(failure.err().strip()).isEqualTo("bloomery info: no such file: " + dir.resolve("missing"));
   }
 
+  @Test
+  void jar_pipedOutput_carriesOnlyThePlotOrTheData_neverProgress() throws Exception {
+    Run plot = java(null, "plan", "--expected", "1000", "--fpp", "0.01", "--plot", "--plot-width", "24", "--plot-height", "5");
+    assertThat(plot.exitCode()).as(plot.toString()).isZero();
+    try (var golden = BloomeryJarIT.class.getResourceAsStream("/plots/plan-1000-1pct-24x5.txt")) {
+      assertThat(plot.out()).isEqualTo(new String(golden.readAllBytes(), StandardCharsets.UTF_8));
+    }
+    assertThat(plot.err()).isEmpty();
+
+    StringBuilder items = new StringBuilder();
+    for (int i = 0; i < 300_000; i++) {
+      items.append("item-").append(i).append('\n');
+    }
+    Path input = dir.resolve("items.txt");
+    Files.writeString(input, items);
+    Run built = java(null, "build", "--input", input.toString(), "--output", dir.resolve("f.blmf").toString(),
+        "--expected", "300000", "--fpp", "0.01");
+    assertThat(built.exitCode()).as(built.toString()).isZero();
+    assertThat(built.out()).startsWith("wrote ").doesNotContain("\r", "\u001b");
+    assertThat(built.out().lines()).hasSize(2);
+    assertThat(built.err()).as("no progress bar into a pipe").doesNotContain("\r", "reading");
+  }
+
   private Run java(String stdin, String... args) throws IOException, InterruptedException {
     String jar = System.getProperty("bloomery.jar", "target/bloomery.jar");
     assertThat(Path.of(jar)).as("the shaded jar (built in the package phase)").exists();

@@ -1,5 +1,6 @@
 package io.bloomery.server;
 
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.bloomery.aging.AgePartitionedFilter;
@@ -8,6 +9,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.dashboard.Dashboard;
 import io.bloomery.server.keyspace.Values;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
@@ -50,6 +52,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final MultiGauge keyFpr;
   private final MultiGauge keyLayers;
   private final MultiGauge keyBytes;
+  private Dashboard dashboard;
 
   private MetricsHttpServer(ServerContext context, HttpServer http, ExecutorService executor) {
     this.context = context;
@@ -99,8 +102,9 @@ public final class MetricsHttpServer implements AutoCloseable {
     });
     http.setExecutor(executor);
     MetricsHttpServer server = new MetricsHttpServer(context, http, executor);
-    http.createContext("/metrics", server::metrics);
+    HttpContext metrics = http.createContext("/metrics", server::metrics);
     http.createContext("/health", server::health);
+    server.dashboard = Dashboard.install(http, context, server.registry, metrics);
     http.start();
     return server;
   }
@@ -191,6 +195,9 @@ public final class MetricsHttpServer implements AutoCloseable {
   @Override
   public void close() {
     http.stop(0);
+    if (dashboard != null) {
+      dashboard.close();
+    }
     executor.shutdownNow();
     registry.close();
   }

@@ -1,0 +1,142 @@
+package io.bloomery.cli;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * What {@code bloomery top} reads from a running server in one round, over plain RESP: {@code INFO} for the server
+ * figures, {@code SCAN} for the keys and each kind's {@code *.INFO} for the key figures.
+ */
+final class ServerWatch {
+  /** Keys read per round at most; the view says when there are more. */
+  static final int MAX_KEYS = 200;
+
+  /** One key: {@code -1} for a figure its kind does not report. */
+  record KeyRow(String key, String kind, long items, long capacity, long bytes) {
+    double used() {
+      return capacity > 0 && items >= 0 ? (double) items / capacity : Double.NaN;
+    }
+  }
+
+  /** One round. */
+  /**
+   * One round. {@code ownCommands} is how many commands this round sent, so that rates can leave out the watcher's
+   * own traffic.
+   */
+  record Round(long atNanos, long commandsProcessed, long clients, long keyCount, List<KeyRow> keys, long ownCommands) {}
+
+  private final UnifiedJedis jedis;
+
+  ServerWatch(UnifiedJedis jedis) {
+    this.jedis = jedis;
+  }
+
+  Round read() {
+    long sent = 1;
+    Map<String, String> info = parseInfo(jedis.info());
+    List<KeyRow> rows = new ArrayList<>();
+    String cursor = ScanParams.SCAN_POINTER_START;
+    do {
+      ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(100));
+      sent++;
+      for (String key : page.getResult()) {
+        if (rows.size() < MAX_KEYS) {
+          sent += 2;
+          KeyRow row = row(key);
+          if (row != null) {
+            rows.add(row);
+          }
+        }
+      }
+      cursor = page.getCursor();
+    } while (!cursor.equals(ScanParams.SCAN_POINTER_START) && rows.size() < MAX_KEYS);
+    rows.sort((a, b) -> a.key().compareTo(b.key()));
+    return new Round(System.nanoTime(), number(info, "total_commands_processed"), number(info, "connected_clients"),
+        keyCount(info.getOrDefault("db0", "")), rows, sent);
+  }
+
+  private KeyRow row(String key) {
+    String type = jedis.type(key);
+    String kind;
+    String infoCommand;
+    switch (type) {
+      case "MBbloom--" -> { kind = "bloom"; infoCommand = "BF.INFO"; }
+      case "MBbloomCF" -> { kind = "cuckoo"; infoCommand = "CF.INFO"; }
+      case "CMSk-TYPE" -> { kind = "cms"; infoCommand = "CMS.INFO"; }
+      case "TopK-TYPE" -> { kind = "topk"; infoCommand = "TOPK.INFO"; }
+      case "BLcounting" -> { kind = "counting"; infoCommand = "CBF.INFO"; }
+      case "BLagepart" -> { kind = "aging"; infoCommand = "AGE.INFO"; }
+      case "none" -> { return null; } // deleted between SCAN and TYPE
+      default -> { return new KeyRow(key, type, -1, -1, -1); }
+    }
+    Map<String, Long> fields;
+    try {
+      fields = pairs(jedis.sendCommand(() -> infoCommand.getBytes(StandardCharsets.US_ASCII), key));
+    } catch (RuntimeException e) {
+      return null; // deleted or replaced meanwhile: seen again next round
+    }
+    long items = fields.getOrDefault("Number of items inserted", -1L);
+    if (kind.equals("cuckoo") && items >= 0) {
+      items -= fields.getOrDefault("Number of items deleted", 0L);
+    }
+    long capacity = fields.getOrDefault("Capacity", -1L);
+    if (kind.equals("cuckoo")) {
+      capacity = fields.getOrDefault("Number of buckets", -1L) * fields.getOrDefault("Bucket size", 0L);
+    }
+    return new KeyRow(key, kind, items, capacity, fields.getOrDefault("Size", -1L));
+  }
+
+  /** A RESP2 {@code *.INFO} reply (field, value, field, value...) as a map of its numeric fields. */
+  static Map<String, Long> pairs(Object reply) {
+    Map<String, Long> fields = new LinkedHashMap<>();
+    if (!(reply instanceof List<?> list)) {
+      return fields;
+    }
+    for (int i = 0; i + 1 < list.size(); i += 2) {
+      if (list.get(i) instanceof byte[] name && list.get(i + 1) instanceof Long value) {
+        fields.put(new String(name, StandardCharsets.UTF_8), value);
+      }
+    }
+    return fields;
+  }
+
+  /** {@code INFO}'s {@code name:value} lines. */
+  static Map<String, String> parseInfo(String info) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String line : info.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && !line.startsWith("#")) {
+        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+      }
+    }
+    return fields;
+  }
+
+  private static long number(Map<String, String> info, String name) {
+    try {
+      return Long.parseLong(info.getOrDefault(name, "-1"));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** {@code keys=N} of a keyspace line such as {@code keys=5,expires=1,avg_ttl=0}. */
+  static long keyCount(String db) {
+    for (String part : db.split(",")) {
+      if (part.startsWith("keys=")) {
+        try {
+          return Long.parseLong(part.substring(5));
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+      }
+    }
+    return 0;
+  }
+}

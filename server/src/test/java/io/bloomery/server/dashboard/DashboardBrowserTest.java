@@ -1,0 +1,97 @@
+package io.bloomery.server.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.bloomery.server.BloomeryServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jsoup.Jsoup;
+import org.jsoup.nodes.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The dashboard in a real browser: headless Chromium (Debian's {@code chromium}) loads the pages from a running
+ * server holding keys of several kinds; the DOM it builds ({@code --dump-dom}) must show the figures {@code BF.INFO}
+ * gives, and its screenshots are written to {@code target/dashboard-screenshots/}. Skipped, saying why, when
+ * chromium is not installed ({@code ./run-tests} installs it when apt can).
+ */
+class DashboardBrowserTest {
+  /** A hang guard for one browser run, not a timing claim. */
+  private static final long BROWSER_TIMEOUT_SECONDS = 120;
+
+  @TempDir Path profile;
+
+  @Test
+  void chromiumShowsTheFiguresOfBfInfo_andScreenshotsArWritten() throws Exception {
+    assumeTrue(installed(), "chromium is not installed (Debian package 'chromium'; ./run-tests installs it when apt can):"
+        + " skipping the browser test of the dashboard");
+    try (BloomeryServer server = DashboardTest.start(); UnifiedJedis j = DashboardTest.jedis(server, null)) {
+      DashboardTest.populate(j);
+      j.sendCommand(() -> "AGE.RESERVE".getBytes(StandardCharsets.US_ASCII), "seen", "0.01", "1000", "3600");
+      j.sendCommand(() -> "AGE.ADD".getBytes(StandardCharsets.US_ASCII), "seen", "a", "b", "c");
+      String base = "http://127.0.0.1:" + server.httpPort();
+
+      Document overview = Jsoup.parse(chromium("--dump-dom", base + "/"));
+      assertThat(overview.title()).isEqualTo("Bloomery dashboard");
+      DashboardTest.assertOverviewMatchesBfInfo(overview, j);
+      assertThat(DashboardTest.value(overview.selectFirst("tr[data-key=seen]"), "kind")).isEqualTo("aging");
+      assertThat(DashboardTest.value(overview.selectFirst("tr[data-key=seen]"), "layers")).isEqualTo("4");
+
+      Document key = Jsoup.parse(chromium("--dump-dom", base + "/key?name=urls"));
+      assertThat(key.select("#fpr-curve circle.present")).hasSize(1);
+      assertThat(key.select("#fpr-curve line.capacity")).hasSize(1);
+      assertThat(DashboardTest.value(key.selectFirst("#figures tr:has(td)"), "items"))
+          .isEqualTo(j.bfInfo("urls").get("Number of items inserted").toString());
+
+      Path shots = Path.of("target", "dashboard-screenshots");
+      Files.createDirectories(shots);
+      for (String[] page : new String[][] {{"overview.png", "/"}, {"key-urls.png", "/key?name=urls"}}) {
+        Path shot = shots.resolve(page[0]).toAbsolutePath();
+        Files.deleteIfExists(shot);
+        chromium("--window-size=1280,1000", "--screenshot=" + shot, base + page[1]);
+        assertThat(shot).exists();
+        byte[] png = Files.readAllBytes(shot);
+        assertThat(png).startsWith(0x89, 'P', 'N', 'G');
+      }
+    }
+  }
+
+  /** Runs headless Chromium on a fresh profile and returns its standard output. */
+  private String chromium(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("chromium", "--headless", "--no-sandbox", "--disable-gpu",
+        "--no-first-run", "--disable-extensions", "--disable-sync", "--disable-background-networking",
+        "--user-data-dir=" + profile));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(profile.getParent(), "chromium", ".out");
+    Process process = new ProcessBuilder(command).redirectOutput(out.toFile())
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      assertThat(process.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)).as("chromium finished").isTrue();
+      assertThat(process.exitValue()).as("chromium's exit status").isZero();
+      return Files.readString(out);
+    } finally {
+      process.destroyForcibly();
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      Files.deleteIfExists(out);
+    }
+  }
+
+  private static boolean installed() {
+    try {
+      return new ProcessBuilder("sh", "-c", "command -v chromium").start().waitFor() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.bloomery.server.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.sizing.BloomMath;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Test;
+
+/** The dashboard's figures per kind, and the Authorization header parser with hostile input. */
+class KeyHealthTest {
+  @Test
+  void scalableFilter_modelAtItsPresentItemsIsItsEstimate_andGrowsWithItems() {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(1000, 0.01, 2);
+    for (int i = 0; i < 2500; i++) { // past the first layer's capacity: a second layer is added
+      filter.add(("item-" + i).getBytes(StandardCharsets.UTF_8));
+    }
+    KeyHealth health = KeyHealth.of("k", filter, -1);
+    assertThat(health.layers()).isEqualTo(filter.layers().size()).isGreaterThan(1);
+    assertThat(health.items()).isEqualTo(filter.itemCount());
+    assertThat(health.capacity()).isEqualTo(filter.capacity());
+    assertThat(health.targetFpr()).isEqualTo(0.01);
+    assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
+    double previous = -1;
+    for (long n = 0; n <= 20_000; n += 500) {
+      double rate = health.model().applyAsDouble(n);
+      assertThat(rate).as("n = %d", n).isBetween(previous, 1.0);
+      previous = rate;
+    }
+    assertThat(health.model().applyAsDouble(0)).isZero();
+  }
+
+  @Test
+  void nonScalingFilter_overfillsItsLastLayer() {
+    ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(1000, 0.01);
+    KeyHealth health = KeyHealth.of("k", filter, -1);
+    ScalableBloomFilter.Layer only = filter.layers().get(0);
+    assertThat(health.model().applyAsDouble(3000))
+        .isCloseTo(BloomMath.falsePositiveRate(only.bits(), only.hashes(), 3000), Offset.offset(1e-12)); // 1 - (1 - p)
+    assertThat(health.targetFpr()).isEqualTo(0.01);
+  }
+
+  @Test
+  void countingFilter_capacityAndTargetFollowItsShape() {
+    CountingBloomFilter filter = CountingBloomFilter.create(1000, 0.01);
+    KeyHealth health = KeyHealth.of("k", filter, 1234);
+    assertThat(health.capacity()).isEqualTo(BloomMath.capacityForHashes(filter.counterCount(), filter.hashCount()));
+    assertThat(health.targetFpr()).isBetween(0.005, 0.011);
+    assertThat(health.expireAtMillis()).isEqualTo(1234);
+    assertThat(health.nearCapacity()).isFalse();
+  }
+
+  @Test
+  void authorizationHeader_hostileFormsOfferNoPassword() {
+    assertThat(HttpAuth.offeredPassword(null)).isNull();
+    assertThat(HttpAuth.offeredPassword("")).isNull();
+    assertThat(HttpAuth.offeredPassword("Basic")).isNull();
+    assertThat(HttpAuth.offeredPassword("Basic !!!")).isNull();
+    assertThat(HttpAuth.offeredPassword("Basic " + b64("no-colon"))).isNull();
+    assertThat(HttpAuth.offeredPassword("Digest abc")).isNull();
+    assertThat(HttpAuth.offeredPassword("Basic " + b64("user:pa:ss"))).isEqualTo("pa:ss");
+    assertThat(HttpAuth.offeredPassword("basic " + b64(":"))).isEmpty();
+    assertThat(HttpAuth.offeredPassword("  Bearer   tok  ")).isEqualTo("tok");
+    assertThat(HttpAuth.offeredPassword("Basic " + "A".repeat(100_000))).isNull(); // long, decodes to no "user:password"
+  }
+
+  @Test
+  void queryParameter_isDecodedOrAbsent() {
+    assertThat(Dashboard.queryParameter(null, "name")).isNull();
+    assertThat(Dashboard.queryParameter("other=1", "name")).isNull();
+    assertThat(Dashboard.queryParameter("name=a%20b&name=c", "name")).isEqualTo("a b");
+    assertThat(Dashboard.queryParameter("name", "name")).isEmpty();
+    assertThat(Dashboard.queryParameter("name=%zz", "name")).isNull();
+    assertThat(Dashboard.queryParameter("name=%", "name")).isNull();
+  }
+
+  private static String b64(String text) {
+    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+  }
+}
