@@ -223,39 +223,12 @@ public enum FilterFactory {
    * Age-partitioned, 4 generations of one minute, on a fixed clock (so nothing expires during the
    * contract; expiry is tested in AgePartitionedFilterTest).
    */
-  /** Static binary fuse filters, through {@link StaticSetFilter}: the real filter built from the items added so far. */
-  BINARY_FUSE_8(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1) {
-    @Override
-    public MembershipFilter create(long n, double p, byte[] seed) {
-      return new StaticSetFilter(8);
-    }
-
-    @Override
-    public Object state(MembershipFilter filter) {
-      return fuseState(filter);
-    }
-
-    @Override
-    public MembershipFilter roundTrip(MembershipFilter filter) {
-      return new StaticSetFilter((BinaryFuseFilter) super.roundTripObject(((StaticSetFilter) filter).filter()));
-    }
-  },
-  BINARY_FUSE_16(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1) {
-    @Override
-    public MembershipFilter create(long n, double p, byte[] seed) {
-      return new StaticSetFilter(16);
-    }
-
-    @Override
-    public Object state(MembershipFilter filter) {
-      return fuseState(filter);
-    }
-
-    @Override
-    public MembershipFilter roundTrip(MembershipFilter filter) {
-      return new StaticSetFilter((BinaryFuseFilter) super.roundTripObject(((StaticSetFilter) filter).filter()));
-    }
-  },
+  /**
+   * Static binary fuse filters, through {@link StaticSetFilter}: the real filter built from the items
+   * added so far (the {@code kind == BINARY_FUSE} branches below).
+   */
+  BINARY_FUSE_8(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
+  BINARY_FUSE_16(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
   AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
@@ -343,6 +316,9 @@ public enum FilterFactory {
       int hashes = BloomMath.optimalHashes(n, bits);
       return BloomFilter.create(hashProtocol, supportsSeed() ? seed : new byte[0], bits, hashes);
     }
+    if (kind == FilterKind.BINARY_FUSE) {
+      return new StaticSetFilter(this == BINARY_FUSE_16 ? 16 : 8);
+    }
     throw new UnsupportedOperationException(this + " must override create");
   }
 
@@ -409,6 +385,9 @@ public enum FilterFactory {
       }
       return List.of(bloom.protocol().id(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
     }
+    if (kind == FilterKind.BINARY_FUSE) {
+      return fuseState(filter);
+    }
     return null;
   }
 
@@ -441,6 +420,9 @@ public enum FilterFactory {
    * stream path; both copies must re-serialize to the same bytes. Returns the byte-array copy.
    */
   public MembershipFilter roundTrip(MembershipFilter filter) {
+    if (filter instanceof StaticSetFilter) {
+      return new StaticSetFilter((BinaryFuseFilter) roundTripObject(((StaticSetFilter) filter).filter()));
+    }
     return (MembershipFilter) roundTripObject(filter);
   }
 
