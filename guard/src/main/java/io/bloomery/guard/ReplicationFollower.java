@@ -637,7 +637,10 @@ final class ReplicationFollower {
       emitFenceQuietly();
     }
     long checkpointEvery = options.checkpointEvery().toMillis();
-    if (persistent && checkpointEvery > 0 && now - lastCheckpointMillis >= checkpointEvery) {
+    // Only while fresh: a checkpoint against a server that is going away would hold this thread
+    // for the pool's connection timeout instead of noticing the broken stream.
+    if (persistent && checkpointEvery > 0 && now - lastCheckpointMillis >= checkpointEvery
+        && state == State.STREAMING) {
       lastCheckpointMillis = now;
       try {
         host.checkpoint();
