@@ -480,7 +480,8 @@ public final class Guard implements AutoCloseable {
     Objects.requireNonNull(item, "item");
     requireOpen();
     BloomFilter filter = current;
-    if (!filter.mightContain(item)) {
+    if (!filter.mightContain(item)
+        && !(store.catchUp(this::observe) > 0 && current.mightContain(item))) {
       if (!followStream || !follower.negativesNeedConfirmation()) {
         storeLookupsAvoided.increment();
         return Verdict.ABSENT;
