@@ -216,7 +216,13 @@ public final class Guard implements AutoCloseable {
     String reason = snapshotUnusableReason();
     if (reason != null) {
       if (followStream) {
-        buildFromNewSlot(reason);
+        try {
+          buildFromNewSlot(reason);
+        } catch (ReplicationFollower.UnavailableException e) {
+          followStream = false;
+          buildAtOpen(reason);
+          follower.startFallback(e.getMessage());
+        }
       } else {
         buildAtOpen(reason);
       }
@@ -232,6 +238,12 @@ public final class Guard implements AutoCloseable {
     try {
       rows = follower.createSlotAndScan(filter::add);
     } catch (SQLException e) {
+      String state = e.getSQLState() == null ? "" : e.getSQLState();
+      if (state.startsWith("53") || state.startsWith("42") || state.startsWith("55")) {
+        // all slots in use, no privilege, slot held elsewhere: replication is not available here
+        throw new ReplicationFollower.UnavailableException("cannot create replication slot "
+            + follower.slotName() + ": " + ReplicationFollower.oneLine(e));
+      }
       throw new StoreUnavailableException("guard " + store.identity() + ": cannot create"
           + " replication slot " + follower.slotName() + " and read its snapshot: "
           + ReplicationFollower.oneLine(e), e);

@@ -360,11 +360,20 @@ final class ReplicationFollower {
     return appliedLsn;
   }
 
-  /** Whether a filter negative must be confirmed in the store (the stream is not known fresh). */
+  /**
+   * Whether a filter negative must be confirmed in the store: the stream is not known fresh, or
+   * (with periodic fences) the newest fence back is older than max(5 s, 5 fence intervals), i.e.
+   * the stream is stuck or far behind before the follower has noticed an error.
+   */
   boolean negativesNeedConfirmation() {
     State s = state;
-    return s == State.STARTING || s == State.CATCHING_UP || s == State.RECONNECTING
-        || s == State.RESYNCING;
+    if (s == State.STARTING || s == State.CATCHING_UP || s == State.RECONNECTING
+        || s == State.RESYNCING) {
+      return true;
+    }
+    long fenceEvery = options.fenceEvery().toNanos();
+    return s == State.STREAMING && fenceEvery > 0
+        && System.nanoTime() - fenceReturnedEmitNanos > Math.max(5_000_000_000L, 5 * fenceEvery);
   }
 
   /** Stops the thread, confirming the last requested position first; the slot stays. */
