@@ -176,6 +176,42 @@ class LogicalReplicationFaultTest {
   }
 
   @Test
+  void aSlotInvalidatedBecauseItsWalWasRemovedIsReplacedOnOpen() throws Exception {
+    Path snapshot = directory.resolve("lost.guard");
+    LogicalReplication replication = LogicalReplication.slot("guard_lost");
+    try (PostgresCluster cluster = PostgresCluster.startNew()) {
+      String url = cluster.createDatabase();
+      try (Guard guard = Guard.builder(PostgresStore.open(url)).expectedInsertions(50_000)
+          .snapshotFile(snapshot).replication(replication).open()) {
+        assertThat(guard.addIfAbsent("own-before")).isTrue();
+      }
+      // While the guard is away the slot may keep at most 1 MB of WAL; 20 MB of foreign rows
+      // and checkpoints later its WAL is gone.
+      Psql.run(url, "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'; SELECT pg_reload_conf()");
+      int round = 0;
+      while (!"lost".equals(Psql.run(url, "SELECT wal_status FROM pg_replication_slots WHERE"
+          + " slot_name = 'guard_lost'").trim())) {
+        assertThat(round).as("rounds of WAL until the slot is invalidated").isLessThan(10);
+        Psql.run(url, "INSERT INTO bloomery_seen (digest, item) SELECT sha256(b), b FROM (SELECT"
+            + " convert_to('lost-" + round + "-' || g || '-' || repeat('x', 1000), 'UTF8') AS b"
+            + " FROM generate_series(1, 20000) g) s; SELECT pg_switch_wal(); CHECKPOINT");
+        round++;
+      }
+      try (Guard guard = Guard.builder(PostgresStore.open(url)).expectedInsertions(50_000)
+          .snapshotFile(snapshot).replication(replication).open()) {
+        assertThat(guard.stats().recovery()).contains("new replication slot guard_lost")
+            .contains("invalidated");
+        assertThat(guard.awaitFresh(FRESH)).isTrue();
+        assertDuplicate(guard, "own-before");
+        assertDuplicate(guard, "lost-0-1-" + "x".repeat(1000));
+        assertDuplicate(guard, "lost-0-20000-" + "x".repeat(1000));
+        assertThat(guard.addIfAbsent("lost-0-7-" + "x".repeat(1000))).isFalse();
+        guard.closeAndDropSlot();
+      }
+    }
+  }
+
+  @Test
   void withoutLogicalWalTheGuardSaysSoAndFallsBackToScheduledRebuilds() throws Exception {
     try (PostgresCluster cluster = PostgresCluster.startNew("replica")) {
       String url = cluster.createDatabase();

@@ -161,6 +161,27 @@ class LogicalReplicationTest {
     assertThat(count(url, "SELECT count(*) FROM pg_replication_slots")).isZero();
   }
 
+  @Test
+  void aTableWithoutReplicaIdentityKeepsAcceptingTheOwnersDeletes() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    Psql.run(url, "CREATE TABLE events (url text)"); // no primary key: no replica identity
+    try (Guard guard = Guard.builder(PostgresStore.openReadOnly(url, "events", "url"))
+        .expectedInsertions(1_000).replication(LogicalReplication.slot("guard_nopk")).open()) {
+      assertThat(guard.awaitFresh(FRESH)).isTrue();
+      Psql.run(url, "INSERT INTO events VALUES ('https://a.example/'), ('https://b.example/')");
+      // A publication of deletes would make PostgreSQL refuse this DELETE: it must still work.
+      Psql.run(url, "DELETE FROM events WHERE url = 'https://b.example/';"
+          + " UPDATE events SET url = url WHERE false");
+      assertThat(guard.awaitFresh(FRESH)).isTrue();
+      assertDuplicate(guard, "https://a.example/");
+      assertThat(guard.lookup("https://b.example/").duplicate()).isFalse(); // the store decides
+      ReplicationStatus status = guard.stats().replication();
+      assertThat(status.detail()).contains("updates and deletes are not published");
+      assertThat(status.deletes()).isZero();
+      guard.closeAndDropSlot();
+    }
+  }
+
   static void assertDuplicate(Guard guard, String item) {
     Verdict verdict = guard.lookup(bytes(item));
     assertThat(verdict.duplicate()).as("%s is a duplicate (%s)", item, verdict).isTrue();
