@@ -308,8 +308,9 @@ final class ReplicationFollower {
     return rows;
   }
 
-  LogSequenceNumber consistentPoint() {
-    return LogSequenceNumber.valueOf(appliedLsn);
+  /** The LSN the new slot's stream starts at, as PostgreSQL writes it ({@code 0/19275E8}). */
+  String consistentPoint() {
+    return LogSequenceNumber.valueOf(appliedLsn).asString();
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -781,7 +782,7 @@ final class ReplicationFollower {
       if (state == State.CATCHING_UP) {
         state = State.STREAMING;
         LOG.info("guard {}: streaming from replication slot {} (caught up at {})", identity,
-            slotName(), LogSequenceNumber.valueOf(m.lsn()));
+            slotName(), LogSequenceNumber.valueOf(m.lsn()).asString());
       }
       fenceMonitor.notifyAll();
     }

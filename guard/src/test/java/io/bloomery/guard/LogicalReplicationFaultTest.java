@@ -187,14 +187,17 @@ class LogicalReplicationFaultTest {
       }
       // While the guard is away the slot may keep at most 1 MB of WAL; 20 MB of foreign rows
       // and checkpoints later its WAL is gone.
-      Psql.run(url, "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'; SELECT pg_reload_conf()");
+      Psql.run(url, "ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'");
+      Psql.run(url, "SELECT pg_reload_conf()");
       int round = 0;
       while (!"lost".equals(Psql.run(url, "SELECT wal_status FROM pg_replication_slots WHERE"
           + " slot_name = 'guard_lost'").trim())) {
         assertThat(round).as("rounds of WAL until the slot is invalidated").isLessThan(10);
         Psql.run(url, "INSERT INTO bloomery_seen (digest, item) SELECT sha256(b), b FROM (SELECT"
             + " convert_to('lost-" + round + "-' || g || '-' || repeat('x', 1000), 'UTF8') AS b"
-            + " FROM generate_series(1, 20000) g) s; SELECT pg_switch_wal(); CHECKPOINT");
+            + " FROM generate_series(1, 20000) g) s");
+        Psql.run(url, "SELECT pg_switch_wal()");
+        Psql.run(url, "CHECKPOINT");
         round++;
       }
       try (Guard guard = Guard.builder(PostgresStore.open(url)).expectedInsertions(50_000)
