@@ -62,6 +62,9 @@ import org.slf4j.LoggerFactory;
  * same store, {@link #lookup} may answer "absent" for their recent items until the next
  * {@link #rebuild()}. Such writes show up as {@link GuardStats#staleNegatives()} when this guard
  * later inserts the same item. A read-only source (someone else's table) is always rebuilt on open.
+ * Two followers close this gap: {@link Builder#replication} (PostgreSQL logical replication:
+ * foreign rows become "maybe" within a bounded, measured lag; see {@link LogicalReplication}) and
+ * {@link SqliteStore#openFollowingOtherWriters} (exact, before each negative).
  *
  * <p>Thread-safe (the filter itself is lock-free). Rebuilds are serialised; lookups and inserts
  * continue during a rebuild.

@@ -389,7 +389,12 @@ final class ReplicationFollower {
         Thread.currentThread().interrupt();
       }
     }
-    closeStream();
+    if (t != null && t.isAlive()) {
+      // Still reading a large snapshot: it closes its own connections when it sees stopping.
+      LOG.warn("guard {}: replication thread still busy after 10 s; it stops on its own", identity);
+    } else {
+      closeStream();
+    }
     synchronized (fenceEmitLock) {
       closeQuietly(fenceConnection);
       fenceConnection = null;
