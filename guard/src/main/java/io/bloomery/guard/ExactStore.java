@@ -90,6 +90,17 @@ public interface ExactStore extends AutoCloseable {
    */
   long scanAfter(long watermark, ItemSink sink);
 
+  /**
+   * Streams the rows that other connections committed since the store last looked, where the
+   * store can tell exactly and cheaply ({@link SqliteStore#openFollowingOtherWriters}); a {@link
+   * Guard} calls it before answering a filter negative. The default sees none.
+   *
+   * @return the number of rows streamed
+   */
+  default long catchUp(ItemSink sink) {
+    return 0;
+  }
+
   /** Releases connections. */
   @Override
   void close();

@@ -511,6 +511,23 @@ public final class PostgresStore implements ExactStore {
     pool.close();
   }
 
+  /** The JDBC URL (with any credentials in it: never log it), for a replication follower. */
+  String jdbcUrl() {
+    return pool.getJdbcUrl();
+  }
+
+  String tableName() {
+    return table;
+  }
+
+  String columnName() {
+    return column;
+  }
+
+  boolean isTextColumn() {
+    return textColumn;
+  }
+
   @Override
   public String toString() {
     return identity;
