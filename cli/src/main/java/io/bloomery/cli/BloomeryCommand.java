@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       DedupCommand.class,
       BenchCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -1,0 +1,31 @@
+package io.bloomery.cli;
+
+import io.bloomery.server.Main;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code bloomery serve}: the RESP server (RedisBloom's BF/CF/CMS/TOPK commands for any Redis client), with
+ * redis-server's option names; everything after {@code serve} goes to {@link Main}.
+ */
+@Command(
+    name = "serve",
+    header = "Serve filters over RESP2/RESP3 to any Redis client (default 127.0.0.1:6380).",
+    description = {
+      "Options use redis-server's names: --port, --bind, --dir, --appendonly yes|no,",
+      "--appendfsync always|everysec|no, --requirepass, --maxmemory, --maxclients,",
+      "--timeout, --protected-mode, plus --http-port for /metrics and /health (9180).",
+      "A config file with the same names may come first; BLOOMERY_* variables too.",
+      "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0)."
+    })
+final class ServeCommand implements Callable<Integer> {
+  @Unmatched List<String> args = new ArrayList<>();
+
+  @Override
+  public Integer call() {
+    return Main.run(args.toArray(String[]::new), System.out, System.err);
+  }
+}

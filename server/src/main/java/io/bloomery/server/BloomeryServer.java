@@ -1,0 +1,159 @@
+package io.bloomery.server;
+
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.command.Settings;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.net.Transport;
+import io.bloomery.server.persistence.PersistenceControl;
+import io.bloomery.server.resp.RespLimits;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running server: the RESP listener, the keyspace, the command layer and the HTTP endpoint. Start one with
+ * {@link #start(ServerConfig)}; {@link #close()} stops accepting, saves a snapshot if persistence is on, and stops.
+ */
+public final class BloomeryServer implements AutoCloseable {
+  /** The server's version, reported by INFO. */
+  public static final String VERSION = "0.1.0";
+
+  private static final Logger LOG = LoggerFactory.getLogger(BloomeryServer.class);
+
+  private final ServerConfig config;
+  private final ServerContext context;
+  private final Dispatcher dispatcher;
+  private final Transport transport;
+  private final MetricsHttpServer http;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
+      MetricsHttpServer http) {
+    this.config = config;
+    this.context = context;
+    this.dispatcher = dispatcher;
+    this.transport = transport;
+    this.http = http;
+  }
+
+  /**
+   * Starts a server in this process.
+   *
+   * @throws IOException if a port cannot be bound
+   */
+  public static BloomeryServer start(ServerConfig config) throws IOException {
+    Settings settings = settings(config);
+    Keyspace keyspace = new Keyspace(System::currentTimeMillis);
+    ServerContext context = new ServerContext(keyspace, settings);
+    Dispatcher dispatcher = new Dispatcher(context);
+    context.persistence(PersistenceControl.DISABLED);
+    keyspace.suspendExpiry(false);
+    RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
+        RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
+        RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
+    Transport transport;
+    try {
+      transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(), 60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while binding", e);
+    } catch (RuntimeException e) {
+      throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
+          e);
+    }
+    context.tcpPort(transport.port());
+    context.transport(transport.name());
+    settings.port = transport.port();
+    MetricsHttpServer http;
+    try {
+      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort());
+    } catch (IOException e) {
+      transport.close();
+      throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
+    }
+    transport.workers().next().scheduleAtFixedRate(() -> {
+      try {
+        int removed = keyspace.expireCycle(200);
+        context.stats().expiredKeys.add(removed);
+      } catch (RuntimeException e) {
+        LOG.warn("active expiry failed", e);
+      }
+    }, 100, 100, TimeUnit.MILLISECONDS);
+    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
+        && settings.protectedMode) {
+      LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback",
+          config.bind());
+    }
+    LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
+        transport.name(), http.port());
+    return new BloomeryServer(config, context, dispatcher, transport, http);
+  }
+
+  private static boolean isLoopback(String host) {
+    return host.equals("127.0.0.1") || host.equals("::1") || host.equals("localhost") || host.startsWith("127.");
+  }
+
+  private static Settings settings(ServerConfig config) {
+    Settings s = new Settings();
+    s.port = config.port();
+    s.bind = String.join(" ", config.bind());
+    s.dir = config.dir().toString();
+    s.appendonly = config.appendonly() ? "yes" : "no";
+    s.appendfsync = config.appendfsync();
+    s.requirepass = config.requirepass();
+    s.maxmemory = config.maxmemory();
+    s.maxclients = config.maxclients();
+    s.timeoutSeconds = config.timeoutSeconds();
+    s.protectedMode = config.protectedMode();
+    s.outputBufferLimit = config.outputBufferLimit();
+    s.save = config.save();
+    return s;
+  }
+
+  /** The RESP port actually bound. */
+  public int port() {
+    return transport.port();
+  }
+
+  /** The HTTP port actually bound. */
+  public int httpPort() {
+    return http.port();
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** Commands, keyspace, settings and stats: for the persistence layer and tests in this module. */
+  public ServerContext context() {
+    return context;
+  }
+
+  /** The command layer, also the journal's {@link io.bloomery.server.persistence.CommandReplayer}. */
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** Stops accepting clients, writes a final snapshot when persistence is on, and stops. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("shutting down");
+    transport.close();
+    http.close();
+    PersistenceControl persistence = context.persistence();
+    if (persistence != PersistenceControl.DISABLED) {
+      try {
+        persistence.save();
+      } catch (IOException | RuntimeException e) {
+        LOG.error("final snapshot failed", e);
+      }
+    }
+    LOG.info("bye");
+  }
+}

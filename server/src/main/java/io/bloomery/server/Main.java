@@ -1,0 +1,74 @@
+package io.bloomery.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code bloomery serve}: starts the server, prints where it listens and how to connect, and runs until SIGTERM or
+ * SIGINT, which close it (flush, snapshot) and exit with status 0.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    int status = run(args, System.out, System.err);
+    System.exit(status);
+  }
+
+  /**
+   * Runs the server until a signal arrives; returns the exit status (0 after a clean stop, 2 for bad options, 1 if
+   * the server cannot start).
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    if (System.getProperty("logback.configurationFile") == null && Main.class.getResource("/logback.xml") == null
+        && Main.class.getResource("/logback-test.xml") == null) {
+      System.setProperty("logback.configurationFile", "bloomery-server-logback.xml");
+    }
+    ServerConfig config;
+    try {
+      config = ServerConfig.parse(args);
+    } catch (IllegalArgumentException e) {
+      err.println("bloomery serve: " + e.getMessage());
+      return 2;
+    }
+    BloomeryServer server;
+    try {
+      server = BloomeryServer.start(config);
+    } catch (IOException e) {
+      err.println("bloomery serve: " + e.getMessage());
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runnable stop = () -> {
+      server.close();
+      stopped.countDown();
+    };
+    installSignalHandlers(stop);
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
+    String host = config.bind().get(0);
+    out.println("Ready to accept connections tcp on " + host + ":" + server.port());
+    out.println("Connect with: redis-cli -p " + server.port()
+        + (host.equals("127.0.0.1") ? "" : " -h " + host)
+        + "   (metrics: http://" + host + ":" + server.httpPort() + "/metrics)");
+    out.flush();
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.close();
+    }
+    return 0;
+  }
+
+  /** SIGTERM and SIGINT stop the server cleanly (exit 0), where the JVM lets us handle them. */
+  private static void installSignalHandlers(Runnable stop) {
+    for (String name : new String[] {"TERM", "INT"}) {
+      try {
+        sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(stop, "bloomery-stop").start());
+      } catch (IllegalArgumentException | UnsupportedOperationException e) {
+        // this JVM does not let us handle the signal: the shutdown hook still closes the server
+      }
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.bloomery.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.keyspace.Values;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code --http-port}: Prometheus {@code /metrics} (Micrometer's Prometheus registry) and {@code /health}.
+ *
+ * <p>Server metrics: commands by name (a latency histogram and an error counter), connected clients, rejected
+ * connections, filter bytes. Per key, refreshed at each scrape: kind, items, capacity, fill ratio, estimated
+ * false-positive rate, layers and bytes. Persistence metrics are registered by the persistence layer through
+ * {@link #registry()}.
+ */
+public final class MetricsHttpServer implements AutoCloseable {
+  /** Keys beyond this many are left out of the per-key metrics (the scrape would grow without bound). */
+  static final int MAX_KEYS_REPORTED = 1000;
+
+  private final PrometheusMeterRegistry registry;
+  private final HttpServer http;
+  private final ExecutorService executor;
+  private final ServerContext context;
+  private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, io.micrometer.core.instrument.Counter> errors = new ConcurrentHashMap<>();
+  private final MultiGauge keyItems;
+  private final MultiGauge keyCapacity;
+  private final MultiGauge keyFill;
+  private final MultiGauge keyFpr;
+  private final MultiGauge keyLayers;
+  private final MultiGauge keyBytes;
+
+  private MetricsHttpServer(ServerContext context, HttpServer http, ExecutorService executor) {
+    this.context = context;
+    this.http = http;
+    this.executor = executor;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Gauge.builder("bloomery_connected_clients", context, ServerContext::clientCount)
+        .description("Connected RESP clients").register(registry);
+    Gauge.builder("bloomery_rejected_connections", context, c -> c.stats().rejectedConnections.sum())
+        .description("Connections refused (maxclients, protected mode)").register(registry);
+    Gauge.builder("bloomery_commands_processed", context, c -> c.stats().commandsProcessed.sum())
+        .register(registry);
+    Gauge.builder("bloomery_keys", context, c -> c.keyspace().size()).register(registry);
+    Gauge.builder("bloomery_filter_bytes", context, c -> c.keyspace().usedBytes())
+        .description("Bytes held by filters, the figure maxmemory is compared with").register(registry);
+    Gauge.builder("bloomery_maxmemory_bytes", context, c -> c.settings().maxmemory).register(registry);
+    Gauge.builder("bloomery_output_buffer_disconnections", context,
+        c -> c.stats().outputBufferDisconnections.sum()).register(registry);
+    Gauge.builder("bloomery_protocol_error_disconnections", context,
+        c -> c.stats().protocolErrorDisconnections.sum()).register(registry);
+    keyItems = MultiGauge.builder("bloomery_key_items").description("Items counted by the filter").register(registry);
+    keyCapacity = MultiGauge.builder("bloomery_key_capacity").description("Items the filter is sized for")
+        .register(registry);
+    keyFill = MultiGauge.builder("bloomery_key_fill_ratio").description("Share of capacity used")
+        .register(registry);
+    keyFpr = MultiGauge.builder("bloomery_key_estimated_fpr").description("Estimated false-positive rate")
+        .register(registry);
+    keyLayers = MultiGauge.builder("bloomery_key_layers").description("Layers or sub-filters").register(registry);
+    keyBytes = MultiGauge.builder("bloomery_key_bytes").description("Bytes held").register(registry);
+    context.observer((command, nanos, error) -> {
+      timers.computeIfAbsent(command, c -> Timer.builder("bloomery_command_latency").tag("command", c)
+          .publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+      if (error) {
+        errors.computeIfAbsent(command, c -> io.micrometer.core.instrument.Counter.builder("bloomery_command_errors")
+            .tag("command", c).register(registry)).increment();
+      }
+    });
+  }
+
+  /** Starts the endpoint on {@code host:port} (0: ephemeral). */
+  static MetricsHttpServer start(ServerContext context, String host, int port) throws IOException {
+    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "bloomery-http");
+      t.setDaemon(true);
+      return t;
+    });
+    http.setExecutor(executor);
+    MetricsHttpServer server = new MetricsHttpServer(context, http, executor);
+    http.createContext("/metrics", server::metrics);
+    http.createContext("/health", server::health);
+    http.start();
+    return server;
+  }
+
+  /** The registry, for metrics other layers add (persistence). */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  private void metrics(HttpExchange exchange) throws IOException {
+    refreshKeys();
+    respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+  }
+
+  private void health(HttpExchange exchange) throws IOException {
+    respond(exchange, 200, "application/json", "{\"status\":\"ok\",\"keys\":" + context.keyspace().size()
+        + ",\"clients\":" + context.clientCount() + "}\n");
+  }
+
+  private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", type);
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private record KeyFigures(long items, long capacity, double fpr, long layers) {}
+
+  private static KeyFigures figures(Object value) {
+    return switch (value) {
+      case ScalableBloomFilter f -> {
+        ScalableBloomFilter.Info info = f.info();
+        double fpr = 0;
+        for (ScalableBloomFilter.Layer layer : f.layers()) {
+          double fill = layer.capacity() == 0 ? 0 : Math.min(1.0, (double) layer.size() / layer.capacity());
+          fpr += layer.errorRate() * fill;
+        }
+        yield new KeyFigures(info.itemsInserted(), info.capacity(), fpr, info.numberOfFilters());
+      }
+      case CuckooFilter f -> {
+        CuckooFilter.Info info = f.info();
+        long slots = info.size() - 40 - 16 * info.numberOfFilters();
+        yield new KeyFigures(info.itemsInserted(), slots, info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
+            info.numberOfFilters());
+      }
+      case CountingBloomFilter f -> new KeyFigures(f.itemCount(), f.counterCount(), f.expectedFpp(), 1);
+      case AgePartitionedFilter f -> new KeyFigures(0, 0, f.expectedFpp(), f.generations());
+      case BlockedBloomFilter f -> new KeyFigures(f.insertedCount(), 0, f.estimatedFpp(), 1);
+      default -> new KeyFigures(0, 0, 0, 1);
+    };
+  }
+
+  private void refreshKeys() {
+    List<MultiGauge.Row<?>> items = new ArrayList<>();
+    List<MultiGauge.Row<?>> capacity = new ArrayList<>();
+    List<MultiGauge.Row<?>> fill = new ArrayList<>();
+    List<MultiGauge.Row<?>> fpr = new ArrayList<>();
+    List<MultiGauge.Row<?>> layers = new ArrayList<>();
+    List<MultiGauge.Row<?>> bytes = new ArrayList<>();
+    int[] reported = {0};
+    context.keyspace().forEach((key, value) -> {
+      if (reported[0]++ >= MAX_KEYS_REPORTED || !Values.concurrentReads(value)) {
+        return;
+      }
+      Tags tags = Tags.of("key", key.toString(), "kind", Values.kindName(value));
+      KeyFigures f = figures(value);
+      items.add(MultiGauge.Row.of(tags, f.items()));
+      capacity.add(MultiGauge.Row.of(tags, f.capacity()));
+      fill.add(MultiGauge.Row.of(tags, f.capacity() == 0 ? 0 : (double) f.items() / f.capacity()));
+      fpr.add(MultiGauge.Row.of(tags, f.fpr()));
+      layers.add(MultiGauge.Row.of(tags, f.layers()));
+      bytes.add(MultiGauge.Row.of(tags, Values.bytes(value)));
+    });
+    keyItems.register(items, true);
+    keyCapacity.register(capacity, true);
+    keyFill.register(fill, true);
+    keyFpr.register(fpr, true);
+    keyLayers.register(layers, true);
+    keyBytes.register(bytes, true);
+  }
+
+  @Override
+  public void close() {
+    http.stop(0);
+    executor.shutdownNow();
+    registry.close();
+  }
+}

@@ -1,0 +1,301 @@
+package io.bloomery.server;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The server's settings, with redis-server's option names. Sources, later ones winning: built-in defaults, a
+ * config file named by the first argument ({@code name value} lines, {@code #} comments, as redis.conf), the
+ * environment ({@code BLOOMERY_PORT}, {@code BLOOMERY_REQUIREPASS}, ... : the option name upper-cased with
+ * {@code -} as {@code _}), then {@code --name value} flags.
+ *
+ * <p>Defaults: bind 127.0.0.1, port 6380, dir ./data, appendonly yes, appendfsync everysec, http-port 9180,
+ * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory. Port 0 means an ephemeral port.
+ */
+public final class ServerConfig {
+  /** Every option name this server accepts. */
+  static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
+      "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
+      "proto-max-bulk-len", "save", "loglevel");
+
+  private final Map<String, String> values;
+
+  private ServerConfig(Map<String, String> values) {
+    this.values = values;
+  }
+
+  /** Parses flags (and an optional leading config file) with the process environment. */
+  public static ServerConfig parse(String... args) {
+    return parse(System.getenv(), args);
+  }
+
+  /**
+   * Parses with an explicit environment.
+   *
+   * @throws IllegalArgumentException with a one-line message for an unknown option, a missing or bad value, or an
+   *     unreadable config file
+   */
+  public static ServerConfig parse(Map<String, String> env, String... args) {
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put("port", "6380");
+    v.put("bind", "127.0.0.1");
+    v.put("dir", "./data");
+    v.put("appendonly", "yes");
+    v.put("appendfsync", "everysec");
+    v.put("requirepass", "");
+    v.put("maxmemory", "0");
+    v.put("maxclients", "10000");
+    v.put("timeout", "0");
+    v.put("protected-mode", "yes");
+    v.put("http-port", "9180");
+    v.put("client-output-buffer-limit", "64mb");
+    v.put("proto-max-bulk-len", "512mb");
+    v.put("save", "");
+    v.put("loglevel", "notice");
+    int i = 0;
+    if (args.length > 0 && !args[0].startsWith("--")) {
+      readFile(Path.of(args[0]), v);
+      i = 1;
+    }
+    for (String name : OPTIONS) {
+      String envName = "BLOOMERY_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+      String value = env.get(envName);
+      if (value != null) {
+        v.put(name, value);
+      }
+    }
+    for (; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument '" + arg + "' (options are --name value)");
+      }
+      String name = arg.substring(2).toLowerCase(Locale.ROOT);
+      String value;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = arg.substring(2 + eq + 1);
+        name = name.substring(0, eq);
+      } else {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("option --" + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      set(v, name, value, "--" + name);
+    }
+    ServerConfig config = new ServerConfig(v);
+    config.validate();
+    return config;
+  }
+
+  private static void readFile(Path file, Map<String, String> v) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read config file " + file + ": " + e.getMessage());
+    }
+    int n = 0;
+    for (String raw : lines) {
+      n++;
+      String line = raw.strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String[] parts = line.split("\\s+", 2);
+      String value = parts.length > 1 ? unquote(parts[1].strip()) : "";
+      set(v, parts[0].toLowerCase(Locale.ROOT), value, file + ":" + n + " '" + parts[0] + "'");
+    }
+  }
+
+  private static String unquote(String s) {
+    if (s.length() >= 2 && ((s.startsWith("\"") && s.endsWith("\"")) || (s.startsWith("'") && s.endsWith("'")))) {
+      return s.substring(1, s.length() - 1);
+    }
+    return s;
+  }
+
+  private static void set(Map<String, String> v, String name, String value, String where) {
+    if (!OPTIONS.contains(name)) {
+      throw new IllegalArgumentException("unknown option " + where + " (known: " + String.join(", ", OPTIONS) + ")");
+    }
+    v.put(name, value);
+  }
+
+  private void validate() {
+    port();
+    httpPort();
+    yesNo("appendonly");
+    yesNo("protected-mode");
+    if (!List.of("always", "everysec", "no").contains(appendfsync())) {
+      throw new IllegalArgumentException("appendfsync must be always, everysec or no, not '" + appendfsync() + "'");
+    }
+    maxmemory();
+    maxclients();
+    timeoutSeconds();
+    outputBufferLimit();
+    long bulk = protoMaxBulkLen();
+    if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
+      throw new IllegalArgumentException("proto-max-bulk-len must be between 1mb and 512mb, not " + bulk);
+    }
+  }
+
+  private long number(String name, long min, long max) {
+    String s = values.get(name);
+    long n;
+    try {
+      n = Long.parseLong(s.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be an integer, not '" + s + "'");
+    }
+    if (n < min || n > max) {
+      throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], not " + n);
+    }
+    return n;
+  }
+
+  private boolean yesNo(String name) {
+    String s = values.get(name).toLowerCase(Locale.ROOT);
+    if (!s.equals("yes") && !s.equals("no")) {
+      throw new IllegalArgumentException(name + " must be yes or no, not '" + values.get(name) + "'");
+    }
+    return s.equals("yes");
+  }
+
+  /**
+   * Redis's memory units: {@code 100}, {@code 1k} (1000), {@code 1kb} (1024), {@code mb}, {@code gb}, {@code m},
+   * {@code g}, case-insensitive.
+   *
+   * @throws IllegalArgumentException for anything else or a negative value
+   */
+  public static long parseBytes(String text) {
+    String s = text.strip().toLowerCase(Locale.ROOT);
+    long unit = 1;
+    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"},
+        {"g", "1000000000"}, {"b", "1"}};
+    for (String[] u : units) {
+      if (s.endsWith(u[0])) {
+        unit = Long.parseLong(u[1]);
+        s = s.substring(0, s.length() - u[0].length());
+        break;
+      }
+    }
+    try {
+      long n = Long.parseLong(s);
+      if (n < 0) {
+        throw new IllegalArgumentException("a memory size cannot be negative: '" + text + "'");
+      }
+      return Math.multiplyExact(n, unit);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException("not a memory size: '" + text + "' (examples: 100mb, 2gb, 1048576)");
+    }
+  }
+
+  public int port() {
+    return (int) number("port", 0, 65535);
+  }
+
+  public int httpPort() {
+    return (int) number("http-port", 0, 65535);
+  }
+
+  /** The addresses to listen on (space separated in the option). */
+  public List<String> bind() {
+    List<String> out = new ArrayList<>();
+    for (String s : values.get("bind").trim().split("\\s+")) {
+      if (!s.isEmpty()) {
+        out.add(s.startsWith("-") ? s.substring(1) : s);
+      }
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("bind needs at least one address");
+    }
+    return out;
+  }
+
+  public Path dir() {
+    return Path.of(values.get("dir"));
+  }
+
+  public boolean appendonly() {
+    return yesNo("appendonly");
+  }
+
+  public String appendfsync() {
+    return values.get("appendfsync").toLowerCase(Locale.ROOT);
+  }
+
+  /** The password, or empty for none. */
+  public String requirepass() {
+    return values.get("requirepass");
+  }
+
+  public long maxmemory() {
+    return parseBytes(values.get("maxmemory"));
+  }
+
+  public long maxclients() {
+    return number("maxclients", 1, 1_000_000);
+  }
+
+  public long timeoutSeconds() {
+    return number("timeout", 0, Integer.MAX_VALUE);
+  }
+
+  public boolean protectedMode() {
+    return yesNo("protected-mode");
+  }
+
+  /** Bytes of unsent replies a client may have before it is disconnected. */
+  public long outputBufferLimit() {
+    String s = values.get("client-output-buffer-limit").trim();
+    String[] parts = s.split("\\s+");
+    // accepts "64mb" or redis's "normal <hard> <soft> <seconds>" form
+    String hard = parts.length >= 2 && parts[0].equalsIgnoreCase("normal") ? parts[1] : parts[0];
+    long n = parseBytes(hard);
+    if (n < 1024) {
+      throw new IllegalArgumentException("client-output-buffer-limit must be at least 1kb, not " + n);
+    }
+    return n;
+  }
+
+  public long protoMaxBulkLen() {
+    return parseBytes(values.get("proto-max-bulk-len"));
+  }
+
+  public String save() {
+    return values.get("save");
+  }
+
+  /** The value of an option as given (for CONFIG GET and logs). */
+  public String get(String name) {
+    return values.get(name);
+  }
+
+  /** A copy with {@code --name value} pairs applied on top. */
+  public ServerConfig with(String... pairs) {
+    Map<String, String> v = new LinkedHashMap<>(values);
+    for (int i = 0; i + 1 < pairs.length; i += 2) {
+      set(v, pairs[i].replaceFirst("^--", ""), pairs[i + 1], pairs[i]);
+    }
+    ServerConfig c = new ServerConfig(v);
+    c.validate();
+    return c;
+  }
+
+  @Override
+  public String toString() {
+    Map<String, String> shown = new LinkedHashMap<>(values);
+    if (!shown.get("requirepass").isEmpty()) {
+      shown.put("requirepass", "(set)");
+    }
+    return shown.toString();
+  }
+}

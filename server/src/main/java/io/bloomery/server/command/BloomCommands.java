@@ -1,0 +1,358 @@
+package io.bloomery.server.command;
+
+import static io.bloomery.server.command.CommandSpec.Flag.DENYOOM;
+import static io.bloomery.server.command.CommandSpec.Flag.FAST;
+import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
+import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
+import static io.bloomery.server.command.CommandSpec.flags;
+
+import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.resp.Reply;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * RedisBloom's {@code BF.*} commands over {@link ScalableBloomFilter}, with RedisBloom's validation order, error
+ * texts and quirks (src/rebloom.c): EXISTS on a missing or wrong-type key answers 0, CARD on a missing key 0,
+ * MADD/INSERT carry per-item errors and stop after "non scaling filter is full", RESERVE finds its options anywhere
+ * in argv, INSERT matches options by their first letters.
+ */
+final class BloomCommands {
+  private BloomCommands() {}
+
+  static final String GROUP = "bf";
+
+  static void register(CommandTable t) {
+    t.add("bf.reserve", -4, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
+        "Creates a new Bloom filter.", BloomCommands::reserve);
+    t.add("bf.add", 3, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
+        "Adds an item to a Bloom filter.", BloomCommands::add);
+    t.add("bf.madd", -3, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
+        "Adds one or more items to a Bloom filter.", BloomCommands::add);
+    t.add("bf.insert", -4, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
+        "Adds items to a Bloom filter, creating it with the given options if needed.", BloomCommands::insert);
+    t.add("bf.exists", 3, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Checks whether an item exists in a Bloom filter.", BloomCommands::exists);
+    t.add("bf.mexists", -3, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Checks whether one or more items exist in a Bloom filter.", BloomCommands::exists);
+    t.add("bf.info", -2, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Returns information about a Bloom filter.", BloomCommands::info);
+    t.add("bf.card", 2, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Returns the cardinality of a Bloom filter.", BloomCommands::card);
+    t.add("bf.scandump", 3, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Begins an incremental save of the Bloom filter.", BloomCommands::scanDump);
+    t.add("bf.loadchunk", 4, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
+        "Restores a filter previously saved using SCANDUMP.", BloomCommands::loadChunk);
+    t.add("bf.debug", 2, flags(READONLY, FAST), 1, 1, 1, GROUP,
+        "Returns the layers of a Bloom filter (undocumented RedisBloom command).", BloomCommands::debug);
+  }
+
+  /** The filter at a key, or {@code null} if missing; WRONGTYPE for another kind. */
+  static ScalableBloomFilter bloomOrNull(Object value) {
+    return Kinds.orNull(value, ScalableBloomFilter.class);
+  }
+
+  static ScalableBloomFilter bloomOrNotFound(Object value) {
+    return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
+  }
+
+  // ------------------------------------------------------------------------------------------------ RESERVE
+
+  private static Reply reserve(Invocation inv) {
+    if (inv.argc() > 7) {
+      throw inv.wrongArity();
+    }
+    Double rate = Args.parseDouble(inv.arg(2));
+    if (rate == null) {
+      throw new CommandException(RedisBloomErrors.BF_BAD_ERROR_RATE);
+    }
+    if (!(rate > 0 && rate < 1)) {
+      throw new CommandException(RedisBloomErrors.BF_ERROR_RATE_RANGE);
+    }
+    Long capacity = Args.parseLong(inv.arg(3));
+    if (capacity == null) {
+      throw new CommandException(RedisBloomErrors.BF_BAD_CAPACITY);
+    }
+    if (capacity < 1 || capacity > ScalableBloomFilter.MAX_CAPACITY) {
+      throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
+    }
+    boolean nonScaling = Args.indexOf(inv.argv(), "NONSCALING") >= 0;
+    long expansion = inv.settings().bfExpansion;
+    int at = Args.indexOf(inv.argv(), "EXPANSION");
+    if (at >= 0) {
+      if (at == inv.argc() - 1) {
+        throw new CommandException(RedisBloomErrors.BF_NO_EXPANSION);
+      }
+      Long parsed = Args.parseLong(inv.arg(at + 1));
+      if (parsed == null) {
+        throw new CommandException(RedisBloomErrors.BF_BAD_EXPANSION);
+      }
+      if (parsed == 0) {
+        nonScaling = true;
+      } else if (nonScaling) {
+        throw new CommandException(RedisBloomErrors.BF_NONSCALING_CANNOT_EXPAND);
+      }
+      if (parsed < 0 || parsed > ScalableBloomFilter.MAX_EXPANSION) {
+        throw new CommandException(RedisBloomErrors.BF_EXPANSION_RANGE);
+      }
+      expansion = parsed;
+    }
+    Key key = inv.key(1);
+    try (Keyspace.Write w = inv.write(key)) {
+      Object existing = w.peek(key);
+      if (existing != null) {
+        throw new CommandException(existing instanceof ScalableBloomFilter
+            ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
+      }
+      w.put(key, create(inv, capacity, rate, nonScaling, (int) expansion));
+      inv.journalVerbatim(w);
+    }
+    return Reply.OK;
+  }
+
+  /**
+   * A new filter, refused before anything is allocated if its first layer would take the server past
+   * {@code maxmemory}.
+   */
+  static ScalableBloomFilter create(Invocation inv, long capacity, double rate, boolean nonScaling, int expansion) {
+    long planned = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes();
+    Memory.admit(inv, planned);
+    return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
+        : ScalableBloomFilter.create(capacity, rate, expansion);
+  }
+
+  /** The journal record that recreates {@code f}'s creation deterministically. */
+  static List<byte[]> reserveRecord(byte[] key, long capacity, double rate, boolean nonScaling, long expansion) {
+    List<byte[]> r = new ArrayList<>(6);
+    r.add(Args.bytes("BF.RESERVE"));
+    r.add(key);
+    r.add(Args.bytes(Double.toString(rate)));
+    r.add(Args.bytes(Long.toString(capacity)));
+    if (nonScaling) {
+      r.add(Args.bytes("NONSCALING"));
+    } else {
+      r.add(Args.bytes("EXPANSION"));
+      r.add(Args.bytes(Long.toString(expansion)));
+    }
+    return r;
+  }
+
+  // ------------------------------------------------------------------------------------------------ ADD / MADD
+
+  private static Reply add(Invocation inv) {
+    boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
+    Key key = inv.key(1);
+    try (Keyspace.Write w = inv.write(key)) {
+      ScalableBloomFilter f = bloomOrNull(w.get(key));
+      if (f == null) {
+        Settings s = inv.settings();
+        boolean nonScaling = s.bfExpansion == 0;
+        f = create(inv, s.bfInitialSize, s.bfErrorRate, nonScaling, (int) s.bfExpansion);
+        w.put(key, f);
+        inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize, s.bfErrorRate, nonScaling, s.bfExpansion));
+        w.get(key);
+      }
+      if (!multi) {
+        boolean added = f.add(inv.arg(2));
+        if (added) {
+          inv.journalVerbatim(w);
+        }
+        return Reply.bool(added);
+      }
+      Reply reply = addAll(f, inv.argv(), 2);
+      inv.journalVerbatim(w);
+      return reply;
+    }
+  }
+
+  /** Adds argv[from..] one by one: a boolean per item, an error element per failed item, stopping when full. */
+  private static Reply addAll(ScalableBloomFilter f, List<byte[]> argv, int from) {
+    List<Reply> out = new ArrayList<>(argv.size() - from);
+    for (int i = from; i < argv.size(); i++) {
+      try {
+        out.add(Reply.bool(f.add(argv.get(i))));
+      } catch (RedisBloomException e) {
+        out.add(Reply.error(e.reply()));
+        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.reply())) {
+          break;
+        }
+      }
+    }
+    return Reply.array(out);
+  }
+
+  // ------------------------------------------------------------------------------------------------ INSERT
+
+  private static Reply insert(Invocation inv) {
+    Settings s = inv.settings();
+    double rate = s.bfErrorRate;
+    long capacity = s.bfInitialSize;
+    long expansion = s.bfExpansion;
+    boolean noCreate = false;
+    boolean nonScaling = false;
+    int items = -1;
+    int i = 2;
+    while (i < inv.argc()) {
+      String opt = Args.lower(inv.arg(i));
+      char c = opt.isEmpty() ? '\0' : opt.charAt(0);
+      if (c == 'i') {
+        items = i + 1;
+        break;
+      } else if (c == 'e' && opt.length() > 1 && opt.charAt(1) == 'r') {
+        Double v = i + 1 < inv.argc() ? Args.parseDouble(inv.arg(i + 1)) : null;
+        if (i + 1 >= inv.argc()) {
+          throw inv.wrongArity();
+        }
+        if (v == null || !(v > 0 && v < 1)) {
+          throw new CommandException(RedisBloomErrors.BF_INSERT_BAD_ERROR_RATE);
+        }
+        rate = v;
+        i += 2;
+      } else if (c == 'e') {
+        if (i + 1 >= inv.argc()) {
+          throw inv.wrongArity();
+        }
+        Long v = Args.parseLong(inv.arg(i + 1));
+        if (v == null || v < 0 || v > ScalableBloomFilter.MAX_EXPANSION) {
+          throw new CommandException(RedisBloomErrors.BF_INSERT_BAD_EXPANSION);
+        }
+        expansion = v;
+        i += 2;
+      } else if (c == 'c') {
+        if (i + 1 >= inv.argc()) {
+          throw inv.wrongArity();
+        }
+        Long v = Args.parseLong(inv.arg(i + 1));
+        if (v == null || v < 1 || v > ScalableBloomFilter.MAX_CAPACITY) {
+          throw new CommandException(RedisBloomErrors.BF_INSERT_BAD_CAPACITY);
+        }
+        capacity = v;
+        i += 2;
+      } else if (c == 'n' && opt.length() > 2 && opt.charAt(2) == 'c') {
+        noCreate = true;
+        i++;
+      } else if (c == 'n') {
+        nonScaling = true;
+        i++;
+      } else {
+        throw new CommandException(RedisBloomErrors.UNKNOWN_ARGUMENT);
+      }
+    }
+    if (items < 0 || items >= inv.argc()) {
+      throw inv.wrongArity();
+    }
+    if (expansion == 0) {
+      nonScaling = true;
+    }
+    Key key = inv.key(1);
+    try (Keyspace.Write w = inv.write(key)) {
+      ScalableBloomFilter f = bloomOrNull(w.get(key));
+      if (f == null) {
+        if (noCreate) {
+          throw new CommandException(RedisBloomErrors.NOT_FOUND);
+        }
+        f = create(inv, capacity, rate, nonScaling, (int) expansion);
+        w.put(key, f);
+        inv.journal(w, reserveRecord(inv.arg(1), capacity, rate, nonScaling, expansion));
+        w.get(key);
+      }
+      Reply reply = addAll(f, inv.argv(), items);
+      inv.journalVerbatim(w);
+      return reply;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ reads
+
+  private static Reply exists(Invocation inv) {
+    boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
+    Object value = inv.keyspace().read(inv.key(1));
+    ScalableBloomFilter f = value instanceof ScalableBloomFilter b ? b : null;
+    Stats.lookup(inv, value);
+    if (!multi) {
+      return Reply.bool(f != null && f.mightContain(inv.arg(2)));
+    }
+    List<Reply> out = new ArrayList<>(inv.argc() - 2);
+    for (int i = 2; i < inv.argc(); i++) {
+      out.add(Reply.bool(f != null && f.mightContain(inv.arg(i))));
+    }
+    return Reply.array(out);
+  }
+
+  private static Reply info(Invocation inv) {
+    if (inv.argc() > 3) {
+      throw inv.wrongArity();
+    }
+    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    Map<String, Long> all = f.info().asMap();
+    if (inv.argc() == 2) {
+      return Reply.map(all);
+    }
+    String field = switch (Args.lower(inv.arg(2))) {
+      case "capacity" -> "Capacity";
+      case "size" -> "Size";
+      case "filters" -> "Number of filters";
+      case "items" -> "Number of items inserted";
+      case "expansion" -> "Expansion rate";
+      default -> throw new CommandException(RedisBloomErrors.BF_INVALID_INFO_VALUE);
+    };
+    Map<String, Long> one = new LinkedHashMap<>();
+    one.put(field, all.get(field));
+    if (inv.client().protocol() >= 3) {
+      return Reply.map(one);
+    }
+    return Reply.arrayOf(Reply.of(all.get(field)));
+  }
+
+  private static Reply card(Invocation inv) {
+    ScalableBloomFilter f = bloomOrNull(inv.keyspace().read(inv.key(1)));
+    return Reply.integer(f == null ? 0 : f.itemCount());
+  }
+
+  private static Reply scanDump(Invocation inv) {
+    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    Long iterator = Args.parseLong(inv.arg(2));
+    if (iterator == null) {
+      throw new CommandException(RedisBloomErrors.BF_SCANDUMP_NOT_NUMERIC);
+    }
+    RedisBloomDump.Chunk chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0])
+        : RedisBloomDump.scanDump(f, iterator);
+    return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
+  }
+
+  private static Reply loadChunk(Invocation inv) {
+    Long iterator = Args.parseLong(inv.arg(2));
+    if (iterator == null) {
+      throw new CommandException(RedisBloomErrors.BF_LOADCHUNK_NOT_NUMERIC);
+    }
+    Key key = inv.key(1);
+    byte[] data = inv.arg(3);
+    try (Keyspace.Write w = inv.write(key)) {
+      Object existing = w.get(key);
+      if (existing == null && iterator == 1) {
+        Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
+        w.put(key, RedisBloomDump.loadHeader(data));
+      } else {
+        RedisBloomDump.loadChunk(bloomOrNotFound(existing), iterator, data);
+      }
+      inv.journalVerbatim(w);
+    }
+    return Reply.OK;
+  }
+
+  private static Reply debug(Invocation inv) {
+    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    List<Reply> lines = new ArrayList<>();
+    for (String line : f.debug()) {
+      lines.add(Reply.bulk(line));
+    }
+    return Reply.array(lines);
+  }
+}

@@ -1,0 +1,46 @@
+package io.bloomery.server.command;
+
+import io.bloomery.server.resp.Reply;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * One entry of the command table: name, Redis-style arity (n exact, -n at least n), flags, key positions (first,
+ * last, step; last -1 means "to the end"; first 0 means no keys) and the handler.
+ */
+public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey, int lastKey, int keyStep,
+    String group, String summary, Handler handler) {
+
+  /** Redis's command flags that the dispatcher acts on (and COMMAND reports). */
+  public enum Flag {
+    WRITE("write"), READONLY("readonly"), DENYOOM("denyoom"), FAST("fast"), NOAUTH("no-auth"),
+    /** Needs exclusive access to the whole keyspace (FLUSHALL); runs under {@code Keyspace.writeAll}. */
+    GLOBAL("global"),
+    /** Not allowed inside MULTI (it would change the connection, not the keyspace). */
+    NOMULTI("no-multi"), LOADING("loading"), STALE("stale");
+
+    final String redisName;
+
+    Flag(String redisName) {
+      this.redisName = redisName;
+    }
+  }
+
+  /** Runs a command whose name, arity and permissions have been checked. */
+  @FunctionalInterface
+  public interface Handler {
+    Reply run(Invocation inv);
+  }
+
+  static Set<Flag> flags(Flag... flags) {
+    return flags.length == 0 ? EnumSet.noneOf(Flag.class) : EnumSet.of(flags[0], flags);
+  }
+
+  boolean has(Flag f) {
+    return flags.contains(f);
+  }
+
+  boolean arityOk(int argc) {
+    return arity >= 0 ? argc == arity : argc >= -arity;
+  }
+}

@@ -1,0 +1,250 @@
+package io.bloomery.server.command;
+
+import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.persistence.CommandReplayer;
+import io.bloomery.server.resp.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs commands: looks the name up, checks arity, authentication, transactions and memory in Redis's order
+ * (unknown command, arity, NOAUTH, OOM), runs the handler and turns failures into error replies. Also the
+ * {@link CommandReplayer} that recovery uses.
+ */
+public final class Dispatcher implements CommandReplayer {
+  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  /** A command's reply and when it may be sent (after its journal records are durable). */
+  public record Outcome(Reply reply, CompletionStage<Void> durable) {}
+
+  private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
+  private static final Set<String> TRANSACTION_CONTROL = Set.of("exec", "discard", "multi", "quit", "reset", "watch");
+
+  private final CommandTable table = new CommandTable();
+  private final ServerContext server;
+  private final ClientState recoveryClient;
+
+  public Dispatcher(ServerContext server) {
+    this.server = server;
+    this.recoveryClient = new ClientState(0, "recovery", "recovery", System.currentTimeMillis(), true);
+    BloomCommands.register(table);
+    CuckooCommands.register(table);
+    SketchCommands.register(table);
+    KeyCommands.register(table);
+    ConnectionCommands.register(table);
+    ServerCommands.register(table);
+    ExtensionCommands.register(table);
+    KindCommands.register(table);
+    table.add("multi", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
+        "transactions", "Starts a transaction.", this::multi);
+    table.add("exec", 1, CommandSpec.flags(CommandSpec.Flag.NOMULTI), 0, 0, 0,
+        "transactions", "Executes all commands in a transaction.", inv -> {
+          throw new IllegalStateException("EXEC is handled by the dispatcher");
+        });
+    table.add("discard", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
+        "transactions", "Discards a transaction.", this::discard);
+  }
+
+  public CommandTable table() {
+    return table;
+  }
+
+  public ServerContext server() {
+    return server;
+  }
+
+  /** Executes one command from a client. */
+  public Outcome execute(ClientState client, List<byte[]> argv) {
+    String name = new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    CommandSpec spec = table.get(name);
+    client.touched(spec == null ? "unknown" : name, System.currentTimeMillis());
+    if (client.inTransaction() && !TRANSACTION_CONTROL.contains(name)) {
+      return new Outcome(queue(client, spec, argv), DONE);
+    }
+    if (spec == null) {
+      return error(Errors.unknownCommand(argv), "unknown", 0);
+    }
+    if (!spec.arityOk(argv.size())) {
+      return error(Errors.arity(spec.name()), spec.name(), 0);
+    }
+    if (!client.authenticated() && !spec.has(CommandSpec.Flag.NOAUTH)) {
+      return error(Errors.NOAUTH, spec.name(), 0);
+    }
+    if (name.equals("exec")) {
+      return exec(client);
+    }
+    return run(spec, new Invocation(client, argv, server, null, false));
+  }
+
+  private Outcome run(CommandSpec spec, Invocation inv) {
+    long start = System.nanoTime();
+    if (spec.has(CommandSpec.Flag.DENYOOM) && overMemory()) {
+      server.stats().oomRejections.increment();
+      return error(Errors.OOM, spec.name(), start);
+    }
+    Reply reply;
+    try {
+      reply = spec.handler().run(inv);
+    } catch (CommandException e) {
+      reply = Reply.error(e.reply());
+    } catch (RedisBloomException e) {
+      reply = Reply.error(e.reply());
+    } catch (OutOfMemoryError e) {
+      server.stats().oomRejections.increment();
+      reply = Reply.error(Errors.OOM);
+    } catch (RuntimeException e) {
+      LOG.error("command {} failed", spec.name(), e);
+      reply = Reply.error("ERR internal error: " + e.getClass().getSimpleName());
+    }
+    server.stats().commandsProcessed.increment();
+    boolean isError = reply instanceof Reply.Error;
+    if (isError) {
+      server.stats().errorReplies.increment();
+    }
+    server.observer().executed(spec.name(), System.nanoTime() - start, isError);
+    return new Outcome(reply, inv.journaled());
+  }
+
+  private Outcome error(String text, String command, long start) {
+    server.stats().errorReplies.increment();
+    server.observer().executed(command, start == 0 ? 0 : System.nanoTime() - start, true);
+    return new Outcome(Reply.error(text), DONE);
+  }
+
+  /** Whether the filters' own bytes are above {@code maxmemory} (0: no limit). */
+  boolean overMemory() {
+    long max = server.settings().maxmemory;
+    return max > 0 && server.keyspace().usedBytes() > max;
+  }
+
+  // -------------------------------------------------------------------------------------------- transactions
+
+  private Reply queue(ClientState client, CommandSpec spec, List<byte[]> argv) {
+    if (spec == null) {
+      client.failTransaction();
+      return Reply.error(Errors.unknownCommand(argv));
+    }
+    if (!spec.arityOk(argv.size())) {
+      client.failTransaction();
+      return Reply.error(Errors.arity(spec.name()));
+    }
+    if (!client.authenticated() && !spec.has(CommandSpec.Flag.NOAUTH)) {
+      client.failTransaction();
+      return Reply.error(Errors.NOAUTH);
+    }
+    if (spec.has(CommandSpec.Flag.NOMULTI)) {
+      client.failTransaction();
+      return Reply.error("ERR Command not allowed inside a transaction");
+    }
+    client.queue(argv);
+    return Reply.QUEUED;
+  }
+
+  private Reply multi(Invocation inv) {
+    if (inv.client().inTransaction()) {
+      return Reply.error(Errors.MULTI_NESTED);
+    }
+    inv.client().beginTransaction();
+    return Reply.OK;
+  }
+
+  private Reply discard(Invocation inv) {
+    if (!inv.client().inTransaction()) {
+      return Reply.error(Errors.DISCARD_WITHOUT_MULTI);
+    }
+    inv.client().endTransaction();
+    return Reply.OK;
+  }
+
+  /**
+   * EXEC: runs the queued commands one after another inside one write that holds every key they name (or the
+   * whole keyspace if one of them needs it), so no other writer and no snapshot cut lands in the middle.
+   */
+  private Outcome exec(ClientState client) {
+    if (!client.inTransaction()) {
+      return error(Errors.EXEC_WITHOUT_MULTI, "exec", 0);
+    }
+    boolean failed = client.transactionFailed();
+    List<List<byte[]>> queued = client.endTransaction();
+    if (failed) {
+      return error(Errors.EXECABORT, "exec", 0);
+    }
+    boolean global = false;
+    Set<Key> keys = new LinkedHashSet<>();
+    for (List<byte[]> argv : queued) {
+      CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
+      global |= spec.has(CommandSpec.Flag.GLOBAL);
+      keys.addAll(keysOf(spec, argv));
+    }
+    Keyspace ks = server.keyspace();
+    Keyspace.Write write = global ? ks.writeAll() : ks.write(keys);
+    List<Reply> replies = new ArrayList<>(queued.size());
+    try {
+      for (List<byte[]> argv : queued) {
+        CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
+        Invocation inv = new Invocation(client, argv, server, write, false);
+        replies.add(run(spec, inv).reply());
+      }
+    } finally {
+      write.close();
+    }
+    server.stats().commandsProcessed.increment();
+    return new Outcome(Reply.array(replies), write.journaled());
+  }
+
+  /** The keys a command names, by its key positions. */
+  static List<Key> keysOf(CommandSpec spec, List<byte[]> argv) {
+    List<Key> keys = new ArrayList<>();
+    if (spec.firstKey() <= 0) {
+      return keys;
+    }
+    int last = spec.lastKey() < 0 ? argv.size() + spec.lastKey() : Math.min(spec.lastKey(), argv.size() - 1);
+    int step = Math.max(1, spec.keyStep());
+    for (int i = spec.firstKey(); i <= last; i += step) {
+      keys.add(Key.of(argv.get(i)));
+    }
+    return keys;
+  }
+
+  // -------------------------------------------------------------------------------------------- recovery
+
+  /**
+   * Applies one journaled command without journaling it again; expiry stays suspended until the server starts
+   * listening, so records replay against the keyspace as it was when they were written.
+   *
+   * @throws IllegalStateException if the command is unknown or answers an error
+   */
+  @Override
+  public void replay(List<byte[]> argv) {
+    server.keyspace().suspendExpiry(true);
+    if (argv.isEmpty()) {
+      throw new IllegalStateException("empty journal record");
+    }
+    CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
+    if (spec == null || !spec.arityOk(argv.size())) {
+      throw new IllegalStateException("journal record is not a valid command: "
+          + new String(argv.get(0), StandardCharsets.UTF_8));
+    }
+    Reply reply;
+    try {
+      reply = spec.handler().run(new Invocation(recoveryClient, argv, server, null, true));
+    } catch (CommandException e) {
+      reply = Reply.error(e.reply());
+    } catch (RedisBloomException e) {
+      reply = Reply.error(e.reply());
+    }
+    if (reply instanceof Reply.Error e) {
+      throw new IllegalStateException("journal record " + spec.name() + " failed on replay: " + e.text());
+    }
+  }
+}

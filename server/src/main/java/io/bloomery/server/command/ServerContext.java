@@ -1,0 +1,107 @@
+package io.bloomery.server.command;
+
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.persistence.PersistenceControl;
+import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Everything commands reach beyond their own connection: keyspace, settings, clients, stats, persistence. */
+public final class ServerContext {
+  private final Keyspace keyspace;
+  private final Settings settings;
+  private final ServerStats stats = new ServerStats();
+  private final ConcurrentHashMap<Long, ClientState> clients = new ConcurrentHashMap<>();
+  private final AtomicLong nextClientId = new AtomicLong();
+  private final long startMillis;
+  private final String runId;
+  private volatile PersistenceControl persistence = PersistenceControl.DISABLED;
+  private volatile CommandObserver observer = CommandObserver.NONE;
+  private volatile int tcpPort;
+  private volatile String transport = "nio";
+
+  public ServerContext(Keyspace keyspace, Settings settings) {
+    this.keyspace = keyspace;
+    this.settings = settings;
+    this.startMillis = System.currentTimeMillis();
+    StringBuilder id = new StringBuilder();
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    for (int i = 0; i < 40; i++) {
+      id.append(Character.forDigit(random.nextInt(16), 16));
+    }
+    this.runId = id.toString();
+  }
+
+  public Keyspace keyspace() {
+    return keyspace;
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public ServerStats stats() {
+    return stats;
+  }
+
+  public PersistenceControl persistence() {
+    return persistence;
+  }
+
+  public void persistence(PersistenceControl control) {
+    this.persistence = control;
+  }
+
+  public CommandObserver observer() {
+    return observer;
+  }
+
+  public void observer(CommandObserver value) {
+    this.observer = value;
+  }
+
+  public long startMillis() {
+    return startMillis;
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  public int tcpPort() {
+    return tcpPort;
+  }
+
+  public void tcpPort(int port) {
+    this.tcpPort = port;
+  }
+
+  public String transport() {
+    return transport;
+  }
+
+  public void transport(String name) {
+    this.transport = name;
+  }
+
+  /** Registers a new connection and returns its state (ids start at 1, as Redis's). */
+  public ClientState connect(String address, String localAddress) {
+    ClientState c = new ClientState(nextClientId.incrementAndGet(), address, localAddress, System.currentTimeMillis(),
+        !settings.passwordRequired());
+    clients.put(c.id(), c);
+    stats.connectionsReceived.increment();
+    return c;
+  }
+
+  public void disconnect(ClientState client) {
+    clients.remove(client.id());
+  }
+
+  public Collection<ClientState> clients() {
+    return clients.values();
+  }
+
+  public int clientCount() {
+    return clients.size();
+  }
+}

@@ -1,0 +1,17 @@
+package io.bloomery.server.command;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters for INFO stats and the metrics endpoint. */
+public final class ServerStats {
+  public final LongAdder connectionsReceived = new LongAdder();
+  public final LongAdder commandsProcessed = new LongAdder();
+  public final LongAdder rejectedConnections = new LongAdder();
+  public final LongAdder errorReplies = new LongAdder();
+  public final LongAdder keyspaceHits = new LongAdder();
+  public final LongAdder keyspaceMisses = new LongAdder();
+  public final LongAdder expiredKeys = new LongAdder();
+  public final LongAdder outputBufferDisconnections = new LongAdder();
+  public final LongAdder protocolErrorDisconnections = new LongAdder();
+  public final LongAdder oomRejections = new LongAdder();
+}

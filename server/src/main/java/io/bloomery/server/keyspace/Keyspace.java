@@ -1,0 +1,505 @@
+package io.bloomery.server.keyspace;
+
+import io.bloomery.server.persistence.CommandJournal;
+import io.bloomery.server.persistence.SnapshotSink;
+import io.bloomery.server.persistence.SnapshotSource;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+
+/*
+ * Concurrency design.
+ *
+ * The map is a ConcurrentHashMap from key to an immutable-reference Entry (value object + expiry). Reads take no
+ * lock: they get the entry and call the value's own thread-safe lookup (the BF/CF/counting/aging kinds are safe for
+ * concurrent readers and writers; CMS and TopK are not, and the command layer reads those under the key's lock).
+ *
+ * A write takes, in order: the lock of every key it touches (KeyLocks: one lock per key, created on demand, sorted
+ * to avoid deadlock), then the shared side of the cut lock. It applies, journals (while still holding both, so the
+ * journal's order is the apply order per key), and releases. Commands that touch every key (FLUSHALL) take the
+ * exclusive side of the cut lock instead, which waits for writers in flight and holds new ones back.
+ *
+ * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
+ * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
+ * that key's entry-at-the-cut into the walk (a deep copy when the value will live on and change, the reference when
+ * it is being dropped). The walker hands each key over under the key's lock, so a writer of that key waits at most
+ * for that one key's serialization, and a writer of any other key not at all.
+ */
+
+/**
+ * The server's keys: values are core's filter and sketch objects, with an optional expiry. Thread-safe; see the
+ * block comment for the locking scheme. Implements {@link SnapshotSource} with a copy-on-write cut.
+ */
+public final class Keyspace implements SnapshotSource {
+
+  /** A key's value with its expiry ({@code -1}: none) and the bytes it counts against {@code maxmemory}. */
+  static final class Entry {
+    final Object value;
+    volatile long expireAt;
+    long bytes;
+
+    Entry(Object value, long expireAt) {
+      this.value = value;
+      this.expireAt = expireAt;
+      this.bytes = Values.bytes(value);
+    }
+
+    boolean expired(long now) {
+      long at = expireAt;
+      return at >= 0 && at <= now;
+    }
+  }
+
+  /** A key's value and expiry as of a snapshot's cut. */
+  private record Frozen(Object value, long expireAt) {}
+
+  /** One snapshot walk in progress. */
+  private static final class Walk {
+    final ConcurrentHashMap<Key, Frozen> pending = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<Key, Frozen> preserved = new ConcurrentHashMap<>();
+  }
+
+  private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
+
+  private final ConcurrentHashMap<Key, Entry> map = new ConcurrentHashMap<>();
+  private final Set<Key> expiring = ConcurrentHashMap.newKeySet();
+  private final KeyLocks locks = new KeyLocks();
+  private final ReentrantReadWriteLock cut = new ReentrantReadWriteLock();
+  private final Object snapshotMonitor = new Object();
+  private final AtomicLong usedBytes = new AtomicLong();
+  private final LongSupplier clock;
+  private volatile CommandJournal journal = CommandJournal.NONE;
+  private volatile Walk walk;
+  private volatile boolean expirySuspended;
+
+  /** @param clock Unix milliseconds, for expiry */
+  public Keyspace(LongSupplier clock) {
+    this.clock = clock;
+  }
+
+  /** Where expiry deletions and every command's records go. */
+  public void journal(CommandJournal journal) {
+    this.journal = journal;
+  }
+
+  /** The journal in use. */
+  public CommandJournal journal() {
+    return journal;
+  }
+
+  /**
+   * While suspended (recovery), no key expires: replayed records see the keyspace as it was when they were
+   * written, and the journal's own {@code DEL} records remove what expired back then.
+   */
+  public void suspendExpiry(boolean suspended) {
+    this.expirySuspended = suspended;
+  }
+
+  /** Unix milliseconds now, as the keyspace sees it. */
+  public long now() {
+    return clock.getAsLong();
+  }
+
+  private long expiryNow() {
+    return expirySuspended ? Long.MIN_VALUE : clock.getAsLong();
+  }
+
+  // ------------------------------------------------------------------------------------------------ reads
+
+  /** The value of a live key, or {@code null}; takes no lock. */
+  public Object read(Key key) {
+    Entry e = map.get(key);
+    return e == null || e.expired(expiryNow()) ? null : e.value;
+  }
+
+  /** The absolute expiry of a live key in Unix ms, {@code -1} for none, {@code -2} if the key does not exist. */
+  public long expireAt(Key key) {
+    Entry e = map.get(key);
+    if (e == null || e.expired(expiryNow())) {
+      return -2;
+    }
+    return e.expireAt;
+  }
+
+  /** Number of keys, including ones expired but not yet removed (as Redis's DBSIZE). */
+  public int size() {
+    return map.size();
+  }
+
+  /** Keys with an expiry. */
+  public int expiringCount() {
+    return expiring.size();
+  }
+
+  /** Bytes held by values, by the server's own accounting ({@link Values#bytes}). */
+  public long usedBytes() {
+    return usedBytes.get();
+  }
+
+  /** Visits every live key with its value, weakly consistent with concurrent writes. */
+  public void forEach(BiConsumer<Key, Object> visitor) {
+    long now = expiryNow();
+    map.forEach((k, e) -> {
+      if (!e.expired(now)) {
+        visitor.accept(k, e.value);
+      }
+    });
+  }
+
+  /** A point-in-time list of live keys (weakly consistent). */
+  public List<Key> keys() {
+    List<Key> out = new ArrayList<>(map.size());
+    forEach((k, v) -> out.add(k));
+    return out;
+  }
+
+  /** Runs {@code reader} on the value under the key's lock: for the kinds that are not safe for concurrent reads. */
+  public <T> T readLocked(Key key, java.util.function.Function<Object, T> reader) {
+    locks.lock(key);
+    try {
+      return reader.apply(read(key));
+    } finally {
+      locks.unlock(key);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ writes
+
+  /** Starts a write on {@code keys}: takes their locks (sorted) and the shared side of the cut lock. */
+  public Write write(Collection<Key> keys) {
+    TreeSet<Key> sorted = new TreeSet<>(keys);
+    for (Key k : sorted) {
+      locks.lock(k);
+    }
+    Lock shared = cut.readLock();
+    shared.lock();
+    return new Write(sorted, shared);
+  }
+
+  /** {@link #write(Collection)} of one key. */
+  public Write write(Key key) {
+    return write(List.of(key));
+  }
+
+  /**
+   * Starts a write that may touch any key: takes the exclusive side of the cut lock, so no other write runs
+   * meanwhile. For FLUSHALL/FLUSHDB and for transactions that contain them.
+   */
+  public Write writeAll() {
+    Lock exclusive = cut.writeLock();
+    exclusive.lock();
+    return new Write(null, exclusive);
+  }
+
+  /**
+   * Puts a key restored from a snapshot, before clients connect. Replaces any value; {@code expireAt} is absolute
+   * Unix ms or {@code -1}.
+   */
+  public void restore(byte[] key, Object value, long expireAt) {
+    try (Write w = write(Key.of(key.clone()))) {
+      w.put(Key.of(key.clone()), adopt(value));
+      if (expireAt >= 0) {
+        w.expire(Key.of(key.clone()), expireAt);
+      }
+    }
+  }
+
+  /** A value as the keyspace keeps it: TopK sketches get the state-seeded decay source. */
+  private static Object adopt(Object value) {
+    if (value instanceof io.bloomery.sketch.TopK t) {
+      return t.copy(StateSeededDecay.INSTANCE);
+    }
+    if (value instanceof io.bloomery.aging.AgePartitionedFilter f) {
+      return f.copy(CommandClock::now);
+    }
+    Values.typeName(value); // refuses what is not a keyspace value
+    return value;
+  }
+
+  /**
+   * An open write: the keys it locked (or all, for {@link #writeAll}), the cut lock, and the journal records it made.
+   * Not thread-safe; close it on the thread that opened it.
+   */
+  public final class Write implements AutoCloseable {
+    private final TreeSet<Key> keys;
+    private final Lock cutLock;
+    private final List<Key> touched = new ArrayList<>(2);
+    private CompletionStage<Void> journaled = CompletableFuture.completedFuture(null);
+    private boolean closed;
+    private int depth = 1;
+
+    private Write(TreeSet<Key> keys, Lock cutLock) {
+      this.keys = keys;
+      this.cutLock = cutLock;
+    }
+
+    private void check(Key key) {
+      if (closed || (keys != null && !keys.contains(key))) {
+        throw new IllegalStateException("key not locked by this write: " + key);
+      }
+    }
+
+    /**
+     * The value of a live key, or {@code null}. An expired key is removed here (journaled as {@code DEL}). The
+     * caller may mutate the value in place: during a snapshot the key's value at the cut is preserved first.
+     */
+    public Object get(Key key) {
+      check(key);
+      Entry e = liveEntry(key);
+      if (e == null) {
+        return null;
+      }
+      preserve(key, true);
+      touched.add(key);
+      return e.value;
+    }
+
+    /** Whether the key exists (live), without preparing it for mutation. */
+    public boolean exists(Key key) {
+      check(key);
+      return liveEntry(key) != null;
+    }
+
+    /** The live value without preparing it for mutation: for commands that only read under the write. */
+    public Object peek(Key key) {
+      check(key);
+      Entry e = liveEntry(key);
+      return e == null ? null : e.value;
+    }
+
+    private Entry liveEntry(Key key) {
+      Entry e = map.get(key);
+      if (e != null && e.expired(expiryNow())) {
+        removeEntry(key);
+        journal(List.of(DEL, key.bytes()));
+        return null;
+      }
+      return e;
+    }
+
+    /** Stores {@code value} at {@code key} with no expiry, replacing what was there. */
+    public void put(Key key, Object value) {
+      check(key);
+      preserve(key, false);
+      Entry old = map.put(key, new Entry(value, -1));
+      expiring.remove(key);
+      Entry now = map.get(key);
+      usedBytes.addAndGet(now.bytes - (old == null ? 0 : old.bytes));
+    }
+
+    /** Removes the key; returns its value or {@code null}. */
+    public Object remove(Key key) {
+      check(key);
+      Entry e = liveEntry(key);
+      if (e == null) {
+        return null;
+      }
+      removeEntry(key);
+      return e.value;
+    }
+
+    private void removeEntry(Key key) {
+      preserve(key, false);
+      Entry old = map.remove(key);
+      expiring.remove(key);
+      if (old != null) {
+        usedBytes.addAndGet(-old.bytes);
+      }
+    }
+
+    /** Sets the absolute expiry (Unix ms), or removes it with {@code -1}. The key must exist. */
+    public void expire(Key key, long expireAtMillis) {
+      check(key);
+      Entry e = liveEntry(key);
+      if (e == null) {
+        throw new IllegalStateException("no such key: " + key);
+      }
+      preserve(key, true);
+      e.expireAt = expireAtMillis;
+      if (expireAtMillis >= 0) {
+        expiring.add(key);
+      } else {
+        expiring.remove(key);
+      }
+    }
+
+    /** The expiry of a live key ({@code -1} none, {@code -2} missing). */
+    public long expireAt(Key key) {
+      check(key);
+      Entry e = liveEntry(key);
+      return e == null ? -2 : e.expireAt;
+    }
+
+    /** Appends a record to the journal now (under this write's locks); the reply waits for all of them. */
+    public void journal(List<byte[]> argv) {
+      CompletionStage<Void> stage = journal.append(argv);
+      CompletionStage<Void> before = journaled;
+      journaled = before.thenCombine(stage, (a, b) -> null);
+    }
+
+    /** Completes when every record of this write is durable under the fsync policy. */
+    public CompletionStage<Void> journaled() {
+      return journaled;
+    }
+
+    /** Removes every key (FLUSHALL); only under {@link #writeAll}. */
+    public void clear() {
+      if (keys != null) {
+        throw new IllegalStateException("not an exclusive write");
+      }
+      for (Key k : new ArrayList<>(map.keySet())) {
+        removeEntry(k);
+      }
+    }
+
+    /**
+     * Enters this write again for a nested command (a transaction's commands run inside EXEC's write): the nested
+     * close does not release anything. The nested command may only touch keys this write holds.
+     */
+    public Write reenter() {
+      if (closed) {
+        throw new IllegalStateException("write already closed");
+      }
+      depth++;
+      return this;
+    }
+
+    /** Whether this write may touch {@code key}. */
+    public boolean holds(Key key) {
+      return keys == null || keys.contains(key);
+    }
+
+    /** Recounts the bytes of the values this write handed out for mutation, and releases the locks. */
+    @Override
+    public void close() {
+      if (closed || --depth > 0) {
+        return;
+      }
+      closed = true;
+      try {
+        for (Key k : touched) {
+          Entry e = map.get(k);
+          if (e != null) {
+            long now = Values.bytes(e.value);
+            long delta = now - e.bytes;
+            if (delta != 0) {
+              e.bytes = now;
+              usedBytes.addAndGet(delta);
+            }
+          }
+        }
+      } finally {
+        cutLock.unlock();
+        if (keys != null) {
+          for (Key k : keys.descendingSet()) {
+            locks.unlock(k);
+          }
+        }
+      }
+    }
+  }
+
+  /** Before a write changes a key the running walk has not handed over, moves its value at the cut aside. */
+  private void preserve(Key key, boolean copy) {
+    Walk w = walk;
+    if (w == null) {
+      return;
+    }
+    Frozen atCut = w.pending.remove(key);
+    if (atCut != null) {
+      w.preserved.put(key, copy ? new Frozen(Values.copy(atCut.value), atCut.expireAt) : atCut);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ expiry
+
+  /**
+   * One active-expiry pass: removes up to {@code budget} expired keys (each journaled as {@code DEL}).
+   *
+   * @return how many keys were removed
+   */
+  public int expireCycle(int budget) {
+    if (expirySuspended) {
+      return 0;
+    }
+    long now = clock.getAsLong();
+    int removed = 0;
+    for (Key k : expiring) {
+      if (removed >= budget) {
+        break;
+      }
+      Entry e = map.get(k);
+      if (e == null) {
+        expiring.remove(k);
+        continue;
+      }
+      if (e.expired(now)) {
+        try (Write w = write(k)) {
+          if (w.peek(k) == null) {
+            removed++;
+          }
+        }
+      }
+    }
+    return removed;
+  }
+
+  // ------------------------------------------------------------------------------------------------ snapshot
+
+  @Override
+  public void snapshot(Runnable atCut, SnapshotSink sink) throws IOException {
+    synchronized (snapshotMonitor) {
+      Walk w = new Walk();
+      List<Key> order;
+      Lock exclusive = cut.writeLock();
+      exclusive.lock();
+      try {
+        atCut.run();
+        long now = expiryNow();
+        map.forEach((k, e) -> {
+          if (!e.expired(now)) {
+            w.pending.put(k, new Frozen(e.value, e.expireAt));
+          }
+        });
+        order = new ArrayList<>(w.pending.keySet());
+        walk = w;
+      } finally {
+        exclusive.unlock();
+      }
+      try {
+        for (Key k : order) {
+          Frozen live;
+          locks.lock(k);
+          try {
+            live = w.pending.remove(k);
+            if (live != null) {
+              sink.accept(k.bytes(), live.value(), live.expireAt());
+            }
+          } finally {
+            locks.unlock(k);
+          }
+          if (live == null) {
+            Frozen saved = w.preserved.remove(k);
+            if (saved != null) {
+              sink.accept(k.bytes(), saved.value(), saved.expireAt());
+            }
+          }
+        }
+      } finally {
+        walk = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,215 @@
+package io.bloomery.server.net;
+
+import io.bloomery.server.command.ClientState;
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.Errors;
+import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.resp.RespEncoder;
+import io.bloomery.server.resp.RespProtocolException;
+import io.bloomery.server.resp.RespRequest;
+import io.bloomery.server.resp.Reply;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: runs its commands in arrival order on the connection's event loop and writes each reply
+ * in the same order, also when a reply must wait for its journal record's fsync (later commands wait behind it).
+ *
+ * <p>Output is bounded: while the socket's buffer is above the high-water mark, no further commands are executed
+ * and no more bytes are read; a client whose unsent replies pass the hard limit, or that stays unwritable for the
+ * stall period, is disconnected. Other connections never wait for it.
+ */
+final class ClientHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
+
+  private final ServerContext server;
+  private final Dispatcher dispatcher;
+  private final ClientState client;
+  private final long stallMillis;
+  private final ArrayDeque<RespRequest> pending = new ArrayDeque<>();
+  private boolean waitingForJournal;
+  private boolean closing;
+  private ScheduledFuture<?> stallCheck;
+
+  ClientHandler(ServerContext server, Dispatcher dispatcher, ClientState client, long stallMillis) {
+    this.server = server;
+    this.dispatcher = dispatcher;
+    this.client = client;
+    this.stallMillis = stallMillis;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    client.killer(() -> ctx.channel().eventLoop().execute(() -> ctx.close()));
+    if (server.clientCount() > server.settings().maxclients) {
+      server.stats().rejectedConnections.increment();
+      refuse(ctx, Errors.MAX_CLIENTS);
+      return;
+    }
+    if (server.settings().protectedMode && !server.settings().passwordRequired()
+        && ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+        && !remote.getAddress().isLoopbackAddress()) {
+      server.stats().rejectedConnections.increment();
+      refuse(ctx, Errors.DENIED);
+      return;
+    }
+    ctx.fireChannelActive();
+  }
+
+  private void refuse(ChannelHandlerContext ctx, String error) {
+    closing = true;
+    ByteBuf out = ctx.alloc().buffer();
+    RespEncoder.encode(Reply.error(error), 2, out);
+    ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    server.disconnect(client);
+    pending.clear();
+    if (stallCheck != null) {
+      stallCheck.cancel(false);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      return;
+    }
+    pending.add((RespRequest) msg);
+    drain(ctx);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+  }
+
+  private void drain(ChannelHandlerContext ctx) {
+    while (!waitingForJournal && !closing && !pending.isEmpty()) {
+      if (!ctx.channel().isWritable()) {
+        ctx.channel().config().setAutoRead(false);
+        watchStall(ctx);
+        return;
+      }
+      RespRequest request = pending.poll();
+      Dispatcher.Outcome outcome = dispatcher.execute(client, request.argv());
+      if (outcome.durable().toCompletableFuture().isDone() && !outcome.durable().toCompletableFuture()
+          .isCompletedExceptionally()) {
+        write(ctx, outcome.reply());
+      } else {
+        waitingForJournal = true;
+        outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
+          waitingForJournal = false;
+          if (failure != null) {
+            LOG.error("journal append failed; the client gets an error, not an acknowledgement", failure);
+            write(ctx, Reply.error("ERR write not persisted: " + failure.getMessage()));
+          } else {
+            write(ctx, outcome.reply());
+          }
+          ctx.flush();
+          drain(ctx);
+        }));
+        return;
+      }
+    }
+    if (!closing && pending.isEmpty() && !ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  private void write(ChannelHandlerContext ctx, Reply reply) {
+    if (closing) {
+      return;
+    }
+    ByteBuf out = ctx.alloc().ioBuffer();
+    RespEncoder.encode(reply, client.protocol(), out);
+    ctx.write(out);
+    if (client.closeAfterReply()) {
+      closing = true;
+      ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
+    if (buffer != null && buffer.totalPendingWriteBytes() > server.settings().outputBufferLimit) {
+      disconnectSlowClient(ctx, "output buffer above " + server.settings().outputBufferLimit + " bytes");
+    }
+  }
+
+  private void disconnectSlowClient(ChannelHandlerContext ctx, String why) {
+    closing = true;
+    pending.clear();
+    server.stats().outputBufferDisconnections.increment();
+    LOG.warn("closing client id={} addr={}: {}", client.id(), client.address(), why);
+    ctx.close();
+  }
+
+  private void watchStall(ChannelHandlerContext ctx) {
+    if (stallCheck != null || stallMillis <= 0) {
+      return;
+    }
+    stallCheck = ctx.executor().schedule(() -> {
+      stallCheck = null;
+      if (!ctx.channel().isWritable() && ctx.channel().isActive()) {
+        disconnectSlowClient(ctx, "not reading its replies for " + stallMillis + " ms");
+      }
+    }, stallMillis, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      if (stallCheck != null) {
+        stallCheck.cancel(false);
+        stallCheck = null;
+      }
+      drain(ctx);
+      ctx.flush();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      LOG.debug("closing idle client id={}", client.id());
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    if (root instanceof RespProtocolException protocol) {
+      server.stats().protocolErrorDisconnections.increment();
+      LOG.info("closing client id={} addr={}: {}", client.id(), client.address(), protocol.getMessage());
+      if (!closing) {
+        closing = true;
+        ByteBuf out = ctx.alloc().buffer();
+        RespEncoder.encode(Reply.error(protocol.reply()), client.protocol(), out);
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+      }
+      return;
+    }
+    if (!(root instanceof java.io.IOException)) {
+      LOG.warn("closing client id={} after an unexpected error", client.id(), root);
+    }
+    closing = true;
+    ctx.close();
+  }
+}

@@ -1,0 +1,129 @@
+package io.bloomery.server.resp;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One reply frame, one record per RESP frame kind. {@link RespEncoder} writes each in RESP2 or RESP3: the RESP3-only
+ * kinds ({@link Bool}, {@link Dbl}, {@link MapReply}, {@link SetReply}, {@link Verbatim}) have the RESP2 form Redis
+ * uses for them (an integer 1/0, a bulk string, a flat array, an array, a bulk string).
+ */
+public sealed interface Reply {
+
+  /** {@code +OK}. */
+  Reply OK = new Simple("OK");
+  /** {@code +QUEUED}, the answer to a command inside MULTI. */
+  Reply QUEUED = new Simple("QUEUED");
+  /** A null bulk string ({@code $-1} in RESP2, {@code _} in RESP3). */
+  Reply NIL = new Nil();
+  /** A null array ({@code *-1} in RESP2, {@code _} in RESP3). */
+  Reply NIL_ARRAY = new NilArray();
+  /** An empty array. */
+  Reply EMPTY_ARRAY = new Array(List.of());
+
+  /** {@code +text}: a status line; {@code text} must not contain CR or LF. */
+  record Simple(String text) implements Reply {}
+
+  /** {@code -text}: an error line, sent verbatim (its first word is the error code). */
+  record Error(String text) implements Reply {}
+
+  /** {@code :n}. */
+  record Int(long value) implements Reply {}
+
+  /** {@code $len\r\nbytes}. */
+  record Bulk(byte[] bytes) implements Reply {}
+
+  /** A null bulk string. */
+  record Nil() implements Reply {}
+
+  /** A null array. */
+  record NilArray() implements Reply {}
+
+  /** {@code *n} followed by the elements. */
+  record Array(List<Reply> elements) implements Reply {}
+
+  /** RESP3 {@code %n} of key/value pairs; a flat array of 2n in RESP2. */
+  record MapReply(List<Reply> keysAndValues) implements Reply {}
+
+  /** RESP3 {@code ~n}; an array in RESP2. */
+  record SetReply(List<Reply> elements) implements Reply {}
+
+  /** RESP3 {@code #t}/{@code #f}; {@code :1}/{@code :0} in RESP2. */
+  record Bool(boolean value) implements Reply {}
+
+  /** RESP3 {@code ,d}; a bulk string in RESP2. */
+  record Dbl(double value) implements Reply {}
+
+  /** RESP3 {@code =len\r\ntxt:text}; a bulk string in RESP2. */
+  record Verbatim(String format, String text) implements Reply {}
+
+  static Reply error(String text) {
+    return new Error(text);
+  }
+
+  static Reply integer(long value) {
+    return new Int(value);
+  }
+
+  static Reply bulk(byte[] bytes) {
+    return bytes == null ? NIL : new Bulk(bytes);
+  }
+
+  static Reply bulk(String text) {
+    return text == null ? NIL : new Bulk(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static Reply bool(boolean value) {
+    return new Bool(value);
+  }
+
+  static Reply array(List<Reply> elements) {
+    return new Array(elements);
+  }
+
+  static Reply arrayOf(Reply... elements) {
+    return new Array(List.of(elements));
+  }
+
+  /** A map reply from field names to values; a {@code null} value becomes a nil. */
+  static Reply map(Map<String, ?> fields) {
+    List<Reply> flat = new ArrayList<>(fields.size() * 2);
+    for (Map.Entry<String, ?> e : fields.entrySet()) {
+      flat.add(new Simple(e.getKey()));
+      flat.add(of(e.getValue()));
+    }
+    return new MapReply(flat);
+  }
+
+  /** The reply for a plain Java value: Long/Integer, Double, String, byte[], Boolean, null, a list of those. */
+  static Reply of(Object value) {
+    if (value == null) {
+      return NIL;
+    }
+    if (value instanceof Reply r) {
+      return r;
+    }
+    if (value instanceof Long || value instanceof Integer) {
+      return new Int(((Number) value).longValue());
+    }
+    if (value instanceof Double d) {
+      return new Dbl(d);
+    }
+    if (value instanceof Boolean b) {
+      return new Bool(b);
+    }
+    if (value instanceof byte[] bytes) {
+      return new Bulk(bytes);
+    }
+    if (value instanceof List<?> list) {
+      List<Reply> out = new ArrayList<>(list.size());
+      for (Object o : list) {
+        out.add(of(o));
+      }
+      return new Array(out);
+    }
+    return bulk(value.toString());
+  }
+}

@@ -1,0 +1,254 @@
+package io.bloomery.server.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Decodes client requests, multibulk ({@code *n\r\n$len\r\nbytes\r\n...}) or inline ({@code PING\r\n}), into
+ * {@link RespRequest}s, any number per read (pipelining), from input split anywhere.
+ *
+ * <p>An explicit state machine: {@code START} looks at the first byte; {@code ARG_HEADER} reads a {@code $len} line;
+ * {@code ARG_BODY} copies bulk bytes as they arrive; {@code ARG_END} skips the CRLF after a bulk. Nothing is ever
+ * allocated from a length the client declared: the argument list grows from at most 16 slots and a bulk buffer
+ * from at most 16 KB, each doubling only as bytes actually arrive, so memory stays within twice what the client
+ * really sent. Limits ({@link RespLimits}) are checked on the declared values before any byte of the body is read;
+ * an unauthenticated connection gets Redis's post-CVE-2021-32675 limits. A violation throws
+ * {@link RespProtocolException} with Redis's wording; the decoder then discards everything else it is given.
+ */
+public final class RespDecoder extends ByteToMessageDecoder {
+
+  private enum State { START, ARG_HEADER, ARG_BODY, ARG_END, FAILED }
+
+  private static final int FIRST_BUFFER_BYTES = 16 * 1024;
+
+  private final RespLimits limits;
+  private final BooleanSupplier authenticated;
+
+  private State state = State.START;
+  private long argumentsLeft;
+  private List<byte[]> argv;
+  private byte[] bulk;
+  private int bulkLength;
+  private int bulkFilled;
+  private long commandBytes;
+
+  /**
+   * @param authenticated whether the connection has authenticated (or needs no password); read per frame
+   */
+  public RespDecoder(RespLimits limits, BooleanSupplier authenticated) {
+    this.limits = limits;
+    this.authenticated = authenticated;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    while (in.isReadable()) {
+      RespRequest request = step(in);
+      if (request != null) {
+        out.add(request);
+      } else if (state == State.FAILED) {
+        in.skipBytes(in.readableBytes());
+        return;
+      } else if (!progressed) {
+        return;
+      }
+    }
+  }
+
+  private boolean progressed;
+
+  /**
+   * Advances the state machine by one step. Returns a request when one is complete; otherwise {@code null}, with
+   * {@link #progressed} telling whether bytes were consumed (if not, more input is needed).
+   */
+  private RespRequest step(ByteBuf in) {
+    progressed = false;
+    try {
+      switch (state) {
+        case START:
+          return start(in);
+        case ARG_HEADER:
+          argumentHeader(in);
+          return null;
+        case ARG_BODY:
+          argumentBody(in);
+          return null;
+        case ARG_END:
+          return argumentEnd(in);
+        default:
+          in.skipBytes(in.readableBytes());
+          return null;
+      }
+    } catch (RespProtocolException e) {
+      state = State.FAILED;
+      argv = null;
+      bulk = null;
+      throw e;
+    }
+  }
+
+  private RespRequest start(ByteBuf in) {
+    if (in.getByte(in.readerIndex()) != '*') {
+      return inline(in);
+    }
+    int end = lineEnd(in, "too big mbulk count string");
+    if (end < 0) {
+      return null;
+    }
+    long count = parseLine(in, in.readerIndex() + 1, end, "invalid multibulk length");
+    int headerBytes = end - in.readerIndex() + 2;
+    consumeLine(in, end);
+    if (count > Integer.MAX_VALUE) {
+      throw new RespProtocolException("invalid multibulk length");
+    }
+    if (count <= 0) {
+      return null; // Redis treats *0 and *-n as an empty command and keeps the connection
+    }
+    if (!authenticated.getAsBoolean() && count > limits.unauthenticatedMaxArguments()) {
+      throw new RespProtocolException("unauthenticated multibulk length");
+    }
+    argumentsLeft = count;
+    argv = new ArrayList<>((int) Math.min(count, 16));
+    commandBytes = headerBytes;
+    state = State.ARG_HEADER;
+    return null;
+  }
+
+  private void argumentHeader(ByteBuf in) {
+    int end = lineEnd(in, "too big bulk count string");
+    if (end < 0) {
+      return;
+    }
+    byte first = in.getByte(in.readerIndex());
+    if (first != '$') {
+      throw new RespProtocolException("expected '$', got '" + (char) (first & 0xFF) + "'");
+    }
+    long length = parseLine(in, in.readerIndex() + 1, end, "invalid bulk length");
+    if (length < 0 || length > limits.maxBulkBytes()) {
+      throw new RespProtocolException("invalid bulk length");
+    }
+    if (!authenticated.getAsBoolean() && length > limits.unauthenticatedMaxBulkBytes()) {
+      throw new RespProtocolException("unauthenticated bulk length");
+    }
+    int lineBytes = end - in.readerIndex() + 2;
+    consumeLine(in, end);
+    countCommandBytes(lineBytes + length);
+    bulkLength = (int) length;
+    bulkFilled = 0;
+    bulk = new byte[Math.min(bulkLength, FIRST_BUFFER_BYTES)];
+    state = State.ARG_BODY;
+  }
+
+  private void argumentBody(ByteBuf in) {
+    int take = Math.min(in.readableBytes(), bulkLength - bulkFilled);
+    if (bulkFilled + take > bulk.length) {
+      long grown = Math.max((long) bulk.length * 2, bulkFilled + take);
+      bulk = Arrays.copyOf(bulk, (int) Math.min(grown, bulkLength));
+    }
+    in.readBytes(bulk, bulkFilled, take);
+    bulkFilled += take;
+    progressed = take > 0 || bulkLength == 0;
+    if (bulkFilled == bulkLength) {
+      state = State.ARG_END;
+      progressed = true;
+    }
+  }
+
+  private RespRequest argumentEnd(ByteBuf in) {
+    if (in.readableBytes() < 2) {
+      return null;
+    }
+    in.skipBytes(2); // Redis skips the two bytes after a bulk without looking at them
+    progressed = true;
+    argv.add(bulk.length == bulkLength ? bulk : Arrays.copyOf(bulk, bulkLength));
+    bulk = null;
+    if (--argumentsLeft > 0) {
+      state = State.ARG_HEADER;
+      return null;
+    }
+    state = State.START;
+    List<byte[]> done = argv;
+    argv = null;
+    return new RespRequest(done);
+  }
+
+  private RespRequest inline(ByteBuf in) {
+    int newline = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) '\n');
+    if (newline < 0) {
+      if (in.readableBytes() > limits.maxInlineBytes()) {
+        throw new RespProtocolException("too big inline request");
+      }
+      return null;
+    }
+    if (newline - in.readerIndex() > limits.maxInlineBytes()) {
+      throw new RespProtocolException("too big inline request");
+    }
+    int end = newline;
+    if (end > in.readerIndex() && in.getByte(end - 1) == '\r') {
+      end--;
+    }
+    byte[] line = new byte[end - in.readerIndex()];
+    in.getBytes(in.readerIndex(), line);
+    in.readerIndex(newline + 1);
+    progressed = true;
+    List<byte[]> args = InlineSplitter.split(line);
+    if (args == null) {
+      throw new RespProtocolException("unbalanced quotes in request");
+    }
+    if (args.isEmpty()) {
+      return null;
+    }
+    if (!authenticated.getAsBoolean() && args.size() > limits.unauthenticatedMaxArguments()) {
+      throw new RespProtocolException("unauthenticated multibulk length");
+    }
+    return new RespRequest(args);
+  }
+
+  /** The index of the CR of a CRLF-terminated header line starting at the reader index, or -1 if incomplete. */
+  private int lineEnd(ByteBuf in, String tooLong) {
+    int from = in.readerIndex();
+    int scanTo = Math.min(in.writerIndex(), from + limits.maxInlineBytes() + 1);
+    int cr = in.indexOf(from, scanTo, (byte) '\r');
+    if (cr < 0) {
+      if (in.readableBytes() > limits.maxInlineBytes()) {
+        throw new RespProtocolException(tooLong);
+      }
+      return -1;
+    }
+    if (cr + 1 >= in.writerIndex()) {
+      return -1; // the LF has not arrived yet
+    }
+    return cr;
+  }
+
+  private static long parseLine(ByteBuf in, int from, int to, String what) {
+    if (to - from > 20 || to <= from) {
+      throw new RespProtocolException(what);
+    }
+    byte[] digits = new byte[to - from];
+    in.getBytes(from, digits);
+    try {
+      return RespNumbers.parseLong(digits);
+    } catch (NumberFormatException e) {
+      throw new RespProtocolException(what);
+    }
+  }
+
+  private void consumeLine(ByteBuf in, int crIndex) {
+    in.readerIndex(crIndex + 2);
+    progressed = true;
+  }
+
+  private void countCommandBytes(long bytes) {
+    commandBytes += bytes;
+    long limit = authenticated.getAsBoolean() ? limits.maxQueryBufferBytes() : 1024 * 1024;
+    if (commandBytes > limit) {
+      throw new RespProtocolException("query buffer limit reached");
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.bloomery.server;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/** A minimal RESP client for exact-byte assertions: sends commands, reads one whole reply as text. */
+final class RawClient implements AutoCloseable {
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+
+  RawClient(int port) {
+    try {
+      socket = new Socket("127.0.0.1", port);
+      socket.setSoTimeout(10_000);
+      in = new java.io.BufferedInputStream(socket.getInputStream());
+      out = socket.getOutputStream();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static byte[] encode(String... args) {
+    StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
+    for (String a : args) {
+      byte[] b = a.getBytes(StandardCharsets.UTF_8);
+      sb.append('$').append(b.length).append("\r\n").append(a).append("\r\n");
+    }
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Sends one command and returns its reply's bytes as ISO-8859-1 text. */
+  String call(String... args) {
+    send(encode(args));
+    return reply();
+  }
+
+  void send(byte[] bytes) {
+    try {
+      out.write(bytes);
+      out.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Reads one reply (any RESP2/RESP3 frame, nested). */
+  String reply() {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    try {
+      readFrame(buf);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return buf.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  /** Whether the server closed the connection (reads until EOF or timeout). */
+  boolean closedByServer() {
+    try {
+      return in.read() == -1;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  private String line(ByteArrayOutputStream buf) throws IOException {
+    ByteArrayOutputStream l = new ByteArrayOutputStream();
+    int c;
+    while ((c = in.read()) != -1) {
+      buf.write(c);
+      if (c == '\n') {
+        break;
+      }
+      l.write(c);
+    }
+    if (c == -1) {
+      throw new IOException("connection closed");
+    }
+    String s = l.toString(StandardCharsets.ISO_8859_1);
+    return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private void readFrame(ByteArrayOutputStream buf) throws IOException {
+    String l = line(buf);
+    char type = l.charAt(0);
+    switch (type) {
+      case '$', '=' -> {
+        int n = Integer.parseInt(l.substring(1));
+        if (n >= 0) {
+          buf.write(in.readNBytes(n + 2));
+        }
+      }
+      case '*', '~', '>' -> {
+        int n = Integer.parseInt(l.substring(1));
+        for (int i = 0; i < n; i++) {
+          readFrame(buf);
+        }
+      }
+      case '%' -> {
+        int n = Integer.parseInt(l.substring(1));
+        for (int i = 0; i < 2 * n; i++) {
+          readFrame(buf);
+        }
+      }
+      default -> {
+        // simple line types: + - : _ # , (
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
+  }
+}
