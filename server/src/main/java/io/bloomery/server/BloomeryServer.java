@@ -1,6 +1,7 @@
 package io.bloomery.server;
 
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.Settings;
 import io.bloomery.server.keyspace.Keyspace;
@@ -49,6 +50,15 @@ public final class BloomeryServer implements AutoCloseable {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     ServerContext context = new ServerContext(keyspace, settings);
     Dispatcher dispatcher = new Dispatcher(context);
+    GuardSets guards = new GuardSets(config.stores(System.getenv()), config.guardTimeoutMillis(),
+        config.appendonly() ? config.dir() : null);
+    context.guards(guards);
+    try {
+      guards.reopenListed();
+    } catch (RuntimeException e) {
+      guards.close();
+      throw new IOException(e.getMessage(), e);
+    }
     context.persistence(PersistenceControl.DISABLED);
     keyspace.suspendExpiry(false);
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
@@ -58,9 +68,11 @@ public final class BloomeryServer implements AutoCloseable {
     try {
       transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(), 60_000);
     } catch (InterruptedException e) {
+      guards.close();
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
     } catch (RuntimeException e) {
+      guards.close();
       throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
           e);
     }
@@ -72,6 +84,7 @@ public final class BloomeryServer implements AutoCloseable {
       http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort());
     } catch (IOException e) {
       transport.close();
+      guards.close();
       throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
     }
     transport.workers().next().scheduleAtFixedRate(() -> {
@@ -146,6 +159,7 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
+    context.guards().close();
     PersistenceControl persistence = context.persistence();
     if (persistence != PersistenceControl.DISABLED) {
       try {

@@ -107,6 +107,22 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       RespRequest request = pending.poll();
       Dispatcher.Outcome outcome = dispatcher.execute(client, request.argv());
+      if (outcome.deferred() != null) {
+        // the reply comes from another thread (an external store); later commands wait behind it
+        waitingForJournal = true;
+        outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
+          waitingForJournal = false;
+          if (failure != null) {
+            LOG.error("deferred reply failed", failure);
+            write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
+          } else {
+            write(ctx, reply);
+          }
+          ctx.flush();
+          drain(ctx);
+        }));
+        return;
+      }
       if (outcome.durable().toCompletableFuture().isDone() && !outcome.durable().toCompletableFuture()
           .isCompletedExceptionally()) {
         write(ctx, outcome.reply());
