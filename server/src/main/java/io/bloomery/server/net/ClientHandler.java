@@ -118,8 +118,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           } else {
             write(ctx, reply);
           }
+          drain(ctx); // replies of commands behind it that answer at once
           ctx.flush();
-          drain(ctx);
         }));
         return;
       }
