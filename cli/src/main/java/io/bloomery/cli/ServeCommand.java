@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Unmatched;
 
 /**
@@ -22,10 +24,12 @@ import picocli.CommandLine.Unmatched;
       "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0)."
     })
 final class ServeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Unmatched List<String> args = new ArrayList<>();
 
   @Override
   public Integer call() {
-    return Main.run(args.toArray(String[]::new), System.out, System.err);
+    return Main.run(args.toArray(String[]::new), spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 }

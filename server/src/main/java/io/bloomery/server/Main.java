@@ -1,7 +1,7 @@
 package io.bloomery.server;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -12,7 +12,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    int status = run(args, System.out, System.err);
+    int status = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
     System.exit(status);
   }
 
@@ -20,7 +20,7 @@ public final class Main {
    * Runs the server until a signal arrives; returns the exit status (0 after a clean stop, 2 for bad options, 1 if
    * the server cannot start).
    */
-  public static int run(String[] args, PrintStream out, PrintStream err) {
+  public static int run(String[] args, PrintWriter out, PrintWriter err) {
     if (System.getProperty("logback.configurationFile") == null && Main.class.getResource("/logback.xml") == null
         && Main.class.getResource("/logback-test.xml") == null) {
       System.setProperty("logback.configurationFile", "bloomery-server-logback.xml");
@@ -30,6 +30,7 @@ public final class Main {
       config = ServerConfig.parse(args);
     } catch (IllegalArgumentException e) {
       err.println("bloomery serve: " + e.getMessage());
+      err.flush();
       return 2;
     }
     BloomeryServer server;
@@ -37,6 +38,7 @@ public final class Main {
       server = BloomeryServer.start(config);
     } catch (IOException e) {
       err.println("bloomery serve: " + e.getMessage());
+      err.flush();
       return 1;
     }
     CountDownLatch stopped = new CountDownLatch(1);

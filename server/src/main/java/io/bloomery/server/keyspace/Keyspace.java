@@ -344,7 +344,12 @@ public final class Keyspace implements SnapshotSource {
 
     /** Appends a record to the journal now (under this write's locks); the reply waits for all of them. */
     public void journal(List<byte[]> argv) {
-      CompletionStage<Void> stage = journal.append(argv);
+      CompletionStage<Void> stage;
+      try {
+        stage = journal.append(argv);
+      } catch (RuntimeException e) {
+        stage = CompletableFuture.failedFuture(e);
+      }
       CompletionStage<Void> before = journaled;
       journaled = before.thenCombine(stage, (a, b) -> null);
     }
@@ -417,9 +422,11 @@ public final class Keyspace implements SnapshotSource {
     if (w == null) {
       return;
     }
-    Frozen atCut = w.pending.remove(key);
+    Frozen atCut = w.pending.get(key);
     if (atCut != null) {
+      // Copy before un-listing: if the copy fails (no heap), the write fails and the walk still has the key.
       w.preserved.put(key, copy ? new Frozen(Values.copy(atCut.value), atCut.expireAt) : atCut);
+      w.pending.remove(key);
     }
   }
 

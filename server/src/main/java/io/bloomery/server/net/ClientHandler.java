@@ -123,8 +123,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         }));
         return;
       }
-      if (outcome.durable().toCompletableFuture().isDone() && !outcome.durable().toCompletableFuture()
-          .isCompletedExceptionally()) {
+      if (outcome.durable() instanceof java.util.concurrent.CompletableFuture<Void> done && done.isDone()
+          && !done.isCompletedExceptionally()) {
         write(ctx, outcome.reply());
       } else {
         waitingForJournal = true;
