@@ -48,6 +48,19 @@ public interface ExactStore extends AutoCloseable {
   boolean contains(byte[] item);
 
   /**
+   * {@link #contains(byte[])} of each item, in order; a store that can answers in one round trip.
+   *
+   * @throws StoreUnavailableException if the store cannot be read
+   */
+  default boolean[] containsAll(List<byte[]> items) {
+    boolean[] out = new boolean[items.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = contains(items.get(i));
+    }
+    return out;
+  }
+
+  /**
    * Inserts the item unless it is stored, atomically, and commits.
    *
    * @return {@code true} if this call inserted it, {@code false} if it was already stored

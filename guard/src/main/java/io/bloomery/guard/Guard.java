@@ -517,6 +517,62 @@ public final class Guard implements AutoCloseable {
     return new Verdict(true, true, present);
   }
 
+  /**
+   * {@link #lookup(byte[])} of each item, in order, with the same verdicts and counters, but every
+   * "maybe" of the call is confirmed in one store round trip ({@link ExactStore#containsAll}).
+   *
+   * @throws StoreUnavailableException if the "maybe"s could not be confirmed
+   */
+  public List<Verdict> lookup(List<byte[]> items) {
+    requireOpen();
+    int n = items.size();
+    Verdict[] out = new Verdict[n];
+    boolean[] negative = new boolean[n];
+    BloomFilter filter = current;
+    boolean anyNegative = false;
+    for (int i = 0; i < n; i++) {
+      negative[i] = !filter.mightContain(Objects.requireNonNull(items.get(i), "items[" + i + "]"));
+      anyNegative |= negative[i];
+    }
+    if (anyNegative && store.catchUp(this::observe) > 0) {
+      BloomFilter now = current;
+      for (int i = 0; i < n; i++) {
+        negative[i] = negative[i] && !now.mightContain(items.get(i));
+      }
+    }
+    boolean confirmNegatives = followStream && follower.negativesNeedConfirmation();
+    List<Integer> ask = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (negative[i] && !confirmNegatives) {
+        storeLookupsAvoided.increment();
+        out[i] = Verdict.ABSENT;
+      } else {
+        ask.add(i);
+      }
+    }
+    if (!ask.isEmpty()) {
+      List<byte[]> asked = new java.util.ArrayList<>(ask.size());
+      for (int i : ask) {
+        asked.add(items.get(i));
+      }
+      boolean[] present = store.containsAll(asked);
+      for (int a = 0; a < present.length; a++) {
+        int i = ask.get(a);
+        storeLookupsMade.increment();
+        if (negative[i]) {
+          if (present[a]) { // the stream may not have delivered it yet
+            staleNegatives.increment();
+            observe(items.get(i));
+          }
+        } else if (!present[a]) {
+          realizedFalsePositives.increment();
+        }
+        out[i] = new Verdict(true, true, present[a]);
+      }
+    }
+    return List.of(out);
+  }
+
   /** {@link #lookup(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
   public Verdict lookup(CharSequence item) {
     return lookup(MembershipFilter.utf8(item, "item"));

@@ -131,12 +131,8 @@ final class GuardedSet {
     }
   }
 
-  /** Lookups of several items, one after another (a filter negative never reaches the store). */
+  /** Lookups of several items: filter negatives never reach the store, the "maybe"s go in one round trip. */
   static List<Verdict> lookupAll(Guard g, List<byte[]> items) {
-    List<Verdict> out = new ArrayList<>(items.size());
-    for (byte[] item : items) {
-      out.add(g.lookup(item));
-    }
-    return out;
+    return g.lookup(items);
   }
 }
