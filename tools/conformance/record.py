@@ -461,26 +461,31 @@ def decode_sent(data):
 
 
 def server_facts(host, port, timeout):
+    """What the server says it is (INFO server, MODULE LIST), for the recording's header; a server
+    that answers neither in Redis's shape simply contributes no facts."""
     conn = Connection(host, port, timeout)
+    facts = []
     try:
-        facts = []
         conn.send(encode_command([b"INFO", b"server"]))
-        _, (_, info) = conn.read_reply()
-        for line in (info or b"").decode("utf-8", "replace").splitlines():
-            if line.startswith(("redis_version:", "redis_git_sha1:", "redis_build_id:")):
-                k, v = line.split(":", 1)
-                facts.append((k, v.strip()))
+        _, (t, info) = conn.read_reply()
+        if isinstance(info, (bytes, bytearray)):
+            for line in info.decode("utf-8", "replace").splitlines():
+                if line.startswith(("redis_version:", "redis_git_sha1:", "redis_build_id:")):
+                    k, v = line.split(":", 1)
+                    facts.append((k, v.strip()))
         conn.send(encode_command([b"MODULE", b"LIST"]))
         _, (t, mods) = conn.read_reply()
-        for mod in mods or []:
-            fields = mod[1]
+        for mod in mods if isinstance(mods, list) else []:
+            fields = mod[1] if isinstance(mod[1], list) else []
             d = {}
             for i in range(0, len(fields) - 1, 2):
                 d[fields[i][1]] = fields[i + 1][1]
-            facts.append(("module", "%s ver %s" % (d.get(b"name", b"?").decode(), d.get(b"ver", b"?").decode())))
-        return facts
+            name, ver = d.get(b"name"), d.get(b"ver")
+            if isinstance(name, bytes) and isinstance(ver, bytes):
+                facts.append(("module", "%s ver %s" % (name.decode(), ver.decode())))
     finally:
         conn.close()
+    return facts
 
 
 def compared_part(step, reply):

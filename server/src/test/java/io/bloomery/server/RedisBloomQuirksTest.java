@@ -199,7 +199,9 @@ class RedisBloomQuirksTest extends SharedServerTest {
     assertThat(c.call("CLIENT", "SETINFO", "LIB-NAME", "raw")).isEqualTo("+OK\r\n");
     assertThat(c.call("CLIENT", "LIST")).contains("name=me").contains("lib-name=raw");
     assertThat(c.call("HELLO", "4")).isEqualTo("-NOPROTO unsupported protocol version\r\n");
-    assertThat(c.call("HELLO", "3")).startsWith("%7\r\n").contains("+proto\r\n:3\r\n");
+    assertThat(c.call("HELLO", "3")).startsWith("%7\r\n$6\r\nserver\r\n").contains("$5\r\nproto\r\n:3\r\n");
+    // redis-cli asserts that COMMAND DOCS field names are bulk strings (it aborts on status strings).
+    assertThat(c.call("COMMAND", "DOCS", "ping")).startsWith("%1\r\n$4\r\nping\r\n%3\r\n$7\r\nsummary\r\n");
     assertThat(c.call("CONFIG", "GET", "appendonly")).isEqualTo("%1\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
     assertThat(c.call("AUTH", "x")).startsWith("-ERR AUTH <password> called without any password configured");
     assertThat(c.call("COMMAND", "COUNT")).startsWith(":");

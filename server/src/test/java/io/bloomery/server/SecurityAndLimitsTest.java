@@ -56,6 +56,28 @@ class SecurityAndLimitsTest {
   }
 
   @Test
+  void anUnauthenticatedClientThatNeverReadsIsCutOffAtOneMegabyte() throws Exception {
+    try (BloomeryServer server = TestServer.start("--requirepass", "pw");
+        RawClient flood = new RawClient(server.port());
+        RawClient other = new RawClient(server.port())) {
+      byte[] pings = "PING\r\n".repeat(50_000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      for (int round = 0; round < 100 && server.context().stats().outputBufferDisconnections.sum() == 0; round++) {
+        try {
+          flood.send(pings);
+        } catch (RuntimeException closed) {
+          break;
+        }
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (server.context().stats().outputBufferDisconnections.sum() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(server.context().stats().outputBufferDisconnections.sum()).isEqualTo(1);
+      assertThat(other.call("AUTH", "pw")).isEqualTo("+OK\r\n");
+    }
+  }
+
+  @Test
   void aMalformedStreamClosesOnlyThatConnection() {
     try (BloomeryServer server = TestServer.start();
         RawClient good = new RawClient(server.port());

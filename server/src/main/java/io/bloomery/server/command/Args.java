@@ -43,10 +43,28 @@ public final class Args {
     }
     try {
       double d = Double.parseDouble(s);
-      return Double.isNaN(d) ? null : d;
+      // Redis's string2d refuses what strtod flags ERANGE for with an infinite or zero result (1e400, 1e-400);
+      // subnormal results such as 4.9e-324 pass.
+      if (Double.isNaN(d) || Double.isInfinite(d) || (d == 0 && hasNonZeroMantissa(s))) {
+        return null;
+      }
+      return d;
     } catch (NumberFormatException e) {
       return null;
     }
+  }
+
+  private static boolean hasNonZeroMantissa(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == 'e' || c == 'E') {
+        return false;
+      }
+      if (c >= '1' && c <= '9') {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** strtod's hexadecimal form, {@code 0x1p-4} or {@code 0x10} (the binary exponent is optional there). */

@@ -122,7 +122,14 @@ final class BloomCommands {
    * {@code maxmemory}.
    */
   static ScalableBloomFilter create(Invocation inv, long capacity, double rate, boolean nonScaling, int expansion) {
-    long planned = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes();
+    long planned;
+    try {
+      planned = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes();
+    } catch (RuntimeException unplannable) {
+      // core cannot size this layer (an error rate so small that bits-per-entry overflows); create() below then
+      // refuses it with RedisBloom's own text ("ERR could not create filter") before allocating anything
+      planned = 0;
+    }
     Memory.admit(inv, planned);
     return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
         : ScalableBloomFilter.create(capacity, rate, expansion);

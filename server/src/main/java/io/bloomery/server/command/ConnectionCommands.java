@@ -154,8 +154,8 @@ final class ConnectionCommands {
     module.put("ver", 80200L);
     module.put("path", "bloomery");
     module.put("args", List.of());
-    info.put("modules", Reply.arrayOf(Reply.map(module)));
-    return Reply.map(info);
+    info.put("modules", Reply.arrayOf(Reply.bulkMap(module)));
+    return Reply.bulkMap(info);
   }
 
   private static void checkName(String name) {

@@ -301,6 +301,22 @@ final class CuckooCommands {
     return total - last + remainder + length + 1;
   }
 
+  /**
+   * RedisBloom keeps a cuckoo filter's sub-filter count in a 16-bit field, so the header's 64-bit count is cut
+   * to its low 16 bits before it is checked (a header saying 65537 loads one sub-filter). The same header with
+   * that cut applied, for core's parser.
+   */
+  static byte[] truncatedFilterCount(byte[] header) {
+    if (header.length != RedisBloomDump.CF_HEADER_BYTES) {
+      return header;
+    }
+    byte[] copy = header.clone();
+    for (int i = 26; i < 32; i++) {
+      copy[i] = 0; // bytes 24..31 hold numFilters (little-endian); keep 24 and 25
+    }
+    return copy;
+  }
+
   private static Reply loadChunk(Invocation inv) {
     Long position = Args.parseLong(inv.arg(2));
     if (position == null || position == 0) {
@@ -315,8 +331,9 @@ final class CuckooCommands {
           throw new CommandException(existing instanceof CuckooFilter
               ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
         }
-        Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(data));
-        CuckooFilter f = RedisBloomDump.loadCuckooHeader(data);
+        byte[] header = truncatedFilterCount(data);
+        Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(header));
+        CuckooFilter f = RedisBloomDump.loadCuckooHeader(header);
         f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
         w.put(key, f);
       } else {

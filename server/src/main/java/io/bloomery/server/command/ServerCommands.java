@@ -119,12 +119,7 @@ final class ServerCommands {
           doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
               || s.group().equals("topk") ? "module" : s.group());
           out.add(Reply.bulk(s.name()));
-          List<Reply> fields = new ArrayList<>();
-          for (Map.Entry<String, Object> e : doc.entrySet()) {
-            fields.add(Reply.bulk(e.getKey())); // bulk names, as Redis: redis-cli asserts they are strings
-            fields.add(Reply.of(e.getValue()));
-          }
-          out.add(new Reply.MapReply(fields));
+          out.add(Reply.bulkMap(doc));
         }
         return new Reply.MapReply(out);
       }

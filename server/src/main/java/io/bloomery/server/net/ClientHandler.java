@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
 
+  /**
+   * Unsent bytes an unauthenticated client may have (CVE-2025-21605: a client that never reads must not grow
+   * NOAUTH replies without bound).
+   */
+  static final long UNAUTHENTICATED_OUTPUT_LIMIT = 1024 * 1024;
+
   private final ServerContext server;
   private final Dispatcher dispatcher;
   private final ClientState client;
@@ -160,8 +166,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
-    if (buffer != null && buffer.totalPendingWriteBytes() > server.settings().outputBufferLimit) {
-      disconnectSlowClient(ctx, "output buffer above " + server.settings().outputBufferLimit + " bytes");
+    long limit = client.authenticated() ? server.settings().outputBufferLimit
+        : Math.min(server.settings().outputBufferLimit, UNAUTHENTICATED_OUTPUT_LIMIT);
+    if (buffer != null && buffer.totalPendingWriteBytes() > limit) {
+      disconnectSlowClient(ctx, "output buffer above " + limit + " bytes");
     }
   }
 

@@ -97,6 +97,16 @@ public sealed interface Reply {
     return new MapReply(flat);
   }
 
+  /** A map reply whose field names are bulk strings, as Redis's own commands send them (HELLO, COMMAND DOCS). */
+  static Reply bulkMap(Map<String, ?> fields) {
+    List<Reply> flat = new ArrayList<>(fields.size() * 2);
+    for (Map.Entry<String, ?> e : fields.entrySet()) {
+      flat.add(bulk(e.getKey()));
+      flat.add(of(e.getValue()));
+    }
+    return new MapReply(flat);
+  }
+
   /** The reply for a plain Java value: Long/Integer, Double, String, byte[], Boolean, null, a list of those. */
   static Reply of(Object value) {
     if (value == null) {

@@ -95,6 +95,18 @@ public final class RespEncoder {
     out.writeBytes(CRLF);
   }
 
+  /** The fewest significant digits that read back as {@code d} (Java's toString keeps at least two). */
+  private static BigDecimal shortestDigits(double d) {
+    BigDecimal exact = new BigDecimal(d);
+    for (int digits = 1; digits <= 17; digits++) {
+      BigDecimal rounded = exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
+      if (rounded.doubleValue() == d) {
+        return rounded.stripTrailingZeros();
+      }
+    }
+    return new BigDecimal(Double.toString(d)).stripTrailingZeros();
+  }
+
   /**
    * A double as Redis 7.2+ prints it (shortest text that reads back to the same value): {@code 1}, {@code 0.9},
    * {@code 1e-05}, {@code inf}, {@code -inf}, {@code nan}.
@@ -109,7 +121,7 @@ public final class RespEncoder {
     if (d == 0) {
       return (1 / d < 0) ? "-0" : "0";
     }
-    BigDecimal shortest = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    BigDecimal shortest = shortestDigits(d);
     int exponent = shortest.precision() - shortest.scale() - 1;
     if (exponent >= -5 && exponent < 21) {
       return shortest.toPlainString();

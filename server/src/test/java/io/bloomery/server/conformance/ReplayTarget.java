@@ -1,5 +1,7 @@
 package io.bloomery.server.conformance;
 
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -30,12 +32,9 @@ final class ReplayTarget implements AutoCloseable {
     this.dir = dir;
   }
 
-  static ReplayTarget open() throws Exception {
-    String named = System.getProperty(PROPERTY);
-    if (named == null || named.isBlank()) {
-      named = System.getenv(ENV);
-    }
-    if (named != null && !named.isBlank()) {
+  static ReplayTarget open() throws IOException {
+    String named = namedTarget();
+    if (named != null) {
       int colon = named.lastIndexOf(':');
       if (colon <= 0) {
         throw new IllegalArgumentException(PROPERTY + " must be host:port, found '" + named + "'");
@@ -47,40 +46,28 @@ final class ReplayTarget implements AutoCloseable {
     return startBloomery();
   }
 
-  /**
-   * Starts Bloomery in-process. Until branch {@code server} (which owns BloomeryServer) is merged,
-   * the entry point is looked up by name so that this harness compiles and runs against an external
-   * server; see {@link #bloomeryAvailable()}.
-   */
-  private static ReplayTarget startBloomery() throws Exception {
+  /** Starts Bloomery in this JVM: ephemeral ports, persistence off, a throwaway data directory. */
+  private static ReplayTarget startBloomery() throws IOException {
     Path dir = Files.createTempDirectory("bloomery-conformance");
-    Class<?> configClass = Class.forName("io.bloomery.server.ServerConfig");
-    Class<?> serverClass = Class.forName("io.bloomery.server.BloomeryServer");
-    Object config = configClass.getMethod("parse", String[].class).invoke(null, (Object) new String[] {
-        "--port", "0", "--bind", "127.0.0.1", "--appendonly", "no", "--http-port", "0",
-        "--dir", dir.toString()});
-    AutoCloseable server = (AutoCloseable) serverClass.getMethod("start", configClass).invoke(null, config);
-    int port = (int) serverClass.getMethod("port").invoke(server);
-    return new ReplayTarget(new InetSocketAddress("127.0.0.1", port),
-        "Bloomery in-process on 127.0.0.1:" + port, server, dir);
+    BloomeryServer server = BloomeryServer.start(ServerConfig.parse(
+        "--port", "0", "--bind", "127.0.0.1", "--appendonly", "no", "--http-port", "0", "--dir", dir.toString()));
+    return new ReplayTarget(new InetSocketAddress("127.0.0.1", server.port()),
+        "Bloomery in-process on 127.0.0.1:" + server.port(), server, dir);
   }
 
-  /** Whether a target can be had: one is named, or BloomeryServer is on the classpath. */
-  static boolean bloomeryAvailable() {
-    try {
-      Class.forName("io.bloomery.server.BloomeryServer");
-      return true;
-    } catch (ClassNotFoundException e) {
-      return false;
-    }
-  }
-
-  static boolean externalNamed() {
+  private static String namedTarget() {
     String named = System.getProperty(PROPERTY);
     if (named == null || named.isBlank()) {
       named = System.getenv(ENV);
     }
-    return named != null && !named.isBlank();
+    return named == null || named.isBlank() ? null : named.strip();
+  }
+
+  /** Closes {@code target} if there is one (an {@code @AfterAll} after a skipped {@code @BeforeAll}). */
+  static void closeIfOpen(ReplayTarget target) throws Exception {
+    if (target != null) {
+      target.close();
+    }
   }
 
   InetSocketAddress address() {
