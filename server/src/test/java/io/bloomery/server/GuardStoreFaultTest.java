@@ -96,6 +96,52 @@ class GuardStoreFaultTest {
     }
   }
 
+  @Test
+  void aSlowStoreAnswersStoredownWithinTheTimeoutAndTheAddLandsOnce() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    try (BloomeryServer server = GuardFixtures.server("--store", "slow=" + url, "--guard-timeout", "300");
+        Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
+      call(j, "GUARD.RESERVE", "s", "slow", "0.01", "1000");
+      call(j, "GUARD.RESERVE", "other", "slow", "0.01", "1000");
+      String table = "bloomery_seen_" + io.bloomery.server.command.guard.GuardSetsAccess.keyId("s");
+      String key = "s";
+      // another session holds the key's table locked for 3 s: the store is up but does not answer
+      Process locker = new ProcessBuilder("/usr/lib/postgresql/15/bin/psql", "-X", "-q", "-h", "127.0.0.1", "-p",
+          String.valueOf(PostgresCluster.shared().port()), "-U", "postgres", "-d",
+          url.substring(url.lastIndexOf('/') + 1, url.indexOf('?')), "-c",
+          "BEGIN; LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;")
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      try {
+        Thread.sleep(500);
+        String error = null;
+        try {
+          call(j, "GUARD.ADD", key, "during-lock");
+        } catch (JedisDataException e) {
+          error = e.getMessage();
+        }
+        assertThat(error).isEqualTo("STOREDOWN store 'slow' is unavailable: no answer within 300 ms (the outcome"
+            + " of an add is unknown; a retry is safe)");
+        assertThat(call(j, "PING")).isEqualTo("PONG".getBytes()); // the connection and server keep answering
+        assertThat(call(j, "GUARD.ADD", "other", "x")).isEqualTo(1L); // another key on the same store too
+      } finally {
+        assertThat(locker.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      }
+      // the first attempt commits once the lock is gone; a retry then answers 0, never a second 1
+      long answer = -1;
+      for (int i = 0; i < 50 && answer < 0; i++) {
+        try {
+          answer = (Long) call(j, "GUARD.ADD", key, "during-lock");
+        } catch (JedisDataException e) {
+          Thread.sleep(100);
+        }
+      }
+      assertThat(answer).isIn(0L, 1L);
+      assertThat(GuardFixtures.psql(url, "SELECT count(*) FROM " + table + " WHERE item = 'during-lock'::bytea")
+          .strip()).isEqualTo("1");
+      assertThat(call(j, "GUARD.ADD", key, "during-lock")).isEqualTo(0L);
+    }
+  }
+
   private static void add(Jedis j, String item, Map<String, Integer> news, List<String> storedown) {
     try {
       Object r = call(j, "GUARD.ADD", "k", item);
