@@ -66,7 +66,7 @@ class GuardWireBenchmark {
       String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%'")
           .strip();
       GuardFixtures.psql(url, "INSERT INTO " + table + " (digest, item) SELECT sha256(convert_to(url, 'UTF8')),"
-          + " convert_to(url, 'UTF8') FROM plain");
+          + " convert_to(url, 'UTF8') FROM plain; ANALYZE " + table); // both tables analyzed, as autovacuum would
       call(j, "GUARD.REBUILD", "crawl");
       GuardCommandsTest.server = server;
       GuardCommandsTest.awaitStreaming("crawl");
@@ -94,6 +94,26 @@ class GuardWireBenchmark {
       Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
       long made = (Long) after.get("store_lookups_made") - (Long) before.get("store_lookups_made");
       long avoided = (Long) after.get("store_lookups_avoided") - (Long) before.get("store_lookups_avoided");
+      // the same calls with every link new: no store query at all, only the server's own path
+      long t5 = System.nanoTime();
+      for (int b = 0; b < batches.size(); b++) {
+        List<String> args = new ArrayList<>(List.of("GUARD.MEXISTS", "crawl"));
+        for (int i = 0; i < 100; i++) {
+          args.add(newUrl("z", b * 100L + i));
+        }
+        call(j, args.toArray(String[]::new));
+      }
+      double allNewSeconds = (System.nanoTime() - t5) / 1e9;
+      long t6 = System.nanoTime();
+      call(j, "BF.RESERVE", "bf", "0.01", String.valueOf(ROWS * 4L));
+      for (int b = 0; b < batches.size(); b++) {
+        List<String> args = new ArrayList<>(List.of("BF.MEXISTS", "bf"));
+        args.addAll(batches.get(b));
+        call(j, args.toArray(String[]::new));
+      }
+      double bfSeconds = (System.nanoTime() - t6) / 1e9;
+      System.out.printf(Locale.ROOT, "BENCH (a') GUARD.MEXISTS all new (no store query) %.0f links/s;"
+          + " BF.MEXISTS (no guard, event loop) %.0f links/s%n", LINKS / allNewSeconds, LINKS / bfSeconds);
       long dupSql = 0;
       double sqlSeconds;
       try (Connection c = DriverManager.getConnection(url);
