@@ -65,6 +65,19 @@ public interface ExactStore extends AutoCloseable {
   boolean contains(byte[] item);
 
   /**
+   * {@link #contains(byte[])} of each item, in order; a store that can answers in one round trip.
+   *
+   * @throws StoreUnavailableException if the store cannot be read
+   */
+  default boolean[] containsAll(List<byte[]> items) {
+    boolean[] out = new boolean[items.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = contains(items.get(i));
+    }
+    return out;
+  }
+
+  /**
    * Inserts the item unless it is stored, atomically, and commits.
    *
    * @return {@code true} if this call inserted it, {@code false} if it was already stored
@@ -124,6 +137,17 @@ public interface ExactStore extends AutoCloseable {
    * @return the number of items streamed
    */
   long scanAfter(long watermark, ItemSink sink);
+
+  /**
+   * Streams the rows that other connections committed since the store last looked, where the
+   * store can tell exactly and cheaply ({@link SqliteStore#openFollowingOtherWriters}); a {@link
+   * Guard} calls it before answering a filter negative. The default sees none.
+   *
+   * @return the number of rows streamed
+   */
+  default long catchUp(ItemSink sink) {
+    return 0;
+  }
 
   /** Releases connections. */
   @Override

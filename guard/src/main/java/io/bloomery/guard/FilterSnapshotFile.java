@@ -23,19 +23,24 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset  size  field
  * 0       8     magic "BLMGUARD"
- * 8       1     version = 1
+ * 8       1     version = 2
  * 9       1     clean: 1 if written by an orderly close, 0 for a checkpoint of a running guard
  * 10      8     watermark: every store row at a position &lt;= watermark is in the filter
  * 18      8     generation
  * 26      8     built-at, epoch milliseconds
  * 34      8     configured expected insertions
  * 42      8     configured false-positive rate (IEEE-754 double)
- * 50      2     length L of the store identity
- * 52      L     store identity, UTF-8
- * 52+L    8     length F of the filter
- * 60+L    F     the filter in {@link FilterFormat} (its own envelope and CRC)
- * 60+L+F  4     CRC-32C of every preceding byte
+ * 50      8     replication LSN: every transaction of the followed replication stream that
+ *               ends at or before it is in the filter; 0 when the guard follows none
+ * 58      2     length L of the store identity
+ * 60      L     store identity, UTF-8
+ * 60+L    8     length F of the filter
+ * 68+L    F     the filter in {@link FilterFormat} (its own envelope and CRC)
+ * 68+L+F  4     CRC-32C of every preceding byte
  * </pre>
+ *
+ * <p>Version 1 (written before replication existed) is the same without the replication LSN and
+ * is still read, as LSN 0.
  *
  * <p>Written to a temporary file in the same directory, forced to disk, then atomically renamed over
  * the old snapshot, and the directory is forced: a crash leaves either the old or the new snapshot,
@@ -43,7 +48,7 @@ import java.util.zip.CRC32C;
  */
 final class FilterSnapshotFile {
   private static final byte[] MAGIC = "BLMGUARD".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
   private static final int MAX_IDENTITY_BYTES = 4096;
   private static final long MAX_FILE_BYTES = Integer.MAX_VALUE - 64;
 
@@ -55,7 +60,8 @@ final class FilterSnapshotFile {
       long expectedInsertions,
       double fpp,
       String storeIdentity,
-      BloomFilter filter) {}
+      BloomFilter filter,
+      long replicationLsn) {}
 
   private FilterSnapshotFile() {}
 
@@ -65,11 +71,12 @@ final class FilterSnapshotFile {
       throw new IllegalArgumentException("store identity longer than " + MAX_IDENTITY_BYTES);
     }
     byte[] filter = FilterFormat.toBytes(snapshot.filter());
-    ByteBuffer header = ByteBuffer.allocate(60 + identity.length).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer header = ByteBuffer.allocate(68 + identity.length).order(ByteOrder.LITTLE_ENDIAN);
     header.put(MAGIC).put((byte) VERSION).put((byte) (snapshot.clean() ? 1 : 0));
     header.putLong(snapshot.watermark()).putLong(snapshot.generation());
     header.putLong(snapshot.builtAt().toEpochMilli()).putLong(snapshot.expectedInsertions());
-    header.putDouble(snapshot.fpp()).putShort((short) identity.length).put(identity);
+    header.putDouble(snapshot.fpp()).putLong(snapshot.replicationLsn());
+    header.putShort((short) identity.length).put(identity);
     header.putLong(filter.length).flip();
     CRC32C crc = new CRC32C();
     crc.update(header.duplicate());
@@ -145,9 +152,13 @@ final class FilterSnapshotFile {
       throw new FilterFormatException("guard snapshot " + source + ": bad magic, not a guard snapshot");
     }
     int version = in.get();
-    if (version != VERSION) {
+    if (version != 1 && version != VERSION) {
       throw new FilterFormatException("guard snapshot " + source + ": version " + version
-          + ", this build reads version " + VERSION);
+          + ", this build reads versions 1 and " + VERSION);
+    }
+    if (version == VERSION && bytes.length < 72) {
+      throw new FilterFormatException("guard snapshot " + source + ": expected at least 72 bytes"
+          + " for version " + VERSION + ", found " + bytes.length);
     }
     boolean clean = in.get() == 1;
     long watermark = in.getLong();
@@ -155,6 +166,7 @@ final class FilterSnapshotFile {
     Instant builtAt = Instant.ofEpochMilli(in.getLong());
     long expected = in.getLong();
     double fpp = in.getDouble();
+    long replicationLsn = version == 1 ? 0 : in.getLong();
     int identityLength = Short.toUnsignedInt(in.getShort());
     if (identityLength > MAX_IDENTITY_BYTES || identityLength > in.remaining() - 12) {
       throw new FilterFormatException("guard snapshot " + source + ": identity length "
@@ -175,6 +187,6 @@ final class FilterSnapshotFile {
           + filter.getClass().getSimpleName() + ", the guard uses a classic BloomFilter");
     }
     return new Snapshot(clean, watermark, generation, builtAt, expected, fpp,
-        new String(identity, StandardCharsets.UTF_8), bloom);
+        new String(identity, StandardCharsets.UTF_8), bloom, replicationLsn);
   }
 }

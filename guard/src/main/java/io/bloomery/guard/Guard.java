@@ -5,6 +5,7 @@ import io.bloomery.filter.MembershipFilter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -61,6 +62,9 @@ import org.slf4j.LoggerFactory;
  * same store, {@link #lookup} may answer "absent" for their recent items until the next
  * {@link #rebuild()}. Such writes show up as {@link GuardStats#staleNegatives()} when this guard
  * later inserts the same item. A read-only source (someone else's table) is always rebuilt on open.
+ * Two followers close this gap: {@link Builder#replication} (PostgreSQL logical replication:
+ * foreign rows become "maybe" within a bounded, measured lag; see {@link LogicalReplication}) and
+ * {@link SqliteStore#openFollowingOtherWriters} (exact, before each negative).
  *
  * <p>Thread-safe (the filter itself is lock-free). Rebuilds are serialised; lookups and inserts
  * continue during a rebuild.
@@ -72,6 +76,9 @@ public final class Guard implements AutoCloseable {
   private final Path snapshotFile;
   private final long configuredExpected;
   private final double configuredFpp;
+  private final LogicalReplication replication;
+  private ReplicationFollower follower; // set once in recover(), before the guard is shared
+  private boolean followStream; // the follower streams (false: off, or the fallback)
 
   private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
   private final Object rebuildLock = new Object();
@@ -98,6 +105,7 @@ public final class Guard implements AutoCloseable {
     this.snapshotFile = builder.snapshotFile;
     this.configuredExpected = builder.expectedInsertions;
     this.configuredFpp = builder.fpp;
+    this.replication = builder.replication;
   }
 
   /** Starts configuring a guard in front of {@code store}; the guard closes the store on close. */
@@ -111,6 +119,7 @@ public final class Guard implements AutoCloseable {
     private long expectedInsertions = 1_000_000;
     private double fpp = 0.01;
     private Path snapshotFile;
+    private LogicalReplication replication;
 
     private Builder(ExactStore store) {
       this.store = store;
@@ -148,6 +157,22 @@ public final class Guard implements AutoCloseable {
     }
 
     /**
+     * Follows the store's table through PostgreSQL logical replication, so that rows written by
+     * any program become "maybe" within a bounded lag (see {@link LogicalReplication}); needs a
+     * {@link PostgresStore}. When logical replication is unavailable the guard says so in one log
+     * line and {@link GuardStats#replication()}, and falls back to through-the-guard writes plus
+     * scheduled rebuilds.
+     */
+    public Builder replication(LogicalReplication replication) {
+      if (!(store instanceof PostgresStore)) {
+        throw new IllegalArgumentException("logical replication needs a PostgresStore, not "
+            + store.identity());
+      }
+      this.replication = Objects.requireNonNull(replication, "replication");
+      return this;
+    }
+
+    /**
      * Builds or recovers the filter so that it contains every committed row, and returns the
      * guard. Logs how: {@code replayed N rows after watermark W} or {@code rebuilt from store: …}.
      *
@@ -160,8 +185,14 @@ public final class Guard implements AutoCloseable {
         if (guard.snapshotFile != null && !store.isReadOnly()) {
           guard.checkpoint(false); // from now on a crash is detectable as an unclean stop
         }
+        if (guard.followStream) {
+          guard.follower.start();
+        }
         return guard;
       } catch (RuntimeException e) {
+        if (guard.follower != null) {
+          guard.follower.stop();
+        }
         store.close();
         throw e;
       }
@@ -171,9 +202,101 @@ public final class Guard implements AutoCloseable {
   // ---------------------------------------------------------------- recovery and rebuild
 
   private void recover() {
+    if (replication != null) {
+      follower = new ReplicationFollower(replication, (PostgresStore) store,
+          snapshotFile != null && !store.isReadOnly());
+      try {
+        follower.prepare(new FollowerHost());
+        followStream = true;
+      } catch (ReplicationFollower.UnavailableException e) {
+        String reason = snapshotUnusableReason();
+        if (reason != null) {
+          buildAtOpen(reason);
+        }
+        follower.startFallback(e.getMessage());
+        return;
+      }
+    }
     String reason = snapshotUnusableReason();
     if (reason != null) {
-      buildAtOpen(reason);
+      if (followStream) {
+        try {
+          buildFromNewSlot(reason);
+        } catch (ReplicationFollower.UnavailableException e) {
+          followStream = false;
+          buildAtOpen(reason);
+          follower.startFallback(e.getMessage());
+        }
+      } else {
+        buildAtOpen(reason);
+      }
+    }
+  }
+
+  /** Builds from the snapshot a new replication slot exports: the stream starts where it ends. */
+  private void buildFromNewSlot(String reason) {
+    long expected = sizeFor(configuredExpected);
+    BloomFilter filter = BloomFilter.create(expected, configuredFpp);
+    long started = System.nanoTime();
+    long rows;
+    try {
+      rows = follower.createSlotAndScan(filter::add);
+    } catch (SQLException e) {
+      String state = e.getSQLState() == null ? "" : e.getSQLState();
+      if (state.startsWith("53") || state.startsWith("42") || state.startsWith("55")) {
+        // all slots in use, no privilege, slot held elsewhere: replication is not available here
+        throw new ReplicationFollower.UnavailableException("cannot create replication slot "
+            + follower.slotName() + ": " + ReplicationFollower.oneLine(e));
+      }
+      throw new StoreUnavailableException("guard " + store.identity() + ": cannot create"
+          + " replication slot " + follower.slotName() + " and read its snapshot: "
+          + ReplicationFollower.oneLine(e), e);
+    }
+    install(filter, 1, Instant.now(), "built from the snapshot of new replication slot "
+        + follower.slotName() + " at " + follower.consistentPoint() + ": " + reason);
+    LOG.info("guard {}: built from the snapshot of new replication slot {} at {}: {} ({} rows in"
+            + " {} ms; n={} p={} m={} k={})", store.identity(), follower.slotName(),
+        follower.consistentPoint(), reason, rows, millisSince(started), expected, configuredFpp,
+        filter.bitSize(), filter.hashCount());
+  }
+
+  /** Adds an item some other writer committed (seen in the replication stream). */
+  private void observe(byte[] item) {
+    gate.readLock().lock();
+    try {
+      current.add(item);
+      BloomFilter target = rebuildTarget;
+      if (target != null) {
+        target.add(item);
+      }
+    } finally {
+      gate.readLock().unlock();
+    }
+  }
+
+  private final class FollowerHost implements ReplicationFollower.Host {
+    @Override
+    public void add(byte[] item) {
+      observe(item);
+    }
+
+    @Override
+    public void checkpoint() {
+      if (!closed.get()) {
+        Guard.this.checkpoint(false);
+      }
+    }
+
+    @Override
+    public void rebuild() {
+      if (!closed.get()) {
+        Guard.this.rebuild();
+      }
+    }
+
+    @Override
+    public long filterItems() {
+      return current.insertedCount();
     }
   }
 
@@ -203,6 +326,12 @@ public final class Guard implements AutoCloseable {
     if (snapshot.expectedInsertions() != configuredExpected || snapshot.fpp() != configuredFpp) {
       return String.format(Locale.ROOT, "sizing changed from n=%d p=%s to n=%d p=%s",
           snapshot.expectedInsertions(), snapshot.fpp(), configuredExpected, configuredFpp);
+    }
+    if (followStream) {
+      String refusal = follower.resumeRefusal(snapshot.replicationLsn());
+      if (refusal != null) {
+        return refusal;
+      }
     }
     long storeWatermark = store.watermark();
     if (snapshot.watermark() > storeWatermark) {
@@ -332,10 +461,12 @@ public final class Guard implements AutoCloseable {
     gate.writeLock().lock();
     try {
       long watermark = store.watermark(); // no insert is in flight: every row <= W is in F
+      // Nor is a streamed add: every transaction ending at or before the LSN is in F.
+      long lsn = followStream ? follower.appliedLsn() : 0;
       BloomFilter filter = current;
       BloomFilter copy = filter.copy();
       snapshot = new FilterSnapshotFile.Snapshot(clean, watermark, generation, builtAt,
-          configuredExpected, configuredFpp, store.identity(), copy);
+          configuredExpected, configuredFpp, store.identity(), copy, lsn);
     } finally {
       gate.writeLock().unlock();
     }
@@ -343,6 +474,9 @@ public final class Guard implements AutoCloseable {
       FilterSnapshotFile.write(snapshotFile, snapshot);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("cannot write guard snapshot " + snapshotFile, e);
+    }
+    if (followStream) {
+      follower.confirm(snapshot.replicationLsn()); // the server may now recycle WAL before it
     }
     LOG.debug("guard {}: checkpoint at watermark {} ({})", store.identity(),
         snapshot.watermark(), clean ? "clean" : "running");
@@ -354,15 +488,30 @@ public final class Guard implements AutoCloseable {
    * The three-valued verdict for an item. A filter negative returns {@code {false, false, false}}
    * without touching the store; a "maybe" is confirmed by byte equality in the store.
    *
+   * <p>With {@link Builder#replication} the negatives are trusted only while the stream is known
+   * fresh ({@link ReplicationStatus#isStreaming()}); while it is catching up, reconnecting or
+   * resyncing a lost slot, a filter negative is confirmed in the store too and answered as a
+   * "maybe" that was checked ({@code {true, true, duplicate}}).
+   *
    * @throws StoreUnavailableException if a "maybe" could not be confirmed
    */
   public Verdict lookup(byte[] item) {
     Objects.requireNonNull(item, "item");
     requireOpen();
     BloomFilter filter = current;
-    if (!filter.mightContain(item)) {
-      storeLookupsAvoided.increment();
-      return Verdict.ABSENT;
+    if (!filter.mightContain(item)
+        && !(store.catchUp(this::observe) > 0 && current.mightContain(item))) {
+      if (!followStream || !follower.negativesNeedConfirmation()) {
+        storeLookupsAvoided.increment();
+        return Verdict.ABSENT;
+      }
+      boolean present = store.contains(item); // the stream may not have delivered it yet
+      storeLookupsMade.increment();
+      if (present) {
+        staleNegatives.increment();
+        observe(item);
+      }
+      return new Verdict(true, true, present);
     }
     boolean present = store.contains(item);
     storeLookupsMade.increment();
@@ -370,6 +519,62 @@ public final class Guard implements AutoCloseable {
       realizedFalsePositives.increment();
     }
     return new Verdict(true, true, present);
+  }
+
+  /**
+   * {@link #lookup(byte[])} of each item, in order, with the same verdicts and counters, but every
+   * "maybe" of the call is confirmed in one store round trip ({@link ExactStore#containsAll}).
+   *
+   * @throws StoreUnavailableException if the "maybe"s could not be confirmed
+   */
+  public List<Verdict> lookup(List<byte[]> items) {
+    requireOpen();
+    int n = items.size();
+    Verdict[] out = new Verdict[n];
+    boolean[] negative = new boolean[n];
+    BloomFilter filter = current;
+    boolean anyNegative = false;
+    for (int i = 0; i < n; i++) {
+      negative[i] = !filter.mightContain(Objects.requireNonNull(items.get(i), "items[" + i + "]"));
+      anyNegative |= negative[i];
+    }
+    if (anyNegative && store.catchUp(this::observe) > 0) {
+      BloomFilter now = current;
+      for (int i = 0; i < n; i++) {
+        negative[i] = negative[i] && !now.mightContain(items.get(i));
+      }
+    }
+    boolean confirmNegatives = followStream && follower.negativesNeedConfirmation();
+    List<Integer> ask = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (negative[i] && !confirmNegatives) {
+        storeLookupsAvoided.increment();
+        out[i] = Verdict.ABSENT;
+      } else {
+        ask.add(i);
+      }
+    }
+    if (!ask.isEmpty()) {
+      List<byte[]> asked = new java.util.ArrayList<>(ask.size());
+      for (int i : ask) {
+        asked.add(items.get(i));
+      }
+      boolean[] present = store.containsAll(asked);
+      for (int a = 0; a < present.length; a++) {
+        int i = ask.get(a);
+        storeLookupsMade.increment();
+        if (negative[i]) {
+          if (present[a]) { // the stream may not have delivered it yet
+            staleNegatives.increment();
+            observe(items.get(i));
+          }
+        } else if (!present[a]) {
+          realizedFalsePositives.increment();
+        }
+        out[i] = new Verdict(true, true, present[a]);
+      }
+    }
+    return List.of(out);
   }
 
   /** {@link #lookup(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
@@ -516,7 +721,19 @@ public final class Guard implements AutoCloseable {
         insertFailures.sum(), storeLookupsMade.sum(), storeLookupsAvoided.sum(),
         realizedFalsePositives.sum(), staleNegatives.sum(), filter.estimatedFpp(),
         filter.fillRatio(), filter.bitSize(), filter.hashCount(), filter.capacity(),
-        nearCapacityWarned.get(), rebuildTarget != null);
+        nearCapacityWarned.get(), rebuildTarget != null,
+        follower == null ? ReplicationStatus.OFF : follower.status());
+  }
+
+  /**
+   * Waits until every row committed in the followed table before this call is in the filter
+   * (a freshness fence sent now has come back through the replication stream).
+   *
+   * @return false if the guard follows no stream, the stream is unavailable, or the timeout passed
+   */
+  public boolean awaitFresh(Duration timeout) throws InterruptedException {
+    requireOpen();
+    return followStream && follower.awaitFresh(timeout.toMillis());
   }
 
   /** The store this guard confirms against. */
@@ -542,7 +759,24 @@ public final class Guard implements AutoCloseable {
       LOG.warn("guard {}: could not write the clean snapshot on close ({}); the next open will"
           + " replay or rebuild", store.identity(), Credentials.redact(String.valueOf(e.getMessage())));
     } finally {
+      if (follower != null) {
+        follower.stop(); // confirms the position the clean snapshot persisted; the slot stays
+      }
       store.close();
+    }
+  }
+
+  /**
+   * Closes the guard for good: {@link #close()}, then drops its replication slot (and the
+   * publication it created), so that the server retains no WAL for it. Without replication it is
+   * {@link #close()}.
+   *
+   * @throws StoreUnavailableException if the slot could not be dropped (it then still retains WAL)
+   */
+  public void closeAndDropSlot() {
+    close();
+    if (follower != null) {
+      follower.dropSlot();
     }
   }
 

@@ -45,6 +45,9 @@ import java.time.Instant;
  * @param capacity items the filter holds at its configured FPR
  * @param nearCapacity inserted items reached 80% of capacity (also logged once per generation)
  * @param rebuilding a rebuild is running (inserts are dual-written)
+ * @param replication how the guard follows writers it never saw: state, freshness lag in ms,
+ *     updates and deletes seen, whether a rebuild is advised ({@link ReplicationStatus#OFF} when
+ *     it follows no replication stream)
  */
 public record GuardStats(
     long generation,
@@ -62,7 +65,8 @@ public record GuardStats(
     int hashes,
     long capacity,
     boolean nearCapacity,
-    boolean rebuilding) {
+    boolean rebuilding,
+    ReplicationStatus replication) {
 
   /**
    * Realized false positives over all non-members seen (filter negatives that were not stale, plus

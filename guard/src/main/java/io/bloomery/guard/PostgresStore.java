@@ -231,6 +231,37 @@ public final class PostgresStore implements ExactStore {
     }
   }
 
+  /** One {@code SELECT item … WHERE digest = ANY(?)} for the guard's own table; item by item for a source. */
+  @Override
+  public boolean[] containsAll(List<byte[]> items) {
+    if (readOnly || items.size() <= 1) {
+      return ExactStore.super.containsAll(items);
+    }
+    byte[][] digests = new byte[items.size()][];
+    for (int i = 0; i < digests.length; i++) {
+      digests[i] = ItemDigest.of(Objects.requireNonNull(items.get(i), "item"));
+    }
+    java.util.Map<java.nio.ByteBuffer, byte[]> stored = new java.util.HashMap<>();
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT digest, item FROM " + table
+            + " WHERE digest = ANY(?)")) {
+      ps.setArray(1, c.createArrayOf("bytea", digests));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          stored.put(java.nio.ByteBuffer.wrap(rs.getBytes(1)), rs.getBytes(2));
+        }
+      }
+    } catch (SQLException e) {
+      throw unavailable("contains", e);
+    }
+    boolean[] out = new boolean[digests.length];
+    for (int i = 0; i < out.length; i++) {
+      byte[] s = stored.get(java.nio.ByteBuffer.wrap(digests[i]));
+      out[i] = s != null && ItemDigest.confirmSameBytes(s, items.get(i));
+    }
+    return out;
+  }
+
   private boolean containsReadOnly(Connection c, byte[] item) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT 1 FROM " + table + " WHERE " + column + " = ? LIMIT 1")) {
@@ -551,6 +582,23 @@ public final class PostgresStore implements ExactStore {
   @Override
   public void close() {
     pool.close();
+  }
+
+  /** The JDBC URL (with any credentials in it: never log it), for a replication follower. */
+  String jdbcUrl() {
+    return pool.getJdbcUrl();
+  }
+
+  String tableName() {
+    return table;
+  }
+
+  String columnName() {
+    return column;
+  }
+
+  boolean isTextColumn() {
+    return textColumn;
   }
 
   @Override

@@ -42,8 +42,9 @@ public final class SqliteStore implements ExactStore {
   private final String identity;
   private final Connection writer;
   private final ReentrantLock writerLock = new ReentrantLock();
+  private final SqliteCatchUp catchUp; // null unless opened following other writers
 
-  private SqliteStore(Path file, String table) {
+  private SqliteStore(Path file, String table, boolean followOtherWriters) {
     this.url = "jdbc:sqlite:" + file.toAbsolutePath();
     this.table = SqlNames.identifier(table, "table");
     this.identity = "sqlite:" + file.toAbsolutePath().normalize() + "#" + table;
@@ -61,6 +62,17 @@ public final class SqliteStore implements ExactStore {
       throw failure;
     }
     this.writer = connection;
+    SqliteCatchUp follower = null;
+    if (followOtherWriters) {
+      try {
+        follower = new SqliteCatchUp(connect(false), this.table);
+      } catch (SQLException e) {
+        StoreUnavailableException failure = unavailable("open " + identity, e);
+        closeQuietly(connection, failure);
+        throw failure;
+      }
+    }
+    this.catchUp = follower;
   }
 
   /** Opens (creating if needed) the store in {@code file}, table {@code bloomery_seen}. */
@@ -71,7 +83,31 @@ public final class SqliteStore implements ExactStore {
   /** Opens (creating if needed) the store in {@code file} using {@code table}. */
   public static SqliteStore open(Path file, String table) {
     Objects.requireNonNull(file, "file");
-    return new SqliteStore(file, table);
+    return new SqliteStore(file, table, false);
+  }
+
+  /**
+   * Opens the store so that a guard's negatives also know rows that other connections commit to
+   * the table (other processes, other programs writing {@code digest} and {@code item}): before a
+   * filter negative is answered, {@code PRAGMA data_version} tells whether anything was committed
+   * elsewhere, and if so the rows above the covered id are added first (see {@link
+   * SqliteCatchUp}). Costs one PRAGMA per filter negative.
+   */
+  public static SqliteStore openFollowingOtherWriters(Path file, String table) {
+    Objects.requireNonNull(file, "file");
+    return new SqliteStore(file, table, true);
+  }
+
+  @Override
+  public long catchUp(ItemSink sink) {
+    if (catchUp == null) {
+      return 0;
+    }
+    try {
+      return catchUp.catchUp(sink);
+    } catch (SQLException e) {
+      throw unavailable("catch up with other writers", e);
+    }
   }
 
   /**
@@ -216,6 +252,7 @@ public final class SqliteStore implements ExactStore {
   @Override
   public ScanResult scan(ItemSink sink) {
     try (Connection reader = connect(false)) {
+      long dataVersion = catchUp == null ? 0 : catchUp.dataVersion(); // before the snapshot
       reader.setAutoCommit(false); // one read transaction = one snapshot for both queries
       long watermark;
       try (Statement st = reader.createStatement();
@@ -225,6 +262,9 @@ public final class SqliteStore implements ExactStore {
       }
       long rows = stream(reader, "SELECT item FROM " + table + " WHERE id <= " + watermark, sink);
       reader.commit();
+      if (catchUp != null) {
+        catchUp.covered(watermark, dataVersion);
+      }
       return new ScanResult(rows, watermark);
     } catch (SQLException e) {
       throw unavailable("scan", e);
@@ -234,8 +274,23 @@ public final class SqliteStore implements ExactStore {
   @Override
   public long scanAfter(long watermark, ItemSink sink) {
     try (Connection reader = connect(false)) {
-      return stream(
-          reader, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
+      if (catchUp == null) {
+        return stream(reader,
+            "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
+      }
+      long dataVersion = catchUp.dataVersion(); // before the snapshot
+      reader.setAutoCommit(false);
+      long upTo;
+      try (Statement st = reader.createStatement();
+          ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM " + table)) {
+        rs.next();
+        upTo = rs.getLong(1);
+      }
+      long rows = stream(reader, "SELECT item FROM " + table + " WHERE id > " + watermark
+          + " AND id <= " + upTo + " ORDER BY id", sink);
+      reader.commit();
+      catchUp.covered(upTo, dataVersion);
+      return rows;
     } catch (SQLException e) {
       throw unavailable("scan after watermark " + watermark, e);
     }
@@ -260,6 +315,9 @@ public final class SqliteStore implements ExactStore {
   public void close() {
     writerLock.lock();
     try {
+      if (catchUp != null) {
+        catchUp.close();
+      }
       writer.close();
     } catch (SQLException e) {
       throw unavailable("close", e);

@@ -26,7 +26,7 @@ class FilterSnapshotFileTest {
     }
     Path file = directory.resolve("s.guard");
     FilterSnapshotFile.write(file, new FilterSnapshotFile.Snapshot(true, 300, 2,
-        Instant.ofEpochMilli(1_700_000_000_000L), 1_000, 0.01, "sqlite:/x.db#t", filter));
+        Instant.ofEpochMilli(1_700_000_000_000L), 1_000, 0.01, "sqlite:/x.db#t", filter, 0x16_B374_D848L));
     return Files.readAllBytes(file);
   }
 
@@ -38,6 +38,7 @@ class FilterSnapshotFileTest {
     assertThat(read.generation()).isEqualTo(2);
     assertThat(read.builtAt()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
     assertThat(read.storeIdentity()).isEqualTo("sqlite:/x.db#t");
+    assertThat(read.replicationLsn()).isEqualTo(0x16_B374_D848L);
     for (int i = 0; i < 300; i++) {
       assertThat(read.filter().mightContain("item-" + i)).isTrue();
     }
@@ -70,10 +71,10 @@ class FilterSnapshotFileTest {
   @Test
   void absurdLengthsWithAValidChecksumAreRefused() throws Exception {
     byte[] valid = validSnapshot();
-    int identityLengthOffset = 50;
+    int identityLengthOffset = 58;
     int identityLength = Short.toUnsignedInt(
         ByteBuffer.wrap(valid).order(ByteOrder.LITTLE_ENDIAN).getShort(identityLengthOffset));
-    int filterLengthOffset = 52 + identityLength;
+    int filterLengthOffset = 60 + identityLength;
     for (long absurd : new long[] {-1, Long.MAX_VALUE, Integer.MAX_VALUE, valid.length}) {
       byte[] hostile = valid.clone();
       ByteBuffer.wrap(hostile).order(ByteOrder.LITTLE_ENDIAN).putLong(filterLengthOffset, absurd);
@@ -92,6 +93,29 @@ class FilterSnapshotFileTest {
     resign(version);
     assertThatThrownBy(() -> FilterSnapshotFile.parse("v", version))
         .isInstanceOf(FilterFormatException.class).hasMessageContaining("version 9");
+  }
+
+  @Test
+  void versionOneWithoutAReplicationLsnIsStillRead() throws Exception {
+    byte[] v2 = validSnapshot();
+    byte[] v1 = new byte[v2.length - 8];
+    System.arraycopy(v2, 0, v1, 0, 50); // header up to the false-positive rate
+    System.arraycopy(v2, 58, v1, 50, v2.length - 58); // identity onwards, without the LSN
+    v1[8] = 1;
+    resign(v1);
+    FilterSnapshotFile.Snapshot read = FilterSnapshotFile.parse("v1", v1);
+    assertThat(read.replicationLsn()).isZero();
+    assertThat(read.watermark()).isEqualTo(300);
+    assertThat(read.storeIdentity()).isEqualTo("sqlite:/x.db#t");
+    assertThat(read.filter().mightContain("item-7")).isTrue();
+  }
+
+  @Test
+  void aVersionTwoHeaderTooShortForItsLsnIsRefused() throws Exception {
+    byte[] shortFile = Arrays.copyOf(validSnapshot(), 68);
+    resign(shortFile);
+    assertThatThrownBy(() -> FilterSnapshotFile.parse("s", shortFile))
+        .isInstanceOf(FilterFormatException.class).hasMessageContaining("at least 72 bytes");
   }
 
   private static void resign(byte[] bytes) {

@@ -42,9 +42,11 @@ public final class PostgresCluster implements AutoCloseable {
   private final int port;
   private final boolean asRoot;
   private final Thread cleanup;
+  private final String walLevel;
   private boolean closed;
 
-  private PostgresCluster() throws IOException, InterruptedException {
+  private PostgresCluster(String walLevel) throws IOException, InterruptedException {
+    this.walLevel = walLevel;
     asRoot = "root".equals(System.getProperty("user.name"));
     port = freePort();
     directory = Files.createTempDirectory("bloomery-pg-");
@@ -66,11 +68,19 @@ public final class PostgresCluster implements AutoCloseable {
     }
   }
 
-  /** A new cluster owned by the caller (for tests that stop and restart the server). */
+  /**
+   * A new cluster owned by the caller (for tests that stop and restart the server), with
+   * {@code wal_level=logical} so that a guard can follow its tables by logical replication.
+   */
   public static PostgresCluster startNew() {
+    return startNew("logical");
+  }
+
+  /** A new cluster with the given {@code wal_level} ({@code replica} to test the fallback). */
+  public static PostgresCluster startNew(String walLevel) {
     requireBinaries();
     try {
-      return new PostgresCluster();
+      return new PostgresCluster(walLevel);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start a throwaway PostgreSQL cluster: " + e, e);
     } catch (InterruptedException e) {
@@ -127,7 +137,8 @@ public final class PostgresCluster implements AutoCloseable {
       run(List.of(BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-t", "120",
           "-l", directory.resolve("server.log").toString(), "-o",
           "-p " + port + " -k " + sockets + " -c listen_addresses=127.0.0.1 -c fsync=off"
-              + " -c max_connections=200", "start"), true);
+              + " -c max_connections=200 -c wal_level=" + walLevel
+              + " -c max_replication_slots=20 -c max_wal_senders=20", "start"), true);
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException("pg_ctl start failed: " + e, e);
     }

@@ -1,6 +1,7 @@
 package io.bloomery.server;
 
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.Settings;
 import io.bloomery.server.keyspace.Keyspace;
@@ -60,10 +61,19 @@ public final class BloomeryServer implements AutoCloseable {
     Dispatcher dispatcher = new Dispatcher(context);
     Durability durability = openDurability(config, keyspace, dispatcher);
     context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
+    GuardSets guards = new GuardSets(config.stores(System.getenv()), config.guardTimeoutMillis(),
+        config.appendonly() ? config.dir() : null);
+    context.guards(guards);
     keyspace.suspendExpiry(false);
     try {
+      try {
+        guards.reopenListed();
+      } catch (RuntimeException e) {
+        throw new IOException(e.getMessage(), e);
+      }
       return listen(config, settings, keyspace, context, dispatcher, durability);
     } catch (IOException | RuntimeException e) {
+      guards.close();
       if (durability != null) {
         durability.close();
       }
@@ -188,6 +198,7 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
+    context.guards().close();
     if (durability != null) {
       try {
         durability.close();

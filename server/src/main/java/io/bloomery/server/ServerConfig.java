@@ -23,7 +23,10 @@ public final class ServerConfig {
   /** Every option name this server accepts. */
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
-      "proto-max-bulk-len", "save", "loglevel");
+      "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout");
+
+  /** Options that may be given several times (each adds a line: one declared store each). */
+  private static final List<String> REPEATABLE = List.of("store", "store-table");
 
   private final Map<String, String> values;
 
@@ -59,6 +62,9 @@ public final class ServerConfig {
     v.put("proto-max-bulk-len", "512mb");
     v.put("save", "");
     v.put("loglevel", "notice");
+    v.put("store", "");
+    v.put("store-table", "");
+    v.put("guard-timeout", "5000");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -126,7 +132,11 @@ public final class ServerConfig {
     if (!OPTIONS.contains(name)) {
       throw new IllegalArgumentException("unknown option " + where + " (known: " + String.join(", ", OPTIONS) + ")");
     }
-    v.put(name, value);
+    if (REPEATABLE.contains(name) && !v.get(name).isEmpty()) {
+      v.put(name, v.get(name) + "\n" + value);
+    } else {
+      v.put(name, value);
+    }
   }
 
   private void validate() {
@@ -141,6 +151,8 @@ public final class ServerConfig {
     maxclients();
     timeoutSeconds();
     outputBufferLimit();
+    guardTimeoutMillis();
+    stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
       throw new IllegalArgumentException("proto-max-bulk-len must be between 1mb and 512mb, not " + bulk);
@@ -270,6 +282,29 @@ public final class ServerConfig {
     return parseBytes(values.get("proto-max-bulk-len"));
   }
 
+  /** How long a GUARD command waits for its store before answering STOREDOWN (ms, 100 to 600000). */
+  public long guardTimeoutMillis() {
+    return number("guard-timeout", 100, 600_000);
+  }
+
+  /**
+   * The stores the operator declared ({@code store NAME=URL}, {@code store-table NAME=TABLE.COLUMN}), with
+   * credentials from {@code env} ({@code BLOOMERY_STORE_<NAME>_USER} / {@code _PASSWORD}).
+   */
+  public List<io.bloomery.server.command.guard.StoreDeclaration> stores(Map<String, String> env) {
+    return io.bloomery.server.command.guard.StoreDeclaration.parse(lines("store"), lines("store-table"), env);
+  }
+
+  private List<String> lines(String name) {
+    List<String> out = new ArrayList<>();
+    for (String s : values.get(name).split("\n")) {
+      if (!s.isBlank()) {
+        out.add(s.strip());
+      }
+    }
+    return out;
+  }
+
   public String save() {
     return values.get("save");
   }
@@ -296,6 +331,11 @@ public final class ServerConfig {
     if (!shown.get("requirepass").isEmpty()) {
       shown.put("requirepass", "(set)");
     }
+    List<String> redacted = new ArrayList<>();
+    for (io.bloomery.server.command.guard.StoreDeclaration d : stores(Map.of())) {
+      redacted.add(d.name() + "=" + d.redacted());
+    }
+    shown.put("store", String.join(" ", redacted));
     return shown.toString();
   }
 }

@@ -32,7 +32,7 @@ public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey,
     Reply run(Invocation inv);
   }
 
-  static Set<Flag> flags(Flag... flags) {
+  public static Set<Flag> flags(Flag... flags) {
     return flags.length == 0 ? EnumSet.noneOf(Flag.class) : EnumSet.of(flags[0], flags);
   }
 

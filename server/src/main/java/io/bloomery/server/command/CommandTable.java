@@ -10,7 +10,8 @@ import java.util.Map;
 public final class CommandTable {
   private final Map<String, CommandSpec> specs = new LinkedHashMap<>();
 
-  void add(CommandSpec spec) {
+  /** Registers a command (public for the command families in subpackages, e.g. GUARD.*). */
+  public void add(CommandSpec spec) {
     if (specs.putIfAbsent(spec.name(), spec) != null) {
       throw new IllegalStateException("command registered twice: " + spec.name());
     }

@@ -24,8 +24,16 @@ import org.slf4j.LoggerFactory;
 public final class Dispatcher implements CommandReplayer {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-  /** A command's reply and when it may be sent (after its journal records are durable). */
-  public record Outcome(Reply reply, CompletionStage<Void> durable) {}
+  /**
+   * A command's reply and when it may be sent (after its journal records are durable). A command that waits on an
+   * external store (GUARD.*) has no reply yet: {@code deferred} completes with it, off the event loop, and the
+   * connection writes it in order when it does.
+   */
+  public record Outcome(Reply reply, CompletionStage<Void> durable, CompletionStage<Reply> deferred) {
+    public Outcome(Reply reply, CompletionStage<Void> durable) {
+      this(reply, durable, null);
+    }
+  }
 
   private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
   private static final Set<String> TRANSACTION_CONTROL = Set.of("exec", "discard", "multi", "quit", "reset", "watch");
@@ -45,6 +53,7 @@ public final class Dispatcher implements CommandReplayer {
     ServerCommands.register(table);
     ExtensionCommands.register(table);
     KindCommands.register(table);
+    io.bloomery.server.command.guard.GuardCommands.register(table);
     table.add("multi", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Starts a transaction.", this::multi);
     table.add("exec", 1, CommandSpec.flags(CommandSpec.Flag.NOMULTI), 0, 0, 0,
@@ -107,12 +116,23 @@ public final class Dispatcher implements CommandReplayer {
       reply = Reply.error("ERR internal error: " + e.getClass().getSimpleName());
     }
     server.stats().commandsProcessed.increment();
+    CompletionStage<Reply> deferred = inv.deferred();
+    if (deferred != null && reply == null) {
+      return new Outcome(null, DONE, deferred.thenApply(r -> {
+        counted(spec.name(), r, start);
+        return r;
+      }));
+    }
+    counted(spec.name(), reply, start);
+    return new Outcome(reply, inv.journaled());
+  }
+
+  private void counted(String command, Reply reply, long start) {
     boolean isError = reply instanceof Reply.Error;
     if (isError) {
       server.stats().errorReplies.increment();
     }
-    server.observer().executed(spec.name(), System.nanoTime() - start, isError);
-    return new Outcome(reply, inv.journaled());
+    server.observer().executed(command, System.nanoTime() - start, isError);
   }
 
   private Outcome error(String text, String command, long start) {

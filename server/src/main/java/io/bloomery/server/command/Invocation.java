@@ -2,6 +2,7 @@ package io.bloomery.server.command;
 
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -19,6 +20,7 @@ public final class Invocation {
   private final Keyspace.Write outer;
   private final boolean replaying;
   private final List<Keyspace.Write> writes = new ArrayList<>(1);
+  private CompletionStage<Reply> deferred;
 
   Invocation(ClientState client, List<byte[]> argv, ServerContext server, Keyspace.Write outer, boolean replaying) {
     this.client = client;
@@ -120,6 +122,23 @@ public final class Invocation {
     if (!replaying) {
       w.journal(record);
     }
+  }
+
+  /**
+   * Answers later: the handler returns {@code null} and the connection writes {@code reply}'s value when it
+   * completes (in order with the connection's other replies). For commands that wait on an external store, so that
+   * no event-loop thread blocks; not allowed inside MULTI (such commands are NOMULTI) nor during replay.
+   */
+  public Reply defer(CompletionStage<Reply> reply) {
+    if (outer != null || replaying) {
+      throw new IllegalStateException("a deferred reply inside a transaction or replay");
+    }
+    this.deferred = reply;
+    return null;
+  }
+
+  CompletionStage<Reply> deferred() {
+    return deferred;
   }
 
   /** Completes when every journal record this command made is durable. */

@@ -17,6 +17,7 @@ public final class ServerContext {
   private final String runId;
   private volatile PersistenceControl persistence = PersistenceControl.DISABLED;
   private volatile CommandObserver observer = CommandObserver.NONE;
+  private volatile io.bloomery.server.command.guard.GuardSets guards = io.bloomery.server.command.guard.GuardSets.none();
   private volatile int tcpPort;
   private volatile String transport = "nio";
 
@@ -50,6 +51,15 @@ public final class ServerContext {
 
   public void persistence(PersistenceControl control) {
     this.persistence = control;
+  }
+
+  /** The guarded sets (GUARD.*) and the stores the operator declared. */
+  public io.bloomery.server.command.guard.GuardSets guards() {
+    return guards;
+  }
+
+  public void guards(io.bloomery.server.command.guard.GuardSets value) {
+    this.guards = value;
   }
 
   public CommandObserver observer() {

@@ -113,6 +113,22 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       RespRequest request = pending.poll();
       Dispatcher.Outcome outcome = dispatcher.execute(client, request.argv());
+      if (outcome.deferred() != null) {
+        // the reply comes from another thread (an external store); later commands wait behind it
+        waitingForJournal = true;
+        outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
+          waitingForJournal = false;
+          if (failure != null) {
+            LOG.error("deferred reply failed", failure);
+            write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
+          } else {
+            write(ctx, reply);
+          }
+          drain(ctx); // replies of commands behind it that answer at once
+          ctx.flush();
+        }));
+        return;
+      }
       if (outcome.durable() instanceof java.util.concurrent.CompletableFuture<Void> done && done.isDone()
           && !done.isCompletedExceptionally()) {
         write(ctx, outcome.reply());

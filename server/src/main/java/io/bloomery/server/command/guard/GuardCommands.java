@@ -1,0 +1,351 @@
+package io.bloomery.server.command.guard;
+
+import static io.bloomery.server.command.CommandSpec.Flag.DENYOOM;
+import static io.bloomery.server.command.CommandSpec.Flag.FAST;
+import static io.bloomery.server.command.CommandSpec.Flag.NOMULTI;
+import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
+import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
+import static io.bloomery.server.command.CommandSpec.flags;
+
+import io.bloomery.guard.DigestCollisionException;
+import io.bloomery.guard.Guard;
+import io.bloomery.guard.GuardStats;
+import io.bloomery.guard.ReadOnlyStoreException;
+import io.bloomery.guard.ReplicationStatus;
+import io.bloomery.guard.StoreUnavailableException;
+import io.bloomery.guard.Verdict;
+import io.bloomery.server.command.Args;
+import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.CommandSpec;
+import io.bloomery.server.command.CommandTable;
+import io.bloomery.server.command.Errors;
+import io.bloomery.server.command.Invocation;
+import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.resp.Reply;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The GUARD.* family: guarded sets on stores the operator declared (documented in docs/COMMANDS.md). Every store
+ * call runs on the store's threads and answers through {@link Invocation#defer}; a store that fails or does not
+ * answer in time answers {@code -STOREDOWN store 'NAME' is unavailable: ...}, never 0/1.
+ */
+public final class GuardCommands {
+  private static final Logger LOG = LoggerFactory.getLogger(GuardCommands.class);
+  private static final long MAX_CAPACITY = 10_000_000_000L;
+
+  private GuardCommands() {}
+
+  public static void register(CommandTable t) {
+    add(t, "guard.reserve", 5, flags(WRITE, DENYOOM, NOMULTI),
+        "Creates a guarded set on a declared store, its filter built from the store's rows.",
+        GuardCommands::reserve);
+    add(t, "guard.add", 3, flags(WRITE, DENYOOM, NOMULTI, FAST),
+        "Adds an item unless the store holds it: 1 new (committed now, exactly once), 0 duplicate.",
+        GuardCommands::add);
+    add(t, "guard.madd", -3, flags(WRITE, DENYOOM, NOMULTI),
+        "Adds items in one store transaction: 1 new or 0 duplicate per item.", GuardCommands::madd);
+    add(t, "guard.exists", 3, flags(READONLY, NOMULTI, FAST),
+        "The three-valued verdict for an item: maybe_present, exact_checked, duplicate.", GuardCommands::exists);
+    add(t, "guard.mexists", -3, flags(READONLY, NOMULTI),
+        "The three-valued verdict for each item.", GuardCommands::mexists);
+    add(t, "guard.rebuild", 2, flags(WRITE, NOMULTI),
+        "Rebuilds the filter from a consistent snapshot of the store while adds continue.", GuardCommands::rebuild);
+    add(t, "guard.info", 2, flags(READONLY, NOMULTI, FAST),
+        "Every figure of a guarded set: generation, lookups made and avoided, false positives, lag.",
+        GuardCommands::info);
+    add(t, "guard.drop", 2, flags(WRITE, NOMULTI),
+        "Drops a guarded set and its replication slot; the store's rows stay.", GuardCommands::drop);
+  }
+
+  private static void add(CommandTable t, String name, int arity, java.util.Set<CommandSpec.Flag> f,
+      String summary, CommandSpec.Handler h) {
+    t.add(new CommandSpec(name, arity, f, 1, 1, 1, "guard", summary, h));
+  }
+
+  // ------------------------------------------------------------------------------------------------ commands
+
+  private static Reply reserve(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    Key key = inv.key(1);
+    String storeName = inv.text(2);
+    StoreDeclaration store = sets.store(storeName);
+    if (store == null) {
+      throw new CommandException("ERR no store '" + clip(storeName) + "' is declared (the operator declares stores"
+          + " with --store NAME=URL; declared: " + String.join(", ", sets.storeNames()) + ")");
+    }
+    Double rate = Args.parseDouble(inv.arg(3));
+    if (rate == null) {
+      throw new CommandException("ERR bad error rate");
+    }
+    if (!(rate > 0 && rate < 1)) {
+      throw new CommandException("ERR (0 < error rate range < 1)");
+    }
+    Long capacity = Args.parseLong(inv.arg(4));
+    if (capacity == null) {
+      throw new CommandException("ERR bad capacity");
+    }
+    if (capacity <= 0 || capacity > MAX_CAPACITY) {
+      throw new CommandException("ERR (0 < capacity <= " + MAX_CAPACITY + ")");
+    }
+    double bytes = -capacity * Math.log(rate) / (Math.log(2) * Math.log(2)) / 8;
+    if (bytes > Runtime.getRuntime().maxMemory() / 2.0) {
+      throw new CommandException(Errors.OOM);
+    }
+    GuardedSet set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
+    if (!sets.claim(key, set)) {
+      throw new CommandException("ERR item exists");
+    }
+    return inv.defer(onStore(sets, store, () -> {
+      try {
+        set.built(sets.open(set));
+      } catch (RuntimeException e) {
+        sets.release(key, set);
+        throw e;
+      }
+      sets.saveManifest();
+      return Reply.OK;
+    }, 0));
+  }
+
+  private static Reply add(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = ready(sets, inv.key(1));
+    StoreDeclaration store = sets.store(set.storeName);
+    refuseReadOnly(store);
+    CompletableFuture<Reply> reply = set.add(set.guard(), inv.arg(2)).thenApply(isNew -> Reply.integer(isNew ? 1 : 0));
+    return inv.defer(answered(store, reply, sets.timeoutMillis()));
+  }
+
+  private static Reply madd(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = ready(sets, inv.key(1));
+    StoreDeclaration store = sets.store(set.storeName);
+    refuseReadOnly(store);
+    List<byte[]> items = inv.argv().subList(2, inv.argc());
+    Guard g = set.guard();
+    return inv.defer(onStore(sets, store, () -> {
+      boolean[] inserted = g.addIfAbsent(items);
+      List<Reply> out = new ArrayList<>(inserted.length);
+      for (boolean b : inserted) {
+        out.add(Reply.integer(b ? 1 : 0));
+      }
+      return Reply.array(out);
+    }, sets.timeoutMillis()));
+  }
+
+  private static Reply exists(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = ready(sets, inv.key(1));
+    int protocol = inv.client().protocol();
+    Guard g = set.guard();
+    byte[] item = inv.arg(2);
+    return inv.defer(onStore(sets, sets.store(set.storeName), () -> verdict(g.lookup(item), protocol),
+        sets.timeoutMillis()));
+  }
+
+  private static Reply mexists(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = ready(sets, inv.key(1));
+    int protocol = inv.client().protocol();
+    Guard g = set.guard();
+    List<byte[]> items = inv.argv().subList(2, inv.argc());
+    return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
+      List<Reply> out = new ArrayList<>(items.size());
+      for (Verdict v : GuardedSet.lookupAll(g, items)) {
+        out.add(verdict(v, protocol));
+      }
+      return Reply.array(out);
+    }, sets.timeoutMillis()));
+  }
+
+  private static Reply rebuild(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = ready(sets, inv.key(1));
+    Guard g = set.guard();
+    return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
+      g.rebuild();
+      return Reply.OK;
+    }, 0));
+  }
+
+  private static Reply drop(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    Key key = inv.key(1);
+    GuardedSet set = sets.get(key);
+    if (set == null) {
+      throw new CommandException(noSuchKey());
+    }
+    return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
+      sets.drop(key, set);
+      return Reply.OK;
+    }, 0));
+  }
+
+  private static Reply info(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    GuardedSet set = sets.get(inv.key(1));
+    if (set == null) {
+      throw new CommandException(noSuchKey());
+    }
+    StoreDeclaration store = sets.store(set.storeName);
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("store", store.name());
+    f.put("state", set.state());
+    f.put("error_rate", set.errorRate);
+    f.put("capacity", set.capacity);
+    Guard g = set.guard();
+    if (g == null) {
+      f.put("building_for_ms", System.currentTimeMillis() - set.reservedAtMillis);
+      return Reply.map(f);
+    }
+    GuardStats s = g.stats();
+    f.put("source", store.redact(g.store().identity()));
+    f.put("read_only", g.store().isReadOnly() ? 1L : 0L);
+    f.put("generation", s.generation());
+    f.put("built_at", s.builtAt() == null ? "" : s.builtAt().toString());
+    f.put("recovery", store.redact(s.recovery()));
+    f.put("items_since_rebuild", s.itemsSinceRebuild());
+    f.put("store_lookups_made", s.storeLookupsMade());
+    f.put("store_lookups_avoided", s.storeLookupsAvoided());
+    f.put("lookups_avoided_share", s.lookupsAvoidedShare());
+    f.put("realized_false_positives", s.realizedFalsePositives());
+    f.put("realized_false_positive_rate", s.realizedFalsePositiveRate());
+    f.put("model_false_positive_rate", s.modelFalsePositiveRate());
+    f.put("stale_negatives", s.staleNegatives());
+    f.put("insert_failures", s.insertFailures());
+    f.put("fill_ratio", s.fillRatio());
+    f.put("bits", s.bits());
+    f.put("hashes", (long) s.hashes());
+    f.put("filter_capacity", s.capacity());
+    f.put("near_capacity", s.nearCapacity() ? 1L : 0L);
+    f.put("rebuilding", s.rebuilding() ? 1L : 0L);
+    f.put("group_commits", set.groupCommits.sum());
+    f.put("group_commit_rows", set.groupCommitRows.sum());
+    ReplicationStatus r = s.replication();
+    f.put("replication_state", r.state());
+    f.put("replication_slot", r.slot());
+    f.put("replication_detail", store.redact(r.detail()));
+    f.put("freshness_lag_ms", r.freshnessLagMillis());
+    f.put("last_commit_lag_ms", r.lastCommitLagMillis());
+    f.put("max_commit_lag_ms", r.maxCommitLagMillis());
+    f.put("applied_lsn", r.appliedLsn());
+    f.put("confirmed_lsn", r.confirmedLsn());
+    f.put("replication_transactions", r.transactions());
+    f.put("replication_rows", r.rowsApplied());
+    f.put("replication_updates", r.updates());
+    f.put("replication_deletes", r.deletes());
+    f.put("replication_truncates", r.truncates());
+    f.put("replication_reconnects", r.reconnects());
+    f.put("replication_resyncs", r.resyncs());
+    f.put("rebuild_advised", r.rebuildAdvised() ? 1L : 0L);
+    return Reply.map(f);
+  }
+
+  // ------------------------------------------------------------------------------------------------ helpers
+
+  /** RESP3: a map {maybe_present, exact_checked, duplicate}; RESP2: an array of the three integers in that order. */
+  static Reply verdict(Verdict v, int protocol) {
+    Reply a = Reply.integer(v.maybePresent() ? 1 : 0);
+    Reply b = Reply.integer(v.exactChecked() ? 1 : 0);
+    Reply c = Reply.integer(v.duplicate() ? 1 : 0);
+    if (protocol >= 3) {
+      return new Reply.MapReply(List.of(new Reply.Simple("maybe_present"), a, new Reply.Simple("exact_checked"), b,
+          new Reply.Simple("duplicate"), c));
+    }
+    return Reply.arrayOf(a, b, c);
+  }
+
+  private static GuardedSet ready(GuardSets sets, Key key) {
+    GuardedSet set = sets.get(key);
+    if (set == null) {
+      throw new CommandException(noSuchKey());
+    }
+    if (set.guard() == null) {
+      if (set.state().startsWith("reopening (store")) {
+        throw new CommandException(storeDown(set.storeName, "the guarded key is waiting for its store to reopen"));
+      }
+      throw new CommandException("LOADING guarded key is being built from store '" + set.storeName + "' ("
+          + set.state() + "; see GUARD.INFO)");
+    }
+    return set;
+  }
+
+  private static void refuseReadOnly(StoreDeclaration store) {
+    if (store.readOnly()) {
+      throw new CommandException("ERR store '" + store.name() + "' is a read-only source (someone else's table):"
+          + " GUARD.ADD and GUARD.MADD are refused");
+    }
+  }
+
+  private static String noSuchKey() {
+    return "ERR no such guarded key (create it with GUARD.RESERVE key store error_rate capacity)";
+  }
+
+  static String storeDown(String store, String why) {
+    return "STOREDOWN store '" + store + "' is unavailable: " + why;
+  }
+
+  /** Runs {@code work} on the store's threads; {@code timeoutMillis} 0 waits as long as the work takes. */
+  private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
+      long timeoutMillis) {
+    CompletableFuture<Reply> f;
+    try {
+      f = CompletableFuture.supplyAsync(work, sets.io(store.name()));
+    } catch (RejectedExecutionException e) {
+      f = CompletableFuture.failedFuture(new StoreUnavailableException("the server is shutting down", e));
+    }
+    return answered(store, f, timeoutMillis);
+  }
+
+  /** Bounds {@code f} by the timeout and turns store failures into error replies naming the store. */
+  private static CompletableFuture<Reply> answered(StoreDeclaration store, CompletableFuture<Reply> f,
+      long timeoutMillis) {
+    CompletableFuture<Reply> bounded = timeoutMillis > 0 ? f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS) : f;
+    return bounded.exceptionally(e -> failure(store, e, timeoutMillis));
+  }
+
+  static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis) {
+    Throwable t = e;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof TimeoutException) {
+      return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis
+          + " ms (the outcome of an add is unknown; a retry is safe)"));
+    }
+    if (t instanceof StoreUnavailableException) {
+      return Reply.error(storeDown(store.name(), store.redact(GuardSets.oneLine(t))));
+    }
+    if (t instanceof ReadOnlyStoreException) {
+      return Reply.error("ERR store '" + store.name() + "' is a read-only source: adds are refused");
+    }
+    if (t instanceof DigestCollisionException) {
+      return Reply.error("ERR " + store.redact(GuardSets.oneLine(t)));
+    }
+    if (t instanceof IllegalStateException && "guard is closed".equals(t.getMessage())) {
+      return Reply.error("ERR the guarded key was dropped or the server is shutting down");
+    }
+    if (t instanceof IllegalArgumentException) {
+      return Reply.error("ERR store '" + store.name() + "': " + store.redact(GuardSets.oneLine(t)));
+    }
+    LOG.error("GUARD command on store '{}' failed: {}", store.name(), store.redact(String.valueOf(t)));
+    return Reply.error("ERR internal error: " + t.getClass().getSimpleName());
+  }
+
+  private static String clip(String s) {
+    String c = s.length() > 64 ? s.substring(0, 64) + "..." : s;
+    return c.replace('\r', ' ').replace('\n', ' ');
+  }
+}

@@ -1,0 +1,294 @@
+package io.bloomery.server.command.guard;
+
+import io.bloomery.guard.ExactStore;
+import io.bloomery.guard.Guard;
+import io.bloomery.guard.LogicalReplication;
+import io.bloomery.guard.PostgresStore;
+import io.bloomery.guard.SqliteStore;
+import io.bloomery.guard.StoreUnavailableException;
+import io.bloomery.server.keyspace.Key;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The guarded keys of a server and the stores the operator declared. Every store call runs on that store's own
+ * threads (never on a network event loop), so a store that is down or slow holds up only its own keys.
+ *
+ * <p>Persistence: with a directory, the reserved keys are listed in {@code guarded-keys.tsv} and each key's filter
+ * is checkpointed with its store watermark in {@code guard-<id>.snapshot}; on start every listed key is reopened
+ * (snapshot plus replay of the rows after its watermark, or a rebuild, as {@link Guard} does), retrying by itself
+ * while its store is down.
+ */
+public final class GuardSets implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GuardSets.class);
+  static final String MANIFEST = "guarded-keys.tsv";
+  private static final long REOPEN_RETRY_MILLIS = 2_000;
+
+  /** No stores declared: every GUARD.RESERVE is refused. */
+  public static GuardSets none() {
+    return new GuardSets(List.of(), 5_000, null);
+  }
+
+  private final Map<String, StoreDeclaration> stores = new LinkedHashMap<>();
+  private final Map<String, ExecutorService> io = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Key, GuardedSet> keys = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService retries;
+  private final long timeoutMillis;
+  private final Path dir;
+  private volatile boolean closed;
+
+  /**
+   * @param timeoutMillis how long GUARD.ADD/MADD/EXISTS/MEXISTS wait for their store before answering STOREDOWN
+   * @param dir where the key list and filter snapshots live, or {@code null} for none
+   */
+  public GuardSets(List<StoreDeclaration> declared, long timeoutMillis, Path dir) {
+    for (StoreDeclaration s : declared) {
+      stores.put(s.name(), s);
+    }
+    this.timeoutMillis = timeoutMillis;
+    this.dir = dir;
+    this.retries = Executors.newSingleThreadScheduledExecutor(daemon("guard-reopen"));
+  }
+
+  public long timeoutMillis() {
+    return timeoutMillis;
+  }
+
+  StoreDeclaration store(String name) {
+    return stores.get(name);
+  }
+
+  Iterable<String> storeNames() {
+    return stores.keySet();
+  }
+
+  GuardedSet get(Key key) {
+    return keys.get(key);
+  }
+
+  int size() {
+    return keys.size();
+  }
+
+  /** The store's threads: bounded, daemon, named after the store (never its URL). */
+  ExecutorService io(String store) {
+    return io.computeIfAbsent(store, s -> Executors.newFixedThreadPool(16, daemon("guard-store-" + s)));
+  }
+
+  /** Registers a key being built; {@code false} if it exists. */
+  boolean claim(Key key, GuardedSet set) {
+    return keys.putIfAbsent(key, set) == null;
+  }
+
+  void release(Key key, GuardedSet set) {
+    keys.remove(key, set);
+  }
+
+  /** Opens (builds or recovers) the guard of {@code set}; blocking, on a store thread. */
+  Guard open(GuardedSet set) {
+    StoreDeclaration s = stores.get(set.storeName);
+    String id = keyId(set.key);
+    ExactStore store;
+    if (s.sqlite()) {
+      Path file = Path.of(s.url().substring("sqlite:".length()));
+      String table = s.table() != null ? s.table() : "bloomery_seen_" + id;
+      store = SqliteStore.openFollowingOtherWriters(file, table);
+    } else if (s.readOnly()) {
+      store = PostgresStore.openReadOnly(s.url(), s.table(), s.column());
+    } else {
+      store = PostgresStore.open(s.url(), s.table() != null ? s.table() : "bloomery_seen_" + id);
+    }
+    Guard.Builder b = Guard.builder(store).expectedInsertions(set.capacity).fpp(set.errorRate);
+    if (dir != null) {
+      b.snapshotFile(dir.resolve("guard-" + id + ".snapshot"));
+    }
+    if (!s.sqlite()) {
+      b.replication(LogicalReplication.slot("bloomery_g" + id));
+    }
+    LOG.info("guarded key {} on store '{}': building its filter from the store's rows (n={} p={})",
+        Key.of(set.key), s.name(), set.capacity, set.errorRate);
+    Guard g = b.open();
+    LOG.info("guarded key {} on store '{}': ready, {}", Key.of(set.key), s.name(),
+        s.redact(g.stats().recovery()));
+    return g;
+  }
+
+  /** 16 hex digits of SHA-256(key): the key's table, slot and snapshot names. */
+  static String keyId(byte[] key) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key), 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Drops a key: closes its guard and its replication slot (no WAL kept for it); its rows stay in the store. */
+  void drop(Key key, GuardedSet set) {
+    keys.remove(key, set);
+    saveManifest();
+    Guard g = set.guard();
+    if (g != null) {
+      g.closeAndDropSlot();
+    }
+    if (dir != null) {
+      try {
+        Files.deleteIfExists(dir.resolve("guard-" + keyId(set.key) + ".snapshot"));
+      } catch (IOException e) {
+        LOG.warn("guarded key {}: cannot delete its snapshot: {}", key, e.getMessage());
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- persistence
+
+  /** Rewrites the list of reserved keys (atomic replace); a no-op without a directory. */
+  synchronized void saveManifest() {
+    if (dir == null) {
+      return;
+    }
+    StringBuilder sb = new StringBuilder("# guarded keys: hex(key) store error_rate capacity\n");
+    for (GuardedSet s : keys.values()) {
+      sb.append(HexFormat.of().formatHex(s.key)).append('\t').append(s.storeName).append('\t')
+          .append(Double.toString(s.errorRate)).append('\t').append(s.capacity).append('\n');
+    }
+    try {
+      Files.createDirectories(dir);
+      Path tmp = dir.resolve(MANIFEST + ".tmp");
+      Files.writeString(tmp, sb, StandardCharsets.UTF_8);
+      Files.move(tmp, dir.resolve(MANIFEST), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      LOG.error("cannot write {}: guarded keys reserved since the last write are not listed for a restart: {}",
+          dir.resolve(MANIFEST), e.getMessage());
+    }
+  }
+
+  /**
+   * Reopens the keys listed in the directory, each on its store's threads; a key whose store is down answers
+   * STOREDOWN and is retried every two seconds until it opens.
+   *
+   * @throws IllegalArgumentException if the list is malformed or names a store that is not declared
+   */
+  public void reopenListed() {
+    if (dir == null || !Files.exists(dir.resolve(MANIFEST))) {
+      return;
+    }
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(dir.resolve(MANIFEST), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read " + dir.resolve(MANIFEST) + ": " + e.getMessage());
+    }
+    List<GuardedSet> sets = new ArrayList<>();
+    int n = 0;
+    for (String line : lines) {
+      n++;
+      if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      String[] f = line.split("\t");
+      String where = dir.resolve(MANIFEST) + ":" + n;
+      if (f.length != 4) {
+        throw new IllegalArgumentException(where + ": expected 4 tab-separated fields");
+      }
+      if (!stores.containsKey(f[1])) {
+        throw new IllegalArgumentException(where + ": guarded key on store '" + f[1]
+            + "', which is not declared (--store " + f[1] + "=URL)");
+      }
+      try {
+        sets.add(new GuardedSet(HexFormat.of().parseHex(f[0]), f[1], Double.parseDouble(f[2]),
+            Long.parseLong(f[3]), io(f[1])));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(where + ": " + e.getMessage());
+      }
+    }
+    for (GuardedSet s : sets) {
+      keys.put(Key.of(s.key), s);
+      s.state("reopening");
+      reopen(s);
+    }
+  }
+
+  private void reopen(GuardedSet s) {
+    io(s.storeName).execute(() -> {
+      if (closed || keys.get(Key.of(s.key)) != s) {
+        return;
+      }
+      try {
+        s.built(open(s));
+      } catch (StoreUnavailableException e) {
+        s.state("reopening (store unavailable; retrying)");
+        LOG.warn("guarded key {}: store '{}' is unavailable, retrying in {} ms: {}", Key.of(s.key), s.storeName,
+            REOPEN_RETRY_MILLIS, stores.get(s.storeName).redact(oneLine(e)));
+        if (!closed) {
+          retries.schedule(() -> reopen(s), REOPEN_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+      } catch (RuntimeException e) {
+        s.state("failed: " + stores.get(s.storeName).redact(oneLine(e)));
+        LOG.error("guarded key {}: cannot reopen: {}", Key.of(s.key), stores.get(s.storeName).redact(oneLine(e)));
+      }
+    });
+  }
+
+  static String oneLine(Throwable e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return m.replace('\r', ' ').replace('\n', ' ');
+  }
+
+  /** Closes every guard (each writes its clean snapshot) and stops the store threads. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    retries.shutdownNow();
+    for (GuardedSet s : keys.values()) {
+      Guard g = s.guard();
+      if (g != null) {
+        try {
+          g.close();
+        } catch (RuntimeException e) {
+          LOG.warn("guarded key {}: close failed: {}", Key.of(s.key),
+              stores.get(s.storeName).redact(oneLine(e)));
+        }
+      }
+    }
+    for (ExecutorService e : io.values()) {
+      e.shutdownNow();
+    }
+  }
+
+  private static ThreadFactory daemon(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "%d stores, %d guarded keys", stores.size(), keys.size());
+  }
+}
