@@ -142,8 +142,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           } else {
             write(ctx, outcome.reply());
           }
+          drain(ctx); // replies of commands behind it that answer at once, flushed with it
           ctx.flush();
-          drain(ctx);
         }));
         return;
       }
