@@ -10,8 +10,9 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * What {@code bloomery top} reads from a running server in one round, over plain RESP: {@code INFO} for the server
- * figures, {@code SCAN} for the keys and each kind's {@code *.INFO} for the key figures.
+ * What {@code bloomery top} reads from a running server in one round, over plain RESP: {@code INFO everything} for
+ * the server figures and the calls of each command ({@code commandstats}), {@code SCAN} for the keys and each kind's
+ * {@code *.INFO} for the key figures.
  */
 final class ServerWatch {
   /** Keys read per round at most; the view says when there are more. */
@@ -24,12 +25,13 @@ final class ServerWatch {
     }
   }
 
-  /** One round. */
   /**
-   * One round. {@code ownCommands} is how many commands this round sent, so that rates can leave out the watcher's
-   * own traffic.
+   * One round. {@code ownCommands} is how many commands this round sent, and {@code ownCalls} how many of each, so
+   * that rates can leave out the watcher's own traffic; {@code calls} is each command's {@code calls} from
+   * {@code INFO commandstats} (empty if the server has no such section).
    */
-  record Round(long atNanos, long commandsProcessed, long clients, long keyCount, List<KeyRow> keys, long ownCommands) {}
+  record Round(long atNanos, long commandsProcessed, long clients, long keyCount, List<KeyRow> keys, long ownCommands,
+      Map<String, Long> calls, Map<String, Long> ownCalls) {}
 
   private final UnifiedJedis jedis;
 
@@ -39,16 +41,19 @@ final class ServerWatch {
 
   Round read() {
     long sent = 1;
-    Map<String, String> info = parseInfo(jedis.info());
+    Map<String, Long> own = new LinkedHashMap<>();
+    own.put("info", 1L);
+    Map<String, String> info = parseInfo(jedis.info("everything"));
     List<KeyRow> rows = new ArrayList<>();
     String cursor = ScanParams.SCAN_POINTER_START;
     do {
       ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(100));
       sent++;
+      own.merge("scan", 1L, Long::sum);
       for (String key : page.getResult()) {
         if (rows.size() < MAX_KEYS) {
           sent += 2;
-          KeyRow row = row(key);
+          KeyRow row = row(key, own);
           if (row != null) {
             rows.add(row);
           }
@@ -58,11 +63,12 @@ final class ServerWatch {
     } while (!cursor.equals(ScanParams.SCAN_POINTER_START) && rows.size() < MAX_KEYS);
     rows.sort((a, b) -> a.key().compareTo(b.key()));
     return new Round(System.nanoTime(), number(info, "total_commands_processed"), number(info, "connected_clients"),
-        keyCount(info.getOrDefault("db0", "")), rows, sent);
+        keyCount(info.getOrDefault("db0", "")), rows, sent, commandCalls(info), own);
   }
 
-  private KeyRow row(String key) {
+  private KeyRow row(String key, Map<String, Long> own) {
     String type = jedis.type(key);
+    own.merge("type", 1L, Long::sum);
     String kind;
     String infoCommand;
     switch (type) {
@@ -75,6 +81,7 @@ final class ServerWatch {
       case "none" -> { return null; } // deleted between SCAN and TYPE
       default -> { return new KeyRow(key, type, -1, -1, -1); }
     }
+    own.merge(infoCommand.toLowerCase(java.util.Locale.ROOT), 1L, Long::sum);
     Map<String, Long> fields;
     try {
       fields = pairs(jedis.sendCommand(() -> infoCommand.getBytes(StandardCharsets.US_ASCII), key));
@@ -116,6 +123,25 @@ final class ServerWatch {
       }
     }
     return fields;
+  }
+
+  /**
+   * Each command's {@code calls=N} from {@code INFO commandstats} lines ({@code cmdstat_<name>:calls=N,usec=...});
+   * lines it cannot read are left out.
+   */
+  static Map<String, Long> commandCalls(Map<String, String> info) {
+    Map<String, Long> calls = new LinkedHashMap<>();
+    info.forEach((name, value) -> {
+      if (name.startsWith("cmdstat_") && name.length() > 8 && value.startsWith("calls=")) {
+        int end = value.indexOf(',');
+        try {
+          calls.put(name.substring(8), Long.parseLong(value.substring(6, end < 0 ? value.length() : end)));
+        } catch (NumberFormatException e) {
+          // not a count: left out
+        }
+      }
+    });
+    return calls;
   }
 
   private static long number(Map<String, String> info, String name) {

@@ -29,7 +29,8 @@ import redis.clients.jedis.exceptions.JedisException;
     header = "Watch a running server's keys and commands per second, refreshed in place.",
     description = {
       "Reads the server over plain RESP (INFO, SCAN, TYPE and each kind's *.INFO) every",
-      "--interval seconds. On a terminal the view is redrawn in place; q or Ctrl-C quits.",
+      "--interval seconds. On a terminal the view is redrawn in place, with the busiest",
+      "commands' ops/s from INFO commandstats below the keys; q or Ctrl-C quits.",
       "When standard output is not a terminal it prints one line per round instead",
       "(time, keys, clients, ops/s, keys near capacity), like redis-cli --stat.",
       "Commands per second leave out top's own commands. The password comes from",
@@ -180,8 +181,39 @@ final class TopCommand implements Callable<Integer> {
           ServerWatch.MAX_KEYS));
     }
     lines.add("");
+    List<Map.Entry<String, Double>> busiest = commandRates(now, previous);
+    if (!busiest.isEmpty()) {
+      lines.add(String.format(Locale.ROOT, "%-24s %10s", "COMMAND", "OPS/S"));
+      for (Map.Entry<String, Double> command : busiest) {
+        lines.add(String.format(Locale.ROOT, "%-24s %10.1f", clip(command.getKey(), 24), command.getValue()));
+      }
+      lines.add("");
+    }
     lines.add("'!' marks keys at 80% of capacity or more.");
     return lines;
+  }
+
+  /** Commands shown per round at most, the busiest first. */
+  static final int MAX_COMMANDS = 8;
+
+  /**
+   * Each command's calls per second between two rounds from {@code INFO commandstats}, without top's own calls:
+   * those above zero, the busiest first (ties by name), at most {@link #MAX_COMMANDS}; empty for the first round.
+   */
+  static List<Map.Entry<String, Double>> commandRates(ServerWatch.Round now, ServerWatch.Round previous) {
+    if (previous == null) {
+      return List.of();
+    }
+    double seconds = Math.max(1e-3, (now.atNanos() - previous.atNanos()) / 1e9);
+    List<Map.Entry<String, Double>> rates = new java.util.ArrayList<>();
+    now.calls().forEach((command, calls) -> {
+      long delta = calls - previous.calls().getOrDefault(command, 0L) - previous.ownCalls().getOrDefault(command, 0L);
+      if (delta > 0) {
+        rates.add(Map.entry(command, delta / seconds));
+      }
+    });
+    rates.sort(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+    return rates.subList(0, Math.min(MAX_COMMANDS, rates.size()));
   }
 
   /** A key as one printable cell: control characters shown as '?', long names cut with '~'. */

@@ -67,6 +67,12 @@ class TopCommandTest {
       assertThat(view).anySatisfy(line -> assertThat(line).matches("urls +bloom +901 +1,000 +90%! +\\d+\\.\\d +\\S+"));
       assertThat(view).anySatisfy(line -> assertThat(line).matches("carts +cuckoo +1 +1,024 +0% .*"));
       assertThat(view).anySatisfy(line -> assertThat(line).matches("counts +cms +- +- +- +- +\\S+"));
+      int header = view.indexOf(String.format("%-24s %10s", "COMMAND", "OPS/S"));
+      assertThat(header).as("commands section in " + view).isPositive();
+      assertThat(view.get(header + 1)).matches("bf\\.add +\\d+\\.\\d");
+      assertThat(view.get(header + 2)).as("top's own INFO, SCAN, TYPE and *.INFO are left out").isEmpty();
+      assertThat(TopCommand.commandRates(second, first)).extracting(Map.Entry::getKey).containsExactly("bf.add");
+      assertThat(TopCommand.commandRates(first, null)).isEmpty();
     }
   }
 
@@ -84,6 +90,10 @@ class TopCommandTest {
     assertThat(ServerWatch.keyCount("keys=x")).isEqualTo(-1);
     assertThat(ServerWatch.keyCount("")).isZero();
     assertThat(ServerWatch.pairs("not a list")).isEmpty();
+    assertThat(ServerWatch.commandCalls(ServerWatch.parseInfo("# Commandstats\r\n"
+        + "cmdstat_bf.add:calls=7,usec=30,usec_per_call=4.29,rejected_calls=0,failed_calls=0\r\n"
+        + "cmdstat_x:calls=oops,usec=1\r\ncmdstat_:calls=3\r\ncmdstat_y:usec=1\r\ncmdstat_z:calls=2\r\n")))
+        .containsExactly(Map.entry("bf.add", 7L), Map.entry("z", 2L));
     assertThat(ServerWatch.pairs(List.of("Capacity".getBytes(), 5L, "odd".getBytes()))).containsExactly(Map.entry("Capacity", 5L));
   }
 

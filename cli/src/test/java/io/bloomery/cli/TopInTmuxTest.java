@@ -58,6 +58,26 @@ class TopInTmuxTest {
       j.bfMAdd("urls", more);
     }
     awaitScreen(s -> s.contains("95%!"));
+    // Steady traffic from another client: its command shows in the per-command section with a rate.
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread traffic = new Thread(() -> {
+      try (UnifiedJedis j = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", server.port())).build()) {
+        while (!stop.get()) {
+          j.cfExists("carts", "a");
+          Thread.sleep(5);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "top-test-traffic");
+    traffic.start();
+    try {
+      String busy = awaitScreen(s -> s.lines().anyMatch(l -> l.matches("cf\\.exists +\\d+\\.\\d *")));
+      assertThat(busy).contains("COMMAND", "OPS/S");
+    } finally {
+      stop.set(true);
+      traffic.join();
+    }
     tmux("send-keys", "-t", "top", "q");
     String after = awaitScreen(s -> s.contains("top exited with 0"));
     assertThat(after).as("the alternate screen is gone").doesNotContain("(q quits)");

@@ -159,6 +159,7 @@ public final class BloomeryServer implements AutoCloseable {
     s.protectedMode = config.protectedMode();
     s.outputBufferLimit = config.outputBufferLimit();
     s.save = config.save();
+    s.httpAuth = config.httpAuth();
     return s;
   }
 

@@ -17,13 +17,14 @@ import java.util.Map;
  * {@code -} as {@code _}), then {@code --name value} flags.
  *
  * <p>Defaults: bind 127.0.0.1, port 6380, dir ./data, appendonly yes, appendfsync everysec, http-port 9180,
- * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory. Port 0 means an ephemeral port.
+ * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory, http-auth both. Port 0 means an
+ * ephemeral port.
  */
 public final class ServerConfig {
   /** Every option name this server accepts. */
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
-      "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout");
+      "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout", "http-auth");
 
   /** Options that may be given several times (each adds a line: one declared store each). */
   private static final List<String> REPEATABLE = List.of("store", "store-table");
@@ -65,6 +66,7 @@ public final class ServerConfig {
     v.put("store", "");
     v.put("store-table", "");
     v.put("guard-timeout", "5000");
+    v.put("http-auth", "both");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -152,6 +154,7 @@ public final class ServerConfig {
     timeoutSeconds();
     outputBufferLimit();
     guardTimeoutMillis();
+    httpAuth();
     stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
@@ -303,6 +306,19 @@ public final class ServerConfig {
       }
     }
     return out;
+  }
+
+  /**
+   * Which HTTP credentials carry the password to the dashboard and {@code /metrics} when {@code requirepass} is
+   * set: {@code basic} (HTTP basic authentication), {@code token} ({@code Authorization: Bearer}) or {@code both}.
+   */
+  public String httpAuth() {
+    String s = values.get("http-auth").strip().toLowerCase(Locale.ROOT);
+    if (!List.of("basic", "token", "both").contains(s)) {
+      throw new IllegalArgumentException("http-auth must be basic, token or both, not '" + values.get("http-auth")
+          + "'");
+    }
+    return s;
   }
 
   public String save() {

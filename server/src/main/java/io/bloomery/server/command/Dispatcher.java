@@ -132,11 +132,14 @@ public final class Dispatcher implements CommandReplayer {
     if (isError) {
       server.stats().errorReplies.increment();
     }
-    server.observer().executed(command, System.nanoTime() - start, isError);
+    long nanos = System.nanoTime() - start;
+    server.stats().commands.executed(command, nanos, isError);
+    server.observer().executed(command, nanos, isError);
   }
 
   private Outcome error(String text, String command, long start) {
     server.stats().errorReplies.increment();
+    server.stats().commands.rejected(command);
     server.observer().executed(command, start == 0 ? 0 : System.nanoTime() - start, true);
     return new Outcome(Reply.error(text), DONE);
   }

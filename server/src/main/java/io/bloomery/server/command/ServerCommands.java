@@ -237,7 +237,11 @@ final class ServerCommands {
         }
         return Reply.OK;
       }
-      case "resetstat", "rewrite" -> {
+      case "resetstat" -> {
+        inv.server().stats().commands.reset();
+        return Reply.OK;
+      }
+      case "rewrite" -> {
         return Reply.OK;
       }
       default -> throw new CommandException(Errors.unknownSubcommand("config", inv.arg(1)));
@@ -309,8 +313,11 @@ final class ServerCommands {
     boolean all = wanted.isEmpty() || wanted.contains("all") || wanted.contains("everything")
         || wanted.contains("default");
     StringBuilder sb = new StringBuilder();
+    // as in Redis, commandstats is left out of plain INFO and INFO default, shown for all, everything or by name
+    boolean everything = wanted.contains("all") || wanted.contains("everything");
     for (Map.Entry<String, Map<String, String>> section : sections(inv).entrySet()) {
-      if (!all && !wanted.contains(section.getKey())) {
+      boolean named = wanted.contains(section.getKey());
+      if (!all && !named || section.getKey().equals("commandstats") && !everything && !named) {
         continue;
       }
       if (sb.length() > 0) {
@@ -375,6 +382,7 @@ final class ServerCommands {
     stats.put("protocol_error_disconnections", Long.toString(st.protocolErrorDisconnections.sum()));
     stats.put("oom_rejections", Long.toString(st.oomRejections.sum()));
     out.put("stats", stats);
+    out.put("commandstats", st.commands.infoFields());
     Map<String, String> replication = new LinkedHashMap<>();
     replication.put("role", "master");
     replication.put("connected_slaves", "0");

@@ -14,4 +14,6 @@ public final class ServerStats {
   public final LongAdder outputBufferDisconnections = new LongAdder();
   public final LongAdder protocolErrorDisconnections = new LongAdder();
   public final LongAdder oomRejections = new LongAdder();
+  /** Per-command calls, time, rejections and failures for INFO commandstats. */
+  public final CommandStats commands = new CommandStats();
 }

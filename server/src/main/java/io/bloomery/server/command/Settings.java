@@ -30,6 +30,8 @@ public final class Settings {
   public volatile String dir = "./data";
   public volatile long port = 6380;
   public volatile String bind = "127.0.0.1";
+  /** HTTP credentials the dashboard and {@code /metrics} accept: {@code basic}, {@code token} or {@code both}. */
+  public volatile String httpAuth = "both";
   /** Bytes a client's unsent replies may reach before it is disconnected. */
   public volatile long outputBufferLimit = 64L * 1024 * 1024;
 

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Values;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,8 +18,8 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The web dashboard on the server's HTTP port: {@code /} lists every key's health, {@code /key?name=K} shows one
- * key over time. Pages are plain HTML with server-side SVG charts; nothing is fetched from anywhere else.
+ * The web dashboard on the server's HTTP port: {@code /} lists every key's health and every guarded key's
+ * (GUARD.*), {@code /key?name=K} shows one key over time, {@code /guard?name=K} one guarded key's figures. Pages are plain HTML with server-side SVG charts; nothing is fetched from anywhere else.
  *
  * <p>With {@code requirepass} set, the dashboard and {@code /metrics} ask for the password ({@link HttpAuth});
  * {@code /health} stays open for load balancers and tells nothing about the keys beyond their number.
@@ -90,7 +91,18 @@ public final class Dashboard implements AutoCloseable {
       String path = exchange.getRequestURI().getPath();
       switch (path) {
         case "/" -> respond(exchange, 200, "text/html; charset=utf-8",
-            DashboardPages.overview(healthOfAll(context, HealthHistory.MAX_KEYS), history.rates(), context));
+            DashboardPages.overview(healthOfAll(context, HealthHistory.MAX_KEYS),
+                context.guards().health(HealthHistory.MAX_KEYS), history.rates(), context));
+        case "/guard" -> {
+          String name = queryParameter(exchange.getRequestURI().getRawQuery(), "name");
+          GuardedKeyHealth guarded = name == null ? null
+              : context.guards().health(Key.of(name.getBytes(StandardCharsets.UTF_8)));
+          if (guarded == null) {
+            respond(exchange, 404, "text/html; charset=utf-8", DashboardPages.notFound(name));
+          } else {
+            respond(exchange, 200, "text/html; charset=utf-8", DashboardPages.guarded(guarded));
+          }
+        }
         case "/key" -> {
           String name = queryParameter(exchange.getRequestURI().getRawQuery(), "name");
           KeyHealth health = name == null ? null : healthOf(context, Key.of(name.getBytes(StandardCharsets.UTF_8)));

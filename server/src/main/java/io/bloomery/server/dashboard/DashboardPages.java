@@ -1,6 +1,7 @@
 package io.bloomery.server.dashboard;
 
 import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.command.guard.GuardedKeyHealth;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -34,7 +35,8 @@ final class DashboardPages {
 
   private DashboardPages() {}
 
-  static String overview(List<KeyHealth> keys, List<HealthHistory.Rates> rates, ServerContext context) {
+  static String overview(List<KeyHealth> keys, List<GuardedKeyHealth> guarded, List<HealthHistory.Rates> rates,
+      ServerContext context) {
     StringBuilder html = head("Bloomery dashboard", true);
     html.append("<h1>Bloomery</h1><p class=\"muted\">")
         .append(field("keys", context.keyspace().size(), Html.count(context.keyspace().size()))).append(" keys, ")
@@ -54,6 +56,10 @@ final class DashboardPages {
     html.append("</tbody></table>");
     if (keys.isEmpty()) {
       html.append("<p class=\"muted\">No keys yet.</p>");
+    }
+    if (!guarded.isEmpty()) {
+      html.append("<h2>Guarded keys</h2>");
+      guardedTable(html, "guarded", guarded, true);
     }
     opsTable(html, rates);
     return html.append("</body></html>\n").toString();
@@ -80,6 +86,71 @@ final class DashboardPages {
         .append(" s; the last ").append(HealthHistory.CAPACITY).append(" samples are kept in memory.</p>");
     opsTable(html, rates);
     return html.append("</body></html>\n").toString();
+  }
+
+  /** One guarded key's page: every figure of {@link #guardedTable} and its sizing. */
+  static String guarded(GuardedKeyHealth key) {
+    StringBuilder html = head("Bloomery: " + key.key(), true);
+    html.append("<p><a href=\"/\">all keys</a></p><h1 data-key=\"").append(Html.escape(key.key())).append("\">")
+        .append(Html.escape(key.key())).append(" <span class=\"muted\">(guarded, store ")
+        .append(Html.escape(key.store())).append(")</span></h1>");
+    guardedTable(html, "guard-figures", List.of(key), false);
+    html.append("<table id=\"guard-sizing\"><thead><tr><th>target FPR</th><th>capacity</th><th>items since rebuild"
+        + "</th><th>fill ratio</th></tr></thead><tbody><tr>");
+    cell(html, "error_rate", key.errorRate(), Html.rate(key.errorRate()), "");
+    cell(html, "capacity", key.capacity(), Html.count(key.capacity()), "");
+    cell(html, "items_since_rebuild", key.itemsSinceRebuild(), Html.count(key.itemsSinceRebuild()), "");
+    cell(html, "fill_ratio", key.fillRatio(), Html.percent(key.fillRatio()), "");
+    html.append("</tr></tbody></table><p class=\"muted\">The realized rate counts the filter's \"maybe\" answers "
+        + "that the store did not hold, over every non-member seen; the model's rate is estimated from the filter's "
+        + "fill.</p>");
+    return html.append("</body></html>\n").toString();
+  }
+
+  /**
+   * Guarded keys' figures, one row each ({@code data-key}), as GUARD.INFO names them: generation, built at (and age),
+   * store lookups made and avoided, realized false positives and rate beside the model's, insert failures, freshness
+   * lag and replication state.
+   */
+  private static void guardedTable(StringBuilder html, String id, List<GuardedKeyHealth> keys, boolean links) {
+    html.append("<table id=\"").append(id).append("\"><thead><tr>").append(links ? "<th>key</th>" : "")
+        .append("<th class=\"text\">store</th><th class=\"text\">state</th><th>generation</th>"
+            + "<th>built (UTC)</th><th>age</th><th>store lookups made</th><th>store lookups avoided</th>"
+            + "<th>realized false positives</th><th>realized FPR</th><th>model FPR</th><th>insert failures</th>"
+            + "<th>freshness lag</th><th class=\"text\">replication</th></tr></thead><tbody>");
+    long now = System.currentTimeMillis();
+    for (GuardedKeyHealth key : keys) {
+      html.append("<tr data-key=\"").append(Html.escape(key.key())).append("\">");
+      if (links) {
+        html.append("<td><a href=\"/guard?name=").append(URLEncoder.encode(key.key(), StandardCharsets.UTF_8))
+            .append("\">").append(Html.escape(key.key())).append("</a></td>");
+      }
+      html.append("<td class=\"text\">").append(field("store", key.store(), key.store())).append("</td>");
+      boolean ready = key.built() && key.state().equals("ready");
+      cell(html, "state", key.state(), key.state(), ready ? "text" : "text warn");
+      cell(html, "generation", key.generation(), Html.count(key.generation()), "");
+      String builtAt = key.builtAt() == null ? "" : key.builtAt().toString();
+      cell(html, "built_at", builtAt, key.builtAt() == null ? "n/a" : SHORT_TIME.format(key.builtAt()), "");
+      long ageMillis = key.builtAt() == null ? -1 : Math.max(0, now - key.builtAt().toEpochMilli());
+      cell(html, "age_ms", ageMillis, ageMillis < 0 ? "n/a" : Html.duration(ageMillis), "");
+      cell(html, "store_lookups_made", key.storeLookupsMade(), Html.count(key.storeLookupsMade()), "");
+      cell(html, "store_lookups_avoided", key.storeLookupsAvoided(), Html.count(key.storeLookupsAvoided()), "");
+      cell(html, "realized_false_positives", key.realizedFalsePositives(), Html.count(key.realizedFalsePositives()),
+          "");
+      boolean above = key.realizedFalsePositiveRate() > Math.max(key.errorRate(), key.modelFalsePositiveRate());
+      cell(html, "realized_false_positive_rate", key.realizedFalsePositiveRate(),
+          Html.rate(key.realizedFalsePositiveRate()), above ? "warn" : "");
+      cell(html, "model_false_positive_rate", key.modelFalsePositiveRate(), Html.rate(key.modelFalsePositiveRate()),
+          "");
+      cell(html, "insert_failures", key.insertFailures(), Html.count(key.insertFailures()),
+          key.insertFailures() > 0 ? "over" : "");
+      cell(html, "freshness_lag_ms", key.freshnessLagMillis(),
+          key.freshnessLagMillis() < 0 ? "n/a" : Html.duration(key.freshnessLagMillis()), "");
+      cell(html, "replication_state", key.replicationState(), key.replicationState().isEmpty() ? "n/a"
+          : key.replicationState(), "text");
+      html.append("</tr>");
+    }
+    html.append("</tbody></table>");
   }
 
   static String notFound(String name) {

@@ -43,6 +43,27 @@ final class Html {
     return Double.isNaN(share) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", share * 100);
   }
 
+  /** A duration in milliseconds as "850 ms", "12.3 s", "4.0 min", "2.5 h" or "3.1 d"; "n/a" when negative. */
+  static String duration(long millis) {
+    if (millis < 0) {
+      return "n/a";
+    }
+    if (millis < 1000) {
+      return millis + " ms";
+    }
+    double seconds = millis / 1000.0;
+    if (seconds < 60) {
+      return String.format(Locale.ROOT, "%.1f s", seconds);
+    }
+    if (seconds < 3600) {
+      return String.format(Locale.ROOT, "%.1f min", seconds / 60);
+    }
+    if (seconds < 86400) {
+      return String.format(Locale.ROOT, "%.1f h", seconds / 3600);
+    }
+    return String.format(Locale.ROOT, "%.1f d", seconds / 86400);
+  }
+
   static String number(double value) {
     if (value == Math.rint(value) && Math.abs(value) < 1e15) {
       return String.format(Locale.ROOT, "%,d", (long) value);

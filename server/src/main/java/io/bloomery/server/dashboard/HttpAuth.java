@@ -11,8 +11,11 @@ import java.util.Base64;
 /**
  * The HTTP side of {@code requirepass}: a request passes with HTTP basic authentication whose password is the
  * server's password (any user name, as {@code AUTH password} needs none), or with {@code Authorization: Bearer
- * <password>} for scrapers that send a token. Without a password every request passes. The password is read per
- * request, so {@code CONFIG SET requirepass} applies at once; it is compared in constant time.
+ * <password>} for scrapers that send a token. {@code --http-auth} narrows that to {@code basic} or {@code token}
+ * (default {@code both}); a request with the other scheme is refused as if it carried no password. Without a
+ * password every request passes. The password is read per request, so {@code CONFIG SET requirepass} applies at
+ * once; it is compared in constant time. The 401 challenge names the scheme that is accepted ({@code Basic} unless
+ * only tokens are, so that browsers still prompt).
  */
 final class HttpAuth extends Authenticator {
   static final String REALM = "bloomery";
@@ -29,17 +32,27 @@ final class HttpAuth extends Authenticator {
     if (password == null || password.isEmpty()) {
       return new Success(new HttpPrincipal("default", REALM));
     }
-    String offered = offeredPassword(exchange.getRequestHeaders().getFirst("Authorization"));
+    String mode = settings.httpAuth;
+    String offered = offeredPassword(exchange.getRequestHeaders().getFirst("Authorization"), mode);
     if (offered != null && MessageDigest.isEqual(offered.getBytes(StandardCharsets.UTF_8),
         password.getBytes(StandardCharsets.UTF_8))) {
       return new Success(new HttpPrincipal("default", REALM));
     }
-    exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"" + REALM + "\", charset=\"UTF-8\"");
+    exchange.getResponseHeaders().set("WWW-Authenticate", "token".equals(mode) ? "Bearer realm=\"" + REALM + "\""
+        : "Basic realm=\"" + REALM + "\", charset=\"UTF-8\"");
     return new Retry(401);
   }
 
   /** The password in a Basic or Bearer {@code Authorization} header; {@code null} if none or malformed. */
   static String offeredPassword(String header) {
+    return offeredPassword(header, "both");
+  }
+
+  /**
+   * The password in an {@code Authorization} header whose scheme {@code mode} ({@code basic}, {@code token} or
+   * {@code both}) accepts; {@code null} if none, malformed or of a scheme not accepted.
+   */
+  static String offeredPassword(String header, String mode) {
     if (header == null) {
       return null;
     }
@@ -51,9 +64,9 @@ final class HttpAuth extends Authenticator {
     String scheme = trimmed.substring(0, space);
     String credentials = trimmed.substring(space + 1).trim();
     if (scheme.equalsIgnoreCase("Bearer")) {
-      return credentials;
+      return "basic".equals(mode) ? null : credentials;
     }
-    if (!scheme.equalsIgnoreCase("Basic")) {
+    if (!scheme.equalsIgnoreCase("Basic") || "token".equals(mode)) {
       return null;
     }
     byte[] decoded;

@@ -188,6 +188,51 @@ class DashboardTest {
   }
 
   @Test
+  void httpAuthChoosesWhichCredentialsCarryThePassword() throws Exception {
+    for (String mode : List.of("basic", "token", "both")) {
+      try (BloomeryServer server = start("--requirepass", "s3cret", "--http-auth", mode)) {
+        int port = server.httpPort();
+        int basicStatus = "token".equals(mode) ? 401 : 200;
+        int tokenStatus = "basic".equals(mode) ? 401 : 200;
+        for (String path : List.of("/", "/metrics")) {
+          assertThat(get(port, path, null).statusCode()).as(mode + " " + path).isEqualTo(401);
+          assertThat(get(port, path, basic("default", "s3cret")).statusCode()).as(mode + " basic " + path)
+              .isEqualTo(basicStatus);
+          assertThat(get(port, path, "Bearer s3cret").statusCode()).as(mode + " token " + path)
+              .isEqualTo(tokenStatus);
+          assertThat(get(port, path, basic("default", "wrong")).statusCode()).as(mode + " " + path).isEqualTo(401);
+          assertThat(get(port, path, "Bearer wrong").statusCode()).as(mode + " " + path).isEqualTo(401);
+        }
+        assertThat(get(port, "/", null).headers().firstValue("WWW-Authenticate"))
+            .hasValueSatisfying(v -> assertThat(v).startsWith("token".equals(mode) ? "Bearer realm=" : "Basic realm="));
+        assertThat(get(port, "/health", null).statusCode()).as(mode + " /health").isEqualTo(200);
+      }
+    }
+  }
+
+  @Test
+  void httpAuthComesFromTheConfigFileTheEnvironmentOrAFlag_andABadValueIsOneLine() throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("bloomery", ".conf");
+    try {
+      java.nio.file.Files.writeString(file, "# dashboard\nhttp-auth token\n");
+      assertThat(ServerConfig.parse(Map.of()).httpAuth()).isEqualTo("both");
+      assertThat(ServerConfig.parse(Map.of(), file.toString()).httpAuth()).isEqualTo("token");
+      assertThat(ServerConfig.parse(Map.of("BLOOMERY_HTTP_AUTH", "basic"), file.toString()).httpAuth())
+          .isEqualTo("basic");
+      assertThat(ServerConfig.parse(Map.of("BLOOMERY_HTTP_AUTH", "basic"), file.toString(), "--http-auth", "BOTH")
+          .httpAuth()).isEqualTo("both");
+      for (String bad : List.of("digest", "", "basic,token", "bearer")) {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+            .isThrownBy(() -> ServerConfig.parse(Map.of(), "--http-auth", bad))
+            .withMessageStartingWith("http-auth must be basic, token or both, not '")
+            .satisfies(e -> assertThat(e.getMessage().lines()).hasSize(1));
+      }
+    } finally {
+      java.nio.file.Files.delete(file);
+    }
+  }
+
+  @Test
   void keyNamesAreEscaped() throws Exception {
     try (BloomeryServer server = start(); UnifiedJedis j = jedis(server, null)) {
       String hostile = "<script>alert(1)</script>&\"'";

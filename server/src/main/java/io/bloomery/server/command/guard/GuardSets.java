@@ -90,6 +90,22 @@ public final class GuardSets implements AutoCloseable {
     return keys.size();
   }
 
+  /** Every guarded key's figures (at most {@code limit}), sorted by key; for the dashboard. */
+  public List<GuardedKeyHealth> health(int limit) {
+    List<GuardedKeyHealth> all = new ArrayList<>();
+    for (GuardedSet set : keys.values()) {
+      all.add(GuardedKeyHealth.of(set, stores.get(set.storeName)));
+    }
+    all.sort(java.util.Comparator.comparing(GuardedKeyHealth::key));
+    return all.subList(0, Math.min(limit, all.size()));
+  }
+
+  /** One guarded key's figures, {@code null} if there is no such guarded key. */
+  public GuardedKeyHealth health(Key key) {
+    GuardedSet set = keys.get(key);
+    return set == null ? null : GuardedKeyHealth.of(set, stores.get(set.storeName));
+  }
+
   /** The store's threads: bounded, daemon, named after the store (never its URL). */
   ExecutorService io(String store) {
     return io.computeIfAbsent(store, s -> Executors.newFixedThreadPool(16, daemon("guard-store-" + s)));
