@@ -34,6 +34,26 @@ final class Recovery {
 
   private Recovery() {}
 
+  /** A log line every few seconds while a long load runs, so an operator sees a large snapshot advance. */
+  private static final class LoadProgress {
+    private static final long EVERY_NANOS = 5_000_000_000L;
+    private final String message;
+    private long count;
+    private long next = System.nanoTime() + EVERY_NANOS;
+
+    LoadProgress(String message) {
+      this.message = message;
+    }
+
+    void step() {
+      count++;
+      if (System.nanoTime() - next >= 0) {
+        next = System.nanoTime() + EVERY_NANOS;
+        LOG.info(message, count);
+      }
+    }
+  }
+
   static Result run(Path dir, KeyLoader loader, CommandReplayer replayer) throws IOException {
     Manifest manifest = Manifest.read(dir);
     TreeMap<Long, Path> segments = DataDirectory.segments(dir);
@@ -57,7 +77,13 @@ final class Recovery {
         throw new PersistenceCorruptionException(dir.resolve(DataDirectory.MANIFEST), 0,
             "names snapshot " + manifest.snapshot() + ", which does not exist");
       }
-      SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, loader);
+      long size = Files.size(snapshot);
+      LOG.info("loading {} ({} bytes)", manifest.snapshot(), size);
+      LoadProgress progress = new LoadProgress("loading " + manifest.snapshot() + ": {} keys so far");
+      SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, (key, value, expireAtMillis) -> {
+        loader.load(key, value, expireAtMillis);
+        progress.step();
+      });
       if (summary.firstSegment() != manifest.firstSegment()) {
         throw new PersistenceCorruptionException(snapshot, 16, "snapshot was cut before segment " + summary.firstSegment()
             + ", the manifest says " + manifest.firstSegment());
@@ -81,9 +107,13 @@ final class Recovery {
     long trimmed = 0;
     long older = 0;
     long last = live.isEmpty() ? -1 : segments.lastKey();
+    LoadProgress replayed = new LoadProgress("replaying the journal: {} records so far");
     for (Map.Entry<Long, Path> segment : live.entrySet()) {
       Path file = segment.getValue();
-      JournalFormat.Scan scan = JournalFormat.scan(file, segment.getKey(), (offset, argv) -> replay(replayer, file, offset, argv));
+      JournalFormat.Scan scan = JournalFormat.scan(file, segment.getKey(), (offset, argv) -> {
+        replay(replayer, file, offset, argv);
+        replayed.step();
+      });
       records += scan.records();
       if (!scan.clean()) {
         JournalFormat.Damage damage = scan.damage();
