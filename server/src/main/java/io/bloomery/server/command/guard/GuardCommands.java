@@ -21,6 +21,7 @@ import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,8 +105,16 @@ public final class GuardCommands {
       throw new CommandException(Errors.OOM);
     }
     GuardedSet set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
-    if (!sets.claim(key, set)) {
+    if (sets.isGuarded(key)) {
       throw new CommandException("ERR item exists");
+    }
+    try (Keyspace.Write w = inv.write(key)) { // under the name's write lock: a plain key cannot take it meanwhile
+      if (w.get(key) != null) {
+        throw new CommandException("ERR item exists (a key of another type has this name)");
+      }
+      if (!sets.claim(key, set)) {
+        throw new CommandException("ERR item exists");
+      }
     }
     return inv.defer(onStore(sets, store, () -> {
       try {
