@@ -264,6 +264,48 @@ class GuardCommandsTest {
   }
 
   @Test
+  void guardedKeysAreKeysForTypeExistsKeysScanAndRefuseOtherWrites() {
+    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+      long before = j.dbSize();
+      assertThat(call(j, "GUARD.RESERVE", "fc:g", "lite", "0.01", "1000")).isEqualTo("OK".getBytes());
+      assertThat(call(j, "BF.ADD", "fc:s", "v")).isEqualTo(1L); // a plain Bloom key beside it
+      assertThat(j.dbSize()).isEqualTo(before + 2);
+      assertThat(j.type("fc:g")).isEqualTo("guard");
+      assertThat(j.exists("fc:g", "fc:s", "fc:none")).isEqualTo(2L);
+      assertThat(j.keys("fc:*")).containsExactlyInAnyOrder("fc:g", "fc:s");
+      java.util.Set<String> scanned = new java.util.HashSet<>();
+      String cursor = "0";
+      do {
+        redis.clients.jedis.resps.ScanResult<String> r = j.scan(cursor,
+            new redis.clients.jedis.params.ScanParams().match("fc:*").count(3));
+        scanned.addAll(r.getResult());
+        cursor = r.getCursor();
+      } while (!cursor.equals("0"));
+      assertThat(scanned).containsExactlyInAnyOrder("fc:g", "fc:s");
+      assertThat(j.scan("0", new redis.clients.jedis.params.ScanParams().match("fc:*").count(1000), "guard")
+          .getResult()).containsExactly("fc:g");
+      String wrongType = "WRONGTYPE Operation against a guarded key (only GUARD.* commands apply; remove it with"
+          + " GUARD.DROP)";
+      // DEL/UNLINK of a guarded key are refused whole (the plain key beside it stays), as are other writes
+      assertThatThrownBy(() -> j.del("fc:s", "fc:g")).hasMessage(wrongType);
+      assertThatThrownBy(() -> j.unlink("fc:g")).hasMessage(wrongType);
+      assertThatThrownBy(() -> j.rename("fc:s", "fc:g")).hasMessage(wrongType);
+      assertThatThrownBy(() -> call(j, "BF.ADD", "fc:g", "x")).hasMessage(wrongType);
+      assertThat(call(j, "BF.EXISTS", "fc:s", "v")).isEqualTo(1L);
+      assertThat(call(j, "GUARD.ADD", "fc:g", "still-works")).isEqualTo(1L);
+      // a plain key's name cannot be reserved
+      assertThatThrownBy(() -> call(j, "GUARD.RESERVE", "fc:s", "lite", "0.01", "1000"))
+          .hasMessage("ERR item exists (a key of another type has this name)");
+      assertThat(j.type("fc:s")).isEqualTo("MBbloom--");
+      assertThat(call(j, "GUARD.DROP", "fc:g")).isEqualTo("OK".getBytes());
+      assertThat(j.type("fc:g")).isEqualTo("none");
+      assertThat(j.exists("fc:g")).isFalse();
+      assertThat(call(j, "BF.ADD", "fc:g", "now a Bloom key")).isEqualTo(1L);
+      assertThat(j.del("fc:g", "fc:s")).isEqualTo(2L);
+    }
+  }
+
+  @Test
   void dropRemovesTheKeyAndItsReplicationSlot() {
     try (Jedis j = new Jedis("127.0.0.1", server.port())) {
       call(j, "GUARD.RESERVE", "gone", "pg", "0.01", "1000");

@@ -97,6 +97,15 @@ public final class Invocation {
     } else {
       w = keyspace().write(keys);
     }
+    io.bloomery.server.command.guard.GuardSets guards = server == null || replaying ? null : server.guards();
+    if (guards != null) { // checked under the keys' write lock, as GUARD.RESERVE claims a name under it
+      for (Key k : keys) {
+        if (guards.isGuarded(k)) {
+          w.close();
+          throw new CommandException(io.bloomery.server.command.guard.GuardSets.WRONGTYPE_GUARDED);
+        }
+      }
+    }
     writes.add(w);
     return w;
   }

@@ -22,7 +22,7 @@ final class KeyCommands {
 
   static void register(CommandTable t) {
     t.add("dbsize", 1, flags(READONLY, FAST), 0, 0, 0, "keyspace", "Returns the number of keys in the database.",
-        inv -> Reply.integer(inv.keyspace().size()));
+        inv -> Reply.integer(inv.keyspace().size() + inv.server().guards().count()));
     t.add("exists", -2, flags(READONLY, FAST), 1, -1, 1, "keyspace", "Determines whether one or more keys exist.",
         KeyCommands::exists);
     t.add("del", -2, flags(WRITE), 1, -1, 1, "keyspace", "Deletes one or more keys.", KeyCommands::del);
@@ -30,7 +30,7 @@ final class KeyCommands {
     t.add("type", 2, flags(READONLY, FAST), 1, 1, 1, "keyspace", "Determines the type of value stored at a key.",
         inv -> {
           Object v = inv.keyspace().read(inv.key(1));
-          return new Reply.Simple(v == null ? "none" : Values.typeName(v));
+          return new Reply.Simple(v != null ? Values.typeName(v) : guarded(inv, inv.key(1)) ? GUARD : "none");
         });
     t.add("keys", 2, flags(READONLY), 0, 0, 0, "keyspace", "Returns all key names that match a pattern.",
         KeyCommands::keys);
@@ -61,7 +61,7 @@ final class KeyCommands {
   private static Reply exists(Invocation inv) {
     long n = 0;
     for (int i = 1; i < inv.argc(); i++) {
-      if (inv.keyspace().read(inv.key(i)) != null) {
+      if (inv.keyspace().read(inv.key(i)) != null || guarded(inv, inv.key(i))) {
         n++;
       }
     }
@@ -95,7 +95,19 @@ final class KeyCommands {
         out.add(Reply.bulk(k.bytes()));
       }
     });
+    for (Key k : inv.server().guards().names()) {
+      if (Glob.matches(pattern, k.bytes())) {
+        out.add(Reply.bulk(k.bytes()));
+      }
+    }
     return Reply.array(out);
+  }
+
+  /** TYPE of a guarded key (GUARD.RESERVE); such keys hold no value in the keyspace. */
+  static final String GUARD = "guard";
+
+  private static boolean guarded(Invocation inv, Key k) {
+    return inv.server().guards().isGuarded(k);
   }
 
   /**
@@ -138,6 +150,11 @@ final class KeyCommands {
         candidates.add(k);
       }
     });
+    for (Key k : inv.server().guards().names()) {
+      if (Integer.toUnsignedLong(k.hashCode()) >= start) {
+        candidates.add(k);
+      }
+    }
     candidates.sort((a, b) -> {
       int c = Integer.compareUnsigned(a.hashCode(), b.hashCode());
       return c != 0 ? c : a.compareTo(b);
@@ -153,8 +170,9 @@ final class KeyCommands {
       }
       visited++;
       Object v = inv.keyspace().read(k);
-      if (v == null || (match != null && !Glob.matches(match, k.bytes()))
-          || (type != null && !Values.typeName(v).equalsIgnoreCase(type))) {
+      String typeName = v != null ? Values.typeName(v) : guarded(inv, k) ? GUARD : null;
+      if (typeName == null || (match != null && !Glob.matches(match, k.bytes()))
+          || (type != null && !typeName.equalsIgnoreCase(type))) {
         continue;
       }
       found.add(Reply.bulk(k.bytes()));

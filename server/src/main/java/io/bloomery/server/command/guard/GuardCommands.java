@@ -21,6 +21,7 @@ import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,8 +105,16 @@ public final class GuardCommands {
       throw new CommandException(Errors.OOM);
     }
     GuardedSet set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
-    if (!sets.claim(key, set)) {
+    if (sets.isGuarded(key)) {
       throw new CommandException("ERR item exists");
+    }
+    try (Keyspace.Write w = inv.write(key)) { // under the name's write lock: a plain key cannot take it meanwhile
+      if (w.get(key) != null) {
+        throw new CommandException("ERR item exists (a key of another type has this name)");
+      }
+      if (!sets.claim(key, set)) {
+        throw new CommandException("ERR item exists");
+      }
     }
     return inv.defer(onStore(sets, store, () -> {
       try {
@@ -124,8 +133,9 @@ public final class GuardCommands {
     GuardedSet set = ready(sets, inv.key(1));
     StoreDeclaration store = sets.store(set.storeName);
     refuseReadOnly(store);
-    CompletableFuture<Reply> reply = set.add(set.guard(), inv.arg(2)).thenApply(isNew -> Reply.integer(isNew ? 1 : 0));
-    return inv.defer(answered(store, reply, sets.timeoutMillis()));
+    long t = sets.timeoutMillis();
+    CompletableFuture<Reply> reply = set.add(set.guard(), inv.arg(2), t).thenApply(isNew -> Reply.integer(isNew ? 1 : 0));
+    return inv.defer(replied(store, reply, t)); // bounded once, where the answer is delivered
   }
 
   private static Reply madd(Invocation inv) {
@@ -135,14 +145,24 @@ public final class GuardCommands {
     refuseReadOnly(store);
     List<byte[]> items = inv.argv().subList(2, inv.argc());
     Guard g = set.guard();
-    return inv.defer(onStore(sets, store, () -> {
-      boolean[] inserted = g.addIfAbsent(items);
+    long t = sets.timeoutMillis();
+    CompletableFuture<boolean[]> result = new CompletableFuture<boolean[]>().orTimeout(t, TimeUnit.MILLISECONDS);
+    try {
+      sets.io(store.name()).execute(() -> set.store(g, items, answers -> {
+        boolean[] delivered = new boolean[answers.length];
+        java.util.Arrays.fill(delivered, result.complete(answers));
+        return delivered;
+      }, result::completeExceptionally));
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
+    }
+    return inv.defer(replied(store, result.thenApply(inserted -> {
       List<Reply> out = new ArrayList<>(inserted.length);
       for (boolean b : inserted) {
         out.add(Reply.integer(b ? 1 : 0));
       }
       return Reply.array(out);
-    }, sets.timeoutMillis()));
+    }), t));
   }
 
   private static Reply exists(Invocation inv) {
@@ -233,6 +253,7 @@ public final class GuardCommands {
     f.put("rebuilding", s.rebuilding() ? 1L : 0L);
     f.put("group_commits", set.groupCommits.sum());
     f.put("group_commit_rows", set.groupCommitRows.sum());
+    f.put("unacknowledged_items", (long) set.unacknowledged());
     ReplicationStatus r = s.replication();
     f.put("replication_state", r.state());
     f.put("replication_slot", r.slot());
@@ -312,8 +333,13 @@ public final class GuardCommands {
   /** Bounds {@code f} by the timeout and turns store failures into error replies naming the store. */
   private static CompletableFuture<Reply> answered(StoreDeclaration store, CompletableFuture<Reply> f,
       long timeoutMillis) {
-    CompletableFuture<Reply> bounded = timeoutMillis > 0 ? f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS) : f;
-    return bounded.exceptionally(e -> failure(store, e, timeoutMillis));
+    return replied(store, timeoutMillis > 0 ? f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS) : f, timeoutMillis);
+  }
+
+  /** Turns store failures of {@code f}, already bounded by {@code timeoutMillis}, into error replies. */
+  private static CompletableFuture<Reply> replied(StoreDeclaration store, CompletableFuture<Reply> f,
+      long timeoutMillis) {
+    return f.exceptionally(e -> failure(store, e, timeoutMillis));
   }
 
   static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis) {
@@ -323,7 +349,7 @@ public final class GuardCommands {
     }
     if (t instanceof TimeoutException) {
       return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis
-          + " ms (the outcome of an add is unknown; a retry is safe)"));
+          + " ms (if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe)"));
     }
     if (t instanceof StoreUnavailableException) {
       return Reply.error(storeDown(store.name(), store.redact(GuardSets.oneLine(t))));

@@ -106,6 +106,25 @@ public final class GuardSets implements AutoCloseable {
     return set == null ? null : GuardedKeyHealth.of(set, stores.get(set.storeName));
   }
 
+  /** Whether {@code key} names a guarded set (reserved, being built or reopened). */
+  public boolean isGuarded(Key key) {
+    return keys.containsKey(key);
+  }
+
+  /** How many guarded keys there are (DBSIZE counts them). */
+  public int count() {
+    return keys.size();
+  }
+
+  /** The guarded key names, for KEYS and SCAN. */
+  public List<Key> names() {
+    return new ArrayList<>(keys.keySet());
+  }
+
+  /** The error every non-GUARD write of a guarded key answers (DEL, RENAME, BF.ADD ...). */
+  public static final String WRONGTYPE_GUARDED = "WRONGTYPE Operation against a guarded key (only GUARD.* commands"
+      + " apply; remove it with GUARD.DROP)";
+
   /** The store's threads: bounded, daemon, named after the store (never its URL). */
   ExecutorService io(String store) {
     return io.computeIfAbsent(store, s -> Executors.newFixedThreadPool(16, daemon("guard-store-" + s)));
