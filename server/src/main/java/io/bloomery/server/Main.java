@@ -25,6 +25,11 @@ public final class Main {
         && Main.class.getResource("/logback-test.xml") == null) {
       System.setProperty("logback.configurationFile", "bloomery-server-logback.xml");
     }
+    if (System.getProperty("io.netty.leakDetection.level") == null) {
+      // Netty's default samples one buffer in 128 with a captured stack trace: a debugging aid that costs every
+      // command a share of a stack walk; -Dio.netty.leakDetection.level=simple (or paranoid) turns it back on
+      io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+    }
     ServerConfig config;
     try {
       config = ServerConfig.parse(args);

@@ -23,6 +23,7 @@ public final class ClientState {
   private boolean closeAfterReply;
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
+  private io.bloomery.server.keyspace.Keyspace.Lease lease;
 
   public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
     this.id = id;
@@ -31,6 +32,25 @@ public final class ClientState {
     this.createdMillis = nowMillis;
     this.lastInteractionMillis = nowMillis;
     this.authenticated = authenticated;
+  }
+
+  /**
+   * The connection's key-lock lease ({@link io.bloomery.server.keyspace.Keyspace.Lease}), or {@code null} where
+   * commands take their locks one by one (recovery, in-process callers).
+   */
+  public io.bloomery.server.keyspace.Keyspace.Lease lease() {
+    return lease;
+  }
+
+  public void lease(io.bloomery.server.keyspace.Keyspace.Lease value) {
+    this.lease = value;
+  }
+
+  /** Lets go of the lease's locks, if it holds any. */
+  public void releaseLease() {
+    if (lease != null) {
+      lease.release();
+    }
   }
 
   public long id() {

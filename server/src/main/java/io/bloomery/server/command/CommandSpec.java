@@ -40,6 +40,15 @@ public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey,
     return flags.contains(f);
   }
 
+  /**
+   * Whether the command may run under the connection's key-lock lease: a write of exactly one key (argv[1]) that
+   * runs to completion on the connection's thread (not the guard commands, whose work continues elsewhere).
+   */
+  boolean leasable() {
+    return flags.contains(Flag.WRITE) && firstKey == 1 && lastKey == 1 && !flags.contains(Flag.GLOBAL)
+        && !flags.contains(Flag.NOMULTI) && !"guard".equals(group);
+  }
+
   boolean arityOk(int argc) {
     return arity >= 0 ? argc == arity : argc >= -arity;
   }

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -74,11 +73,15 @@ public final class Dispatcher implements CommandReplayer {
 
   /** Executes one command from a client. */
   public Outcome execute(ClientState client, List<byte[]> argv) {
-    String name = new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-    CommandSpec spec = table.get(name);
-    client.touched(spec == null ? "unknown" : name, System.currentTimeMillis());
-    if (client.inTransaction() && !TRANSACTION_CONTROL.contains(name)) {
+    CommandSpec spec = table.get(argv.get(0));
+    String name = spec == null ? "unknown" : spec.name();
+    client.touched(name, System.currentTimeMillis());
+    if (client.inTransaction() && (spec == null || !TRANSACTION_CONTROL.contains(name))) {
       return new Outcome(queue(client, spec, argv), DONE);
+    }
+    boolean leasable = spec != null && spec.leasable();
+    if (!leasable) {
+      client.releaseLease(); // only one-key writes run under it
     }
     if (spec == null) {
       return error(Errors.unknownCommand(argv), "unknown", 0);
@@ -92,7 +95,9 @@ public final class Dispatcher implements CommandReplayer {
     if (name.equals("exec")) {
       return exec(client);
     }
-    return run(spec, new Invocation(client, argv, server, null, false));
+    Invocation inv = new Invocation(client, argv, server, null, false);
+    inv.leasable(leasable);
+    return run(spec, inv);
   }
 
   private Outcome run(CommandSpec spec, Invocation inv) {

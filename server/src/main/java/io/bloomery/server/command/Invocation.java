@@ -19,6 +19,8 @@ public final class Invocation {
   private final ServerContext server;
   private final Keyspace.Write outer;
   private final boolean replaying;
+  private boolean leasable;
+  private Keyspace.Write leased;
   private final List<Keyspace.Write> writes = new ArrayList<>(1);
   private CompletionStage<Reply> deferred;
 
@@ -44,6 +46,11 @@ public final class Invocation {
 
   public Settings settings() {
     return server.settings();
+  }
+
+  /** Lets this command's first one-key write use the connection's lease (the dispatcher decides). */
+  void leasable(boolean value) {
+    this.leasable = value;
   }
 
   /** Whether this is recovery re-executing the journal (nothing is journaled again). */
@@ -94,7 +101,13 @@ public final class Invocation {
         }
       }
       w = outer.reenter();
+    } else if (leasable && writes.isEmpty() && keys.size() == 1 && client.lease() != null) {
+      w = keyspace().write(keys.iterator().next(), client.lease());
+      leased = w;
     } else {
+      if (leased == null || leased.closed()) {
+        client.releaseLease(); // never hold a lease while waiting for another key's lock
+      }
       w = keyspace().write(keys);
     }
     io.bloomery.server.command.guard.GuardSets guards = server == null || replaying ? null : server.guards();
@@ -116,6 +129,9 @@ public final class Invocation {
 
   /** Opens a write over the whole keyspace (FLUSHALL); inside EXEC the transaction already holds it. */
   public Keyspace.Write writeAll() {
+    if (outer == null) {
+      client.releaseLease();
+    }
     Keyspace.Write w = outer != null ? outer.reenter() : keyspace().writeAll();
     writes.add(w);
     return w;

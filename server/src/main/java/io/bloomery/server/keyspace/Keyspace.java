@@ -31,6 +31,12 @@ import java.util.function.LongSupplier;
  * journal's order is the apply order per key), and releases. Commands that touch every key (FLUSHALL) take the
  * exclusive side of the cut lock instead, which waits for writers in flight and holds new ones back.
  *
+ * A connection's Lease lets a run of one-key writes that arrived in one read (a pipeline) take the key's lock and
+ * the shared side once: the lease keeps both between those commands and the connection releases it at the end of
+ * the read, before it waits for anything and before any other kind of command. A lease holds one key at most and
+ * lets go of it before it takes another, so leases add no lock-order cycle. Every command still applies and
+ * journals inside the locks, in order; only the release-and-retake between them is skipped.
+ *
  * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
  * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
  * that key's entry-at-the-cut into the walk (a deep copy when the value will live on and change, the reference when
@@ -72,6 +78,8 @@ public final class Keyspace implements SnapshotSource {
   }
 
   private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
+  /** The journal stage of a write with nothing to wait for. */
+  private static final CompletionStage<Void> DURABLE = CompletableFuture.completedFuture(null);
 
   private final ConcurrentHashMap<Key, Entry> map = new ConcurrentHashMap<>();
   private final Set<Key> expiring = ConcurrentHashMap.newKeySet();
@@ -179,18 +187,106 @@ public final class Keyspace implements SnapshotSource {
 
   /** Starts a write on {@code keys}: takes their locks (sorted) and the shared side of the cut lock. */
   public Write write(Collection<Key> keys) {
+    if (keys.size() == 1) {
+      return write(keys.iterator().next());
+    }
     TreeSet<Key> sorted = new TreeSet<>(keys);
     for (Key k : sorted) {
       locks.lock(k);
     }
     Lock shared = cut.readLock();
     shared.lock();
-    return new Write(sorted, shared);
+    return new Write(null, sorted, shared, null);
   }
 
   /** {@link #write(Collection)} of one key. */
   public Write write(Key key) {
-    return write(List.of(key));
+    locks.lock(key);
+    Lock shared = cut.readLock();
+    shared.lock();
+    return new Write(key, null, shared, null);
+  }
+
+  /**
+   * A write of one key under {@code lease}: if the lease already holds that key's lock (and the shared side of the
+   * cut lock) from an earlier command of the same connection, they are reused; otherwise the lease lets go of what
+   * it holds and takes this key's. Closing the write keeps them in the lease; {@link Lease#release} lets them go.
+   */
+  public Write write(Key key, Lease lease) {
+    lease.take(key);
+    return new Write(key, null, null, lease);
+  }
+
+  /** The per-key locks (for tests). */
+  KeyLocks locks() {
+    return locks;
+  }
+
+  /** A new, empty lease for one connection. */
+  public Lease lease() {
+    return new Lease();
+  }
+
+  /**
+   * One connection's standing hold on the lock of the key it last wrote and on the shared side of the cut lock, so
+   * that a run of pipelined writes of one key, read in one go, takes and releases them once instead of once per
+   * command. The holder must release it before it does anything else (before its event loop serves another
+   * connection, before it waits for anything, before any command that is not a one-key write); it holds at most one
+   * key, so it cannot deadlock with another lease. Each command still runs, journals and is counted alone. Used by
+   * one thread at a time.
+   */
+  public final class Lease {
+    /**
+     * Commands one hold may serve before it is released and taken again: a snapshot's cut waiting for the shared
+     * side then goes first (the cut lock holds new readers back while a writer waits), so a long pipelined burst
+     * delays it by at most this many commands.
+     */
+    static final int MAX_USES = 256;
+    private Key key;
+    private Lock shared;
+    private int uses;
+
+    private Lease() {}
+
+    private void take(Key k) {
+      if (key != null && (!key.equals(k) || uses >= MAX_USES)) {
+        release();
+      }
+      if (key == null) {
+        locks.lock(k);
+        Lock s = cut.readLock();
+        try {
+          s.lock();
+        } catch (RuntimeException | Error e) {
+          locks.unlock(k);
+          throw e;
+        }
+        key = k;
+        shared = s;
+        uses = 0;
+      }
+      uses++;
+    }
+
+    /** Whether it holds a key's lock now. */
+    public boolean held() {
+      return key != null;
+    }
+
+    /** Lets go of the locks it holds, if any. */
+    public void release() {
+      Key k = key;
+      if (k == null) {
+        return;
+      }
+      key = null;
+      try {
+        shared.unlock();
+      } finally {
+        shared = null;
+        locks.unlock(k);
+      }
+    }
   }
 
   /**
@@ -200,7 +296,7 @@ public final class Keyspace implements SnapshotSource {
   public Write writeAll() {
     Lock exclusive = cut.writeLock();
     exclusive.lock();
-    return new Write(null, exclusive);
+    return new Write(null, null, exclusive, null);
   }
 
   /**
@@ -233,21 +329,38 @@ public final class Keyspace implements SnapshotSource {
    * Not thread-safe; close it on the thread that opened it.
    */
   public final class Write implements AutoCloseable {
+    private final Key one;
     private final TreeSet<Key> keys;
     private final Lock cutLock;
-    private final List<Key> touched = new ArrayList<>(2);
-    private CompletionStage<Void> journaled = CompletableFuture.completedFuture(null);
+    private final Lease lease;
+    private Key touchedOne;
+    private List<Key> touched;
+    private CompletionStage<Void> journaled = DURABLE;
     private boolean closed;
     private int depth = 1;
 
-    private Write(TreeSet<Key> keys, Lock cutLock) {
+    /** One key ({@code one}), several ({@code keys}) or, with neither, all; a leased write owns no locks. */
+    private Write(Key one, TreeSet<Key> keys, Lock cutLock, Lease lease) {
+      this.one = one;
       this.keys = keys;
       this.cutLock = cutLock;
+      this.lease = lease;
     }
 
     private void check(Key key) {
-      if (closed || (keys != null && !keys.contains(key))) {
+      if (closed || !holds(key)) {
         throw new IllegalStateException("key not locked by this write: " + key);
+      }
+    }
+
+    private void touch(Key key) {
+      if (touchedOne == null) {
+        touchedOne = key;
+      } else if (!touchedOne.equals(key)) {
+        if (touched == null) {
+          touched = new ArrayList<>(2);
+        }
+        touched.add(key);
       }
     }
 
@@ -262,7 +375,7 @@ public final class Keyspace implements SnapshotSource {
         return null;
       }
       preserve(key, true);
-      touched.add(key);
+      touch(key);
       return e.value;
     }
 
@@ -350,8 +463,11 @@ public final class Keyspace implements SnapshotSource {
       } catch (RuntimeException e) {
         stage = CompletableFuture.failedFuture(e);
       }
+      if (stage == DURABLE || isDurable(stage)) {
+        return; // nothing to wait for (no journal, or already durable): the reply waits only for earlier records
+      }
       CompletionStage<Void> before = journaled;
-      journaled = before.thenCombine(stage, (a, b) -> null);
+      journaled = before == DURABLE ? stage : before.thenCombine(stage, (a, b) -> null);
     }
 
     /** Completes when every record of this write is durable under the fsync policy. */
@@ -361,7 +477,7 @@ public final class Keyspace implements SnapshotSource {
 
     /** Removes every key (FLUSHALL); only under {@link #writeAll}. */
     public void clear() {
-      if (keys != null) {
+      if (keys != null || one != null) {
         throw new IllegalStateException("not an exclusive write");
       }
       for (Key k : new ArrayList<>(map.keySet())) {
@@ -381,9 +497,14 @@ public final class Keyspace implements SnapshotSource {
       return this;
     }
 
+    /** Whether it has been closed. */
+    public boolean closed() {
+      return closed;
+    }
+
     /** Whether this write may touch {@code key}. */
     public boolean holds(Key key) {
-      return keys == null || keys.contains(key);
+      return one != null ? one.equals(key) : keys == null || keys.contains(key);
     }
 
     /** Recounts the bytes of the values this write handed out for mutation, and releases the locks. */
@@ -394,26 +515,43 @@ public final class Keyspace implements SnapshotSource {
       }
       closed = true;
       try {
-        for (Key k : touched) {
-          Entry e = map.get(k);
-          if (e != null) {
-            long now = Values.bytes(e.value);
-            long delta = now - e.bytes;
-            if (delta != 0) {
-              e.bytes = now;
-              usedBytes.addAndGet(delta);
-            }
+        if (touchedOne != null) {
+          recount(touchedOne);
+        }
+        if (touched != null) {
+          for (Key k : touched) {
+            recount(k);
           }
         }
       } finally {
-        cutLock.unlock();
-        if (keys != null) {
-          for (Key k : keys.descendingSet()) {
-            locks.unlock(k);
+        if (lease == null) {
+          cutLock.unlock();
+          if (one != null) {
+            locks.unlock(one);
+          } else if (keys != null) {
+            for (Key k : keys.descendingSet()) {
+              locks.unlock(k);
+            }
           }
         }
       }
     }
+
+    private void recount(Key k) {
+      Entry e = map.get(k);
+      if (e != null) {
+        long now = Values.bytes(e.value);
+        long delta = now - e.bytes;
+        if (delta != 0) {
+          e.bytes = now;
+          usedBytes.addAndGet(delta);
+        }
+      }
+    }
+  }
+
+  private static boolean isDurable(CompletionStage<Void> stage) {
+    return stage instanceof CompletableFuture<Void> f && f.isDone() && !f.isCompletedExceptionally();
   }
 
   /** Before a write changes a key the running walk has not handed over, moves its value at the cut aside. */

@@ -53,6 +53,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     this.dispatcher = dispatcher;
     this.client = client;
     this.stallMillis = stallMillis;
+    client.lease(server.keyspace().lease());
   }
 
   @Override
@@ -82,6 +83,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    client.releaseLease();
     server.disconnect(client);
     pending.clear();
     if (stallCheck != null) {
@@ -96,24 +98,46 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     pending.add((RespRequest) msg);
-    drain(ctx);
+    drain(ctx); // keeps the lease: the next command of this read may write the same key
   }
 
+  /**
+   * The end of one read: every command it carried has run (or waits), so the key-lock lease is let go before the
+   * event loop serves anything else, then the replies go out together.
+   */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    client.releaseLease();
     ctx.flush();
+  }
+
+  /** {@link #drain} outside a read (a journal or deferred reply landed, the socket drained): nothing stays held. */
+  private void drainReleasing(ChannelHandlerContext ctx) {
+    try {
+      drain(ctx);
+    } finally {
+      client.releaseLease();
+    }
   }
 
   private void drain(ChannelHandlerContext ctx) {
     while (!waitingForJournal && !closing && !pending.isEmpty()) {
       if (!ctx.channel().isWritable()) {
+        client.releaseLease();
         ctx.channel().config().setAutoRead(false);
         watchStall(ctx);
         return;
       }
       RespRequest request = pending.poll();
-      Dispatcher.Outcome outcome = dispatcher.execute(client, request.argv());
+      Dispatcher.Outcome outcome;
+      try {
+        outcome = dispatcher.execute(client, request.argv());
+      } catch (RuntimeException | Error e) {
+        client.releaseLease();
+        throw e;
+      }
       if (outcome.deferred() != null) {
+        client.releaseLease();
         // the reply comes from another thread (an external store); later commands wait behind it
         waitingForJournal = true;
         outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
@@ -124,7 +148,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           } else {
             write(ctx, reply);
           }
-          drain(ctx); // replies of commands behind it that answer at once
+          drainReleasing(ctx); // replies of commands behind it that answer at once
           ctx.flush();
         }));
         return;
@@ -133,6 +157,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           && !done.isCompletedExceptionally()) {
         write(ctx, outcome.reply());
       } else {
+        client.releaseLease(); // never held while a reply waits for its fsync
         waitingForJournal = true;
         outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
           waitingForJournal = false;
@@ -142,7 +167,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           } else {
             write(ctx, outcome.reply());
           }
-          drain(ctx); // replies of commands behind it that answer at once, flushed with it
+          drainReleasing(ctx); // replies of commands behind it that answer at once, flushed with it
           ctx.flush();
         }));
         return;
@@ -174,6 +199,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void disconnectSlowClient(ChannelHandlerContext ctx, String why) {
+    client.releaseLease();
     closing = true;
     pending.clear();
     server.stats().outputBufferDisconnections.increment();
@@ -200,7 +226,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         stallCheck.cancel(false);
         stallCheck = null;
       }
-      drain(ctx);
+      drainReleasing(ctx);
       ctx.flush();
     }
     ctx.fireChannelWritabilityChanged();
@@ -218,6 +244,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    client.releaseLease();
     Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
     if (root instanceof RespProtocolException protocol) {
       server.stats().protocolErrorDisconnections.increment();

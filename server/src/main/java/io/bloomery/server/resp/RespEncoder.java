@@ -21,7 +21,7 @@ public final class RespEncoder {
     switch (reply) {
       case Reply.Simple s -> line(out, '+', s.text());
       case Reply.Error e -> line(out, '-', e.text().replace('\r', ' ').replace('\n', ' '));
-      case Reply.Int i -> line(out, ':', Long.toString(i.value()));
+      case Reply.Int i -> integer(out, i.value());
       case Reply.Bulk b -> bulk(out, b.bytes());
       case Reply.Nil n -> out.writeBytes(resp3 ? NULL3 : NULL_BULK);
       case Reply.NilArray n -> out.writeBytes(resp3 ? NULL3 : NULL_ARRAY);
@@ -41,7 +41,7 @@ public final class RespEncoder {
         if (resp3) {
           out.writeBytes(b.value() ? TRUE3 : FALSE3);
         } else {
-          line(out, ':', b.value() ? "1" : "0");
+          out.writeBytes(b.value() ? SMALL_INTS[1] : SMALL_INTS[0]);
         }
       }
       case Reply.Dbl d -> {
@@ -61,6 +61,23 @@ public final class RespEncoder {
           bulk(out, v.text().getBytes(StandardCharsets.UTF_8));
         }
       }
+    }
+  }
+
+  /** {@code :0\r\n} … {@code :15\r\n}, the integer replies nearly every command gives. */
+  private static final byte[][] SMALL_INTS = new byte[16][];
+
+  static {
+    for (int i = 0; i < SMALL_INTS.length; i++) {
+      SMALL_INTS[i] = (":" + i + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+  }
+
+  private static void integer(ByteBuf out, long value) {
+    if (value >= 0 && value < SMALL_INTS.length) {
+      out.writeBytes(SMALL_INTS[(int) value]);
+    } else {
+      line(out, ':', Long.toString(value));
     }
   }
 
