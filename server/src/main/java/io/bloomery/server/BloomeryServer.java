@@ -33,6 +33,7 @@ public final class BloomeryServer implements AutoCloseable {
   private final MetricsHttpServer http;
   private final Durability durability; // null when nothing is persisted
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile Runnable afterShutdown = () -> {};
 
   private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
       MetricsHttpServer http, Durability durability) {
@@ -42,6 +43,10 @@ public final class BloomeryServer implements AutoCloseable {
     this.transport = transport;
     this.http = http;
     this.durability = durability;
+    context.onShutdown(snapshot -> Thread.ofPlatform().name("bloomery-shutdown-command").start(() -> {
+      close(snapshot);
+      afterShutdown.run();
+    }));
   }
 
   /**
@@ -102,7 +107,8 @@ public final class BloomeryServer implements AutoCloseable {
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
     Transport transport;
     try {
-      transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(), 60_000);
+      transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(),
+          config.outputBufferSoftLimit(), config.outputBufferStallMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
@@ -158,6 +164,8 @@ public final class BloomeryServer implements AutoCloseable {
     s.timeoutSeconds = config.timeoutSeconds();
     s.protectedMode = config.protectedMode();
     s.outputBufferLimit = config.outputBufferLimit();
+    s.outputBufferSoftLimit = config.outputBufferSoftLimit();
+    s.outputBufferStallSeconds = config.outputBufferStallMillis() / 1000;
     s.save = config.save();
     s.httpAuth = config.httpAuth();
     return s;
@@ -193,6 +201,23 @@ public final class BloomeryServer implements AutoCloseable {
    */
   @Override
   public void close() {
+    close(true);
+  }
+
+  /** Whether {@link #close} has run (or is running). */
+  public boolean closed() {
+    return closed.get();
+  }
+
+  /**
+   * Runs {@code then} after a {@code SHUTDOWN} command has closed the server ({@code bloomery serve} exits 0 there).
+   */
+  public void afterShutdown(Runnable then) {
+    this.afterShutdown = then;
+  }
+
+  /** {@link #close()}, with the final snapshot only if {@code snapshot} (SHUTDOWN NOSAVE passes false). */
+  public void close(boolean snapshot) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -202,7 +227,7 @@ public final class BloomeryServer implements AutoCloseable {
     context.guards().close();
     if (durability != null) {
       try {
-        durability.close();
+        durability.close(snapshot);
       } catch (IOException | RuntimeException e) {
         LOG.error("final snapshot failed (the journal still holds every write)", e);
       }

@@ -51,6 +51,7 @@ public final class Main {
       server.close();
       stopped.countDown();
     };
+    server.afterShutdown(stopped::countDown); // SHUTDOWN: closed already, exit 0
     installSignalHandlers(stop);
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
     String host = config.bind().get(0);

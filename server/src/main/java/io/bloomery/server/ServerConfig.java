@@ -153,6 +153,8 @@ public final class ServerConfig {
     maxclients();
     timeoutSeconds();
     outputBufferLimit();
+    outputBufferSoftLimit();
+    outputBufferStallMillis();
     guardTimeoutMillis();
     httpAuth();
     stores(Map.of());
@@ -268,17 +270,67 @@ public final class ServerConfig {
     return yesNo("protected-mode");
   }
 
-  /** Bytes of unsent replies a client may have before it is disconnected. */
+  /** Bytes of unsent replies a client may have before it is disconnected (the hard limit). */
   public long outputBufferLimit() {
-    String s = values.get("client-output-buffer-limit").trim();
-    String[] parts = s.split("\\s+");
-    // accepts "64mb" or redis's "normal <hard> <soft> <seconds>" form
-    String hard = parts.length >= 2 && parts[0].equalsIgnoreCase("normal") ? parts[1] : parts[0];
-    long n = parseBytes(hard);
+    long n = parseBytes(outputBufferParts()[0]);
     if (n < 1024) {
       throw new IllegalArgumentException("client-output-buffer-limit must be at least 1kb, not " + n);
     }
     return n;
+  }
+
+  /**
+   * Unsent bytes above which the server stops reading from a client (the soft limit of Redis's {@code normal
+   * <hard> <soft> <seconds>} form; 1 MB when not given or 0).
+   */
+  public long outputBufferSoftLimit() {
+    String[] parts = outputBufferParts();
+    long n = parts.length >= 2 ? parseBytes(parts[1]) : 0;
+    if (n != 0 && n < 1024) {
+      throw new IllegalArgumentException("client-output-buffer-limit soft limit must be 0 or at least 1kb, not " + n);
+    }
+    return n == 0 ? DEFAULT_SOFT_OUTPUT_LIMIT : n;
+  }
+
+  /**
+   * Milliseconds a client may stay above the soft limit (not reading its replies) before it is disconnected: the
+   * seconds of Redis's form (60 when not given; 0: it is only paused, never disconnected for that).
+   */
+  public long outputBufferStallMillis() {
+    String[] parts = outputBufferParts();
+    if (parts.length < 3) {
+      return 60_000;
+    }
+    long seconds;
+    try {
+      seconds = Long.parseLong(parts[2]);
+    } catch (NumberFormatException e) {
+      seconds = -1;
+    }
+    if (seconds < 0 || seconds > 86_400) {
+      throw new IllegalArgumentException(
+          "client-output-buffer-limit seconds must be 0 to 86400, not '" + parts[2] + "'");
+    }
+    return seconds * 1000;
+  }
+
+  static final long DEFAULT_SOFT_OUTPUT_LIMIT = 1024 * 1024;
+
+  /** "64mb" or Redis's "normal <hard> <soft> <seconds>": the hard limit, then soft and seconds if given. */
+  private String[] outputBufferParts() {
+    String[] parts = values.get("client-output-buffer-limit").trim().split("\\s+");
+    if (parts[0].equalsIgnoreCase("normal")) {
+      if (parts.length != 4) {
+        throw new IllegalArgumentException("client-output-buffer-limit takes '<hard>' or 'normal <hard> <soft> "
+            + "<seconds>', not '" + values.get("client-output-buffer-limit").trim() + "'");
+      }
+      return java.util.Arrays.copyOfRange(parts, 1, 4);
+    }
+    if (parts.length != 1) {
+      throw new IllegalArgumentException("client-output-buffer-limit takes '<hard>' or 'normal <hard> <soft> "
+          + "<seconds>', not '" + values.get("client-output-buffer-limit").trim() + "'");
+    }
+    return parts;
   }
 
   public long protoMaxBulkLen() {

@@ -15,8 +15,13 @@ final class RawClient implements AutoCloseable {
   private final OutputStream out;
 
   RawClient(int port) {
+    this("127.0.0.1", port);
+  }
+
+  /** Connects to {@code host} (also the local address the connection comes from, for non-loopback tests). */
+  RawClient(String host, int port) {
     try {
-      socket = new Socket("127.0.0.1", port);
+      socket = new Socket(host, port);
       socket.setSoTimeout(10_000);
       in = new java.io.BufferedInputStream(socket.getInputStream());
       out = socket.getOutputStream();

@@ -139,6 +139,94 @@ class SecurityAndLimitsTest {
   }
 
   @Test
+  void aClientAboveTheSoftLimitForItsSecondsIsDisconnectedWhileOthersAreServed() throws Exception {
+    // hard limit far away (64 MB), soft limit 16 KB for 1 s: the greedy client is paused at 16 KB of unsent
+    // replies and cut off when it is still there a second later; the hard limit is never what ends it
+    try (BloomeryServer server = TestServer.start("--client-output-buffer-limit", "normal 64mb 16kb 1");
+        RawClient other = new RawClient(server.port());
+        RawClient greedy = new RawClient(server.port())) {
+      assertThat(other.call("CONFIG", "GET", "client-output-buffer-limit"))
+          .contains("normal " + 64L * 1024 * 1024 + " 16384 1");
+      other.call("BF.RESERVE", "big", "0.001", "100000");
+      java.io.ByteArrayOutputStream pipeline = new java.io.ByteArrayOutputStream();
+      for (int i = 0; i < 400; i++) {
+        pipeline.write(RawClient.encode("BF.SCANDUMP", "big", "1"));
+      }
+      try {
+        greedy.send(pipeline.toByteArray());
+      } catch (RuntimeException closed) {
+        // already cut off while sending
+      }
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (server.context().stats().outputBufferDisconnections.sum() == 0 && System.nanoTime() < deadline) {
+        assertThat(other.call("PING")).isEqualTo("+PONG\r\n");
+        Thread.sleep(20);
+      }
+      assertThat(server.context().stats().outputBufferDisconnections.sum()).isEqualTo(1);
+      assertThat(server.context().clientCount()).isEqualTo(1);
+      assertThat(other.call("BF.EXISTS", "big", "x")).isEqualTo(":0\r\n");
+    }
+  }
+
+  @Test
+  void outputBufferLimitOptionsAreCheckedWithOneLineErrors() {
+    for (String[] bad : new String[][] {
+        {"normal 64mb 16kb", "client-output-buffer-limit takes '<hard>' or 'normal <hard> <soft> <seconds>', not "
+            + "'normal 64mb 16kb'"},
+        {"normal 64mb 100 1", "client-output-buffer-limit soft limit must be 0 or at least 1kb, not 100"},
+        {"normal 64mb 16kb -1", "client-output-buffer-limit seconds must be 0 to 86400, not '-1'"},
+        {"normal 64mb 16kb x", "client-output-buffer-limit seconds must be 0 to 86400, not 'x'"}}) {
+      assertThatThrownBy(() -> ServerConfig.parse(java.util.Map.of(), "--client-output-buffer-limit", bad[0]))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage(bad[1]);
+    }
+  }
+
+  /** A local IPv4 address that is not loopback (the machine's own interface), or none. */
+  private static java.util.Optional<String> nonLoopbackLocalAddress() throws Exception {
+    for (java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (java.net.InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
+        if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+          return java.util.Optional.of(a.getHostAddress());
+        }
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  @Test
+  void protectedModeDeniesNonLoopbackClientsUntilAPasswordIsSetOrItIsOff() throws Exception {
+    // a real client connecting over the machine's own non-loopback address (its source address is that one, so
+    // the server sees a non-loopback peer); skipped where the machine has no such interface
+    String local = nonLoopbackLocalAddress().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(local != null, "no non-loopback IPv4 interface on this machine");
+    String denied = "-" + io.bloomery.server.command.Errors.DENIED + "\r\n";
+    try (BloomeryServer server = TestServer.start("--bind", "127.0.0.1 " + local)) {
+      try (RawClient remote = new RawClient(local, server.port())) {
+        remote.send(RawClient.encode("PING"));
+        assertThat(remote.reply()).isEqualTo(denied);
+        assertThat(remote.closedByServer()).isTrue();
+      }
+      try (RawClient loopback = new RawClient(server.port())) {
+        assertThat(loopback.call("PING")).isEqualTo("+PONG\r\n");
+      }
+      assertThat(server.context().stats().rejectedConnections.sum()).isEqualTo(1);
+    }
+    try (BloomeryServer server = TestServer.start("--bind", local, "--requirepass", "pw");
+        RawClient remote = new RawClient(local, server.port())) {
+      assertThat(remote.call("PING")).isEqualTo("-NOAUTH Authentication required.\r\n");
+      assertThat(remote.call("AUTH", "pw")).isEqualTo("+OK\r\n");
+      assertThat(remote.call("PING")).isEqualTo("+PONG\r\n");
+    }
+    try (BloomeryServer server = TestServer.start("--bind", local, "--protected-mode", "no");
+        RawClient remote = new RawClient(local, server.port())) {
+      assertThat(remote.call("PING")).isEqualTo("+PONG\r\n");
+    }
+  }
+
+  @Test
   void maxmemoryRefusesNewFiltersBeforeAllocating() {
     try (BloomeryServer server = TestServer.start("--maxmemory", "1mb");
         RawClient c = new RawClient(server.port())) {

@@ -37,6 +37,8 @@ final class ServerCommands {
         throw new CommandException("ERR " + e.getMessage());
       }
     });
+    t.add("shutdown", -1, flags(NOMULTI, LOADING, STALE), 0, 0, 0, "server",
+        "Synchronously saves the database(s) to disk and shuts down the server.", ServerCommands::shutdown);
     t.add("bgsave", -1, flags(NOMULTI), 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.",
         inv -> inv.server().persistence().backgroundSave() ? new Reply.Simple("Background saving started")
             : Reply.error("ERR Background save already in progress or persistence is disabled"));
@@ -199,7 +201,8 @@ final class ServerCommands {
     m.put("cf-max-iterations", Long.toString(s.cfMaxIterations));
     m.put("cf-expansion-factor", Long.toString(s.cfExpansion));
     m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
-    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " 0 0");
+    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
+        + s.outputBufferStallSeconds);
     return m;
   }
 
@@ -422,6 +425,58 @@ final class ServerCommands {
   }
 
   // ------------------------------------------------------------------------------------------------ DEBUG
+
+  /**
+   * {@code SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]}, as Redis: with persistence on (or SAVE) a snapshot is written
+   * first and a failure answers Redis's error and keeps the server running (unless FORCE); then the server closes
+   * (journal flushed, final snapshot unless NOSAVE) and {@code bloomery serve} exits 0. No reply on success: the
+   * connection closes with the server. NOW is accepted (there are no replicas to wait for); ABORT has no shutdown
+   * in progress to abort. Refused before AUTH like every command without the no-auth flag.
+   */
+  private static Reply shutdown(Invocation inv) {
+    boolean save = false;
+    boolean nosave = false;
+    boolean force = false;
+    for (int i = 1; i < inv.argc(); i++) {
+      byte[] a = inv.arg(i);
+      if (Args.is(a, "NOSAVE")) {
+        nosave = true;
+      } else if (Args.is(a, "SAVE")) {
+        save = true;
+      } else if (Args.is(a, "FORCE")) {
+        force = true;
+      } else if (Args.is(a, "ABORT") && inv.argc() == 2) {
+        throw new CommandException("ERR No shutdown in progress.");
+      } else if (!Args.is(a, "NOW")) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    if (save && nosave) {
+      throw new CommandException(Errors.SYNTAX);
+    }
+    var persistence = inv.server().persistence();
+    boolean persistent = persistence != io.bloomery.server.persistence.PersistenceControl.DISABLED;
+    if (save && !persistent && !force) {
+      org.slf4j.LoggerFactory.getLogger(ServerCommands.class)
+          .warn("SHUTDOWN SAVE refused: persistence is off (start with --appendonly yes or --save to snapshot)");
+      throw new CommandException(SHUTDOWN_FAILED);
+    }
+    boolean snapshot = persistent && !nosave;
+    if (snapshot && !force) {
+      try {
+        persistence.save();
+      } catch (IOException e) {
+        org.slf4j.LoggerFactory.getLogger(ServerCommands.class).error("SHUTDOWN: snapshot failed: {}", e.getMessage());
+        throw new CommandException(SHUTDOWN_FAILED);
+      }
+    }
+    org.slf4j.LoggerFactory.getLogger(ServerCommands.class)
+        .info("SHUTDOWN from client id={} addr={}", inv.client().id(), inv.client().address());
+    inv.server().shutdown(snapshot);
+    return inv.defer(new java.util.concurrent.CompletableFuture<>()); // answered by the connection closing
+  }
+
+  static final String SHUTDOWN_FAILED = "ERR Errors trying to SHUTDOWN. Check logs.";
 
   private static Reply debug(Invocation inv) {
     String sub = Args.lower(inv.arg(1));

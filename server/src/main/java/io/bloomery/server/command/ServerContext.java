@@ -18,6 +18,7 @@ public final class ServerContext {
   private volatile PersistenceControl persistence = PersistenceControl.DISABLED;
   private volatile CommandObserver observer = CommandObserver.NONE;
   private volatile io.bloomery.server.command.guard.GuardSets guards = io.bloomery.server.command.guard.GuardSets.none();
+  private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
   private volatile String transport = "nio";
 
@@ -68,6 +69,19 @@ public final class ServerContext {
 
   public void observer(CommandObserver value) {
     this.observer = value;
+  }
+
+  /**
+   * Stops the server from another thread ({@code SHUTDOWN}): closes it, with a final snapshot if {@code snapshot},
+   * then, under {@code bloomery serve}, exits 0. Returns at once.
+   */
+  public void shutdown(boolean snapshot) {
+    shutdown.accept(snapshot);
+  }
+
+  /** What {@link #shutdown} runs (the server installs it). */
+  public void onShutdown(java.util.function.Consumer<Boolean> value) {
+    this.shutdown = value;
   }
 
   public long startMillis() {

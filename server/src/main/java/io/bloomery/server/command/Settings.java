@@ -34,6 +34,10 @@ public final class Settings {
   public volatile String httpAuth = "both";
   /** Bytes a client's unsent replies may reach before it is disconnected. */
   public volatile long outputBufferLimit = 64L * 1024 * 1024;
+  /** Unsent bytes above which reading from a client pauses (fixed at start: it is the sockets' water mark). */
+  public volatile long outputBufferSoftLimit = 1024 * 1024;
+  /** Seconds above the soft limit before a client is disconnected (0: never for that; fixed at start). */
+  public volatile long outputBufferStallSeconds = 60;
 
   public boolean passwordRequired() {
     String p = requirepass;

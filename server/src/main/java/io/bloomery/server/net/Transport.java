@@ -47,10 +47,11 @@ public final class Transport implements AutoCloseable {
   /**
    * Binds every address on {@code port} (0: an ephemeral port, the same for every address).
    *
-   * @param stallMillis how long a client may leave its replies unread before it is disconnected
+   * @param softOutputLimit unsent bytes above which reading from a client pauses (its socket's high-water mark)
+   * @param stallMillis how long a client may stay above it before it is disconnected (0: never for that)
    */
   public static Transport start(ServerContext server, Dispatcher dispatcher, RespLimits limits, List<String> bind,
-      int port, long stallMillis) throws InterruptedException {
+      int port, long softOutputLimit, long stallMillis) throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -62,7 +63,8 @@ public final class Transport implements AutoCloseable {
         .option(ChannelOption.SO_BACKLOG, 511)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+            (int) Math.min(Integer.MAX_VALUE, softOutputLimit / 4), (int) Math.min(Integer.MAX_VALUE, softOutputLimit)))
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {

@@ -396,6 +396,14 @@ public final class Durability implements AutoCloseable {
    */
   @Override
   public void close() throws IOException {
+    close(true);
+  }
+
+  /**
+   * Stops background work and flushes the journal; writes the final snapshot only if {@code snapshot} ({@code
+   * SHUTDOWN NOSAVE} skips it: the journal, when on, still holds every acknowledged write).
+   */
+  public void close(boolean snapshot) throws IOException {
     if (closed) {
       return;
     }
@@ -413,7 +421,9 @@ public final class Durability implements AutoCloseable {
         Thread.sleep(10);
       }
       try {
-        runCheckpoint();
+        if (snapshot) {
+          runCheckpoint();
+        }
       } finally {
         checkpointRunning.set(false);
       }
