@@ -406,7 +406,9 @@ public final class RedisBloomDump {
     long numItems = in.getLong();
     long numBuckets = in.getLong();
     long numDeletes = in.getLong();
-    long numFilters = in.getLong();
+    // RedisBloom keeps the sub-filter count in a 16-bit field: a header's 64-bit count is cut to its low 16 bits
+    // before it is checked (a count of 65537 loads one sub-filter, 65536 none)
+    long numFilters = in.getLong() & 0xFFFF;
     int bucketSize = in.getShort() & 0xFFFF;
     int maxIterations = in.getShort() & 0xFFFF;
     int expansion = in.getShort() & 0xFFFF;
@@ -446,7 +448,8 @@ public final class RedisBloomDump {
    * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} for position 0,
    *     {@value RedisBloomErrors#ITEM_EXISTS} for position 1 (a header sent to an existing key),
    *     {@value RedisBloomErrors#CF_COULD_NOT_LOAD_CHUNK} for an empty chunk or one that does not lie inside one
-   *     sub-filter
+   *     sub-filter (an offset past the end counts, as in RedisBloom, from the start of the last sub-filter with
+   *     the remainder left after subtracting every sub-filter's size)
    */
   public static void loadChunk(CuckooFilter filter, long position, byte[] data) {
     Objects.requireNonNull(filter, "filter");
@@ -462,17 +465,20 @@ public final class RedisBloomDump {
     }
     long offset = position - data.length - 1;
     CuckooTable[] tables = filter.withTablesLocked(current -> current);
-    for (CuckooTable table : tables) {
-      if (offset < table.slots) {
-        if (table.slots - offset < data.length) {
-          throw couldNotLoad();
-        }
-        filter.writeSlots(table, offset, data, 0, data.length);
-        return;
+    CuckooTable table = null;
+    for (CuckooTable t : tables) {
+      table = t;
+      if (offset < t.slots) {
+        break;
       }
-      offset -= table.slots;
+      offset -= t.slots;
     }
-    throw couldNotLoad();
+    // As RedisBloom's CF_LoadEncodedChunk: the walk subtracts each sub-filter's size, so an offset past the end is
+    // left at the last sub-filter with the remainder, and the chunk is written there if it fits.
+    if (table == null || offset > table.slots || table.slots - offset < data.length) {
+      throw couldNotLoad();
+    }
+    filter.writeSlots(table, offset, data, 0, data.length);
   }
 
   /** Rebuilds a CF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */

@@ -163,12 +163,20 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /**
    * The first layer RedisBloom would build for {@code BF.RESERVE key errorRate capacity} (scaling, so at half the
    * error rate), computed without allocating it. For sizing and for pinning RedisBloom's arithmetic.
+   *
+   * @throws RedisBloomException with RedisBloom's text if a parameter is out of range, or
+   *     {@value RedisBloomErrors#BF_COULD_NOT_CREATE} if no layer can be sized for them (as {@link #create} does):
+   *     an error rate so small that the scaling filter's halved rate underflows to 0 (e.g. 4.9e-324), or more
+   *     bits than 64 bits can count
    */
   public static Layer plannedFirstLayer(long capacity, double errorRate, boolean nonScaling) {
     double rate = validatedErrorRate(errorRate);
     validateCapacity(capacity);
     BloomLayer plan = BloomLayer.plan(capacity, rate * (nonScaling ? 1 : ERROR_TIGHTENING_RATIO),
         BloomLayer.OPT_FORCE64 | BloomLayer.OPT_NOROUND);
+    if (plan == null) {
+      throw new RedisBloomException(RedisBloomErrors.BF_COULD_NOT_CREATE);
+    }
     return Layer.of(plan, true);
   }
 

@@ -129,6 +129,18 @@ class ScalableBloomKnownAnswerTest {
   }
 
   @Test
+  void aLayerThatCannotBeSizedIsRefusedWithRedisBloomsTextBeforeAndAtCreation() {
+    // half of the smallest double underflows to 0: neither the plan nor the filter can be sized
+    assertThatThrownBy(() -> ScalableBloomFilter.plannedFirstLayer(100, 4.9e-324, false))
+        .isInstanceOf(RedisBloomException.class).hasMessage(RedisBloomErrors.BF_COULD_NOT_CREATE);
+    assertThatThrownBy(() -> ScalableBloomFilter.create(100, 4.9e-324))
+        .isInstanceOf(RedisBloomException.class).hasMessage(RedisBloomErrors.BF_COULD_NOT_CREATE);
+    // unhalved (NONSCALING) it is sizable: about 1549 bits per item
+    ScalableBloomFilter.Layer layer = ScalableBloomFilter.plannedFirstLayer(100, 4.9e-324, true);
+    assertThat(layer.bits()).isGreaterThan(100 * 1500L);
+  }
+
+  @Test
   void testVeryHighErrorRateIsCappedAndWorks() {
     for (double rate : new double[] {0.99, 0.95, 0.9999999999999999}) {
       ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(100, rate);

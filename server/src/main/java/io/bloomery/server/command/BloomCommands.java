@@ -122,15 +122,8 @@ final class BloomCommands {
    * {@code maxmemory}.
    */
   static ScalableBloomFilter create(Invocation inv, long capacity, double rate, boolean nonScaling, int expansion) {
-    long planned;
-    try {
-      planned = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes();
-    } catch (RuntimeException unplannable) {
-      // core cannot size this layer (an error rate so small that bits-per-entry overflows); create() below then
-      // refuses it with RedisBloom's own text ("ERR could not create filter") before allocating anything
-      planned = 0;
-    }
-    Memory.admit(inv, planned);
+    // a layer that cannot be sized (e.g. error rate 4.9e-324) is refused here with RedisBloom's text
+    Memory.admit(inv, ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes());
     return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
         : ScalableBloomFilter.create(capacity, rate, expansion);
   }

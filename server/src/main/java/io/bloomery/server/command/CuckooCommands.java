@@ -275,48 +275,6 @@ final class CuckooCommands {
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
-  /**
-   * RedisBloom's {@code CF_LoadEncodedChunk} walks the sub-filters subtracting their sizes; an offset past the end
-   * leaves it at the last sub-filter with the remainder, and the chunk is written there if it fits. The position
-   * that core's {@code loadChunk} needs for that same place.
-   */
-  static long pastTheEnd(CuckooFilter f, long position, int length) {
-    if (length == 0 || position <= 0 || position - 1 < length) {
-      return position;
-    }
-    CuckooFilter.Info info = f.info();
-    long total = info.size() - 40 - 16 * info.numberOfFilters();
-    long offset = position - length - 1;
-    if (offset < total) {
-      return position;
-    }
-    long last = info.numberOfBuckets() * f.bucketSize();
-    for (long i = 1; i < info.numberOfFilters(); i++) {
-      last *= Math.max(1, f.expansion());
-    }
-    long remainder = offset - total;
-    if (remainder > last || remainder + length > last) {
-      return position;
-    }
-    return total - last + remainder + length + 1;
-  }
-
-  /**
-   * RedisBloom keeps a cuckoo filter's sub-filter count in a 16-bit field, so the header's 64-bit count is cut
-   * to its low 16 bits before it is checked (a header saying 65537 loads one sub-filter). The same header with
-   * that cut applied, for core's parser.
-   */
-  static byte[] truncatedFilterCount(byte[] header) {
-    if (header.length != RedisBloomDump.CF_HEADER_BYTES) {
-      return header;
-    }
-    byte[] copy = header.clone();
-    for (int i = 26; i < 32; i++) {
-      copy[i] = 0; // bytes 24..31 hold numFilters (little-endian); keep 24 and 25
-    }
-    return copy;
-  }
-
   private static Reply loadChunk(Invocation inv) {
     Long position = Args.parseLong(inv.arg(2));
     if (position == null || position == 0) {
@@ -331,14 +289,13 @@ final class CuckooCommands {
           throw new CommandException(existing instanceof CuckooFilter
               ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
         }
-        byte[] header = truncatedFilterCount(data);
-        Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(header));
-        CuckooFilter f = RedisBloomDump.loadCuckooHeader(header);
+        Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(data));
+        CuckooFilter f = RedisBloomDump.loadCuckooHeader(data);
         f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
         w.put(key, f);
       } else {
         CuckooFilter f = cuckooOrNotFound(w.get(key));
-        RedisBloomDump.loadChunk(f, pastTheEnd(f, position, data.length), data);
+        RedisBloomDump.loadChunk(f, position, data);
       }
       inv.journalVerbatim(w);
     }
