@@ -53,12 +53,13 @@ import org.apache.spark.sql.types.DataTypes;
  * bound it). {@link #buildSharded} is the path for billions of keys: rows are shuffled to the task
  * that owns their slice of the filter, each task writes only its slice, and no JVM holds the filter.
  *
- * <p><b>The inserted count</b> a file records is, for {@link #build}, the sum over partitions of the
- * adds that changed that partition's filter (the library's merge rule). That equals what {@code
- * bloomery build} records for the same items read in the same order when the dataset has one
- * partition; with several, an item present in two partitions counts twice, so the count is an upper
- * bound on distinct items, as after any merge. Everything that places a bit, and every bit, is the
- * same as a single-machine build's. {@link #buildSharded} records the number of items offered.
+ * <p><b>The inserted count</b> every build path records ({@link #build}, {@link #buildSharded}, {@link
+ * FilterAggregator}, the SQL aggregates, and {@code bloomery build}) is the number of non-null items
+ * offered, duplicates included. It depends neither on the order the items arrive in nor on the
+ * partitioning, and it is additive, so ORing two builds' filters (whose counts add) gives exactly the
+ * file a build over both item sets gives: every build of the same items is the same file, byte for
+ * byte. It is an upper bound on the distinct items; the set bits give the estimate of those ({@code
+ * estimatedCardinality()}).
  *
  * <p><b>Applying.</b> {@link #keepAbsent} and {@link #keepMaybe} broadcast the filter (its serialized
  * form, parsed once per executor JVM) and test the column with a UDF; a filter larger than a quarter
@@ -87,13 +88,16 @@ public final class BloomerySpark {
     JavaRDD<byte[]> partials = rows.mapPartitions(partition -> {
       MembershipFilter filter = spec.newFilter();
       byte[] scratch = new byte[Long.BYTES];
+      long offered = 0;
       while (partition.hasNext()) {
         byte[] item = items.bytes(partition.next(), scratch);
         if (item != null) {
           Filters.add(filter, item, 0, item.length);
+          offered++;
         }
       }
-      return Collections.singletonList(FilterFormat.toBytes(filter)).iterator();
+      // The partial records the items it was offered; the merge sums them (core's merge rule).
+      return Collections.singletonList(Filters.toBytes(filter, offered)).iterator();
     });
     byte[] merged = Jobs.run(() -> partials.treeAggregate(new byte[0], Filters::merge, Filters::merge, depth(rows)));
     return merged.length == 0 ? spec.newFilter() : Filters.fromBytes(merged, "merged filter");
