@@ -64,11 +64,9 @@ import org.apache.spark.sql.types.DataTypes;
  * <p><b>Applying.</b> {@link #keepAbsent} and {@link #keepMaybe} broadcast the filter (its serialized
  * form, parsed once per executor JVM) and test the column with a UDF; a filter larger than a quarter
  * of {@code spark.executor.memory} is refused, because every executor would hold it twice while
- * loading. For larger filters, apply shard-aligned: write the filter with {@link #buildSharded},
- * shuffle the probe rows by the slice that holds their bits (block range for blocked filters, word
- * range per position for classic ones), and test each partition against only its slice, read from
- * its byte range of the file. That path is described here (and in docs/SPARK.md) but not shipped as a
- * method.
+ * loading. For larger filters, {@link #keepAbsentSharded} and {@link #keepMaybeSharded} apply the
+ * filter shard-aligned from its file: each probe task reads only its slice of the file, no JVM holds
+ * the filter.
  *
  * <p>All methods are thread-safe; they run Spark jobs on the dataset's session.
  */
@@ -160,6 +158,40 @@ public final class BloomerySpark {
     return keepMaybe(dataset, column, filter, FilterSpec.Nulls.REFUSE);
   }
 
+  /**
+   * {@link #keepAbsent} for a filter too large to broadcast, applied shard-aligned from its file
+   * ({@code filterPath}, any Hadoop file system; written by {@link #buildSharded}, {@link #writeFilter}
+   * or {@code bloomery build}): the filter is split into {@code slices} ranges of its layout and each
+   * probe task reads only its range of the file, so no JVM holds the filter. Blocked filters shuffle
+   * the rows by block range; classic ones send each item to the slices its positions touch and join
+   * the rows against the absent items. The answer is the broadcast path's, row for row (row order
+   * aside). The file's header, length and CRC-32C are checked here, on the driver, first.
+   *
+   * @param slices ranges to split the filter into; 0 picks one per 64 MiB of filter
+   * @throws BloomerySparkException for a missing, corrupt or truncated file, or one that holds
+   *     anything but a classic or blocked Bloom filter
+   */
+  public static Dataset<Row> keepAbsentSharded(Dataset<?> dataset, String column, String filterPath,
+      FilterSpec.Nulls nulls, int slices) {
+    return ShardedApply.keep(dataset, column, filterPath, nulls, slices, false);
+  }
+
+  /** {@link #keepAbsentSharded(Dataset, String, String, FilterSpec.Nulls, int)} refusing nulls, one slice per 64 MiB. */
+  public static Dataset<Row> keepAbsentSharded(Dataset<?> dataset, String column, String filterPath) {
+    return keepAbsentSharded(dataset, column, filterPath, FilterSpec.Nulls.REFUSE, 0);
+  }
+
+  /** {@link #keepMaybe} applied shard-aligned from the filter's file; see {@link #keepAbsentSharded}. */
+  public static Dataset<Row> keepMaybeSharded(Dataset<?> dataset, String column, String filterPath,
+      FilterSpec.Nulls nulls, int slices) {
+    return ShardedApply.keep(dataset, column, filterPath, nulls, slices, true);
+  }
+
+  /** {@link #keepMaybeSharded(Dataset, String, String, FilterSpec.Nulls, int)} refusing nulls, one slice per 64 MiB. */
+  public static Dataset<Row> keepMaybeSharded(Dataset<?> dataset, String column, String filterPath) {
+    return keepMaybeSharded(dataset, column, filterPath, FilterSpec.Nulls.REFUSE, 0);
+  }
+
   private static Dataset<Row> keep(Dataset<?> dataset, String column, MembershipFilter filter,
       FilterSpec.Nulls nulls, boolean maybe) {
     Column test = mightContain(dataset, column, filter, nulls);
@@ -179,7 +211,7 @@ public final class BloomerySpark {
     long executorMemory = session.sparkContext().getConf().getSizeAsBytes("spark.executor.memory", "1g");
     if (size > executorMemory / 4) {
       throw new BloomerySparkException("the filter is " + size + " bytes, more than a quarter of spark.executor.memory ("
-          + executorMemory + " bytes), too large to broadcast; apply it shard-aligned (see BloomerySpark's documentation)");
+          + executorMemory + " bytes), too large to broadcast; write it to a file and apply it shard-aligned with keepAbsentSharded / keepMaybeSharded");
     }
     Broadcast<byte[]> shared = JavaSparkContext.fromSparkContext(session.sparkContext()).broadcast(FilterFormat.toBytes(filter));
     UDF1<Object, Boolean> probe = value -> {
@@ -190,7 +222,7 @@ public final class BloomerySpark {
       return Filters.mightContain(BroadcastFilters.of(shared.value()), item, 0, item.length);
     };
     UserDefinedFunction udf = functions.udf(probe, DataTypes.BooleanType).asNondeterministic();
-    return udf.apply(dataset.col(column));
+    return udf.apply(items.itemColumn(dataset));
   }
 
   /**
