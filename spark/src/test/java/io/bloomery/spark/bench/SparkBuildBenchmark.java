@@ -139,43 +139,44 @@ public final class SparkBuildBenchmark {
     // V1's k is chosen from (expected items, bits): round(m / n' * ln 2) = 3 for n' = 1e9.
     org.apache.spark.util.sketch.BloomFilter sketch = org.apache.spark.util.sketch.BloomFilter.create(
         org.apache.spark.util.sketch.BloomFilter.Version.V1, 1_000_000_000L, bits, 0);
-    long start = System.nanoTime();
-    for (long i = 0; i < n; i++) {
-      sketch.putLong(i);
-    }
-    double sketchSeconds = (System.nanoTime() - start) / 1e9;
-    long sketchMaybe = 0;
-    for (long i = n; i < n + PROBES; i++) {
-      sketchMaybe += sketch.mightContainLong(i) ? 1 : 0;
-    }
-    for (long i = 0; i < n; i += Math.max(1, n / 100_000)) {
-      if (!sketch.mightContainLong(i)) {
-        throw new AssertionError("sketch false negative: " + i);
-      }
-    }
+    long[] sketchRun = fillAndProbe(n, sketch::putLong, sketch::mightContainLong);
     long sketchBits = sketch.bitSize();
     sketch = null; // let the 512 MiB go before ours is allocated
     System.gc();
     BloomFilter ours = BloomFilter.createSingleWriter(io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], bits, k);
-    start = System.nanoTime();
-    for (long i = 0; i < n; i++) {
-      ours.add(i);
-    }
-    double oursSeconds = (System.nanoTime() - start) / 1e9;
-    long oursMaybe = 0;
-    for (long i = n; i < n + PROBES; i++) {
-      oursMaybe += ours.mightContain(i) ? 1 : 0;
-    }
-    for (long i = 0; i < n; i += Math.max(1, n / 100_000)) {
-      if (!ours.mightContain(i)) {
-        throw new AssertionError("false negative: " + i);
-      }
-    }
+    long[] oursRun = fillAndProbe(n, ours::add, ours::mightContain);
+    long sketchMaybe = sketchRun[0];
+    long oursMaybe = oursRun[0];
+    double sketchSeconds = sketchRun[1] / 1e9;
+    double oursSeconds = oursRun[1] / 1e9;
     System.out.printf(Locale.ROOT, "v1 n=%d, m=%d (sketch reports %d), k=%d: model FPR %.4f%% for m, %.4f%% for 2^31 bits;"
         + " Spark V1 realized %.4f%% (%d of %d, %.1f s to fill); Bloomery classic (%s) realized %.4f%% (%d of %d, %.1f s)%n",
         n, bits, sketchBits, k, 100 * BloomMath.falsePositiveRate(bits, k, n), 100 * BloomMath.falsePositiveRate(1L << 31, k, n),
         100.0 * sketchMaybe / PROBES, sketchMaybe, PROBES, sketchSeconds, ours.protocol().name(),
         100.0 * oursMaybe / PROBES, oursMaybe, PROBES, oursSeconds);
+  }
+
+  /**
+   * Adds the longs [0, n), checks a sample of them, and probes [n, n + 10^6).
+   *
+   * @return {maybe answers among the non-members, nanoseconds spent adding}
+   */
+  private static long[] fillAndProbe(long n, java.util.function.LongPredicate add, java.util.function.LongPredicate probe) {
+    long start = System.nanoTime();
+    for (long i = 0; i < n; i++) {
+      add.test(i);
+    }
+    long nanos = System.nanoTime() - start;
+    long maybe = 0;
+    for (long i = n; i < n + PROBES; i++) {
+      maybe += probe.test(i) ? 1 : 0;
+    }
+    for (long i = 0; i < n; i += Math.max(1, n / 100_000)) {
+      if (!probe.test(i)) {
+        throw new AssertionError("false negative: " + i);
+      }
+    }
+    return new long[] {maybe, nanos};
   }
 
   @FunctionalInterface
