@@ -45,6 +45,18 @@ class BuildQueryCommandTest {
     assertThat(backward.out()).contains("300 items read, 104 changed the filter");
     assertThat(Files.readAllBytes(dir.resolve("backward.blmf"))).isEqualTo(Files.readAllBytes(dir.resolve("forward.blmf")));
     assertThat(Cli.run("info", dir.resolve("forward.blmf").toString(), "--json").json().get("inserted").asLong()).isEqualTo(300);
+
+    // The count adds up: merging the builds of two halves writes the build of the whole.
+    Files.write(dir.resolve("first.txt"), lines.subList(0, 100), StandardCharsets.UTF_8);
+    Files.write(dir.resolve("rest.txt"), lines.subList(100, 300), StandardCharsets.UTF_8);
+    for (String half : List.of("first", "rest")) {
+      assertThat(Cli.run("build", "--input", dir.resolve(half + ".txt").toString(), "--output",
+          dir.resolve(half + ".blmf").toString(), "--bits", "256", "--hashes", "2").exitCode()).isZero();
+    }
+    Cli.Result merged = Cli.run("merge", dir.resolve("first.blmf").toString(), dir.resolve("rest.blmf").toString(),
+        "--output", dir.resolve("merged.blmf").toString());
+    assertThat(merged.exitCode()).as(merged.toString()).isZero();
+    assertThat(Files.readAllBytes(dir.resolve("merged.blmf"))).isEqualTo(Files.readAllBytes(dir.resolve("backward.blmf")));
   }
 
   @Test

@@ -50,8 +50,8 @@ import scala.Tuple2;
  * slice directory is deleted either way.
  *
  * <p>The bits equal those of {@link BloomerySpark#build} over the same items, and so those of a
- * single-machine build. The recorded inserted count is the number of (non-null) items offered: no
- * task sees an item's whole effect on the filter, so "adds that changed the filter" is not defined.
+ * single-machine build, and the recorded inserted count is the number of (non-null) items offered,
+ * the count every build records ({@link BloomerySpark}), so the file is byte-identical to theirs.
  *
  * <p>Not shipped: RedisBloom {@code BF.SCANDUMP}/{@code BF.LOADCHUNK} chunks. Those carry RedisBloom's
  * own layout and hash (MurmurHash64A), so a Bloomery-protocol filter has no such form to emit.
