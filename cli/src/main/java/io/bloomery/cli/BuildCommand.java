@@ -25,6 +25,10 @@ import picocli.CommandLine.ParentCommand;
       "trimmed or normalised). Lines end at \\n; a \\r right before it is dropped, so",
       "\\r\\n files read the same. An empty line is the empty item; the last line needs",
       "no line end. With --hex each line is the item's bytes in hex.",
+      "",
+      "The file's inserted count is the number of items read, duplicates included:",
+      "it does not depend on the order of the lines (info's estimated_cardinality",
+      "estimates the distinct items from the set bits).",
       ""
     })
 final class BuildCommand implements Callable<Integer> {
@@ -67,7 +71,10 @@ final class BuildCommand implements Callable<Integer> {
         progress.update(in.size() >= 0 ? in.bytesRead() : line);
       });
     }
-    long fileBytes = FilterFiles.write(output, filter, outputFormat);
+    // The file records the items read, not the adds that changed the filter: that count depends on
+    // the order of the lines, this one does not, so every build of the same items (this command, the
+    // spark module's builds over any partitioning) writes the same file, and merged files add up.
+    long fileBytes = FilterFiles.write(output, filter, outputFormat, items);
     PrintWriter out = root.out();
     out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s, %s, protocol %s, seed %s%n",
         output, outputFormat.name().toLowerCase(Locale.ROOT), Units.count(filter.bitSize(), "bit", "bits"),

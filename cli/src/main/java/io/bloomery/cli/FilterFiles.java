@@ -98,6 +98,21 @@ final class FilterFiles {
     return AtomicFile.write(path, out -> FilterFormat.write(filter, out));
   }
 
+  /**
+   * {@link #write(Path, BloomFilter, FileFormat)} recording {@code insertedCount} in the Bloomery
+   * header instead of the filter's own count (Guava's format records none).
+   */
+  static long write(Path path, BloomFilter filter, FileFormat format, long insertedCount) throws IOException {
+    if (format == FileFormat.GUAVA) {
+      return write(path, filter, format);
+    }
+    return AtomicFile.write(path, out -> {
+      long[] next = {0};
+      FilterFormat.writeClassic(filter.protocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
+          () -> filter.word(next[0]++), out);
+    });
+  }
+
   /** Guava's format records neither protocol nor seed: only guava-murmur128-mitz64 filters fit. */
   static void requireGuavaCompatible(BloomFilter filter) {
     if (filter.protocol().id() != ProtocolId.GUAVA_MURMUR128_MITZ64) {

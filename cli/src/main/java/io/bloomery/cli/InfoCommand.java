@@ -103,7 +103,7 @@ final class InfoCommand implements Callable<Integer> {
     row(out, "hashes (k)", Integer.toString(bloom.hashCount()));
     row(out, "inserted", Units.grouped(bloom.insertedCount()) + (filterFormat.format == FileFormat.GUAVA
         ? " (estimated from the set bits: Guava's file records no count)"
-        : " (adds that changed the filter)"));
+        : " (items a build was given, or adds that changed the filter; plus merged counts)"));
     row(out, "set bits", Units.grouped(bloom.bitCount()));
     row(out, "fill ratio", String.format(Locale.ROOT, "%.4f", bloom.fillRatio()));
     row(out, "estimated fpp", Units.probability(bloom.estimatedFpp()) + " (from the fill ratio)");

@@ -26,6 +26,40 @@ class BuildQueryCommandTest {
   }
 
   @Test
+  void theFileDoesNotDependOnTheOrderOfTheLines_itsCountIsTheItemsRead() throws IOException {
+    // 300 lines over 120 distinct items on 256 bits and 2 hashes: some adds find all their bits set,
+    // and not the same ones in both orders (103 changing adds forward, 104 backward); the file is the same.
+    List<String> lines = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      lines.add("item-" + (i * 37 % 120));
+    }
+    Files.write(dir.resolve("forward.txt"), lines, StandardCharsets.UTF_8);
+    java.util.Collections.reverse(lines);
+    java.util.Collections.swap(lines, 0, 150);
+    Files.write(dir.resolve("backward.txt"), lines, StandardCharsets.UTF_8);
+    Cli.Result forward = Cli.run("build", "--input", dir.resolve("forward.txt").toString(), "--output",
+        dir.resolve("forward.blmf").toString(), "--bits", "256", "--hashes", "2");
+    Cli.Result backward = Cli.run("build", "--input", dir.resolve("backward.txt").toString(), "--output",
+        dir.resolve("backward.blmf").toString(), "--bits", "256", "--hashes", "2");
+    assertThat(forward.out()).contains("300 items read, 103 changed the filter");
+    assertThat(backward.out()).contains("300 items read, 104 changed the filter");
+    assertThat(Files.readAllBytes(dir.resolve("backward.blmf"))).isEqualTo(Files.readAllBytes(dir.resolve("forward.blmf")));
+    assertThat(Cli.run("info", dir.resolve("forward.blmf").toString(), "--json").json().get("inserted").asLong()).isEqualTo(300);
+
+    // The count adds up: merging the builds of two halves writes the build of the whole.
+    Files.write(dir.resolve("first.txt"), lines.subList(0, 100), StandardCharsets.UTF_8);
+    Files.write(dir.resolve("rest.txt"), lines.subList(100, 300), StandardCharsets.UTF_8);
+    for (String half : List.of("first", "rest")) {
+      assertThat(Cli.run("build", "--input", dir.resolve(half + ".txt").toString(), "--output",
+          dir.resolve(half + ".blmf").toString(), "--bits", "256", "--hashes", "2").exitCode()).isZero();
+    }
+    Cli.Result merged = Cli.run("merge", dir.resolve("first.blmf").toString(), dir.resolve("rest.blmf").toString(),
+        "--output", dir.resolve("merged.blmf").toString());
+    assertThat(merged.exitCode()).as(merged.toString()).isZero();
+    assertThat(Files.readAllBytes(dir.resolve("merged.blmf"))).isEqualTo(Files.readAllBytes(dir.resolve("backward.blmf")));
+  }
+
+  @Test
   void emptyLineIsTheEmptyItem_andBytesAreNotNormalised() throws IOException {
     // "é" precomposed (c3 a9) and decomposed (65 cc 81) are two different items.
     Files.write(dir.resolve("items.txt"), "\nc\u00e9\n".getBytes(StandardCharsets.UTF_8));

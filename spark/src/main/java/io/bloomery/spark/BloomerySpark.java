@@ -53,21 +53,20 @@ import org.apache.spark.sql.types.DataTypes;
  * bound it). {@link #buildSharded} is the path for billions of keys: rows are shuffled to the task
  * that owns their slice of the filter, each task writes only its slice, and no JVM holds the filter.
  *
- * <p><b>The inserted count</b> a file records is, for {@link #build}, the sum over partitions of the
- * adds that changed that partition's filter (the library's merge rule). That equals what {@code
- * bloomery build} records for the same items read in the same order when the dataset has one
- * partition; with several, an item present in two partitions counts twice, so the count is an upper
- * bound on distinct items, as after any merge. Everything that places a bit, and every bit, is the
- * same as a single-machine build's. {@link #buildSharded} records the number of items offered.
+ * <p><b>The inserted count</b> every build path records ({@link #build}, {@link #buildSharded}, {@link
+ * FilterAggregator}, the SQL aggregates, and {@code bloomery build}) is the number of non-null items
+ * offered, duplicates included. It depends neither on the order the items arrive in nor on the
+ * partitioning, and it is additive, so ORing two builds' filters (whose counts add) gives exactly the
+ * file a build over both item sets gives: every build of the same items is the same file, byte for
+ * byte. It is an upper bound on the distinct items; the set bits give the estimate of those ({@code
+ * estimatedCardinality()}).
  *
  * <p><b>Applying.</b> {@link #keepAbsent} and {@link #keepMaybe} broadcast the filter (its serialized
  * form, parsed once per executor JVM) and test the column with a UDF; a filter larger than a quarter
  * of {@code spark.executor.memory} is refused, because every executor would hold it twice while
- * loading. For larger filters, apply shard-aligned: write the filter with {@link #buildSharded},
- * shuffle the probe rows by the slice that holds their bits (block range for blocked filters, word
- * range per position for classic ones), and test each partition against only its slice, read from
- * its byte range of the file. That path is described here (and in docs/SPARK.md) but not shipped as a
- * method.
+ * loading. For larger filters, {@link #keepAbsentSharded} and {@link #keepMaybeSharded} apply the
+ * filter shard-aligned from its file: each probe task reads only its slice of the file, no JVM holds
+ * the filter.
  *
  * <p>All methods are thread-safe; they run Spark jobs on the dataset's session.
  */
@@ -87,13 +86,16 @@ public final class BloomerySpark {
     JavaRDD<byte[]> partials = rows.mapPartitions(partition -> {
       MembershipFilter filter = spec.newFilter();
       byte[] scratch = new byte[Long.BYTES];
+      long offered = 0;
       while (partition.hasNext()) {
         byte[] item = items.bytes(partition.next(), scratch);
         if (item != null) {
           Filters.add(filter, item, 0, item.length);
+          offered++;
         }
       }
-      return Collections.singletonList(FilterFormat.toBytes(filter)).iterator();
+      // The partial records the items it was offered; the merge sums them (core's merge rule).
+      return Collections.singletonList(Filters.toBytes(filter, offered)).iterator();
     });
     byte[] merged = Jobs.run(() -> partials.treeAggregate(new byte[0], Filters::merge, Filters::merge, depth(rows)));
     return merged.length == 0 ? spec.newFilter() : Filters.fromBytes(merged, "merged filter");
@@ -156,6 +158,40 @@ public final class BloomerySpark {
     return keepMaybe(dataset, column, filter, FilterSpec.Nulls.REFUSE);
   }
 
+  /**
+   * {@link #keepAbsent} for a filter too large to broadcast, applied shard-aligned from its file
+   * ({@code filterPath}, any Hadoop file system; written by {@link #buildSharded}, {@link #writeFilter}
+   * or {@code bloomery build}): the filter is split into {@code slices} ranges of its layout and each
+   * probe task reads only its range of the file, so no JVM holds the filter. Blocked filters shuffle
+   * the rows by block range; classic ones send each item to the slices its positions touch and join
+   * the rows against the absent items. The answer is the broadcast path's, row for row (row order
+   * aside). The file's header, length and CRC-32C are checked here, on the driver, first.
+   *
+   * @param slices ranges to split the filter into; 0 picks one per 64 MiB of filter
+   * @throws BloomerySparkException for a missing, corrupt or truncated file, or one that holds
+   *     anything but a classic or blocked Bloom filter
+   */
+  public static Dataset<Row> keepAbsentSharded(Dataset<?> dataset, String column, String filterPath,
+      FilterSpec.Nulls nulls, int slices) {
+    return ShardedApply.keep(dataset, column, filterPath, nulls, slices, false);
+  }
+
+  /** {@link #keepAbsentSharded(Dataset, String, String, FilterSpec.Nulls, int)} refusing nulls, one slice per 64 MiB. */
+  public static Dataset<Row> keepAbsentSharded(Dataset<?> dataset, String column, String filterPath) {
+    return keepAbsentSharded(dataset, column, filterPath, FilterSpec.Nulls.REFUSE, 0);
+  }
+
+  /** {@link #keepMaybe} applied shard-aligned from the filter's file; see {@link #keepAbsentSharded}. */
+  public static Dataset<Row> keepMaybeSharded(Dataset<?> dataset, String column, String filterPath,
+      FilterSpec.Nulls nulls, int slices) {
+    return ShardedApply.keep(dataset, column, filterPath, nulls, slices, true);
+  }
+
+  /** {@link #keepMaybeSharded(Dataset, String, String, FilterSpec.Nulls, int)} refusing nulls, one slice per 64 MiB. */
+  public static Dataset<Row> keepMaybeSharded(Dataset<?> dataset, String column, String filterPath) {
+    return keepMaybeSharded(dataset, column, filterPath, FilterSpec.Nulls.REFUSE, 0);
+  }
+
   private static Dataset<Row> keep(Dataset<?> dataset, String column, MembershipFilter filter,
       FilterSpec.Nulls nulls, boolean maybe) {
     Column test = mightContain(dataset, column, filter, nulls);
@@ -175,7 +211,7 @@ public final class BloomerySpark {
     long executorMemory = session.sparkContext().getConf().getSizeAsBytes("spark.executor.memory", "1g");
     if (size > executorMemory / 4) {
       throw new BloomerySparkException("the filter is " + size + " bytes, more than a quarter of spark.executor.memory ("
-          + executorMemory + " bytes), too large to broadcast; apply it shard-aligned (see BloomerySpark's documentation)");
+          + executorMemory + " bytes), too large to broadcast; write it to a file and apply it shard-aligned with keepAbsentSharded / keepMaybeSharded");
     }
     Broadcast<byte[]> shared = JavaSparkContext.fromSparkContext(session.sparkContext()).broadcast(FilterFormat.toBytes(filter));
     UDF1<Object, Boolean> probe = value -> {
@@ -186,7 +222,7 @@ public final class BloomerySpark {
       return Filters.mightContain(BroadcastFilters.of(shared.value()), item, 0, item.length);
     };
     UserDefinedFunction udf = functions.udf(probe, DataTypes.BooleanType).asNondeterministic();
-    return udf.apply(dataset.col(column));
+    return udf.apply(items.itemColumn(dataset));
   }
 
   /**

@@ -54,7 +54,7 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
   public Buffer reduce(Buffer buffer, T value) {
     byte[] item = items.bytesOfValue(value);
     if (item != null) {
-      buffer.filter(spec).add(item);
+      buffer.add(spec, item);
     }
     return buffer;
   }
@@ -66,7 +66,7 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
 
   @Override
   public byte[] finish(Buffer buffer) {
-    return FilterFormat.toBytes(buffer.filter(spec));
+    return buffer.bytes(spec);
   }
 
   @Override
@@ -79,10 +79,14 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
     return Encoders.BINARY();
   }
 
-  /** A filter being built; null until the first item. Serialized as its FilterFormat bytes. */
+  /**
+   * A filter being built (null until the first item) and the items offered to it, its recorded
+   * count. Serialized as its FilterFormat bytes, which carry that count.
+   */
   public static final class Buffer implements Serializable {
     private static final long serialVersionUID = 1L;
     private transient MembershipFilter filter;
+    private transient long offered;
 
     Buffer(MembershipFilter filter) {
       this.filter = filter;
@@ -102,7 +106,25 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
         return right;
       }
       Filters.mergeInto(left.filter, right.filter);
+      left.offered += right.offered;
       return left;
+    }
+
+    /** Adds one item, counting it as offered. */
+    void add(FilterSpec spec, byte[] item) {
+      Filters.add(filter(spec), item, 0, item.length);
+      offered++;
+    }
+
+    /** The FilterFormat bytes of the filter so far (of {@code spec} if still empty), with the offered count. */
+    byte[] bytes(FilterSpec spec) {
+      filter(spec);
+      return bytes();
+    }
+
+    /** The FilterFormat bytes of the filter so far, which must exist, with the offered count. */
+    byte[] bytes() {
+      return Filters.toBytes(filter, offered);
     }
 
     MembershipFilter filter(FilterSpec spec) {
@@ -114,7 +136,7 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
 
     private void writeObject(ObjectOutputStream out) throws IOException {
       out.defaultWriteObject();
-      byte[] bytes = filter == null ? new byte[0] : FilterFormat.toBytes(filter);
+      byte[] bytes = filter == null ? new byte[0] : Filters.toBytes(filter, offered);
       out.writeInt(bytes.length);
       out.write(bytes);
     }
@@ -124,6 +146,7 @@ public final class FilterAggregator<T> extends Aggregator<T, FilterAggregator.Bu
       byte[] bytes = new byte[in.readInt()];
       in.readFully(bytes);
       filter = bytes.length == 0 ? null : Filters.fromBytes(bytes, "aggregation buffer");
+      offered = filter == null ? 0 : Filters.insertedCount(filter);
     }
   }
 }

@@ -5,6 +5,10 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 
 /** Serializing, merging and checking the two filter kinds a Spark job moves between JVMs. */
 final class Filters {
@@ -40,6 +44,34 @@ final class Filters {
   }
 
   /**
+   * Writes a classic or blocked filter with {@code offered} as its recorded inserted count: the number
+   * of items a build was given (duplicates included), the count every build path of this module and
+   * {@code bloomery build} record, whatever the order or partitioning (docs/SPARK.md).
+   */
+  static void write(MembershipFilter filter, long offered, OutputStream out) throws IOException {
+    long[] next = {0};
+    if (filter instanceof BloomFilter classic) {
+      FilterFormat.writeClassic(classic.protocol(), classic.seed(), classic.bitSize(), classic.hashCount(), offered,
+          () -> classic.word(next[0]++), out);
+    } else {
+      BlockedBloomFilter blocked = (BlockedBloomFilter) requireBloom(filter, "write");
+      FilterFormat.writeBlocked(blocked.seed(), blocked.blockCount(), blocked.hashCount(), offered,
+          () -> blocked.word(next[0]++), out);
+    }
+  }
+
+  /** {@link #write(MembershipFilter, long, OutputStream)} into a byte array. */
+  static byte[] toBytes(MembershipFilter filter, long offered) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, FilterFormat.serializedLength(filter)));
+    try {
+      write(filter, offered, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  /**
    * The OR of two serialized partial filters of the same spec; an empty array stands for "no
    * filter yet" (the aggregation's zero).
    */
@@ -66,6 +98,11 @@ final class Filters {
       throw new BloomerySparkException("cannot merge a " + from.kind().kindName() + " filter into a "
           + into.kind().kindName() + " filter");
     }
+  }
+
+  /** The inserted count of a classic or blocked filter. */
+  static long insertedCount(MembershipFilter filter) {
+    return filter instanceof BloomFilter classic ? classic.insertedCount() : ((BlockedBloomFilter) filter).insertedCount();
   }
 
   /** Adds {@code item[offset, offset + length)} to a classic or blocked filter. */

@@ -76,6 +76,16 @@ final class ItemColumn implements Serializable {
   }
 
   /**
+   * The column as a UDF should receive it: a string column cast to binary, which is its UTF-8 bytes
+   * as Spark holds them (a UDF handed the string would get it decoded, and text that is not valid
+   * UTF-8 would come back as other bytes); binary and bigint columns as they are.
+   */
+  Column itemColumn(Dataset<?> dataset) {
+    Column column = dataset.col(name);
+    return type == Type.STRING ? column.cast(org.apache.spark.sql.types.DataTypes.BinaryType) : column;
+  }
+
+  /**
    * The item bytes of field 0 of {@code row}, or null for a null value under {@link
    * FilterSpec.Nulls#SKIP}; {@code scratch} is an 8-byte array reused for long items.
    *

@@ -50,8 +50,8 @@ import scala.Tuple2;
  * slice directory is deleted either way.
  *
  * <p>The bits equal those of {@link BloomerySpark#build} over the same items, and so those of a
- * single-machine build. The recorded inserted count is the number of (non-null) items offered: no
- * task sees an item's whole effect on the filter, so "adds that changed the filter" is not defined.
+ * single-machine build, and the recorded inserted count is the number of (non-null) items offered,
+ * the count every build records ({@link BloomerySpark}), so the file is byte-identical to theirs.
  *
  * <p>Not shipped: RedisBloom {@code BF.SCANDUMP}/{@code BF.LOADCHUNK} chunks. Those carry RedisBloom's
  * own layout and hash (MurmurHash64A), so a Bloomery-protocol filter has no such form to emit.
@@ -70,8 +70,12 @@ public final class ShardedBuild {
    * @param slices the number of slices (tasks)
    * @param items the non-null items offered, also the file's recorded inserted count
    * @param bitCount the number of set bits
+   * @param sliceWriteNanos the slice tasks' time writing their files, summed over tasks (setting the
+   *     bits and reading the shuffle not included)
+   * @param assemblyNanos the driver's time streaming the slices into the output file and renaming it
    */
-  public record Result(String path, long fileBytes, int slices, long items, long bitCount) implements Serializable {}
+  public record Result(String path, long fileBytes, int slices, long items, long bitCount, long sliceWriteNanos,
+      long assemblyNanos) implements Serializable {}
 
   /** The slicing of one filter: {@code unitsPerSlice} words (classic) or blocks (blocked) per slice. */
   static final class Layout implements Serializable {
@@ -147,7 +151,7 @@ public final class ShardedBuild {
   }
 
   /** One written slice, as its task reports it. */
-  record Slice(int index, String file, long bytes, long crc, long values, long bitCount) implements Serializable {}
+  record Slice(int index, String file, long bytes, long crc, long values, long bitCount, long writeNanos) implements Serializable {}
 
   static Result run(Dataset<?> dataset, String column, FilterSpec spec, String path, int requestedSlices) {
     if (requestedSlices < 0) {
@@ -274,6 +278,7 @@ public final class ShardedBuild {
     TaskContext task = TaskContext.get();
     Path file = new Path(sliceDir, String.format(java.util.Locale.ROOT, "slice-%06d.attempt-%d", slice,
         task == null ? 0 : task.attemptNumber()));
+    long writeStart = System.nanoTime();
     CRC32C crc = new CRC32C();
     long bitCount = 0;
     byte[] buffer = new byte[Long.BYTES];
@@ -285,7 +290,8 @@ public final class ShardedBuild {
         bitCount += Long.bitCount(word);
       }
     }
-    return new Slice(slice, file.toString(), (long) words.length * Long.BYTES, crc.getValue(), values, bitCount);
+    return new Slice(slice, file.toString(), (long) words.length * Long.BYTES, crc.getValue(), values, bitCount,
+        System.nanoTime() - writeStart);
   }
 
   /** Driver side: header, slices in order (each checked), checksum; renamed over {@code path} at the end. */
@@ -294,14 +300,17 @@ public final class ShardedBuild {
     for (Slice slice : written) {
       ordered[slice.index()] = slice;
     }
+    long assemblyStart = System.nanoTime();
     long values = 0;
     long bitCount = 0;
+    long writeNanos = 0;
     for (int s = 0; s < ordered.length; s++) {
       if (ordered[s] == null) {
         throw new BloomerySparkException("slice " + s + " of " + ordered.length + " was not written");
       }
       values += ordered[s].values();
       bitCount += ordered[s].bitCount();
+      writeNanos += ordered[s].writeNanos();
     }
     FilterSpec spec = layout.spec;
     long items = spec.kind() == FilterSpec.Kind.CLASSIC ? values / spec.hashCount() : values;
@@ -321,7 +330,7 @@ public final class ShardedBuild {
     try {
       Path target = new Path(path);
       long size = BloomerySpark.fileSystem(target, conf).getFileStatus(target).getLen();
-      return new Result(path, size, layout.slices, items, bitCount);
+      return new Result(path, size, layout.slices, items, bitCount, writeNanos, System.nanoTime() - assemblyStart);
     } catch (IOException e) {
       throw new UncheckedIOException(path + ": " + e.getMessage(), e);
     }

@@ -85,7 +85,7 @@ public final class SqlFunctions {
       if (!FilterSpec.of(filter).equals(spec)) {
         throw new BloomerySparkException("bloomery_build(item, n, p): n and p differ between rows of one group");
       }
-      filter.add(items.bytesOfValue(row._1()));
+      buffer.add(spec, items.bytesOfValue(row._1()));
       return buffer;
     }
 
@@ -97,7 +97,7 @@ public final class SqlFunctions {
     /** The filter's bytes; null for a group without rows, whose n and p are unknown. */
     @Override
     public byte[] finish(FilterAggregator.Buffer buffer) {
-      return buffer.current() == null ? null : FilterFormat.toBytes(buffer.current());
+      return buffer.current() == null ? null : buffer.bytes();
     }
 
     @Override

@@ -60,25 +60,20 @@ final class TestItems {
     return items;
   }
 
-  /** The FilterFormat bytes of {@code spec} over {@code items} added in order on one machine. */
+  /**
+   * The file {@code bloomery build} writes for {@code spec} over {@code items}: added in order on one
+   * machine, recording the number of items given (duplicates included) as its inserted count.
+   */
   static byte[] singleMachine(FilterSpec spec, List<byte[]> items) {
     var filter = spec.newFilter();
     for (byte[] item : items) {
       filter.add(item);
     }
-    return FilterFormat.toBytes(filter);
+    return Filters.toBytes(filter, items.size());
   }
 
   /** Offset of the inserted-count field in a classic or blocked file with an empty seed. */
   static final int COUNT_OFFSET = 18 + 12;
-
-  /** The bytes with the 8-byte inserted count zeroed: what places and holds bits. */
-  static byte[] withoutCount(byte[] file) {
-    byte[] copy = file.clone();
-    Arrays.fill(copy, COUNT_OFFSET, COUNT_OFFSET + 8, (byte) 0);
-    // The CRC covers the count; compare everything before the checksum.
-    return Arrays.copyOf(copy, copy.length - 4);
-  }
 
   static long count(byte[] file) {
     long value = 0;

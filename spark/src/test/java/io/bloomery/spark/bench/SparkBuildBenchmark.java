@@ -28,7 +28,13 @@ import org.apache.spark.sql.SparkSession;
  * </pre>
  *
  * Items are {@code https://example.com/page/<i>} for i in [0, N), generated inside Spark by {@code
- * range}; non-members are i in [N, N + 10^6). local[2], 16 partitions, p = 1%.
+ * range}; non-members are i in [N, N + 10^6). local[2], 16 partitions, p = 1%. Per-task figures come
+ * from a listener: the tasks' executor run time summed (core-seconds), shuffle bytes written, and for
+ * {@code sharded} the slice tasks' file-write time and the driver's assembly time.
+ *
+ * <p>{@code v1 N} runs no Spark job: it fills Spark's V1 sketch ({@code BloomFilter.create(V1, ...)})
+ * and a classic Bloomery filter of the same m = 2^32 bits and k = 3 with the longs [0, N), and
+ * measures both on the longs [N, N + 10^6) against the model for m and for 2^31 bits.
  */
 public final class SparkBuildBenchmark {
   private static final int PROBES = 1_000_000;
@@ -38,10 +44,16 @@ public final class SparkBuildBenchmark {
   public static void main(String[] args) throws Exception {
     String variant = args[0];
     long n = Long.parseLong(args[1]);
+    if (variant.equals("v1")) {
+      v1(n);
+      return;
+    }
     double p = 0.01;
     SparkSession spark = SparkSession.builder().master("local[2]").appName("bloomery-bench")
         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "16").getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
+    TaskTotals totals = new TaskTotals();
+    spark.sparkContext().addSparkListener(totals);
     Dataset<Row> urls = spark.range(0, n, 1, 16).selectExpr("concat('https://example.com/page/', CAST(id AS STRING)) AS url");
     long start = System.nanoTime();
     Probe probe;
@@ -63,7 +75,10 @@ public final class SparkBuildBenchmark {
         BloomFilter filter = FilterFormat.readBloom(file);
         Files.delete(file);
         probe = filter::mightContain;
-        shape = spec + ", " + result.slices() + " slices";
+        shape = spec + ", " + result.slices() + " slices" + String.format(Locale.ROOT,
+            "; slice file writes %.2f s summed over tasks (%.0f MB/s), driver assembly %.2f s (%.0f MB/s)",
+            result.sliceWriteNanos() / 1e9, result.fileBytes() / 1e6 / (result.sliceWriteNanos() / 1e9),
+            result.assemblyNanos() / 1e9, result.fileBytes() / 1e6 / (result.assemblyNanos() / 1e9));
         model = BloomMath.falsePositiveRate(spec.bitSize(), spec.hashCount(), n);
       }
       case "sketch" -> {
@@ -78,6 +93,7 @@ public final class SparkBuildBenchmark {
       default -> throw new IllegalArgumentException("variant: build, blocked, sharded or sketch");
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    String tasks = totals.describe(n);
     long maybe = 0;
     for (long i = n; i < n + PROBES; i++) {
       maybe += probe.mightContain("https://example.com/page/" + i) ? 1 : 0;
@@ -89,9 +105,78 @@ public final class SparkBuildBenchmark {
     }
     String peak = Files.readAllLines(Path.of("/proc/self/status")).stream()
         .filter(line -> line.startsWith("VmHWM")).findFirst().orElse("VmHWM: ?").replaceAll("\\s+", " ");
-    System.out.printf(Locale.ROOT, "%s n=%d: %.1f s build, %s, realized FPR %.4f%% (%d of %d non-members), model %.4f%%; %s%n",
-        variant, n, seconds, peak, 100.0 * maybe / PROBES, maybe, PROBES, 100 * model, shape);
+    System.out.printf(Locale.ROOT, "%s n=%d: %.1f s build, %s, realized FPR %.4f%% (%d of %d non-members), model %.4f%%; %s; %s%n",
+        variant, n, seconds, peak, 100.0 * maybe / PROBES, maybe, PROBES, 100 * model, shape, tasks);
     spark.stop();
+  }
+
+  /** Sums over finished tasks: executor run time and shuffle bytes written. */
+  static final class TaskTotals extends org.apache.spark.scheduler.SparkListener {
+    private final java.util.concurrent.atomic.AtomicLong runMillis = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong shuffleBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong shuffleRecords = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+      if (end.taskMetrics() != null) {
+        runMillis.addAndGet(end.taskMetrics().executorRunTime());
+        shuffleBytes.addAndGet(end.taskMetrics().shuffleWriteMetrics().bytesWritten());
+        shuffleRecords.addAndGet(end.taskMetrics().shuffleWriteMetrics().recordsWritten());
+      }
+    }
+
+    String describe(long n) {
+      double coreSeconds = runMillis.get() / 1e3;
+      return String.format(Locale.ROOT, "tasks %.1f core-s (%.0f items/s per core), shuffle written %d bytes in %d records (%.2f bytes/item)",
+          coreSeconds, n / coreSeconds, shuffleBytes.get(), shuffleRecords.get(), (double) shuffleBytes.get() / n);
+    }
+  }
+
+  /** Spark's V1 sketch and a Bloomery classic filter, both m = 2^32 bits and k = 3, over the longs [0, n). */
+  private static void v1(long n) {
+    long bits = 1L << 32;
+    int k = 3;
+    // V1's k is chosen from (expected items, bits): round(m / n' * ln 2) = 3 for n' = 1e9.
+    org.apache.spark.util.sketch.BloomFilter sketch = org.apache.spark.util.sketch.BloomFilter.create(
+        org.apache.spark.util.sketch.BloomFilter.Version.V1, 1_000_000_000L, bits, 0);
+    long[] sketchRun = fillAndProbe(n, sketch::putLong, sketch::mightContainLong);
+    long sketchBits = sketch.bitSize();
+    sketch = null; // let the 512 MiB go before ours is allocated
+    System.gc();
+    BloomFilter ours = BloomFilter.createSingleWriter(io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], bits, k);
+    long[] oursRun = fillAndProbe(n, ours::add, ours::mightContain);
+    long sketchMaybe = sketchRun[0];
+    long oursMaybe = oursRun[0];
+    double sketchSeconds = sketchRun[1] / 1e9;
+    double oursSeconds = oursRun[1] / 1e9;
+    System.out.printf(Locale.ROOT, "v1 n=%d, m=%d (sketch reports %d), k=%d: model FPR %.4f%% for m, %.4f%% for 2^31 bits;"
+        + " Spark V1 realized %.4f%% (%d of %d, %.1f s to fill); Bloomery classic (%s) realized %.4f%% (%d of %d, %.1f s)%n",
+        n, bits, sketchBits, k, 100 * BloomMath.falsePositiveRate(bits, k, n), 100 * BloomMath.falsePositiveRate(1L << 31, k, n),
+        100.0 * sketchMaybe / PROBES, sketchMaybe, PROBES, sketchSeconds, ours.protocol().name(),
+        100.0 * oursMaybe / PROBES, oursMaybe, PROBES, oursSeconds);
+  }
+
+  /**
+   * Adds the longs [0, n), checks a sample of them, and probes [n, n + 10^6).
+   *
+   * @return {maybe answers among the non-members, nanoseconds spent adding}
+   */
+  private static long[] fillAndProbe(long n, java.util.function.LongPredicate add, java.util.function.LongPredicate probe) {
+    long start = System.nanoTime();
+    for (long i = 0; i < n; i++) {
+      add.test(i);
+    }
+    long nanos = System.nanoTime() - start;
+    long maybe = 0;
+    for (long i = n; i < n + PROBES; i++) {
+      maybe += probe.test(i) ? 1 : 0;
+    }
+    for (long i = 0; i < n; i += Math.max(1, n / 100_000)) {
+      if (!probe.test(i)) {
+        throw new AssertionError("false negative: " + i);
+      }
+    }
+    return new long[] {maybe, nanos};
   }
 
   @FunctionalInterface
