@@ -8,6 +8,7 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
@@ -42,7 +43,7 @@ import java.util.function.LongSupplier;
  * generation for p_gen = 1 - (1 - p)^(1/g) makes the bound exactly p when every generation is at
  * its design load; at a steady rate of N adds per window, a generation receives N / (g - 1) adds
  * (one span's share), which is what create(...) sizes it for. Bursts overfill a generation and
- * raise its p_i; expectedFpp() reports the product from the generations' actual fill.
+ * raise its p_i; estimatedFpp() reports the product from the generations' actual fill.
  *
  * Merging (union) is supported for identical parameters (protocol, seed, m, k, g, s): spans are
  * aligned to the epoch, so generation e means the same interval in both filters, and the union
@@ -57,7 +58,7 @@ import java.util.function.LongSupplier;
  * present only as a false positive. In between it may still be reported. {@code false} is definite
  * ("not added within the window"); {@code true} means "maybe, go and check". The false-positive rate
  * over the window is at most 1 − Π(1 − pᵢ) over the {@link #generations()} live generations; see
- * {@link #expectedFpp()} and {@link #create(Duration, int, long, double, LongSupplier)} for sizing.
+ * {@link #estimatedFpp()} and {@link #create(Duration, int, long, double, LongSupplier)} for sizing.
  *
  * <p><b>Time.</b> Time comes from an injected source of milliseconds (a {@link Clock} or a {@link
  * LongSupplier}); there is no global clock. Generations rotate lazily when an add or query sees a
@@ -382,7 +383,7 @@ public final class AgePartitionedFilter implements MembershipFilter {
    * The estimated false-positive rate now: 1 − Π(1 − pᵢ) over the live generations, each pᵢ
    * estimated from its fill ({@link BloomFilter#estimatedFpp()}).
    */
-  public double expectedFpp() {
+  public double estimatedFpp() {
     BloomFilter[] filters = current().filters;
     double[] rates = new double[filters.length];
     for (int i = 0; i < filters.length; i++) {
@@ -391,8 +392,13 @@ public final class AgePartitionedFilter implements MembershipFilter {
     return windowFpp(rates);
   }
 
-  /** The hash protocol of every generation. */
-  public HashProtocol protocol() {
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 

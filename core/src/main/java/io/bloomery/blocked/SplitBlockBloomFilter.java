@@ -151,9 +151,14 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return filter;
   }
 
-  /** 64-bit word {@code index} of the bitset: 32-bit words 2·index (low half) and 2·index + 1. */
-  public long longWord(long index) {
-    Objects.checkIndex(index, wordCount() / 2);
+  /**
+   * 64-bit word {@code index} of the bitset, as in every other bit-array kind: the bitset's 32-bit words
+   * 2·index (low half) and 2·index + 1 (high half).
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < wordCount()}
+   */
+  public long word(long index) {
+    Objects.checkIndex(index, wordCount());
     int low = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index));
     int high = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index) + 1);
     return (low & 0xFFFFFFFFL) | (long) high << 32;
@@ -189,15 +194,9 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return 8;
   }
 
-  /** Number of 32-bit words, 8 × blocks. */
+  /** Number of 64-bit words, 4 × blocks (the bitset holds 8 × blocks 32-bit words, two per 64-bit word). */
   public long wordCount() {
-    return (long) blocks * 8;
-  }
-
-  /** 32-bit word {@code index} of the bitset. */
-  public int word(long index) {
-    Objects.checkIndex(index, wordCount());
-    return (int) WORDS.getOpaque(words, BASE_INDEX + (int) index);
+    return (long) blocks * 4;
   }
 
   /** Writes the Parquet bitset: {@link #byteSize()} bytes, words little-endian. No header. */

@@ -8,6 +8,7 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
@@ -89,7 +90,7 @@ public final class CountingBloomFilter implements MembershipFilter {
   /** Non-null when positions can be walked from one hash without an array (the default protocol). */
   private final DoubleHashingPlacement doubleHashing;
   private final long[] words;
-  private final LongAdder itemCount = new LongAdder();
+  private final LongAdder insertedCount = new LongAdder();
 
   private CountingBloomFilter(HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits) {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
@@ -162,14 +163,14 @@ public final class CountingBloomFilter implements MembershipFilter {
    * Rebuilds a filter from its recorded parameters, item count and counter words (word j holds
    * counters j·c … j·c + c − 1, c = 64 / width, counter i in bits (i mod c)·w upwards).
    *
-   * @throws IllegalArgumentException if the parameters are invalid, {@code itemCount < 0}, or the
+   * @throws IllegalArgumentException if the parameters are invalid, {@code insertedCount < 0}, or the
    *     last word has bits set beyond counter m − 1
    */
   public static CountingBloomFilter restore(
-      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long itemCount, WordSource words)
+      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long insertedCount, WordSource words)
       throws IOException {
-    if (itemCount < 0) {
-      throw new IllegalArgumentException("item count must be >= 0, was " + itemCount);
+    if (insertedCount < 0) {
+      throw new IllegalArgumentException("inserted count must be >= 0, was " + insertedCount);
     }
     CountingBloomFilter filter = new CountingBloomFilter(protocol, seed, counters, hashes, counterBits);
     long[] target = filter.words;
@@ -181,7 +182,7 @@ public final class CountingBloomFilter implements MembershipFilter {
       }
       target[j] = word;
     }
-    filter.itemCount.add(itemCount);
+    filter.insertedCount.add(insertedCount);
     VarHandle.releaseFence();
     return filter;
   }
@@ -223,7 +224,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         changed |= increment(position) == 0;
       }
     }
-    itemCount.increment();
+    insertedCount.increment();
     return changed;
   }
 
@@ -262,7 +263,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         decrement(position);
       }
     }
-    itemCount.decrement();
+    insertedCount.decrement();
     return true;
   }
 
@@ -364,8 +365,13 @@ public final class CountingBloomFilter implements MembershipFilter {
     return counter(index);
   }
 
-  /** The hash protocol that places counters. */
-  public HashProtocol protocol() {
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 
@@ -410,8 +416,8 @@ public final class CountingBloomFilter implements MembershipFilter {
   }
 
   /** Adds minus successful removes (items believed present, with multiplicity). */
-  public long itemCount() {
-    return Math.max(0, itemCount.sum());
+  public long insertedCount() {
+    return Math.max(0, insertedCount.sum());
   }
 
   /** Counters that are not zero (the classic filter's set bits). */
@@ -436,15 +442,15 @@ public final class CountingBloomFilter implements MembershipFilter {
     return total;
   }
 
-  /** The model false-positive rate for the current {@link #itemCount()}: (1 − e^(−kn/m))^k. */
-  public double expectedFpp() {
-    return BloomMath.falsePositiveRate(counters, hashes, itemCount());
+  /** The model false-positive rate for the current {@link #insertedCount()}: (1 − e^(−kn/m))^k. */
+  public double estimatedFpp() {
+    return BloomMath.falsePositiveRate(counters, hashes, insertedCount());
   }
 
   /**
    * The classic Bloom filter with a bit set wherever a counter is non-zero: same protocol, seed, m
    * and k, and exactly the same {@code mightContain} answers as this filter at the time of the call.
-   * Its inserted count is this filter's {@link #itemCount()}.
+   * Its inserted count is this filter's {@link #insertedCount()}.
    */
   public BloomFilter toBloomFilter() {
     long[] next = {0};
@@ -454,7 +460,7 @@ public final class CountingBloomFilter implements MembershipFilter {
           seed,
           counters,
           hashes,
-          itemCount(),
+          insertedCount(),
           () -> {
             long bitWord = 0;
             long first = next[0] * 64;
@@ -523,7 +529,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         }
       }
     }
-    itemCount.add(other.itemCount());
+    insertedCount.add(other.insertedCount());
   }
 
   /** An independent copy. */
@@ -532,7 +538,7 @@ public final class CountingBloomFilter implements MembershipFilter {
     for (int j = 0; j < words.length; j++) {
       copy.words[j] = (long) WORDS.getVolatile(words, j);
     }
-    copy.itemCount.add(itemCount());
+    copy.insertedCount.add(insertedCount());
     VarHandle.releaseFence();
     return copy;
   }
@@ -540,6 +546,6 @@ public final class CountingBloomFilter implements MembershipFilter {
   @Override
   public String toString() {
     return "CountingBloomFilter[protocol=" + protocol.name() + ", m=" + counters + ", k=" + hashes
-        + ", counterBits=" + counterBits + ", items=" + itemCount() + "]";
+        + ", counterBits=" + counterBits + ", items=" + insertedCount() + "]";
   }
 }

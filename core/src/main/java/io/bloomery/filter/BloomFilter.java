@@ -3,6 +3,7 @@ package io.bloomery.filter;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
@@ -504,8 +505,13 @@ public final class BloomFilter implements MembershipFilter {
     return singleWriter;
   }
 
-  /** The hash protocol that places this filter's bits. */
-  public HashProtocol protocol() {
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 

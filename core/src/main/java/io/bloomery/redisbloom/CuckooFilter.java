@@ -420,7 +420,7 @@ public final class CuckooFilter implements MembershipFilter {
    *
    * @return {@code true} if a fingerprint was removed
    */
-  public boolean delete(byte[] item) {
+  public boolean remove(byte[] item) {
     Objects.requireNonNull(item, "item");
     Fingerprint key = new Fingerprint(MurmurHash2.hash64A(item, 0));
     synchronized (lock.writers()) {
@@ -546,7 +546,7 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /** "Number of items inserted": insertions minus deletions (unsigned). */
-  public long itemCount() {
+  public long insertedCount() {
     return lock.readLong(() -> numItems);
   }
 

@@ -277,7 +277,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
   }
 
   /** {@code BF.CARD}: items counted by adds that returned {@code true}. */
-  public long itemCount() {
+  public long insertedCount() {
     return lock.readLong(() -> size);
   }
 

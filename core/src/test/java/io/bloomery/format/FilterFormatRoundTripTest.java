@@ -180,7 +180,7 @@ class FilterFormatRoundTripTest {
     FilterHeader header = FilterFormat.describe(bytes);
     assertThat(header.formatVersion()).isEqualTo(1);
     assertThat(header.kind()).isEqualTo(FilterKind.CLASSIC_BLOOM);
-    assertThat(header.protocol()).isEqualTo(ProtocolId.XXH3_EDH_V1);
+    assertThat(header.protocolId()).isEqualTo(ProtocolId.XXH3_EDH_V1);
     assertThat(header.seed()).isEqualTo(new byte[] {'s'});
     assertThat(header.parameters()).containsExactly(
         java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L),

@@ -118,7 +118,7 @@ class GuavaBloomFormatTest {
     byte[] bytes = writeTo(guava);
     BloomFilter imported = GuavaBloomFormat.fromBytes(bytes);
 
-    assertThat(imported.protocol().id()).isEqualTo(ProtocolId.GUAVA_MURMUR128_MITZ64);
+    assertThat(imported.protocolId()).isEqualTo(ProtocolId.GUAVA_MURMUR128_MITZ64);
     assertThat(imported.seed()).isEmpty();
     assertThat(imported.bitSize()).isEqualTo(64L * ((bytes.length - 6) / 8));
     assertThat(imported.insertedCount()).isEqualTo(Math.min(guava.approximateElementCount(), imported.bitCount()));

@@ -83,7 +83,7 @@ class SketchBodiesFormatTest {
       CountingBloomFilter copy = (CountingBloomFilter) FilterFormat.fromBytes(FilterFormat.toBytes(filter));
       assertThat(copy.kind()).isEqualTo(FilterKind.COUNTING_BLOOM);
       assertThat(copy.counterBits()).isEqualTo(width);
-      assertThat(copy.itemCount()).isEqualTo(300);
+      assertThat(copy.insertedCount()).isEqualTo(300);
       assertThat(copy.seed()).isEqualTo(SEED);
       for (long j = 0; j < filter.wordCount(); j++) {
         assertThat(copy.word(j)).isEqualTo(filter.word(j));
@@ -102,7 +102,7 @@ class SketchBodiesFormatTest {
       CountMinSketch copy = (CountMinSketch) FilterFormat.fromBytes(bytes);
       assertThat(copy.width()).isEqualTo(dims[0]);
       assertThat(copy.depth()).isEqualTo(dims[1]);
-      assertThat(copy.count()).isEqualTo(cms.count());
+      assertThat(copy.insertedCount()).isEqualTo(cms.insertedCount());
       for (long i = 0; i < dims[0] * dims[1]; i++) {
         assertThat(copy.counterAt(i)).isEqualTo(cms.counterAt(i));
       }

@@ -108,7 +108,7 @@ class SketchGoldenTest {
       return ((AgePartitionedFilter) filter).mightContain(probe);
     }
     if (filter instanceof CountMinSketch) {
-      return ((CountMinSketch) filter).query(probe);
+      return ((CountMinSketch) filter).count(probe);
     }
     TopK topK = (TopK) filter;
     return List.of(topK.query(probe), topK.count(probe));

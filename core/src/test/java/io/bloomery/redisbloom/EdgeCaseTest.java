@@ -17,15 +17,15 @@ class EdgeCaseTest {
       left.add(Items.of("l" + i));
       right.add(Items.of("r" + i));
     }
-    long leftItems = left.itemCount();
-    long rightItems = right.itemCount();
+    long leftItems = left.insertedCount();
+    long rightItems = right.insertedCount();
     left.mergeFrom(right);
     for (int i = 0; i < 300; i++) {
       assertThat(left.mightContain(Items.of("l" + i))).isTrue();
       assertThat(left.mightContain(Items.of("r" + i))).isTrue();
     }
-    assertThat(left.itemCount()).isEqualTo(leftItems + rightItems);
-    assertThat(right.itemCount()).isEqualTo(rightItems);
+    assertThat(left.insertedCount()).isEqualTo(leftItems + rightItems);
+    assertThat(right.insertedCount()).isEqualTo(rightItems);
   }
 
   @Test
@@ -37,7 +37,7 @@ class EdgeCaseTest {
     assertThatThrownBy(() -> filter.mergeFrom(filter))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itself");
     assertThat(filter.debug().toString()).isEqualTo(before);
-    assertThat(filter.itemCount()).isEqualTo(1);
+    assertThat(filter.insertedCount()).isEqualTo(1);
   }
 
   @Test
@@ -84,7 +84,7 @@ class EdgeCaseTest {
         break;
       }
     }
-    assertThat(filter.itemCount()).isEqualTo(i - 1);
+    assertThat(filter.insertedCount()).isEqualTo(i - 1);
     for (int j = 0; j < i - 1; j++) {
       assertThat(filter.mightContain(Items.number(j))).isTrue();
     }

@@ -31,7 +31,7 @@ class ScalableBloomKnownAnswerTest {
         "bytes:32 bits:256 hashes:9 hashwidth:64 capacity:20 size:20 ratio:0.0025",
         "bytes:72 bits:576 hashes:10 hashwidth:64 capacity:40 size:40 ratio:0.00125",
         "bytes:160 bits:1280 hashes:11 hashwidth:64 capacity:80 size:29 ratio:0.000625");
-    assertThat(filter.itemCount()).isEqualTo(99);
+    assertThat(filter.insertedCount()).isEqualTo(99);
   }
 
   @Test

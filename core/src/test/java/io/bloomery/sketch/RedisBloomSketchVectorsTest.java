@@ -117,9 +117,9 @@ class RedisBloomSketchVectorsTest {
       }
     }
     for (int i = 0; i < 500; i += 7) {
-      actual.add("q i" + i + " " + cms.query("i" + i));
+      actual.add("q i" + i + " " + cms.count("i" + i));
     }
-    actual.add("count " + Long.toUnsignedString(cms.count()));
+    actual.add("count " + Long.toUnsignedString(cms.insertedCount()));
     for (int i = start + 1; !lines.get(i).equals("end"); i++) {
       expected.add(lines.get(i));
     }

@@ -170,12 +170,12 @@ public abstract class FilterContract {
   @ParameterizedTest
   @EnumSource(FilterFactory.class)
   void deletingSomeMembersKeepsEveryOtherMember(FilterFactory factory) {
-    assumeTrue(factory.supportsDelete(), "kind does not delete");
+    assumeTrue(factory.supportsRemove(), "kind does not delete");
     MembershipFilter filter = factory.create(N, P, SEED);
     List<byte[]> members = members();
     members.forEach(filter::add);
     for (byte[] removed : members.subList(0, members.size() / 2)) {
-      assertThat(factory.delete(filter, removed)).isTrue();
+      assertThat(factory.remove(filter, removed)).isTrue();
     }
     for (byte[] kept : members.subList(members.size() / 2, members.size())) {
       assertThat(filter.mightContain(kept)).isTrue();

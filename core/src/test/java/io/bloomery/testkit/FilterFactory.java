@@ -29,7 +29,7 @@ import java.util.function.LongSupplier;
  * runs its suite over.
  *
  * <p><b>Adding a kind.</b> Add a constant with a body overriding {@link #create} and every hook whose
- * capability the kind has ({@code supportsMerge}/{@code merge}, {@code supportsDelete}/{@code
+ * capability the kind has ({@code supportsMerge}/{@code merge}, {@code supportsRemove}/{@code
  * delete}, {@code state}, …). The defaults describe a kind with none of them; the classic constants
  * get theirs from the {@code kind == CLASSIC_BLOOM} branches below.
  *
@@ -84,7 +84,7 @@ public enum FilterFactory {
     @Override
     public Object state(MembershipFilter filter) {
       SplitBlockBloomFilter split = (SplitBlockBloomFilter) filter;
-      List<Integer> words = new ArrayList<>();
+      List<Long> words = new ArrayList<>();
       for (long j = 0; j < split.wordCount(); j++) {
         words.add(split.word(j));
       }
@@ -152,13 +152,13 @@ public enum FilterFactory {
     }
 
     @Override
-    public boolean supportsDelete() {
+    public boolean supportsRemove() {
       return true;
     }
 
     @Override
-    public boolean delete(MembershipFilter filter, byte[] item) {
-      return ((CuckooFilter) filter).delete(item);
+    public boolean remove(MembershipFilter filter, byte[] item) {
+      return ((CuckooFilter) filter).remove(item);
     }
 
     @Override
@@ -197,12 +197,12 @@ public enum FilterFactory {
     }
 
     @Override
-    public boolean supportsDelete() {
+    public boolean supportsRemove() {
       return true;
     }
 
     @Override
-    public boolean delete(MembershipFilter filter, byte[] item) {
+    public boolean remove(MembershipFilter filter, byte[] item) {
       return ((CountingBloomFilter) filter).remove(item);
     }
 
@@ -357,13 +357,13 @@ public enum FilterFactory {
   }
 
   /** Whether the kind deletes items (counting Bloom, cuckoo). */
-  public boolean supportsDelete() {
+  public boolean supportsRemove() {
     return false;
   }
 
   /** Deletes one occurrence of an item that was added; returns whether something was removed. */
-  public boolean delete(MembershipFilter filter, byte[] item) {
-    throw new UnsupportedOperationException(this + " does not support delete");
+  public boolean remove(MembershipFilter filter, byte[] item) {
+    throw new UnsupportedOperationException(this + " does not support remove");
   }
 
   /** Whether concurrent {@code add}/{@code mightContain} from several threads is supported. */
@@ -383,7 +383,7 @@ public enum FilterFactory {
       for (long j = 0; j < bloom.wordCount(); j++) {
         words.add(bloom.word(j));
       }
-      return List.of(bloom.protocol().id(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
+      return List.of(bloom.protocolId(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
     }
     if (kind == FilterKind.BINARY_FUSE) {
       return fuseState(filter);

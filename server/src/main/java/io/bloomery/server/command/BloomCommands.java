@@ -320,7 +320,7 @@ final class BloomCommands {
 
   private static Reply card(Invocation inv) {
     ScalableBloomFilter f = bloomOrNull(inv.keyspace().read(inv.key(1)));
-    return Reply.integer(f == null ? 0 : f.itemCount());
+    return Reply.integer(f == null ? 0 : f.insertedCount());
   }
 
   private static Reply scanDump(Invocation inv) {

@@ -56,7 +56,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
         long m = f.counterCount();
         int k = f.hashCount();
         long capacity = BloomMath.capacityForHashes(m, k);
-        yield new KeyHealth(key, kind, f.itemCount(), capacity, (double) f.nonZeroCounters() / m, f.expectedFpp(),
+        yield new KeyHealth(key, kind, f.insertedCount(), capacity, (double) f.nonZeroCounters() / m, f.estimatedFpp(),
             BloomMath.falsePositiveRate(m, k, capacity), 1, bytes, expireAtMillis,
             n -> BloomMath.falsePositiveRate(m, k, n));
       }
@@ -112,7 +112,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     for (ScalableBloomFilter.Layer layer : layers) {
       estimated *= 1 - BloomMath.falsePositiveRate(layer.bits(), layer.hashes(), layer.size());
     }
-    return new KeyHealth(key, kind, f.itemCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
+    return new KeyHealth(key, kind, f.insertedCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
         1 - estimated, target, layers.size(), bytes, expireAt, model);
   }
 
@@ -125,7 +125,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     CuckooFilter.Info info = f.info();
     long slots = Math.max(1, f.bucketCount() * f.bucketSize());
     int filters = Math.max(1, f.filterCount());
-    long items = f.itemCount();
+    long items = f.insertedCount();
     int bucket = f.bucketSize();
     LongToDoubleFunction model = n -> {
       double load = Math.min(1.0, (double) n / slots);
@@ -154,6 +154,6 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
       return 1 - pass;
     };
     return new KeyHealth(key, kind, items, capacity, snapshot.size() == 0 ? 0 : fill / snapshot.size(),
-        f.expectedFpp(), model.applyAsDouble(capacity), g, bytes, expireAt, model);
+        f.estimatedFpp(), model.applyAsDouble(capacity), g, bytes, expireAt, model);
   }
 }
