@@ -5,6 +5,7 @@ import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
@@ -71,7 +72,7 @@ import java.util.function.LongSupplier;
  * threads. A rotation publishes the new set of generations atomically. An add that returns before a
  * query starts is seen by it (until the item expires).
  */
-public final class AgePartitionedFilter implements MembershipFilter {
+public final class AgePartitionedFilter implements MembershipFilter, Mergeable<AgePartitionedFilter> {
 
   /** The fewest generations: one filling, one full. */
   public static final int MIN_GENERATIONS = 2;
@@ -392,6 +393,44 @@ public final class AgePartitionedFilter implements MembershipFilter {
     return windowFpp(rates);
   }
 
+  /**
+   * Adds counted over the live generations (each generation counts the adds that changed it, as a classic
+   * filter does), so an item added in two generations counts twice. O(g).
+   */
+  public long insertedCount() {
+    long total = 0;
+    for (BloomFilter generation : current().filters) {
+      total += generation.insertedCount();
+    }
+    return total;
+  }
+
+  /** The mean share of set bits over the live generations. O(g). */
+  public double fillRatio() {
+    BloomFilter[] filters = current().filters;
+    double sum = 0;
+    for (BloomFilter generation : filters) {
+      sum += generation.fillRatio();
+    }
+    return sum / filters.length;
+  }
+
+  /**
+   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·
+   * floor(m ln2 / k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(bitsPerGeneration, hashes) * generations;
+  }
+
+  /**
+   * Whether the newest generation (the one taking adds) has reached 80% of its share of {@link #capacity()}
+   * ({@link BloomFilter#isNearCapacity()} of that generation). O(1).
+   */
+  public boolean isNearCapacity() {
+    return current().newest().isNearCapacity();
+  }
+
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
   public ProtocolId protocolId() {
     return protocol.id();
@@ -438,12 +477,18 @@ public final class AgePartitionedFilter implements MembershipFilter {
   }
 
   /**
-   * A consistent snapshot of the live generations after rotating to the current time: index 0 is
-   * the oldest. The filters are the live ones (not copies) and are read-only by convention.
+   * A snapshot of the live generations after rotating to the current time: index 0 is the oldest. The
+   * generations are independent copies, so later adds and rotations do not change the snapshot and changing a
+   * snapshot's filter does not change this one. <b>Cost:</b> O(g·m) time and memory (every generation is
+   * copied); for counts and fill use {@link #insertedCount()}, {@link #fillRatio()} and {@link #estimatedFpp()}.
    */
   public Snapshot snapshot() {
     State s = current();
-    return new Snapshot(s.newestGeneration, s.filters.clone());
+    BloomFilter[] copies = new BloomFilter[s.filters.length];
+    for (int i = 0; i < copies.length; i++) {
+      copies[i] = s.filters[i].copy();
+    }
+    return new Snapshot(s.newestGeneration, copies);
   }
 
   /** Live generations at one instant. */
@@ -461,7 +506,7 @@ public final class AgePartitionedFilter implements MembershipFilter {
       return newestGeneration;
     }
 
-    /** Generation {@code newestGeneration − g + 1 + i}, oldest first. */
+    /** Generation {@code newestGeneration − g + 1 + i}, oldest first: this snapshot's copy, not the live one. */
     public BloomFilter generation(int i) {
       return filters[i];
     }

@@ -5,6 +5,7 @@ import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
@@ -71,7 +72,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Statistics and {@link #toBloomFilter()}, {@link #copy()} and {@link #mergeFrom} see a rolling
  * snapshot while other threads write.
  */
-public final class CountingBloomFilter implements MembershipFilter {
+public final class CountingBloomFilter implements MembershipFilter, Mergeable<CountingBloomFilter> {
 
   /** The default counter width in bits. */
   public static final int DEFAULT_COUNTER_BITS = 4;
@@ -440,6 +441,22 @@ public final class CountingBloomFilter implements MembershipFilter {
       }
     }
     return total;
+  }
+
+  /**
+   * The number of items this filter is sized for, by the classic kind's definition: the n at which its k is
+   * optimal for its m counters, {@code floor(m ln2 / k)}.
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(counters, hashes);
+  }
+
+  /**
+   * Whether {@link #insertedCount()} (adds minus removes, which this kind tracks exactly) has reached 80% of
+   * {@link #capacity()}. O(1).
+   */
+  public boolean isNearCapacity() {
+    return insertedCount() >= 0.8 * capacity();
   }
 
   /** The model false-positive rate for the current {@link #insertedCount()}: (1 − e^(−kn/m))^k. */

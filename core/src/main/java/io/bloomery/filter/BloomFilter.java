@@ -76,7 +76,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
  * io.bloomery.format.FilterFormat}; {@link #restore} rebuilds a filter from those and its words.
  */
-public final class BloomFilter implements MembershipFilter {
+public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilter> {
 
   /** The largest supported bit count m (2^40 bits, a 128 GiB bitmap). */
   public static final long MAX_BITS = 1L << 40;

@@ -2,6 +2,8 @@ package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
+import io.bloomery.filter.Mergeable;
+import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
@@ -51,7 +53,7 @@ import java.util.Objects;
  * (RedisBloom runs every command on Redis' main thread; the Bloomery server serialises commands per
  * key).
  */
-public final class CountMinSketch {
+public final class CountMinSketch implements Mergeable<CountMinSketch> {
 
   /** The largest counter value, 2^32 − 1; counters that would pass it stay here. */
   public static final long MAX_COUNTER = 0xFFFF_FFFFL;
@@ -304,8 +306,13 @@ public final class CountMinSketch {
     return MurmurHash2.reduce(hash, width) + row * width;
   }
 
+  /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2, row i seeded with i. */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR2;
+  }
+
   /**
-   * Whether {@code other} has the same width and depth, the only condition for merging.
+   * Whether {@link #mergeFrom} would accept {@code other}: the same width and depth, and not this sketch.
    */
   public boolean isCompatible(CountMinSketch other) {
     Objects.requireNonNull(other, "other");

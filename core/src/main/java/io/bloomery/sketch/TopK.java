@@ -1,6 +1,7 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -202,7 +203,12 @@ public final class TopK {
     return decay;
   }
 
-  /** The kind recorded in the binary format. */
+  /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2 (rows seeded with their index, fingerprints with 1919). */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR2;
+  }
+
+  /** The kind recorded in the binary format, always {@link FilterKind#TOP_K}. */
   public FilterKind kind() {
     return FilterKind.TOP_K;
   }

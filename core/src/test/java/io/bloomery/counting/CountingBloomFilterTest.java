@@ -302,7 +302,7 @@ class CountingBloomFilterTest {
     assertThatThrownBy(() -> CountingBloomFilter.restore(XXH3, SEED, 10, 3, 4, 0, () -> -1L))
         .hasMessageContaining("beyond counter m - 1");
     assertThatThrownBy(() -> CountingBloomFilter.restore(XXH3, SEED, 10, 3, 4, -1, () -> 0L))
-        .hasMessageContaining("item count");
+        .hasMessageContaining("inserted count");
   }
 
   /**

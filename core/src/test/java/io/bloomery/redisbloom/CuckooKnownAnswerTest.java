@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ class CuckooKnownAnswerTest {
     }
     assertThat(filter.filterCount()).isEqualTo(32);
     assertThatThrownBy(() -> filter.add(Items.number(2048)))
-        .isInstanceOf(RedisBloomException.class).hasMessage("Maximum expansions reached");
+        .isInstanceOf(FilterFullException.class).hasMessage("Maximum expansions reached");
     assertThatThrownBy(() -> filter.insert(List.of(Items.of("x")), false)).hasMessage("Maximum expansions reached");
     filter.setMaxExpansions(33);
     assertThat(filter.add(Items.number(2048))).isTrue();

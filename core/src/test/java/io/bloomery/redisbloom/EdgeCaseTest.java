@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.IncompatibleFilterException;
 import org.junit.jupiter.api.Test;
 
@@ -78,7 +79,7 @@ class EdgeCaseTest {
       byte[] before = RedisBloomDump.cuckooSlots(filter, 0, 16);
       try {
         filter.add(Items.number(i++));
-      } catch (RedisBloomException full) {
+      } catch (FilterFullException full) {
         assertThat(full).hasMessage("Filter is full");
         assertThat(RedisBloomDump.cuckooSlots(filter, 0, 16)).isEqualTo(before);
         break;

@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -51,7 +52,7 @@ class ModelFuzzTest {
             counted++;
           }
           model.add(text);
-        } catch (RedisBloomException full) {
+        } catch (FilterFullException full) {
           assertThat(full).hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
           assertThat(filter.isScaling()).isFalse();
           assertThat(filter.insertedCount()).isEqualTo(capacity);
@@ -91,8 +92,8 @@ class ModelFuzzTest {
             filter.add(key);
             model.merge(text, 1, Integer::sum);
             total++;
-          } catch (RedisBloomException full) {
-            assertThat(full.reply()).as("seed %d", seed)
+          } catch (FilterFullException full) {
+            assertThat(full.getMessage()).as("seed %d", seed)
                 .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }
@@ -106,8 +107,8 @@ class ModelFuzzTest {
               model.merge(text, 1, Integer::sum);
               total++;
             }
-          } catch (RedisBloomException full) {
-            assertThat(full.reply()).as("seed %d", seed)
+          } catch (FilterFullException full) {
+            assertThat(full.getMessage()).as("seed %d", seed)
                 .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }

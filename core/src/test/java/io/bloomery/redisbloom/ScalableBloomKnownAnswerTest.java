@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -100,7 +101,7 @@ class ScalableBloomKnownAnswerTest {
       assertThat(filter.add(Items.of(item))).isFalse(); // present items answer 0 even when full
     }
     assertThatThrownBy(() -> filter.add(Items.of("d")))
-        .isInstanceOf(RedisBloomException.class).hasMessage("ERR non scaling filter is full");
+        .isInstanceOf(FilterFullException.class).hasMessage("ERR non scaling filter is full");
     Map<String, Long> expected = new LinkedHashMap<>();
     expected.put("Capacity", 3L);
     expected.put("Size", 104L);
@@ -172,11 +173,11 @@ class ScalableBloomKnownAnswerTest {
   void errorRateUnderflowEndsInProblemInserting() {
     // capacity 1, expansion 1: every add that is not a false positive needs a new layer at half the error.
     ScalableBloomFilter filter = ScalableBloomFilter.create(1, 0.5, 1);
-    RedisBloomException failure = null;
+    FilterFullException failure = null;
     for (int i = 0; i < 5000 && failure == null; i++) {
       try {
         filter.add(Items.number(i));
-      } catch (RedisBloomException e) {
+      } catch (FilterFullException e) {
         failure = e;
       }
     }

@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.IncompatibleFilterException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -266,5 +267,40 @@ class CountMinSketchTest {
     }
     long upper = io.bloomery.testkit.FprAssert.interval(probes, delta, 0.999)[1];
     assertThat(exceeded).as("items beyond eps*N (delta = %s, %d probes)", delta, probes).isLessThanOrEqualTo(upper);
+  }
+
+  @Test
+  void mergeFromAddsLikeEveryOtherKindWhileReplaceWithWeightedSumOverwrites() {
+    CountMinSketch into = CountMinSketch.initByDimensions(50, 4);
+    CountMinSketch other = CountMinSketch.initByDimensions(50, 4);
+    into.incrementBy("a", 3);
+    other.incrementBy("a", 4);
+    other.incrementBy("b", 5);
+    into.mergeFrom(other);
+    assertThat(List.of(into.count("a"), into.count("b"), into.insertedCount())).containsExactly(7L, 5L, 12L);
+    assertThat(List.of(other.count("a"), other.insertedCount())).as("source unchanged").containsExactly(4L, 9L);
+
+    CountMinSketch overwritten = CountMinSketch.initByDimensions(50, 4);
+    overwritten.incrementBy("stale", 9);
+    overwritten.replaceWithWeightedSum(List.of(other), null);
+    assertThat(List.of(overwritten.count("stale"), overwritten.insertedCount())).containsExactly(0L, 9L);
+  }
+
+  @Test
+  void mergeRulesMatchTheFilterKinds() {
+    CountMinSketch sketch = CountMinSketch.initByDimensions(50, 4);
+    sketch.incrementBy("a", 1);
+    assertThatThrownBy(() -> sketch.isCompatible(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThatThrownBy(() -> sketch.mergeFrom(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThat(sketch.isCompatible(sketch)).isFalse();
+    assertThatThrownBy(() -> sketch.mergeFrom(sketch)).isInstanceOf(IllegalArgumentException.class);
+    CountMinSketch wider = CountMinSketch.initByDimensions(51, 4);
+    assertThat(sketch.isCompatible(wider)).isFalse();
+    assertThatThrownBy(() -> sketch.mergeFrom(wider)).isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("width");
+    assertThat(List.of(sketch.count("a"), sketch.insertedCount())).as("refused merges change nothing").containsExactly(1L, 1L);
+    CountMinSketch full = CountMinSketch.initByDimensions(50, 4);
+    full.incrementBy("a", CountMinSketch.MAX_COUNTER);
+    assertThatThrownBy(() -> sketch.mergeFrom(full)).isInstanceOf(ArithmeticException.class);
+    assertThat(sketch.count("a")).isEqualTo(1L);
   }
 }

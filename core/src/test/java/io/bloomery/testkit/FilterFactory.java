@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * One constant per filter kind (and, for classic filters, per protocol) that {@link FilterContract}
@@ -44,6 +45,17 @@ public enum FilterFactory {
   CLASSIC_SHA256_INDEX16(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX16),
   CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64),
   BLOCKED_XXH3_BLOCKED_V1(FilterKind.BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> BlockedBloomFilter.create(-1, 0.01),
+          () -> BlockedBloomFilter.create(1000, 0),
+          () -> BlockedBloomFilter.create(1000, 1.0),
+          () -> BlockedBloomFilter.create(new byte[0], 0, 4),
+          () -> BlockedBloomFilter.create(new byte[0], 16, 0),
+          () -> BlockedBloomFilter.create(new byte[0], -1, 4));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       long blocks = BlockedBloomMath.blockedBlocks(n, p);
@@ -72,6 +84,17 @@ public enum FilterFactory {
   },
   SPLIT_BLOCK_PARQUET_XXH64(FilterKind.SPLIT_BLOCK_BLOOM, ProtocolId.PARQUET_XXH64) {
     @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> SplitBlockBloomFilter.create(-1, 0.01),
+          () -> SplitBlockBloomFilter.create(1000, 0),
+          () -> SplitBlockBloomFilter.create(1000, 1.0),
+          () -> SplitBlockBloomFilter.ofBytes(0),
+          () -> SplitBlockBloomFilter.ofBytes(33),
+          () -> SplitBlockBloomFilter.createParquetSized(1000, 0.01, 0));
+    }
+
+    @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return SplitBlockBloomFilter.create(n, p);
     }
@@ -99,6 +122,22 @@ public enum FilterFactory {
    * them, while building from the union does not count items that were already false positives).
    */
   SCALABLE_REDISBLOOM(FilterKind.SCALABLE_BLOOM, ProtocolId.REDISBLOOM_MURMUR64A) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> ScalableBloomFilter.create(0, 0.01),
+          () -> ScalableBloomFilter.create(ScalableBloomFilter.MAX_CAPACITY + 1, 0.01),
+          () -> ScalableBloomFilter.create(100, 0),
+          () -> ScalableBloomFilter.create(100, 1.0),
+          () -> ScalableBloomFilter.create(100, 0.01, -1),
+          () -> ScalableBloomFilter.createNonScaling(0, 0.01));
+    }
+
+    @Override
+    public MembershipFilter createBounded(long n) {
+      return ScalableBloomFilter.createNonScaling(n, 0.01);
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return ScalableBloomFilter.create(Math.min(n, ScalableBloomFilter.MAX_CAPACITY), p);
@@ -147,6 +186,22 @@ public enum FilterFactory {
    */
   CUCKOO_REDISBLOOM(FilterKind.CUCKOO, null) {
     @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> CuckooFilter.create(0),
+          () -> CuckooFilter.create(CuckooFilter.MAX_CAPACITY + 1),
+          () -> CuckooFilter.create(100, 0, 500, 1),
+          () -> CuckooFilter.create(100, 256, 500, 1),
+          () -> CuckooFilter.create(100, 4, 0, 1),
+          () -> CuckooFilter.create(100, 4, 500, -1));
+    }
+
+    @Override
+    public MembershipFilter createBounded(long n) {
+      return CuckooFilter.create(Math.max(8, n), 4, 500, 0);
+    }
+
+    @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return CuckooFilter.create(Math.min(Math.max(8, 4 * n), CuckooFilter.MAX_CAPACITY), 4, 500, 1);
     }
@@ -169,6 +224,19 @@ public enum FilterFactory {
 
   /** Counting Bloom, 4-bit counters: deletes; its state is the classic projection (counter > 0). */
   COUNTING_XXH3_EDH_V1(FilterKind.COUNTING_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      HashProtocol xxh3 = Protocols.of(ProtocolId.XXH3_EDH_V1);
+      return List.of(
+          () -> CountingBloomFilter.create(-1, 0.01),
+          () -> CountingBloomFilter.create(1000, 0),
+          () -> CountingBloomFilter.create(1000, 1.0),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 0, 3, 4),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 0, 4),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 3, 0),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 3, 65));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       long counters = BloomMath.optimalBits(n, p);
@@ -230,6 +298,21 @@ public enum FilterFactory {
   BINARY_FUSE_8(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
   BINARY_FUSE_16(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
   AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      HashProtocol xxh3 = Protocols.of(ProtocolId.XXH3_EDH_V1);
+      java.time.Duration hour = java.time.Duration.ofHours(1);
+      return List.of(
+          () -> AgePartitionedFilter.create(hour, 4, 0, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 4, 1000, 0, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 4, 1000, 1.0, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 1, 1000, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(java.time.Duration.ZERO, 4, 1000, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 0, 3, 4, 60_000, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 1024, 0, 4, 60_000, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 1024, 3, 4, 0, FIXED_CLOCK));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       double generationFpp = AgePartitionedFilter.generationFpp(p, AGE_GENERATIONS);
@@ -364,6 +447,42 @@ public enum FilterFactory {
   /** Deletes one occurrence of an item that was added; returns whether something was removed. */
   public boolean remove(MembershipFilter filter, byte[] item) {
     throw new UnsupportedOperationException(this + " does not support remove");
+  }
+
+  /**
+   * Creations with one parameter out of range (a size, rate or count); each must throw {@link
+   * IllegalArgumentException} or a subclass. The classic constants get theirs from the {@code kind ==
+   * CLASSIC_BLOOM} branch.
+   */
+  public List<ThrowingCallable> invalidCreations() {
+    if (kind == FilterKind.CLASSIC_BLOOM) {
+      HashProtocol hashProtocol = Protocols.of(protocol);
+      byte[] seed = supportsSeed() ? new byte[] {1} : new byte[0];
+      return List.of(
+          () -> BloomFilter.create(hashProtocol, seed, 0, 3),
+          () -> BloomFilter.create(hashProtocol, seed, 1024, 0),
+          () -> BloomFilter.create(hashProtocol, seed, -64, 3),
+          () -> BloomFilter.create(-1, 0.01),
+          () -> BloomFilter.create(1000, 0),
+          () -> BloomFilter.create(1000, 1.0),
+          () -> BloomFilter.create(1000, Double.NaN));
+    }
+    if (kind == FilterKind.BINARY_FUSE) {
+      List<byte[]> items = List.of(new byte[] {1}, new byte[] {2});
+      return List.of(
+          () -> BinaryFuseFilter.build(items, 7),
+          () -> BinaryFuseFilter.build(items, 32),
+          () -> BinaryFuseFilter.build(items, 0));
+    }
+    throw new UnsupportedOperationException(this + " must override invalidCreations");
+  }
+
+  /**
+   * A filter for {@code n} items that refuses adds once full (so the suite can fill it), or {@code null} for a
+   * kind that never fills (the bit-array kinds saturate instead; binary fuse is immutable).
+   */
+  public MembershipFilter createBounded(long n) {
+    return null;
   }
 
   /** Whether concurrent {@code add}/{@code mightContain} from several threads is supported. */

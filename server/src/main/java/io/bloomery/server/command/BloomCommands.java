@@ -6,9 +6,9 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -185,9 +185,9 @@ final class BloomCommands {
     for (int i = from; i < argv.size(); i++) {
       try {
         out.add(Reply.bool(f.add(argv.get(i))));
-      } catch (RedisBloomException e) {
-        out.add(Reply.error(e.reply()));
-        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.reply())) {
+      } catch (FilterFullException e) {
+        out.add(Reply.error(e.getMessage()));
+        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
           break;
         }
       }
