@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.MurmurHash2;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -5,6 +5,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
+import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
 import java.util.ArrayList;
 import java.util.Arrays;

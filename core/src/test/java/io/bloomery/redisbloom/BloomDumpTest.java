@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.hash.MurmurHash2;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;

@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.hash.MurmurHash2;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -2,6 +2,7 @@ package io.bloomery.sketch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.hash.MurmurHash2;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
