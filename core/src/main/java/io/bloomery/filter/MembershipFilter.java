@@ -23,9 +23,10 @@ import java.util.Objects;
  * IOException}. A filter that cannot take another item throws {@link FilterFullException}. Kinds that combine implement {@link
  * Mergeable}, with one set of rules for {@code null}, self-merges and mismatches.
  */
-public interface MembershipFilter {
+public interface MembershipFilter extends Summary {
 
   /** The layout of this filter. */
+  @Override
   FilterKind kind();
 
   /**

@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.Mergeable;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -53,7 +54,7 @@ import java.util.Objects;
  * (RedisBloom runs every command on Redis' main thread; the Bloomery server serialises commands per
  * key).
  */
-public final class CountMinSketch implements Mergeable<CountMinSketch> {
+public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> {
 
   /** The largest counter value, 2^32 − 1; counters that would pass it stay here. */
   public static final long MAX_COUNTER = 0xFFFF_FFFFL;

@@ -1,6 +1,7 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ import java.util.Objects;
  * RedisBloom does at creation); LIST orders equal counts as glibc 2.36's stable merge-sort
  * {@code qsort} does (heap order), while newer C libraries may order ties differently.
  */
-public final class TopK {
+public final class TopK implements Summary {
 
   /** RedisBloom's default width (TOPK.RESERVE key k). */
   public static final int DEFAULT_WIDTH = 8;

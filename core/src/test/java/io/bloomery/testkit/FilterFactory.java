@@ -8,6 +8,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
@@ -359,7 +360,7 @@ public enum FilterFactory {
 
     /** The format does not persist the time source: read-back copies adopt the fixed test clock. */
     @Override
-    Object afterRead(Object filter) {
+    Summary afterRead(Summary filter) {
       return ((AgePartitionedFilter) filter).copy(FIXED_CLOCK);
     }
   };
@@ -525,12 +526,12 @@ public enum FilterFactory {
    * The object {@code FilterFormat} writes for a filter this factory made: the filter itself, or for
    * the static kinds the real filter built from the items added so far.
    */
-  public Object formatObject(MembershipFilter filter) {
+  public Summary formatObject(MembershipFilter filter) {
     return filter instanceof StaticSetFilter ? ((StaticSetFilter) filter).filter() : filter;
   }
 
   /** Adapts a filter just read back (for example, gives it the test's time source). */
-  Object afterRead(Object filter) {
+  Summary afterRead(Summary filter) {
     return filter;
   }
 
@@ -546,11 +547,11 @@ public enum FilterFactory {
   }
 
   /** {@link #roundTrip} for any object {@code FilterFormat} writes. */
-  Object roundTripObject(Object filter) {
+  Summary roundTripObject(Summary filter) {
     byte[] bytes = FilterFormat.toBytes(filter);
     try {
-      Object fromBytes = afterRead(FilterFormat.fromBytes(bytes));
-      Object fromStream = afterRead(FilterFormat.read(new ByteArrayInputStream(bytes)));
+      Summary fromBytes = afterRead(FilterFormat.fromBytes(bytes));
+      Summary fromStream = afterRead(FilterFormat.read(new ByteArrayInputStream(bytes)));
       if (!Arrays.equals(FilterFormat.toBytes(fromStream), bytes)
           || !Arrays.equals(FilterFormat.toBytes(fromBytes), bytes)) {
         throw new AssertionError(this + ": a read-back copy does not re-serialize to the same bytes");
