@@ -1,7 +1,6 @@
 package io.bloomery.aging;
 
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -11,6 +10,7 @@ import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.time.Clock;

@@ -1,7 +1,6 @@
 package io.bloomery.counting;
 
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -11,6 +10,8 @@ import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.Items;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -270,12 +271,12 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
 
   /** {@link #remove(byte[])} of the UTF-8 bytes of {@code item}. */
   public boolean remove(CharSequence item) {
-    return remove(MembershipFilter.utf8(item, "item"));
+    return remove(Items.utf8(item, "item"));
   }
 
   /** {@link #remove(byte[])} of the 8 little-endian bytes of {@code item}. */
   public boolean remove(long item) {
-    return remove(MembershipFilter.littleEndian(item));
+    return remove(Items.littleEndian(item));
   }
 
   @Override

@@ -5,6 +5,8 @@ import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.ParallelBatches;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;

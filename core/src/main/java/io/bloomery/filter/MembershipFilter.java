@@ -1,7 +1,6 @@
 package io.bloomery.filter;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Objects;
+import io.bloomery.internal.Items;
 
 /**
  * An approximate-membership filter over byte-string items.
@@ -55,36 +54,21 @@ public interface MembershipFilter extends Summary {
 
   /** Adds the UTF-8 encoding of {@code item}. */
   default boolean add(CharSequence item) {
-    return add(utf8(item, "item"));
+    return add(Items.utf8(item, "item"));
   }
 
   /** Adds the 8 little-endian bytes of {@code item}. */
   default boolean add(long item) {
-    return add(littleEndian(item));
+    return add(Items.littleEndian(item));
   }
 
   /** Queries the UTF-8 encoding of {@code item}. */
   default boolean mightContain(CharSequence item) {
-    return mightContain(utf8(item, "item"));
+    return mightContain(Items.utf8(item, "item"));
   }
 
   /** Queries the 8 little-endian bytes of {@code item}. */
   default boolean mightContain(long item) {
-    return mightContain(littleEndian(item));
-  }
-
-  /** UTF-8 bytes of {@code text}, without normalisation; {@code null} is rejected naming {@code argument}. */
-  static byte[] utf8(CharSequence text, String argument) {
-    Objects.requireNonNull(text, argument);
-    return text.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** The 8 little-endian bytes of {@code value}. */
-  static byte[] littleEndian(long value) {
-    byte[] bytes = new byte[Long.BYTES];
-    for (int i = 0; i < Long.BYTES; i++) {
-      bytes[i] = (byte) (value >>> (8 * i));
-    }
-    return bytes;
+    return mightContain(Items.littleEndian(item));
   }
 }

@@ -42,7 +42,7 @@ class GuavaBloomFormatTest {
     BYTES {
       @Override
       byte[] item(long i) {
-        return io.bloomery.filter.MembershipFilter.littleEndian(i * 0x9E37_79B9_7F4A_7C15L);
+        return io.bloomery.internal.Items.littleEndian(i * 0x9E37_79B9_7F4A_7C15L);
       }
 
       @Override
