@@ -130,8 +130,8 @@ public final class StaticFilterBench {
     out.put("fuse8_bits_per_key", round(fuse8.bitsPerKey()));
     out.put("fuse16_bits_per_key", round(fuse16.bitsPerKey()));
     out.put("blocked_model_fpr_percent", round(100 * blocked.modelFpp(n)));
-    out.put("fuse8_model_fpr_percent", round(100 * fuse8.expectedFpp()));
-    out.put("fuse16_model_fpr_percent", round(100 * fuse16.expectedFpp()));
+    out.put("fuse8_model_fpr_percent", round(100 * fuse8.estimatedFpp()));
+    out.put("fuse16_model_fpr_percent", round(100 * fuse16.estimatedFpp()));
     out.put("build_ms_guava", guavaNanos / 1_000_000);
     out.put("build_ms_blocked", blockedNanos / 1_000_000);
     out.put("build_ms_fuse8", fuse8Nanos / 1_000_000);

@@ -78,7 +78,7 @@ final class BuildCommand implements Callable<Integer> {
     PrintWriter out = root.out();
     out.printf(Locale.ROOT, "wrote %s (%s format): classic Bloom filter, %s, %s, protocol %s, seed %s%n",
         output, outputFormat.name().toLowerCase(Locale.ROOT), Units.count(filter.bitSize(), "bit", "bits"),
-        Units.count(filter.hashCount(), "hash", "hashes"), filter.protocol().name(),
+        Units.count(filter.hashCount(), "hash", "hashes"), filter.protocolId().protocolName(),
         filter.seed().length == 0 ? "(empty)" : Hex.encode(filter.seed()));
     out.printf(Locale.ROOT, "  %s read, %s changed the filter; fill %.2f%%, estimated false-positive rate %s; %s%n",
         Units.count(items, "item", "items"), Units.grouped(changed[0]), filter.fillRatio() * 100,

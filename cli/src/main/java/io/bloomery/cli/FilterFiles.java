@@ -115,9 +115,9 @@ final class FilterFiles {
 
   /** Guava's format records neither protocol nor seed: only guava-murmur128-mitz64 filters fit. */
   static void requireGuavaCompatible(BloomFilter filter) {
-    if (filter.protocol().id() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
+    if (filter.protocolId() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
       throw CliException.failure("--output-format guava needs a filter with protocol "
-          + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + ", this one uses " + filter.protocol().name());
+          + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + ", this one uses " + filter.protocolId().protocolName());
     }
   }
 

@@ -75,7 +75,7 @@ final class InfoCommand implements Callable<Integer> {
       w.field("file", filterPath.toString())
           .field("format", filterFormat.format.name().toLowerCase(Locale.ROOT))
           .field("kind", bloom.kind().kindName())
-          .field("protocol", bloom.protocol().name())
+          .field("protocol", bloom.protocolId().protocolName())
           .field("seed_hex", seedHex)
           .field("bits", bloom.bitSize())
           .field("hashes", bloom.hashCount())
@@ -97,7 +97,7 @@ final class InfoCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%s%n", filterPath);
     row(out, "kind", bloom.kind().kindName() + " (" + (filterFormat.format == FileFormat.GUAVA ? "Guava writeTo" : "Bloomery") + " format)");
-    row(out, "protocol", bloom.protocol().name());
+    row(out, "protocol", bloom.protocolId().protocolName());
     row(out, "seed", seedHex.isEmpty() ? "(empty)" : seedHex);
     row(out, "bits (m)", Units.grouped(bloom.bitSize()));
     row(out, "hashes (k)", Integer.toString(bloom.hashCount()));

@@ -1,14 +1,16 @@
 package io.bloomery.aging;
 
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.time.Clock;
@@ -42,7 +44,7 @@ import java.util.function.LongSupplier;
  * generation for p_gen = 1 - (1 - p)^(1/g) makes the bound exactly p when every generation is at
  * its design load; at a steady rate of N adds per window, a generation receives N / (g - 1) adds
  * (one span's share), which is what create(...) sizes it for. Bursts overfill a generation and
- * raise its p_i; expectedFpp() reports the product from the generations' actual fill.
+ * raise its p_i; estimatedFpp() reports the product from the generations' actual fill.
  *
  * Merging (union) is supported for identical parameters (protocol, seed, m, k, g, s): spans are
  * aligned to the epoch, so generation e means the same interval in both filters, and the union
@@ -57,7 +59,7 @@ import java.util.function.LongSupplier;
  * present only as a false positive. In between it may still be reported. {@code false} is definite
  * ("not added within the window"); {@code true} means "maybe, go and check". The false-positive rate
  * over the window is at most 1 − Π(1 − pᵢ) over the {@link #generations()} live generations; see
- * {@link #expectedFpp()} and {@link #create(Duration, int, long, double, LongSupplier)} for sizing.
+ * {@link #estimatedFpp()} and {@link #create(Duration, int, long, double, LongSupplier)} for sizing.
  *
  * <p><b>Time.</b> Time comes from an injected source of milliseconds (a {@link Clock} or a {@link
  * LongSupplier}); there is no global clock. Generations rotate lazily when an add or query sees a
@@ -70,7 +72,7 @@ import java.util.function.LongSupplier;
  * threads. A rotation publishes the new set of generations atomically. An add that returns before a
  * query starts is seen by it (until the item expires).
  */
-public final class AgePartitionedFilter implements MembershipFilter {
+public final class AgePartitionedFilter implements MembershipFilter, Mergeable<AgePartitionedFilter> {
 
   /** The fewest generations: one filling, one full. */
   public static final int MIN_GENERATIONS = 2;
@@ -382,7 +384,7 @@ public final class AgePartitionedFilter implements MembershipFilter {
    * The estimated false-positive rate now: 1 − Π(1 − pᵢ) over the live generations, each pᵢ
    * estimated from its fill ({@link BloomFilter#estimatedFpp()}).
    */
-  public double expectedFpp() {
+  public double estimatedFpp() {
     BloomFilter[] filters = current().filters;
     double[] rates = new double[filters.length];
     for (int i = 0; i < filters.length; i++) {
@@ -391,8 +393,51 @@ public final class AgePartitionedFilter implements MembershipFilter {
     return windowFpp(rates);
   }
 
-  /** The hash protocol of every generation. */
-  public HashProtocol protocol() {
+  /**
+   * Adds counted over the live generations (each generation counts the adds that changed it, as a classic
+   * filter does), so an item added in two generations counts twice. O(g).
+   */
+  public long insertedCount() {
+    long total = 0;
+    for (BloomFilter generation : current().filters) {
+      total += generation.insertedCount();
+    }
+    return total;
+  }
+
+  /** The mean share of set bits over the live generations. O(g). */
+  public double fillRatio() {
+    BloomFilter[] filters = current().filters;
+    double sum = 0;
+    for (BloomFilter generation : filters) {
+      sum += generation.fillRatio();
+    }
+    return sum / filters.length;
+  }
+
+  /**
+   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·
+   * floor(m ln2 / k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(bitsPerGeneration, hashes) * generations;
+  }
+
+  /**
+   * Whether the newest generation (the one taking adds) has reached 80% of its share of {@link #capacity()}
+   * ({@link BloomFilter#isNearCapacity()} of that generation). O(1).
+   */
+  public boolean isNearCapacity() {
+    return current().newest().isNearCapacity();
+  }
+
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 
@@ -432,12 +477,18 @@ public final class AgePartitionedFilter implements MembershipFilter {
   }
 
   /**
-   * A consistent snapshot of the live generations after rotating to the current time: index 0 is
-   * the oldest. The filters are the live ones (not copies) and are read-only by convention.
+   * A snapshot of the live generations after rotating to the current time: index 0 is the oldest. The
+   * generations are independent copies, so later adds and rotations do not change the snapshot and changing a
+   * snapshot's filter does not change this one. <b>Cost:</b> O(g·m) time and memory (every generation is
+   * copied); for counts and fill use {@link #insertedCount()}, {@link #fillRatio()} and {@link #estimatedFpp()}.
    */
   public Snapshot snapshot() {
     State s = current();
-    return new Snapshot(s.newestGeneration, s.filters.clone());
+    BloomFilter[] copies = new BloomFilter[s.filters.length];
+    for (int i = 0; i < copies.length; i++) {
+      copies[i] = s.filters[i].copy();
+    }
+    return new Snapshot(s.newestGeneration, copies);
   }
 
   /** Live generations at one instant. */
@@ -455,7 +506,7 @@ public final class AgePartitionedFilter implements MembershipFilter {
       return newestGeneration;
     }
 
-    /** Generation {@code newestGeneration − g + 1 + i}, oldest first. */
+    /** Generation {@code newestGeneration − g + 1 + i}, oldest first: this snapshot's copy, not the live one. */
     public BloomFilter generation(int i) {
       return filters[i];
     }

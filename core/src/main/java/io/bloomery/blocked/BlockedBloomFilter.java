@@ -6,8 +6,10 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
-import io.bloomery.filter.ParallelBatches;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.ParallelBatches;
+import io.bloomery.sizing.BloomMath;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,7 +84,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the filter keeps the heap array: no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on
  * array elements, and up to 16 GiB in one array (docs/BENCHMARKS.md).
  */
-public final class BlockedBloomFilter implements MembershipFilter {
+public final class BlockedBloomFilter implements MembershipFilter, Mergeable<BlockedBloomFilter> {
 
   /** Index in the backing array of block 0's first word; see the class comment on alignment. */
   static final int BASE_INDEX = 6;
@@ -244,7 +246,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
     return inserted.sum();
   }
 
-  /** Number of set bits. */
+  /** Number of set bits. <b>Cost:</b> O(m): it scans every word (the count is not maintained on add). */
   public long bitCount() {
     long count = 0;
     for (int i = BASE_INDEX, end = BASE_INDEX + blocks * 8; i < end; i++) {
@@ -253,14 +255,15 @@ public final class BlockedBloomFilter implements MembershipFilter {
     return count;
   }
 
-  /** Share of set bits, in [0, 1]. */
+  /** Share of set bits, in [0, 1]. <b>Cost:</b> O(m), as {@link #bitCount()}. */
   public double fillRatio() {
     return (double) bitCount() / bitSize();
   }
 
   /**
    * The FPR of the filter as it is now: the mean over blocks of (block fill)^k, which is what a
-   * random non-member sees (it lands in a uniform block and needs k set bits there).
+   * random non-member sees (it lands in a uniform block and needs k set bits there). <b>Cost:</b> O(m): it
+   * scans every block.
    */
   public double estimatedFpp() {
     double sum = 0;
@@ -273,7 +276,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
   /**
    * Estimated number of distinct keys added: the Swamidass–Baldi estimate −(512/k)·ln(1 − x/512)
    * summed per block (x = the block's set bits), which uses the block structure and stays accurate
-   * after merges. A saturated block counts as 512·ln(512)/k keys.
+   * after merges. A saturated block counts as 512·ln(512)/k keys. <b>Cost:</b> O(m): it scans every block.
    */
   public long estimatedCardinality() {
     double sum = 0;
@@ -283,6 +286,22 @@ public final class BlockedBloomFilter implements MembershipFilter {
       sum += -512.0 / hashes * Math.log(empty);
     }
     return Math.round(sum);
+  }
+
+  /**
+   * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
+   * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(bitSize(), hashCount());
+  }
+
+  /**
+   * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
+   * every word (as {@link #bitCount()}).
+   */
+  public boolean isNearCapacity() {
+    return estimatedCardinality() >= 0.8 * capacity();
   }
 
   /** Model FPR after {@code n} distinct keys with this filter's parameters. */
@@ -516,7 +535,8 @@ public final class BlockedBloomFilter implements MembershipFilter {
    * filter itself.
    */
   public boolean isCompatible(BlockedBloomFilter other) {
-    return other != null && other != this && blocks == other.blocks && hashes == other.hashes && Arrays.equals(seed, other.seed);
+    Objects.requireNonNull(other, "other");
+    return other != this && blocks == other.blocks && hashes == other.hashes && Arrays.equals(seed, other.seed);
   }
 
   /**

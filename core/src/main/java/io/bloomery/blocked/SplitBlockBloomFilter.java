@@ -6,7 +6,9 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,7 +50,7 @@ import java.util.concurrent.atomic.LongAdder;
  * 1%. Use it when the bits must be read by Parquet tooling; otherwise {@link BlockedBloomFilter} is
  * the smaller fast filter. A Parquet reader caps filters at 128 MiB ({@code ParquetBloomFormat}).
  */
-public final class SplitBlockBloomFilter implements MembershipFilter {
+public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<SplitBlockBloomFilter> {
 
   /** Index of block 0's first word: the int[] data starts 16 bytes into the object, +16 = 32-aligned. */
   static final int BASE_INDEX = 4;
@@ -151,9 +153,14 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return filter;
   }
 
-  /** 64-bit word {@code index} of the bitset: 32-bit words 2·index (low half) and 2·index + 1. */
-  public long longWord(long index) {
-    Objects.checkIndex(index, wordCount() / 2);
+  /**
+   * 64-bit word {@code index} of the bitset, as in every other bit-array kind: the bitset's 32-bit words
+   * 2·index (low half) and 2·index + 1 (high half).
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= index < wordCount()}
+   */
+  public long word(long index) {
+    Objects.checkIndex(index, wordCount());
     int low = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index));
     int high = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index) + 1);
     return (low & 0xFFFFFFFFL) | (long) high << 32;
@@ -189,15 +196,9 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return 8;
   }
 
-  /** Number of 32-bit words, 8 × blocks. */
+  /** Number of 64-bit words, 4 × blocks (the bitset holds 8 × blocks 32-bit words, two per 64-bit word). */
   public long wordCount() {
-    return (long) blocks * 8;
-  }
-
-  /** 32-bit word {@code index} of the bitset. */
-  public int word(long index) {
-    Objects.checkIndex(index, wordCount());
-    return (int) WORDS.getOpaque(words, BASE_INDEX + (int) index);
+    return (long) blocks * 4;
   }
 
   /** Writes the Parquet bitset: {@link #byteSize()} bytes, words little-endian. No header. */
@@ -210,7 +211,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return inserted.sum();
   }
 
-  /** Number of set bits. */
+  /** Number of set bits. <b>Cost:</b> O(m): it scans every word (the count is not maintained on add). */
   public long bitCount() {
     long count = 0;
     for (int i = BASE_INDEX, end = BASE_INDEX + blocks * 8; i < end; i++) {
@@ -219,12 +220,15 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
     return count;
   }
 
-  /** Share of set bits, in [0, 1]. */
+  /** Share of set bits, in [0, 1]. <b>Cost:</b> O(m), as {@link #bitCount()}. */
   public double fillRatio() {
     return (double) bitCount() / bitSize();
   }
 
-  /** FPR of the filter as it is: mean over blocks of the product over words of (word fill). */
+  /**
+   * FPR of the filter as it is: mean over blocks of the product over words of (word fill). <b>Cost:</b> O(m): it
+   * scans every word.
+   */
   public double estimatedFpp() {
     double sum = 0;
     for (int b = 0; b < blocks; b++) {
@@ -240,7 +244,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
   /**
    * Estimated distinct keys: per word, −32·ln(1 − x/32) keys set x bits (each key sets one bit per
    * word); averaged over the 8 words of a block and summed over blocks. A full word counts as
-   * 32·ln 32.
+   * 32·ln 32. <b>Cost:</b> O(m): it scans every word.
    */
   public long estimatedCardinality() {
     double sum = 0;
@@ -254,6 +258,22 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
       sum += block / 8;
     }
     return Math.round(sum);
+  }
+
+  /**
+   * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
+   * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(bitSize(), hashCount());
+  }
+
+  /**
+   * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
+   * every word (as {@link #bitCount()}).
+   */
+  public boolean isNearCapacity() {
+    return estimatedCardinality() >= 0.8 * capacity();
   }
 
   /** Model FPR after {@code n} distinct keys at this size. */
@@ -429,7 +449,8 @@ public final class SplitBlockBloomFilter implements MembershipFilter {
 
   /** True if {@code other} is another filter with the same number of blocks (the only placement parameter). */
   public boolean isCompatible(SplitBlockBloomFilter other) {
-    return other != null && other != this && other.blocks == blocks;
+    Objects.requireNonNull(other, "other");
+    return other != this && other.blocks == blocks;
   }
 
   /**

@@ -1,14 +1,17 @@
 package io.bloomery.counting;
 
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.filter.FilterCompatibility;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.Items;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -70,7 +73,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Statistics and {@link #toBloomFilter()}, {@link #copy()} and {@link #mergeFrom} see a rolling
  * snapshot while other threads write.
  */
-public final class CountingBloomFilter implements MembershipFilter {
+public final class CountingBloomFilter implements MembershipFilter, Mergeable<CountingBloomFilter> {
 
   /** The default counter width in bits. */
   public static final int DEFAULT_COUNTER_BITS = 4;
@@ -89,7 +92,7 @@ public final class CountingBloomFilter implements MembershipFilter {
   /** Non-null when positions can be walked from one hash without an array (the default protocol). */
   private final DoubleHashingPlacement doubleHashing;
   private final long[] words;
-  private final LongAdder itemCount = new LongAdder();
+  private final LongAdder insertedCount = new LongAdder();
 
   private CountingBloomFilter(HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits) {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
@@ -162,14 +165,14 @@ public final class CountingBloomFilter implements MembershipFilter {
    * Rebuilds a filter from its recorded parameters, item count and counter words (word j holds
    * counters j·c … j·c + c − 1, c = 64 / width, counter i in bits (i mod c)·w upwards).
    *
-   * @throws IllegalArgumentException if the parameters are invalid, {@code itemCount < 0}, or the
+   * @throws IllegalArgumentException if the parameters are invalid, {@code insertedCount < 0}, or the
    *     last word has bits set beyond counter m − 1
    */
   public static CountingBloomFilter restore(
-      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long itemCount, WordSource words)
+      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long insertedCount, WordSource words)
       throws IOException {
-    if (itemCount < 0) {
-      throw new IllegalArgumentException("item count must be >= 0, was " + itemCount);
+    if (insertedCount < 0) {
+      throw new IllegalArgumentException("inserted count must be >= 0, was " + insertedCount);
     }
     CountingBloomFilter filter = new CountingBloomFilter(protocol, seed, counters, hashes, counterBits);
     long[] target = filter.words;
@@ -181,7 +184,7 @@ public final class CountingBloomFilter implements MembershipFilter {
       }
       target[j] = word;
     }
-    filter.itemCount.add(itemCount);
+    filter.insertedCount.add(insertedCount);
     VarHandle.releaseFence();
     return filter;
   }
@@ -223,7 +226,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         changed |= increment(position) == 0;
       }
     }
-    itemCount.increment();
+    insertedCount.increment();
     return changed;
   }
 
@@ -262,18 +265,18 @@ public final class CountingBloomFilter implements MembershipFilter {
         decrement(position);
       }
     }
-    itemCount.decrement();
+    insertedCount.decrement();
     return true;
   }
 
   /** {@link #remove(byte[])} of the UTF-8 bytes of {@code item}. */
   public boolean remove(CharSequence item) {
-    return remove(MembershipFilter.utf8(item, "item"));
+    return remove(Items.utf8(item, "item"));
   }
 
   /** {@link #remove(byte[])} of the 8 little-endian bytes of {@code item}. */
   public boolean remove(long item) {
-    return remove(MembershipFilter.littleEndian(item));
+    return remove(Items.littleEndian(item));
   }
 
   @Override
@@ -364,8 +367,13 @@ public final class CountingBloomFilter implements MembershipFilter {
     return counter(index);
   }
 
-  /** The hash protocol that places counters. */
-  public HashProtocol protocol() {
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 
@@ -410,8 +418,8 @@ public final class CountingBloomFilter implements MembershipFilter {
   }
 
   /** Adds minus successful removes (items believed present, with multiplicity). */
-  public long itemCount() {
-    return Math.max(0, itemCount.sum());
+  public long insertedCount() {
+    return Math.max(0, insertedCount.sum());
   }
 
   /** Counters that are not zero (the classic filter's set bits). */
@@ -436,15 +444,31 @@ public final class CountingBloomFilter implements MembershipFilter {
     return total;
   }
 
-  /** The model false-positive rate for the current {@link #itemCount()}: (1 − e^(−kn/m))^k. */
-  public double expectedFpp() {
-    return BloomMath.falsePositiveRate(counters, hashes, itemCount());
+  /**
+   * The number of items this filter is sized for, by the classic kind's definition: the n at which its k is
+   * optimal for its m counters, {@code floor(m ln2 / k)}.
+   */
+  public long capacity() {
+    return BloomMath.capacityForHashes(counters, hashes);
+  }
+
+  /**
+   * Whether {@link #insertedCount()} (adds minus removes, which this kind tracks exactly) has reached 80% of
+   * {@link #capacity()}. O(1).
+   */
+  public boolean isNearCapacity() {
+    return insertedCount() >= 0.8 * capacity();
+  }
+
+  /** The model false-positive rate for the current {@link #insertedCount()}: (1 − e^(−kn/m))^k. */
+  public double estimatedFpp() {
+    return BloomMath.falsePositiveRate(counters, hashes, insertedCount());
   }
 
   /**
    * The classic Bloom filter with a bit set wherever a counter is non-zero: same protocol, seed, m
    * and k, and exactly the same {@code mightContain} answers as this filter at the time of the call.
-   * Its inserted count is this filter's {@link #itemCount()}.
+   * Its inserted count is this filter's {@link #insertedCount()}.
    */
   public BloomFilter toBloomFilter() {
     long[] next = {0};
@@ -454,7 +478,7 @@ public final class CountingBloomFilter implements MembershipFilter {
           seed,
           counters,
           hashes,
-          itemCount(),
+          insertedCount(),
           () -> {
             long bitWord = 0;
             long first = next[0] * 64;
@@ -523,7 +547,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         }
       }
     }
-    itemCount.add(other.itemCount());
+    insertedCount.add(other.insertedCount());
   }
 
   /** An independent copy. */
@@ -532,7 +556,7 @@ public final class CountingBloomFilter implements MembershipFilter {
     for (int j = 0; j < words.length; j++) {
       copy.words[j] = (long) WORDS.getVolatile(words, j);
     }
-    copy.itemCount.add(itemCount());
+    copy.insertedCount.add(insertedCount());
     VarHandle.releaseFence();
     return copy;
   }
@@ -540,6 +564,6 @@ public final class CountingBloomFilter implements MembershipFilter {
   @Override
   public String toString() {
     return "CountingBloomFilter[protocol=" + protocol.name() + ", m=" + counters + ", k=" + hashes
-        + ", counterBits=" + counterBits + ", items=" + itemCount() + "]";
+        + ", counterBits=" + counterBits + ", items=" + insertedCount() + "]";
   }
 }

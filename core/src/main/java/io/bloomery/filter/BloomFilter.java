@@ -3,7 +3,10 @@ package io.bloomery.filter;
 import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.ParallelBatches;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -75,7 +78,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
  * io.bloomery.format.FilterFormat}; {@link #restore} rebuilds a filter from those and its words.
  */
-public final class BloomFilter implements MembershipFilter {
+public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilter> {
 
   /** The largest supported bit count m (2^40 bits, a 128 GiB bitmap). */
   public static final long MAX_BITS = 1L << 40;
@@ -504,8 +507,13 @@ public final class BloomFilter implements MembershipFilter {
     return singleWriter;
   }
 
-  /** The hash protocol that places this filter's bits. */
-  public HashProtocol protocol() {
+  /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  public ProtocolId protocolId() {
+    return protocol.id();
+  }
+
+  /** The implementation of {@link #protocolId()}: the position function, for callers that place items themselves. */
+  public HashProtocol hashProtocol() {
     return protocol;
   }
 

@@ -1,7 +1,6 @@
 package io.bloomery.filter;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Objects;
+import io.bloomery.internal.Items;
 
 /**
  * An approximate-membership filter over byte-string items.
@@ -16,10 +15,17 @@ import java.util.Objects;
  * Unicode forms of "é" are two items); {@code long} overloads encode the value as 8 little-endian
  * bytes. The empty item is valid. {@code null} is rejected with a {@link NullPointerException} naming
  * the argument.
+ *
+ * <p><b>Errors.</b> Every kind reports a bad parameter (a size, rate or count out of range) with an {@link
+ * IllegalArgumentException} or a subclass of it ({@link IncompatibleFilterException} for a merge, the RedisBloom
+ * kinds' {@code RedisBloomException}); bytes that are not a filter raise {@code FilterFormatException}, an {@code
+ * IOException}. A filter that cannot take another item throws {@link FilterFullException}. Kinds that combine implement {@link
+ * Mergeable}, with one set of rules for {@code null}, self-merges and mismatches.
  */
-public interface MembershipFilter {
+public interface MembershipFilter extends Summary {
 
   /** The layout of this filter. */
+  @Override
   FilterKind kind();
 
   /**
@@ -31,6 +37,13 @@ public interface MembershipFilter {
    *     return: a counting filter increments its counters either way, a cuckoo filter always stores
    *     another copy and returns {@code true}, an age-partitioned filter reports whether its newest
    *     generation changed even if an older one already held the item.
+   * @throws FilterFullException if the filter cannot take another item: a NONSCALING scalable filter at its
+   *     capacity, a cuckoo filter with no free slot and no room to grow, or a filter whose next layer the heap
+   *     cannot hold. Nothing changed, and the filter keeps answering. The bit-array kinds (classic, blocked,
+   *     split-block, counting, age-partitioned) never throw this: past their capacity they keep accepting items
+   *     and their false-positive rate rises (see their {@code isNearCapacity()})
+   * @throws UnsupportedOperationException on an immutable kind (binary fuse, built once from its whole set)
+   * @throws NullPointerException if {@code item} is null
    */
   boolean add(byte[] item);
 
@@ -41,36 +54,21 @@ public interface MembershipFilter {
 
   /** Adds the UTF-8 encoding of {@code item}. */
   default boolean add(CharSequence item) {
-    return add(utf8(item, "item"));
+    return add(Items.utf8(item, "item"));
   }
 
   /** Adds the 8 little-endian bytes of {@code item}. */
   default boolean add(long item) {
-    return add(littleEndian(item));
+    return add(Items.littleEndian(item));
   }
 
   /** Queries the UTF-8 encoding of {@code item}. */
   default boolean mightContain(CharSequence item) {
-    return mightContain(utf8(item, "item"));
+    return mightContain(Items.utf8(item, "item"));
   }
 
   /** Queries the 8 little-endian bytes of {@code item}. */
   default boolean mightContain(long item) {
-    return mightContain(littleEndian(item));
-  }
-
-  /** UTF-8 bytes of {@code text}, without normalisation; {@code null} is rejected naming {@code argument}. */
-  static byte[] utf8(CharSequence text, String argument) {
-    Objects.requireNonNull(text, argument);
-    return text.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** The 8 little-endian bytes of {@code value}. */
-  static byte[] littleEndian(long value) {
-    byte[] bytes = new byte[Long.BYTES];
-    for (int i = 0; i < Long.BYTES; i++) {
-      bytes[i] = (byte) (value >>> (8 * i));
-    }
-    return bytes;
+    return mightContain(Items.littleEndian(item));
   }
 }

@@ -38,7 +38,7 @@ final class AgePartitionedBody {
     AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
     long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
-    return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocol().id(), filter.seed(), length, out -> {
+    return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocolId(), filter.seed(), length, out -> {
       out.u64(filter.bitsPerGeneration());
       out.u32(filter.hashCount());
       out.u32(filter.generations());

@@ -57,7 +57,7 @@ final class ClassicBloomBody {
 
       @Override
       public ProtocolId protocol() {
-        return filter.protocol().id();
+        return filter.protocolId();
       }
 
       @Override

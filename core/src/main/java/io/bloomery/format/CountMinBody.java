@@ -31,7 +31,7 @@ final class CountMinBody {
     return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
       out.u64(sketch.width());
       out.u64(sketch.depth());
-      out.u64(sketch.count());
+      out.u64(sketch.insertedCount());
       for (long i = 0; i < cells; i += 2) {
         long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
         out.word(sketch.counterAt(i) | high << 32);

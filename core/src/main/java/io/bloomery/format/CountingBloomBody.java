@@ -30,11 +30,11 @@ final class CountingBloomBody {
 
   static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
     return BodyWriters.of(
-        FilterKind.COUNTING_BLOOM, filter.protocol().id(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
+        FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
           out.u64(filter.counterCount());
           out.u32(filter.hashCount());
           out.u8(filter.counterBits());
-          out.u64(filter.itemCount());
+          out.u64(filter.insertedCount());
           for (long j = 0; j < filter.wordCount(); j++) {
             out.word(filter.word(j));
           }

@@ -8,6 +8,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.CuckooFilter;
@@ -127,14 +128,14 @@ public final class FilterFormat {
    *
    * @throws IllegalArgumentException if {@code filter} is of a kind this build cannot serialize
    */
-  public static void write(Object filter, OutputStream out) throws IOException {
+  public static void write(Summary filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     write(bodyWriter(filter), out);
   }
 
   /**
    * Writes a classic Bloom filter file whose words are streamed from {@code words} instead of held
-   * in a {@link BloomFilter}: the bytes are exactly those {@link #write(Object, OutputStream)}
+   * in a {@link BloomFilter}: the bytes are exactly those {@link #write(Summary, OutputStream)}
    * produces for a filter with these parameters and words. For assembling a filter that no single
    * machine holds, such as one built as word ranges by several tasks. The stream is flushed, not
    * closed.
@@ -156,7 +157,7 @@ public final class FilterFormat {
   /**
    * Writes a blocked Bloom filter file ({@link FilterKind#BLOCKED_BLOOM}, protocol {@code
    * xxh3-blocked-v1}) whose {@code 8 * blocks} words are streamed from {@code words}; the bytes are
-   * exactly those {@link #write(Object, OutputStream)} produces for a {@link BlockedBloomFilter} with
+   * exactly those {@link #write(Summary, OutputStream)} produces for a {@link BlockedBloomFilter} with
    * these parameters and words. The stream is flushed, not closed.
    *
    * @throws IllegalArgumentException before anything is written if seed, blocks or hashes are
@@ -200,7 +201,7 @@ public final class FilterFormat {
    * directory, which is forced to disk and then moved over {@code file}, so a crash never leaves a
    * half-written filter under that name.
    */
-  public static void write(Object filter, Path file) throws IOException {
+  public static void write(Summary filter, Path file) throws IOException {
     bodyWriter(filter); // refuse what cannot be serialized before touching the file system
     Path target = file.toAbsolutePath();
     Path temporary =
@@ -229,14 +230,14 @@ public final class FilterFormat {
    * Serializes {@code filter} into a new array.
    *
    * @throws IllegalArgumentException if the serialized form would not fit in an array (use {@link
-   *     #write(Object, OutputStream)})
+   *     #write(Summary, OutputStream)})
    */
-  public static byte[] toBytes(Object filter) {
+  public static byte[] toBytes(Summary filter) {
     return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
-  public static long serializedLength(Object filter) {
+  public static long serializedLength(Summary filter) {
     BodyWriter body = bodyWriter(filter);
     return envelopeLength(body.seed().length, body.bodyLength());
   }
@@ -258,7 +259,7 @@ public final class FilterFormat {
    * @throws FilterFormatException if the bytes are not a valid filter of a kind this build reads
    * @throws IOException if {@code in} fails
    */
-  public static Object read(InputStream in) throws FilterFormatException, IOException {
+  public static Summary read(InputStream in) throws FilterFormatException, IOException {
     return read(in, defaultReadLimit());
   }
 
@@ -266,7 +267,7 @@ public final class FilterFormat {
    * As {@link #read(InputStream)}, refusing before allocation any body declared larger than
    * {@code maxBodyBytes}.
    */
-  public static Object read(InputStream in, long maxBodyBytes) throws FilterFormatException, IOException {
+  public static Summary read(InputStream in, long maxBodyBytes) throws FilterFormatException, IOException {
     Objects.requireNonNull(in, "in");
     if (maxBodyBytes < 0) {
       throw new IllegalArgumentException("maxBodyBytes must be >= 0, found " + maxBodyBytes);
@@ -275,10 +276,43 @@ public final class FilterFormat {
   }
 
   /**
+   * As {@link #read(InputStream, long)}, expecting a {@code type}: a file of another kind is refused at its
+   * kind byte, before its body is read.
+   *
+   * @throws FilterFormatException if the bytes are not a valid filter, or not of a kind {@code type} holds
+   */
+  public static <F extends Summary> F read(InputStream in, long maxBodyBytes, Class<F> type)
+      throws FilterFormatException, IOException {
+    Objects.requireNonNull(in, "in");
+    Objects.requireNonNull(type, "type");
+    if (maxBodyBytes < 0) {
+      throw new IllegalArgumentException("maxBodyBytes must be >= 0, found " + maxBodyBytes);
+    }
+    return type.cast(decode(new FormatReader(in, FormatReader.UNKNOWN_LENGTH, maxBodyBytes), type, false));
+  }
+
+  /** As {@link #read(InputStream)}, expecting a {@code type} (see {@link #read(InputStream, long, Class)}). */
+  public static <F extends Summary> F read(InputStream in, Class<F> type) throws FilterFormatException, IOException {
+    return read(in, defaultReadLimit(), type);
+  }
+
+  /** As {@link #read(Path)}, expecting a {@code type} (see {@link #read(InputStream, long, Class)}). */
+  public static <F extends Summary> F read(Path file, Class<F> type) throws FilterFormatException, IOException {
+    Objects.requireNonNull(type, "type");
+    return type.cast(readFile(file, type));
+  }
+
+  /** As {@link #fromBytes(byte[])}, expecting a {@code type} (see {@link #read(InputStream, long, Class)}). */
+  public static <F extends Summary> F fromBytes(byte[] bytes, Class<F> type) throws FilterFormatException {
+    Objects.requireNonNull(type, "type");
+    return type.cast(fromBytes(bytes, (Object) type));
+  }
+
+  /**
    * Reads the filter stored in {@code file}, which must hold exactly one envelope (trailing bytes
    * are rejected). Sizes are checked against the file's length before anything is allocated.
    */
-  public static Object read(Path file) throws FilterFormatException, IOException {
+  public static Summary read(Path file) throws FilterFormatException, IOException {
     return readFile(file, null);
   }
 
@@ -288,8 +322,8 @@ public final class FilterFormat {
    *
    * @throws FilterFormatException if the bytes are not a valid filter of a kind this build reads
    */
-  public static Object fromBytes(byte[] bytes) throws FilterFormatException {
-    return fromBytes(bytes, null);
+  public static Summary fromBytes(byte[] bytes) throws FilterFormatException {
+    return fromBytes(bytes, (Object) null);
   }
 
   /** Reads a classic Bloom filter from a stream, as {@link #read(InputStream)}. */
@@ -384,7 +418,7 @@ public final class FilterFormat {
     void writeBody(FormatWriter out) throws IOException;
   }
 
-  private static BodyWriter bodyWriter(Object filter) {
+  private static BodyWriter bodyWriter(Summary filter) {
     Objects.requireNonNull(filter, "filter");
     FilterKind kind = kindOf(filter);
     switch (kind) {
@@ -481,21 +515,44 @@ public final class FilterFormat {
     }
   }
 
-  private static FilterKind kindOf(Object filter) {
-    if (filter instanceof MembershipFilter) {
-      return ((MembershipFilter) filter).kind();
+  private static FilterKind kindOf(Summary filter) {
+    FilterKind kind = filter.kind();
+    if (kind == null || !typeOf(kind).isInstance(filter)) {
+      throw new IllegalArgumentException(
+          "cannot serialize " + filter.getClass().getName() + ": not a filter kind this format knows");
     }
-    if (filter instanceof CountMinSketch) {
-      return ((CountMinSketch) filter).kind();
-    }
-    if (filter instanceof TopK) {
-      return ((TopK) filter).kind();
-    }
-    throw new IllegalArgumentException(
-        "cannot serialize " + filter.getClass().getName() + ": not a filter kind this format knows");
+    return kind;
   }
 
-  private static <T> T as(Class<T> type, Object filter, FilterKind kind) {
+  /** The class a kind is read back as. */
+  private static Class<? extends Summary> typeOf(FilterKind kind) {
+    switch (kind) {
+      case CLASSIC_BLOOM:
+        return BloomFilter.class;
+      case BLOCKED_BLOOM:
+        return BlockedBloomFilter.class;
+      case SPLIT_BLOCK_BLOOM:
+        return SplitBlockBloomFilter.class;
+      case SCALABLE_BLOOM:
+        return ScalableBloomFilter.class;
+      case COUNTING_BLOOM:
+        return CountingBloomFilter.class;
+      case CUCKOO:
+        return CuckooFilter.class;
+      case COUNT_MIN_SKETCH:
+        return CountMinSketch.class;
+      case TOP_K:
+        return TopK.class;
+      case AGE_PARTITIONED_BLOOM:
+        return AgePartitionedFilter.class;
+      case BINARY_FUSE:
+        return BinaryFuseFilter.class;
+      default:
+        throw new AssertionError("no class for kind " + kind);
+    }
+  }
+
+  private static <T> T as(Class<T> type, Summary filter, FilterKind kind) {
     if (!type.isInstance(filter)) {
       throw new IllegalArgumentException(
           "cannot serialize " + filter.getClass().getName() + " as kind '" + kind.kindName() + "': expected a "
@@ -513,10 +570,10 @@ public final class FilterFormat {
   // ---------------------------------------------------------------------------------------------
   // The envelope
 
-  private static Object fromBytes(byte[] bytes, FilterKind expectedKind) throws FilterFormatException {
+  private static Summary fromBytes(byte[] bytes, Object expected) throws FilterFormatException {
     Objects.requireNonNull(bytes, "bytes");
     try {
-      return decode(new FormatReader(new ByteArrayInputStream(bytes), bytes.length, bytes.length), expectedKind, true);
+      return decode(new FormatReader(new ByteArrayInputStream(bytes), bytes.length, bytes.length), expected, true);
     } catch (FilterFormatException e) {
       throw e;
     } catch (IOException e) {
@@ -524,10 +581,10 @@ public final class FilterFormat {
     }
   }
 
-  private static Object readFile(Path file, FilterKind expectedKind) throws IOException {
+  private static Summary readFile(Path file, Object expected) throws IOException {
     long size = Files.size(file);
     try (InputStream in = Files.newInputStream(file)) {
-      return decode(new FormatReader(in, size, size), expectedKind, true);
+      return decode(new FormatReader(in, size, size), expected, true);
     } catch (FilterFormatException e) {
       throw withSource(e, file);
     }
@@ -541,9 +598,9 @@ public final class FilterFormat {
    * Decodes one envelope. {@code wholeSource}: the reader's length is exactly one envelope (arrays and
    * files), so the declared lengths must match it and nothing may follow the checksum.
    */
-  private static Object decode(FormatReader reader, FilterKind expectedKind, boolean wholeSource) throws IOException {
+  private static Summary decode(FormatReader reader, Object expected, boolean wholeSource) throws IOException {
     try {
-      Envelope envelope = readEnvelope(reader, expectedKind, wholeSource);
+      Envelope envelope = readEnvelope(reader, expected, wholeSource);
       long bodyEnd = envelope.bodyOffset + envelope.bodyLength;
       Object filter = readBody(envelope, reader);
       if (reader.position() != bodyEnd) {
@@ -552,7 +609,7 @@ public final class FilterFormat {
       }
       reader.verifyChecksum();
       reader.requireEnd();
-      return filter;
+      return (Summary) filter;
     } catch (RuntimeException e) {
       throw malformed(e);
     }
@@ -562,8 +619,11 @@ public final class FilterFormat {
     return new FilterFormatException("malformed filter: " + e, e);
   }
 
-  /** Reads and validates everything before the body. */
-  private static Envelope readEnvelope(FormatReader reader, FilterKind expectedKind, boolean wholeSource)
+  /**
+   * Reads and validates everything before the body. {@code expected}: null, the {@link FilterKind} or the
+   * {@link Summary} class the caller expects.
+   */
+  private static Envelope readEnvelope(FormatReader reader, Object expected, boolean wholeSource)
       throws IOException {
     byte[] magic = new byte[MAGIC.length];
     for (int i = 0; i < magic.length; i++) {
@@ -595,6 +655,12 @@ public final class FilterFormat {
       throw new FilterFormatException(
           "filter kind at offset 5: expected one of " + kindCodes() + ", found " + kindCode, e);
     }
+    if (expected instanceof Class<?> type && !type.isAssignableFrom(typeOf(kind))) {
+      throw new FilterFormatException(
+          "filter kind at offset 5: expected a " + type.getSimpleName() + ", found " + kind.code() + " '"
+              + kind.kindName() + "' (a " + typeOf(kind).getSimpleName() + ")");
+    }
+    FilterKind expectedKind = expected instanceof FilterKind k ? k : null;
     if (expectedKind != null && kind != expectedKind) {
       throw new FilterFormatException(
           "filter kind at offset 5: expected " + expectedKind.code() + " '" + expectedKind.kindName() + "', found "

@@ -41,7 +41,8 @@ public final class FilterHeader {
     return kind;
   }
 
-  public ProtocolId protocol() {
+  /** The hash protocol recorded in the envelope. */
+  public ProtocolId protocolId() {
     return protocol;
   }
 

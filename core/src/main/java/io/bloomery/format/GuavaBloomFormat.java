@@ -128,11 +128,11 @@ public final class GuavaBloomFormat {
   }
 
   private static void requireGuavaProtocol(BloomFilter filter) {
-    if (filter.protocol().id() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
+    if (filter.protocolId() != ProtocolId.GUAVA_MURMUR128_MITZ64) {
       throw new IllegalArgumentException(
           "Guava's writeTo format can only carry filters placed by '"
               + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + "' (Guava's MURMUR128_MITZ_64); this filter uses '"
-              + filter.protocol().name() + "'. Build it with Protocols.of(ProtocolId.GUAVA_MURMUR128_MITZ64) or keep "
+              + filter.protocolId().protocolName() + "'. Build it with Protocols.of(ProtocolId.GUAVA_MURMUR128_MITZ64) or keep "
               + "it in Bloomery's format (FilterFormat)");
     }
   }

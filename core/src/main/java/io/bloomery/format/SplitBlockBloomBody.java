@@ -53,8 +53,8 @@ final class SplitBlockBloomBody {
       public void writeBody(FormatWriter out) throws IOException {
         out.u64(filter.blockCount());
         out.u64(filter.insertedCount());
-        for (long j = 0, words = filter.wordCount() / 2; j < words; j++) {
-          out.word(filter.longWord(j));
+        for (long j = 0, words = filter.wordCount(); j < words; j++) {
+          out.word(filter.word(j));
         }
       }
     };

@@ -507,7 +507,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** The model false-positive rate, 2<sup>-fingerprintBits</sup>, for any non-member. */
-  public double expectedFpp() {
+  public double estimatedFpp() {
     return keyCount == 0 ? 0 : Math.scalb(1.0, -fingerprintBits);
   }
 

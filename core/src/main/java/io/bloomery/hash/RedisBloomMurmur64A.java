@@ -1,6 +1,5 @@
 package io.bloomery.hash;
 
-import io.bloomery.redisbloom.MurmurHash2;
 
 /**
  * {@code redisbloom-murmur64a}: RedisBloom's BF.* bit placement, so a Bloom layout with this protocol sets the

@@ -1,7 +1,9 @@
 package io.bloomery.redisbloom;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.MurmurHash2;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -209,7 +211,7 @@ public final class CuckooFilter implements MembershipFilter {
    * {@link #addIfAbsent} for RedisBloom's idempotent {@code CF.ADDNX}.
    *
    * @return {@code true}
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_MAX_EXPANSIONS}, {@value RedisBloomErrors#CF_FULL} or
+   * @throws FilterFullException {@value RedisBloomErrors#CF_MAX_EXPANSIONS}, {@value RedisBloomErrors#CF_FULL} or
    *     {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY}; the filter is unchanged
    */
   @Override
@@ -225,7 +227,7 @@ public final class CuckooFilter implements MembershipFilter {
    * false positive has no copy of its own, so deleting it later removes the other item's fingerprint.
    *
    * @return {@code true} if stored, {@code false} if the item was already reported as maybe present
-   * @throws RedisBloomException as {@link #add}
+   * @throws FilterFullException as {@link #add}
    */
   public boolean addIfAbsent(byte[] item) {
     Objects.requireNonNull(item, "item");
@@ -238,7 +240,7 @@ public final class CuckooFilter implements MembershipFilter {
    * As in RedisBloom, the sub-filter limit is checked once before the first item, so one call can grow the filter
    * past {@link #maxExpansions()}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_MAX_EXPANSIONS} before any item is inserted
+   * @throws FilterFullException {@value RedisBloomErrors#CF_MAX_EXPANSIONS} before any item is inserted
    */
   public List<InsertResult> insert(List<byte[]> items, boolean onlyIfAbsent) {
     Objects.requireNonNull(items, "items");
@@ -260,7 +262,7 @@ public final class CuckooFilter implements MembershipFilter {
 
   private void checkExpansionBudget() {
     if (filterCount() >= maxExpansions) {
-      throw new RedisBloomException(RedisBloomErrors.CF_MAX_EXPANSIONS);
+      throw new FilterFullException(RedisBloomErrors.CF_MAX_EXPANSIONS);
     }
   }
 
@@ -271,9 +273,9 @@ public final class CuckooFilter implements MembershipFilter {
       case EXISTS:
         return false;
       case NO_SPACE:
-        throw new RedisBloomException(RedisBloomErrors.CF_FULL);
+        throw new FilterFullException(RedisBloomErrors.CF_FULL);
       default:
-        throw new RedisBloomException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+        throw new FilterFullException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
     }
   }
 
@@ -420,7 +422,7 @@ public final class CuckooFilter implements MembershipFilter {
    *
    * @return {@code true} if a fingerprint was removed
    */
-  public boolean delete(byte[] item) {
+  public boolean remove(byte[] item) {
     Objects.requireNonNull(item, "item");
     Fingerprint key = new Fingerprint(MurmurHash2.hash64A(item, 0));
     synchronized (lock.writers()) {
@@ -546,7 +548,7 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /** "Number of items inserted": insertions minus deletions (unsigned). */
-  public long itemCount() {
+  public long insertedCount() {
     return lock.readLong(() -> numItems);
   }
 
@@ -559,7 +561,29 @@ public final class CuckooFilter implements MembershipFilter {
     return (int) lock.readLong(() -> tables.length);
   }
 
-  /** Occupied slots over all sub-filters. */
+  /**
+   * Fingerprint slots over all sub-filters (buckets × bucket size, summed): the most items the filter holds
+   * before it must grow, or refuse adds when it cannot.
+   */
+  public long capacity() {
+    return lock.readLocked(() -> {
+      long total = 0;
+      for (CuckooTable table : tables) {
+        total += table.slots;
+      }
+      return total;
+    });
+  }
+
+  /**
+   * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: inserts then start to need long
+   * kick chains, and soon a new sub-filter (or {@link io.bloomery.filter.FilterFullException}). O(sub-filters).
+   */
+  public boolean isNearCapacity() {
+    return BloomLayer.unsignedToDouble(insertedCount()) >= 0.8 * capacity();
+  }
+
+  /** Occupied slots over all sub-filters. <b>Cost:</b> O(slots): it scans every bucket. */
   public long occupiedSlots() {
     return lock.readLocked(() -> {
       long total = 0;
@@ -596,14 +620,19 @@ public final class CuckooFilter implements MembershipFilter {
         + " expansion:" + expansion;
   }
 
-  /** An independent copy (same limit on sub-filters). */
+  /**
+   * An independent copy (same limit on sub-filters).
+   *
+   * @throws OutOfMemoryError with {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY} if the heap cannot hold the
+   *     copy; this filter is unchanged
+   */
   public CuckooFilter copy() {
     return lock.readLocked(() -> {
       CuckooTable[] copies = new CuckooTable[tables.length];
       for (int i = 0; i < copies.length; i++) {
         copies[i] = tables[i].copy();
         if (copies[i] == null) {
-          throw new RedisBloomException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+          throw new OutOfMemoryError(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
         }
       }
       CuckooFilter copy = new CuckooFilter(numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes,

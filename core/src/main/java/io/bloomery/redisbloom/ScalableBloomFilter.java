@@ -1,8 +1,12 @@
 package io.bloomery.redisbloom;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
+import io.bloomery.hash.MurmurHash2;
+import io.bloomery.hash.ProtocolId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -48,9 +52,10 @@ import java.util.Objects;
  * filter already reported it as maybe present, in which case nothing changes and the item is <em>not</em> counted
  * (as RedisBloom's BF.ADD). When the newest layer is full, a scaling filter appends a layer of
  * {@code capacity × expansion} items at half the error rate; a NONSCALING filter refuses the insert with
- * {@link RedisBloomException} {@value RedisBloomErrors#BF_NONSCALING_FULL}. A layer that cannot be sized or
- * allocated (error-rate underflow after ~1000 layers, or not enough heap) is refused with
- * {@value RedisBloomErrors#BF_PROBLEM_INSERTING}; the filter is unchanged in both cases. There is no delete.
+ * {@link FilterFullException} {@value RedisBloomErrors#BF_NONSCALING_FULL}. A layer that cannot be sized or
+ * allocated (error-rate underflow after ~1000 layers, or not enough heap) is refused with a {@link
+ * FilterFullException} {@value RedisBloomErrors#BF_PROBLEM_INSERTING}; the filter is unchanged in both cases.
+ * There is no remove.
  *
  * <p><b>Limits</b> (validated in RedisBloom's order: error rate, capacity, expansion): error rate in (0, 1), silently
  * capped at {@value #ERROR_RATE_CAP}; capacity in [1, 2^30]; expansion in [0, 32768], 0 meaning NONSCALING.
@@ -61,7 +66,7 @@ import java.util.Objects;
  * concurrent with an add of the same item may see it either way; once {@code add} has returned, every lookup that
  * happens after it sees the item.
  */
-public final class ScalableBloomFilter implements MembershipFilter {
+public final class ScalableBloomFilter implements MembershipFilter, Mergeable<ScalableBloomFilter> {
   /** RedisBloom's {@code bf-initial-size} default. */
   public static final long DEFAULT_CAPACITY = 100;
   /** RedisBloom's {@code bf-error-rate} default. */
@@ -185,6 +190,12 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return FilterKind.SCALABLE_BLOOM;
   }
 
+  /**
+   * {@code BF.ADD}; see the class javadoc.
+   *
+   * @throws FilterFullException if a NONSCALING filter is full or the next layer cannot be allocated; nothing
+   *     changed
+   */
   @Override
   public boolean add(byte[] item) {
     Objects.requireNonNull(item, "item");
@@ -203,12 +214,12 @@ public final class ScalableBloomFilter implements MembershipFilter {
       BloomLayer newest = current[current.length - 1];
       if (Long.compareUnsigned(newest.size, newest.entries) >= 0) {
         if (!isScaling()) {
-          throw new RedisBloomException(RedisBloomErrors.BF_NONSCALING_FULL);
+          throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
         }
         BloomLayer plan = BloomLayer.plan(newest.entries * growth, newest.error * ERROR_TIGHTENING_RATIO, options);
         BloomLayer grown = plan == null ? null : plan.allocate();
         if (grown == null) {
-          throw new RedisBloomException(RedisBloomErrors.BF_PROBLEM_INSERTING);
+          throw new FilterFullException(RedisBloomErrors.BF_PROBLEM_INSERTING);
         }
         BloomLayer[] appended = Arrays.copyOf(current, current.length + 1);
         appended[current.length] = grown;
@@ -285,7 +296,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
   }
 
   /** {@code BF.CARD}: items counted by adds that returned {@code true}. */
-  public long itemCount() {
+  public long insertedCount() {
     return lock.readLong(() -> size);
   }
 
@@ -299,12 +310,25 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return info().capacity();
   }
 
+  /**
+   * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: a NONSCALING filter is then close to
+   * refusing adds, a scaling one to appending a layer (at half the error rate). O(layers).
+   */
+  public boolean isNearCapacity() {
+    return BloomLayer.unsignedToDouble(insertedCount()) >= 0.8 * BloomLayer.unsignedToDouble(capacity());
+  }
+
+  /** Always {@link ProtocolId#REDISBLOOM_MURMUR64A}. */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR64A;
+  }
+
   /** BF.INFO's "Size": RedisBloom's C memory formula {@code 32 + 64·layers + Σ bytes}. */
   public long memoryUsage() {
     return info().size();
   }
 
-  /** Set bits over every layer. */
+  /** Set bits over every layer. <b>Cost:</b> O(m): it scans every word of every layer. */
   public long bitCount() {
     return lock.readLocked(() -> {
       long count = 0;

@@ -1,6 +1,10 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.IncompatibleFilterException;
+import io.bloomery.filter.Mergeable;
+import io.bloomery.filter.Summary;
+import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
@@ -39,7 +43,7 @@ import java.util.Objects;
  * applied to an item (as long as no counter saturated and no merge with negative weights removed
  * more than was added); it may return more, because other items share counters. With the
  * dimensions from {@link #initByProbability(double, double) initByProbability(eps, delta)}, the
- * overestimate exceeds {@code eps · N} (N = {@link #count()}) with probability at most
+ * overestimate exceeds {@code eps · N} (N = {@link #insertedCount()}) with probability at most
  * {@code delta}. Counters are unsigned 32-bit and saturate at {@link #MAX_COUNTER}; they never wrap.
  *
  * <p>Hashing, sizing, saturation and merging are RedisBloom's bit for bit, so the same commands give
@@ -50,7 +54,7 @@ import java.util.Objects;
  * (RedisBloom runs every command on Redis' main thread; the Bloomery server serialises commands per
  * key).
  */
-public final class CountMinSketch {
+public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> {
 
   /** The largest counter value, 2^32 − 1; counters that would pass it stay here. */
   public static final long MAX_COUNTER = 0xFFFF_FFFFL;
@@ -238,7 +242,7 @@ public final class CountMinSketch {
    * RedisBloom's {@code size_t}; read it with {@link Long#toUnsignedString(long)} if it may exceed
    * 2^63 − 1 (RedisBloom replies it as a signed 64-bit integer).
    */
-  public long count() {
+  public long insertedCount() {
     return count;
   }
 
@@ -250,7 +254,7 @@ public final class CountMinSketch {
 
   /**
    * {@code CMS.INCRBY key item increment}: adds {@code increment} to the item's counter in every row
-   * (saturating at {@link #MAX_COUNTER}) and to {@link #count()}.
+   * (saturating at {@link #MAX_COUNTER}) and to {@link #insertedCount()}.
    *
    * @return the item's new estimate (the minimum over the rows); when it equals
    *     {@link #MAX_COUNTER} the server replies {@link #ERR_INCRBY_OVERFLOW} for this item
@@ -284,7 +288,7 @@ public final class CountMinSketch {
    * {@code CMS.QUERY key item}: the item's estimated count, the minimum of its counters; never below
    * the true count (see the class contract), possibly above it.
    */
-  public long query(byte[] item) {
+  public long count(byte[] item) {
     Objects.requireNonNull(item, "item");
     long minimum = MAX_COUNTER;
     for (int row = 0; row < depth; row++) {
@@ -293,9 +297,9 @@ public final class CountMinSketch {
     return minimum;
   }
 
-  /** {@link #query(byte[])} of the UTF-8 bytes of {@code item}. */
-  public long query(CharSequence item) {
-    return query(Strings.utf8(item));
+  /** {@link #count(byte[])} of the UTF-8 bytes of {@code item}. */
+  public long count(CharSequence item) {
+    return count(Strings.utf8(item));
   }
 
   private int cell(byte[] item, int row) {
@@ -303,11 +307,47 @@ public final class CountMinSketch {
     return MurmurHash2.reduce(hash, width) + row * width;
   }
 
+  /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2, row i seeded with i. */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR2;
+  }
+
   /**
-   * Whether {@code other} has the same width and depth, the only condition for merging.
+   * Whether {@link #mergeFrom} would accept {@code other}: the same width and depth, and not this sketch.
    */
   public boolean isCompatible(CountMinSketch other) {
-    return other.width == width && other.depth == depth;
+    Objects.requireNonNull(other, "other");
+    return other != this && other.width == width && other.depth == depth;
+  }
+
+  /**
+   * Adds {@code other}'s counters and inserted count to this sketch's, as {@code mergeFrom} does on every
+   * mergeable kind (use {@link #replaceWithWeightedSum} for {@code CMS.MERGE}'s overwrite). {@code other}
+   * is unchanged.
+   *
+   * @throws IncompatibleFilterException if width or depth differ; nothing is changed
+   * @throws IllegalArgumentException if {@code other} is this sketch
+   * @throws ArithmeticException with {@link #ERR_MERGE_OVERFLOW} if a counter would pass 2^32 − 1 or the
+   *     inserted count 2^63 − 1; nothing is changed
+   */
+  public void mergeFrom(CountMinSketch other) {
+    Objects.requireNonNull(other, "other");
+    if (other == this) {
+      throw new IllegalArgumentException("cannot merge a sketch into itself");
+    }
+    if (other.width != width) {
+      throw new IncompatibleFilterException("width", width, other.width);
+    }
+    if (other.depth != depth) {
+      throw new IncompatibleFilterException("depth", depth, other.depth);
+    }
+    CountMinSketch[] both = {this, other};
+    long[] ones = {1, 1};
+    checkMergeOverflow(both, ones);
+    for (int cell = 0; cell < counters.length; cell++) {
+      counters[cell] = (int) ((counters[cell] & MAX_COUNTER) + (other.counters[cell] & MAX_COUNTER));
+    }
+    count += other.count;
   }
 
   /**
@@ -324,7 +364,7 @@ public final class CountMinSketch {
    *     [0, 2^32 − 1], the count leaves [0, 2^63 − 1] or an intermediate overflows 64 bits; this
    *     sketch is then unchanged
    */
-  public void merge(List<CountMinSketch> sources, long[] weights) {
+  public void replaceWithWeightedSum(List<CountMinSketch> sources, long[] weights) {
     Objects.requireNonNull(sources, "sources");
     if (sources.isEmpty()) {
       throw new IllegalArgumentException(ERR_NUMKEYS_NOT_POSITIVE);
@@ -339,7 +379,7 @@ public final class CountMinSketch {
     CountMinSketch[] src = sources.toArray(new CountMinSketch[0]);
     for (CountMinSketch s : src) {
       Objects.requireNonNull(s, "source");
-      if (!isCompatible(s)) {
+      if (s.width != width || s.depth != depth) {
         throw new IllegalArgumentException(ERR_DIMENSIONS_NOT_EQUAL);
       }
     }

@@ -1,6 +1,8 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.Summary;
+import io.bloomery.hash.ProtocolId;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -65,7 +67,7 @@ import java.util.Objects;
  * RedisBloom does at creation); LIST orders equal counts as glibc 2.36's stable merge-sort
  * {@code qsort} does (heap order), while newer C libraries may order ties differently.
  */
-public final class TopK {
+public final class TopK implements Summary {
 
   /** RedisBloom's default width (TOPK.RESERVE key k). */
   public static final int DEFAULT_WIDTH = 8;
@@ -202,7 +204,12 @@ public final class TopK {
     return decay;
   }
 
-  /** The kind recorded in the binary format. */
+  /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2 (rows seeded with their index, fingerprints with 1919). */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR2;
+  }
+
+  /** The kind recorded in the binary format, always {@link FilterKind#TOP_K}. */
   public FilterKind kind() {
     return FilterKind.TOP_K;
   }

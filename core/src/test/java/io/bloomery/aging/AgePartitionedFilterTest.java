@@ -164,7 +164,7 @@ class AgePartitionedFilterTest {
       falsePositives += filter.mightContain(key(8, i)) ? 1 : 0;
     }
     FprAssert.assertWithinModel("age-partitioned g=" + generations + " m=" + bits + " k=" + hashes, falsePositives, trials, model);
-    assertThat(filter.expectedFpp()).isBetween(model * 0.8, model * 1.25);
+    assertThat(filter.estimatedFpp()).isBetween(model * 0.8, model * 1.25);
   }
 
   @Test

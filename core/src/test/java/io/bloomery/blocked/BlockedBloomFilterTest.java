@@ -8,6 +8,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.internal.Items;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -184,7 +185,7 @@ class BlockedBloomFilterTest {
     BlockedBloomFilter b = BlockedBloomFilter.create(1000, 0.01);
     for (long v : new long[] {0, 1, -1, Long.MIN_VALUE, 0x0102030405060708L}) {
       a.add(v);
-      b.add(MembershipFilter.littleEndian(v));
+      b.add(Items.littleEndian(v));
     }
     for (long w = 0; w < a.wordCount(); w++) {
       assertThat(a.word(w)).isEqualTo(b.word(w));

@@ -80,7 +80,7 @@ class CountingBloomFilterTest {
     for (int item : model.keySet()) {
       assertThat(filter.mightContain(key(seed, item))).isTrue();
     }
-    assertThat(filter.itemCount()).isEqualTo(model.values().stream().mapToLong(Integer::longValue).sum());
+    assertThat(filter.insertedCount()).isEqualTo(model.values().stream().mapToLong(Integer::longValue).sum());
   }
 
   /**
@@ -121,7 +121,7 @@ class CountingBloomFilterTest {
     for (long j = 0; j < filter.wordCount(); j++) {
       assertThat(filter.word(j)).isEqualTo(before.word(j));
     }
-    assertThat(filter.itemCount()).isEqualTo(1);
+    assertThat(filter.insertedCount()).isEqualTo(1);
   }
 
   /** Saturated counters stay put, so overflow never turns into a false negative. */
@@ -150,7 +150,7 @@ class CountingBloomFilterTest {
 
   private static long distinctPositions(CountingBloomFilter filter, byte[] item) {
     long[] positions = new long[filter.hashCount()];
-    filter.protocol().bind(filter.counterCount(), filter.hashCount(), filter.seed()).positions(item, 0, item.length, positions);
+    filter.hashProtocol().bind(filter.counterCount(), filter.hashCount(), filter.seed()).positions(item, 0, item.length, positions);
     return java.util.Arrays.stream(positions).distinct().count();
   }
 
@@ -245,7 +245,7 @@ class CountingBloomFilterTest {
     FprAssert.assertWithinModel(
         "counting n=" + n + " m=" + filter.counterCount() + " k=" + filter.hashCount(),
         falsePositives, trials, BloomMath.falsePositiveRate(filter.counterCount(), filter.hashCount(), n));
-    assertThat(filter.expectedFpp()).isEqualTo(BloomMath.falsePositiveRate(filter.counterCount(), filter.hashCount(), n));
+    assertThat(filter.estimatedFpp()).isEqualTo(BloomMath.falsePositiveRate(filter.counterCount(), filter.hashCount(), n));
   }
 
   @Test
@@ -271,7 +271,7 @@ class CountingBloomFilterTest {
     left.add("left-only");
     right.add("right-only");
     left.mergeFrom(right);
-    assertThat(left.itemCount()).isEqualTo(22);
+    assertThat(left.insertedCount()).isEqualTo(22);
     assertThat(left.mightContain("right-only")).isTrue();
     assertThat(left.saturatedCounters()).isGreaterThanOrEqualTo(1); // 10 + 10 > 15
     assertThat(left.remove("right-only")).isTrue();
@@ -302,7 +302,7 @@ class CountingBloomFilterTest {
     assertThatThrownBy(() -> CountingBloomFilter.restore(XXH3, SEED, 10, 3, 4, 0, () -> -1L))
         .hasMessageContaining("beyond counter m - 1");
     assertThatThrownBy(() -> CountingBloomFilter.restore(XXH3, SEED, 10, 3, 4, -1, () -> 0L))
-        .hasMessageContaining("item count");
+        .hasMessageContaining("inserted count");
   }
 
   /**
@@ -353,6 +353,6 @@ class CountingBloomFilterTest {
     for (long j = 0; j < filter.wordCount(); j++) {
       assertThat(filter.word(j)).as("word %d", j).isEqualTo(sequential.word(j));
     }
-    assertThat(filter.itemCount()).isEqualTo(sequential.itemCount());
+    assertThat(filter.insertedCount()).isEqualTo(sequential.insertedCount());
   }
 }

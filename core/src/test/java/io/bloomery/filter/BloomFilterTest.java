@@ -32,7 +32,7 @@ class BloomFilterTest {
   void createSizesWithBloomMathAndTheDefaultProtocol() {
     BloomFilter filter = BloomFilter.create(1_000_000, 0.01);
     assertThat(filter.kind()).isEqualTo(FilterKind.CLASSIC_BLOOM);
-    assertThat(filter.protocol().id()).isEqualTo(ProtocolId.XXH3_EDH_V1);
+    assertThat(filter.protocolId()).isEqualTo(ProtocolId.XXH3_EDH_V1);
     assertThat(filter.seed()).isEmpty();
     assertThat(filter.bitSize()).isEqualTo(9_585_059);
     assertThat(filter.hashCount()).isEqualTo(7);

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import java.io.ByteArrayInputStream;
@@ -31,6 +32,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class FilterFormatRoundTripTest {
+
+  /** Not one of the kinds: claims the classic kind's code but is no BloomFilter. */
+  private static final Summary FOREIGN = () -> FilterKind.CLASSIC_BLOOM;
 
   /** One case per implemented protocol, with parameters that protocol accepts, plus edge sizes. */
   static Stream<Arguments> cases() {
@@ -151,7 +155,7 @@ class FilterFormatRoundTripTest {
     BloomFilter filter = filled(ProtocolId.XXH3_EDH_V1, new byte[0], 500, 3, 10);
     FilterFormat.write(filter, file);
     assertThat(Files.readAllBytes(file)).isEqualTo(FilterFormat.toBytes(filter));
-    assertThatThrownBy(() -> FilterFormat.write("not a filter", dir.resolve("g.blmf")))
+    assertThatThrownBy(() -> FilterFormat.write(FOREIGN, dir.resolve("g.blmf")))
         .isInstanceOf(IllegalArgumentException.class);
     try (var listing = Files.list(dir)) {
       assertThat(listing).containsExactly(file);
@@ -180,7 +184,7 @@ class FilterFormatRoundTripTest {
     FilterHeader header = FilterFormat.describe(bytes);
     assertThat(header.formatVersion()).isEqualTo(1);
     assertThat(header.kind()).isEqualTo(FilterKind.CLASSIC_BLOOM);
-    assertThat(header.protocol()).isEqualTo(ProtocolId.XXH3_EDH_V1);
+    assertThat(header.protocolId()).isEqualTo(ProtocolId.XXH3_EDH_V1);
     assertThat(header.seed()).isEqualTo(new byte[] {'s'});
     assertThat(header.parameters()).containsExactly(
         java.util.Map.entry("bits", 1000L), java.util.Map.entry("hashes", 7L),
@@ -204,9 +208,9 @@ class FilterFormatRoundTripTest {
 
   @Test
   void writeRefusesWhatItCannotSerialize() {
-    assertThatThrownBy(() -> FilterFormat.toBytes("not a filter"))
+    assertThatThrownBy(() -> FilterFormat.toBytes(FOREIGN))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("java.lang.String");
+        .hasMessageContaining("not a filter kind this format knows");
     assertThatThrownBy(() -> FilterFormat.toBytes(null)).isInstanceOf(NullPointerException.class).hasMessage("filter");
   }
 
@@ -251,4 +255,20 @@ class FilterFormatRoundTripTest {
   /** The protocols designed for classic filters (docs/PROTOCOLS.md), whose parameter rules the property knows. */
   static final List<ProtocolId> CLASSIC_PROTOCOLS = List.of(ProtocolId.XXH3_EDH_V1, ProtocolId.SHA256_DOC_V1,
       ProtocolId.SHA256_INDEX8, ProtocolId.SHA256_INDEX16, ProtocolId.GUAVA_MURMUR128_MITZ64);
+
+  @Test
+  void typedReadsReturnTheExpectedClassAndRefuseAnotherKindAtItsKindByte() throws IOException {
+    BloomFilter classic = filled(ProtocolId.XXH3_EDH_V1, new byte[0], 500, 3, 10);
+    byte[] bytes = FilterFormat.toBytes(classic);
+    BloomFilter read = FilterFormat.fromBytes(bytes, BloomFilter.class);
+    assertThat(FilterFormat.toBytes(read)).isEqualTo(bytes);
+    assertThat(FilterFormat.read(new java.io.ByteArrayInputStream(bytes), io.bloomery.filter.MembershipFilter.class))
+        .isInstanceOf(BloomFilter.class);
+    byte[] blocked = FilterFormat.toBytes(io.bloomery.blocked.BlockedBloomFilter.create(100, 0.01));
+    assertThatThrownBy(() -> FilterFormat.fromBytes(blocked, BloomFilter.class))
+        .isInstanceOf(FilterFormatException.class)
+        .hasMessage("filter kind at offset 5: expected a BloomFilter, found 2 'blocked' (a BlockedBloomFilter)");
+    assertThatThrownBy(() -> FilterFormat.read(new java.io.ByteArrayInputStream(blocked),
+        io.bloomery.sketch.CountMinSketch.class)).isInstanceOf(FilterFormatException.class);
+  }
 }

@@ -41,7 +41,7 @@ final class FormatFixtures {
    * {@code item-0 .. item-(members-1)} and {@code nonMembers} other items.
    */
   static void assertSameFilter(BloomFilter actual, BloomFilter expected, int members, int nonMembers) {
-    assertThat(actual.protocol().id()).isEqualTo(expected.protocol().id());
+    assertThat(actual.protocolId()).isEqualTo(expected.protocolId());
     assertThat(actual.seed()).isEqualTo(expected.seed());
     assertThat(actual.bitSize()).isEqualTo(expected.bitSize());
     assertThat(actual.hashCount()).isEqualTo(expected.hashCount());

@@ -42,7 +42,7 @@ class GuavaBloomFormatTest {
     BYTES {
       @Override
       byte[] item(long i) {
-        return io.bloomery.filter.MembershipFilter.littleEndian(i * 0x9E37_79B9_7F4A_7C15L);
+        return io.bloomery.internal.Items.littleEndian(i * 0x9E37_79B9_7F4A_7C15L);
       }
 
       @Override
@@ -118,7 +118,7 @@ class GuavaBloomFormatTest {
     byte[] bytes = writeTo(guava);
     BloomFilter imported = GuavaBloomFormat.fromBytes(bytes);
 
-    assertThat(imported.protocol().id()).isEqualTo(ProtocolId.GUAVA_MURMUR128_MITZ64);
+    assertThat(imported.protocolId()).isEqualTo(ProtocolId.GUAVA_MURMUR128_MITZ64);
     assertThat(imported.seed()).isEmpty();
     assertThat(imported.bitSize()).isEqualTo(64L * ((bytes.length - 6) / 8));
     assertThat(imported.insertedCount()).isEqualTo(Math.min(guava.approximateElementCount(), imported.bitCount()));

@@ -69,7 +69,7 @@ class RedisBloomBodiesTest {
   @Test
   void cuckooRoundTripIsExactIncludingAnEmptyFilter() throws Exception {
     for (CuckooFilter filter : new CuckooFilter[] {cuckoo(64, 2, 2, 1000), cuckoo(1000, 4, 1, 0)}) {
-      filter.delete(item(3));
+      filter.remove(item(3));
       byte[] bytes = FilterFormat.toBytes(filter);
       CuckooFilter read = (CuckooFilter) FilterFormat.fromBytes(bytes);
       assertThat(read.debug()).isEqualTo(filter.debug());
@@ -89,7 +89,7 @@ class RedisBloomBodiesTest {
   void describeReportsTheRedisBloomHeaders() throws Exception {
     FilterHeader bloom = FilterFormat.describe(FilterFormat.toBytes(scalable(10, 2, 100)));
     assertThat(bloom.kind()).isEqualTo(FilterKind.SCALABLE_BLOOM);
-    assertThat(bloom.parameters()).containsEntry("layers", 4L).containsEntry("items", scalable(10, 2, 100).itemCount())
+    assertThat(bloom.parameters()).containsEntry("layers", 4L).containsEntry("items", scalable(10, 2, 100).insertedCount())
         .containsEntry("options", 5L).containsEntry("growth", 2L).containsEntry("payloadBytes", 280L);
     FilterHeader cf = FilterFormat.describe(FilterFormat.toBytes(cuckoo(64, 2, 2, 1000)));
     assertThat(cf.kind()).isEqualTo(FilterKind.CUCKOO);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sketch.CountMinSketch;
@@ -72,7 +73,7 @@ class SketchBodiesFormatTest {
     return filter.copy(() -> NOW + (generations - 1) * 1_000L);
   }
 
-  static Stream<Object> small() {
+  static Stream<Summary> small() {
     return Stream.of(counting(64, 3, 4, 20), countMin(3, 2), topK(2, 2, 2), aging(64, 2));
   }
 
@@ -83,7 +84,7 @@ class SketchBodiesFormatTest {
       CountingBloomFilter copy = (CountingBloomFilter) FilterFormat.fromBytes(FilterFormat.toBytes(filter));
       assertThat(copy.kind()).isEqualTo(FilterKind.COUNTING_BLOOM);
       assertThat(copy.counterBits()).isEqualTo(width);
-      assertThat(copy.itemCount()).isEqualTo(300);
+      assertThat(copy.insertedCount()).isEqualTo(300);
       assertThat(copy.seed()).isEqualTo(SEED);
       for (long j = 0; j < filter.wordCount(); j++) {
         assertThat(copy.word(j)).isEqualTo(filter.word(j));
@@ -102,7 +103,7 @@ class SketchBodiesFormatTest {
       CountMinSketch copy = (CountMinSketch) FilterFormat.fromBytes(bytes);
       assertThat(copy.width()).isEqualTo(dims[0]);
       assertThat(copy.depth()).isEqualTo(dims[1]);
-      assertThat(copy.count()).isEqualTo(cms.count());
+      assertThat(copy.insertedCount()).isEqualTo(cms.insertedCount());
       for (long i = 0; i < dims[0] * dims[1]; i++) {
         assertThat(copy.counterAt(i)).isEqualTo(cms.counterAt(i));
       }
@@ -156,7 +157,7 @@ class SketchBodiesFormatTest {
   /** The shared sweep: every byte XOR every pattern, every truncation, every trailing byte. */
   @ParameterizedTest
   @MethodSource("small")
-  void everyCorruptionIsRejected(Object filter) {
+  void everyCorruptionIsRejected(Summary filter) {
     byte[] valid = FilterFormat.toBytes(filter);
     assertThat(valid.length).isLessThan(150);
     assertThat(FormatCorruptionSweep.assertEveryCorruptionRejected(valid)).isGreaterThan(255 * valid.length);
@@ -168,7 +169,7 @@ class SketchBodiesFormatTest {
    */
   @ParameterizedTest
   @MethodSource("small")
-  void hostileBodyFieldsWithValidChecksumsFailCleanly(Object filter) {
+  void hostileBodyFieldsWithValidChecksumsFailCleanly(Summary filter) {
     byte[] valid = FilterFormat.toBytes(filter);
     int seedLength = (valid[8] & 0xFF) | (valid[9] & 0xFF) << 8;
     int bodyStart = 18 + seedLength;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
@@ -31,7 +32,7 @@ class SketchGoldenTest {
   static final LongSupplier CLOCK = () -> NOW;
 
   /** File name → recipe. The names spell the recipes. */
-  static Map<String, Supplier<Object>> recipes() {
+  static Map<String, Supplier<Summary>> recipes() {
     return Map.of(
         "counting_xxh3-edh-v1_m1024_k7_w4_n100.blmf", () -> {
           CountingBloomFilter filter = CountingBloomFilter.create(Protocols.defaultProtocol(), new byte[0], 1024, 7, 4);
@@ -82,11 +83,11 @@ class SketchGoldenTest {
   @Test
   void goldenFilesReadToTheirRecipeAndWriteBackByteIdentically() throws IOException {
     Map<String, byte[]> files = FormatFixtures.resourceFolder(FOLDER);
-    for (Map.Entry<String, Supplier<Object>> recipe : recipes().entrySet()) {
+    for (Map.Entry<String, Supplier<Summary>> recipe : recipes().entrySet()) {
       byte[] golden = files.get(recipe.getKey());
       assertThat(golden).as(recipe.getKey()).isNotNull();
-      Object built = recipe.getValue().get();
-      Object read = FilterFormat.fromBytes(golden);
+      Summary built = recipe.getValue().get();
+      Summary read = FilterFormat.fromBytes(golden);
       if (read instanceof AgePartitionedFilter) {
         read = ((AgePartitionedFilter) read).copy(CLOCK);
       }
@@ -108,7 +109,7 @@ class SketchGoldenTest {
       return ((AgePartitionedFilter) filter).mightContain(probe);
     }
     if (filter instanceof CountMinSketch) {
-      return ((CountMinSketch) filter).query(probe);
+      return ((CountMinSketch) filter).count(probe);
     }
     TopK topK = (TopK) filter;
     return List.of(topK.query(probe), topK.count(probe));
@@ -120,7 +121,7 @@ class SketchGoldenTest {
   void regenerate() throws IOException {
     Path dir = Paths.get("src/test/resources").resolve(FOLDER);
     Files.createDirectories(dir);
-    for (Map.Entry<String, Supplier<Object>> recipe : recipes().entrySet()) {
+    for (Map.Entry<String, Supplier<Summary>> recipe : recipes().entrySet()) {
       Files.write(dir.resolve(recipe.getKey()), FilterFormat.toBytes(recipe.getValue().get()));
     }
   }

@@ -26,7 +26,7 @@ class StreamedBodyWriterTest {
       }
       long[] next = {0};
       ByteArrayOutputStream out = new ByteArrayOutputStream();
-      FilterFormat.writeClassic(filter.protocol(), filter.seed(), filter.bitSize(), filter.hashCount(),
+      FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(),
           filter.insertedCount(), () -> filter.word(next[0]++), out);
       assertThat(out.toByteArray()).isEqualTo(FilterFormat.toBytes(filter));
     }

@@ -45,7 +45,7 @@ class BinaryFuseFilterTest {
         positives += filter.mightContain(Keys.urlBytes(KEY_SEED, 100_000L + i)) ? 1 : 0;
       }
       double model = Math.scalb(1.0, -bits);
-      assertThat(filter.expectedFpp()).isEqualTo(model);
+      assertThat(filter.estimatedFpp()).isEqualTo(model);
       long[] bound = FprAssert.interval(probes, model, 0.999);
       assertThat(positives).as("false positives among %d non-members, f=%d, model %f", probes, bits, model * probes)
           .isBetween(bound[0], bound[1]);
@@ -110,7 +110,7 @@ class BinaryFuseFilterTest {
   @Test
   void emptyFilterReportsNothingAndItsModelRateIsZero() {
     BinaryFuseFilter filter = BinaryFuseFilter.build(List.of(), 8);
-    assertThat(filter.expectedFpp()).isZero();
+    assertThat(filter.estimatedFpp()).isZero();
     for (byte[] key : Keys.urls(KEY_SEED, 0, 10_000)) {
       assertThat(filter.mightContain(key)).isFalse();
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.bloomery.filter.FilterFullException;
+import io.bloomery.hash.MurmurHash2;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
@@ -259,7 +261,7 @@ class BloomDumpTest {
     ScalableBloomFilter filter = RedisBloomDump.loadHeader(header);
     assertThat(filter.is64BitHash()).isFalse();
     assertThatThrownBy(() -> filter.add(Items.of("1")))
-        .isInstanceOf(RedisBloomException.class).hasMessage("ERR problem inserting into filter");
+        .isInstanceOf(FilterFullException.class).hasMessage("ERR problem inserting into filter");
     assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 71752852194637L, Items.of("HELLO")))
         .hasMessageContaining("invalid offset");
     assertThat(filter.filterCount()).isEqualTo(1);

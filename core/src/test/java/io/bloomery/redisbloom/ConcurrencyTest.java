@@ -75,9 +75,9 @@ class ConcurrencyTest {
     }
     assertThat(misses.get()).as("false negatives in %d concurrent checks", checks.get()).isZero();
     assertThat(filter.filterCount()).isGreaterThan(5);
-    assertThat(filter.itemCount()).isLessThanOrEqualTo((long) WRITERS * perWriter);
+    assertThat(filter.insertedCount()).isLessThanOrEqualTo((long) WRITERS * perWriter);
     long layerSum = filter.layers().stream().mapToLong(ScalableBloomFilter.Layer::size).sum();
-    assertThat(layerSum).isEqualTo(filter.itemCount());
+    assertThat(layerSum).isEqualTo(filter.insertedCount());
     for (int w = 0; w < WRITERS; w++) {
       for (int i = 0; i < perWriter; i++) {
         assertThat(filter.mightContain(Items.of(w + ":" + i))).isTrue();
@@ -117,7 +117,7 @@ class ConcurrencyTest {
             filter.add(Items.of("churn-" + round + "-" + i)); // kick-outs move stable fingerprints
           }
           for (int i = 0; i < 1500; i++) {
-            filter.delete(Items.of("churn-" + round + "-" + i)); // triggers auto-compaction
+            filter.remove(Items.of("churn-" + round + "-" + i)); // triggers auto-compaction
           }
           filter.compact();
         }
@@ -131,7 +131,7 @@ class ConcurrencyTest {
       pool.shutdownNow();
     }
     assertThat(misses.get()).as("false negatives in %d concurrent checks", checks.get()).isZero();
-    assertThat(filter.itemCount()).isEqualTo(stable);
+    assertThat(filter.insertedCount()).isEqualTo(stable);
     assertThat(filter.occupiedSlots()).isEqualTo(stable);
   }
 
@@ -148,7 +148,7 @@ class ConcurrencyTest {
             filter.add(Items.of(writer + "/" + i));
           }
           for (int i = 0; i < 2500; i++) {
-            filter.delete(Items.of(writer + "/" + i));
+            filter.remove(Items.of(writer + "/" + i));
           }
         }));
       }
@@ -158,7 +158,7 @@ class ConcurrencyTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(filter.itemCount()).isEqualTo(WRITERS * 2500L);
+    assertThat(filter.insertedCount()).isEqualTo(WRITERS * 2500L);
     assertThat(filter.occupiedSlots()).isEqualTo(WRITERS * 2500L);
     for (int w = 0; w < WRITERS; w++) {
       for (int i = 2500; i < 5000; i++) {

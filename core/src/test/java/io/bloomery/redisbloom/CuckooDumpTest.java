@@ -69,7 +69,7 @@ class CuckooDumpTest {
     if (k1Deleted > 0) {
       filter.add(Items.of("k1"));
       filter.add(Items.of("k1"));
-      filter.delete(Items.of("k1"));
+      filter.remove(Items.of("k1"));
     }
     byte[] dump = GoldenDumps.encode(RedisBloomDump.scanDumpAll(filter));
     if (GoldenDumps.regenerating()) {

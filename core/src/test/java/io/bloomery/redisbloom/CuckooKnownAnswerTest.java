@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ class CuckooKnownAnswerTest {
     }
     assertThat(filter.filterCount()).isEqualTo(32);
     assertThatThrownBy(() -> filter.add(Items.number(2048)))
-        .isInstanceOf(RedisBloomException.class).hasMessage("Maximum expansions reached");
+        .isInstanceOf(FilterFullException.class).hasMessage("Maximum expansions reached");
     assertThatThrownBy(() -> filter.insert(List.of(Items.of("x")), false)).hasMessage("Maximum expansions reached");
     filter.setMaxExpansions(33);
     assertThat(filter.add(Items.number(2048))).isTrue();
@@ -63,11 +64,11 @@ class CuckooKnownAnswerTest {
     assertThat(filter.add(k1)).isTrue();
     assertThat(filter.mightContain(k1)).isTrue();
     assertThat(filter.count(k1)).isEqualTo(2);
-    assertThat(filter.delete(k1)).isTrue();
+    assertThat(filter.remove(k1)).isTrue();
     assertThat(filter.count(k1)).isEqualTo(1);
-    assertThat(filter.delete(k1)).isTrue();
+    assertThat(filter.remove(k1)).isTrue();
     assertThat(filter.count(k1)).isZero();
-    assertThat(filter.delete(k1)).isFalse();
+    assertThat(filter.remove(k1)).isFalse();
     addNumbers(filter, 100);
     for (int i = 0; i < 100; i++) {
       assertThat(filter.mightContain(Items.number(i))).isTrue();
@@ -145,7 +146,7 @@ class CuckooKnownAnswerTest {
     assertThat(filter.insert(List.of(Items.of("5"), Items.of("6")), false))
         .extracting(CuckooFilter.InsertResult::reply).containsExactly(-1, -1);
     assertThatThrownBy(() -> filter.add(Items.of("7"))).hasMessage("Filter is full");
-    assertThat(filter.itemCount()).isEqualTo(4);
+    assertThat(filter.insertedCount()).isEqualTo(4);
   }
 
   @Test
@@ -206,10 +207,10 @@ class CuckooKnownAnswerTest {
     int grown = filter.filterCount();
     assertThat(grown).isGreaterThan(2);
     for (int i = 0; i < 150; i++) {
-      assertThat(filter.delete(Items.number(i))).isTrue();
+      assertThat(filter.remove(Items.number(i))).isTrue();
     }
     assertThat(filter.filterCount()).isLessThan(grown);
-    assertThat(filter.itemCount()).isEqualTo(50);
+    assertThat(filter.insertedCount()).isEqualTo(50);
     assertThat(filter.occupiedSlots()).isEqualTo(50);
     for (int i = 150; i < 200; i++) {
       assertThat(filter.mightContain(Items.number(i))).isTrue();

@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.IncompatibleFilterException;
 import org.junit.jupiter.api.Test;
 
@@ -17,15 +18,15 @@ class EdgeCaseTest {
       left.add(Items.of("l" + i));
       right.add(Items.of("r" + i));
     }
-    long leftItems = left.itemCount();
-    long rightItems = right.itemCount();
+    long leftItems = left.insertedCount();
+    long rightItems = right.insertedCount();
     left.mergeFrom(right);
     for (int i = 0; i < 300; i++) {
       assertThat(left.mightContain(Items.of("l" + i))).isTrue();
       assertThat(left.mightContain(Items.of("r" + i))).isTrue();
     }
-    assertThat(left.itemCount()).isEqualTo(leftItems + rightItems);
-    assertThat(right.itemCount()).isEqualTo(rightItems);
+    assertThat(left.insertedCount()).isEqualTo(leftItems + rightItems);
+    assertThat(right.insertedCount()).isEqualTo(rightItems);
   }
 
   @Test
@@ -37,7 +38,7 @@ class EdgeCaseTest {
     assertThatThrownBy(() -> filter.mergeFrom(filter))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itself");
     assertThat(filter.debug().toString()).isEqualTo(before);
-    assertThat(filter.itemCount()).isEqualTo(1);
+    assertThat(filter.insertedCount()).isEqualTo(1);
   }
 
   @Test
@@ -78,13 +79,13 @@ class EdgeCaseTest {
       byte[] before = RedisBloomDump.cuckooSlots(filter, 0, 16);
       try {
         filter.add(Items.number(i++));
-      } catch (RedisBloomException full) {
+      } catch (FilterFullException full) {
         assertThat(full).hasMessage("Filter is full");
         assertThat(RedisBloomDump.cuckooSlots(filter, 0, 16)).isEqualTo(before);
         break;
       }
     }
-    assertThat(filter.itemCount()).isEqualTo(i - 1);
+    assertThat(filter.insertedCount()).isEqualTo(i - 1);
     for (int j = 0; j < i - 1; j++) {
       assertThat(filter.mightContain(Items.number(j))).isTrue();
     }

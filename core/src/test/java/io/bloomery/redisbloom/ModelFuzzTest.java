@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -51,10 +52,10 @@ class ModelFuzzTest {
             counted++;
           }
           model.add(text);
-        } catch (RedisBloomException full) {
+        } catch (FilterFullException full) {
           assertThat(full).hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
           assertThat(filter.isScaling()).isFalse();
-          assertThat(filter.itemCount()).isEqualTo(capacity);
+          assertThat(filter.insertedCount()).isEqualTo(capacity);
         }
       } else if (model.contains(text)) {
         assertThat(filter.mightContain(key)).as("false negative for %s (seed %d)", text, seed).isTrue();
@@ -63,7 +64,7 @@ class ModelFuzzTest {
     for (String member : model) {
       assertThat(filter.mightContain(Items.of(member))).as("seed %d", seed).isTrue();
     }
-    assertThat(filter.itemCount()).isEqualTo(counted).isLessThanOrEqualTo(model.size());
+    assertThat(filter.insertedCount()).isEqualTo(counted).isLessThanOrEqualTo(model.size());
   }
 
   @Property(tries = 40)
@@ -91,8 +92,8 @@ class ModelFuzzTest {
             filter.add(key);
             model.merge(text, 1, Integer::sum);
             total++;
-          } catch (RedisBloomException full) {
-            assertThat(full.reply()).as("seed %d", seed)
+          } catch (FilterFullException full) {
+            assertThat(full.getMessage()).as("seed %d", seed)
                 .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }
@@ -106,14 +107,14 @@ class ModelFuzzTest {
               model.merge(text, 1, Integer::sum);
               total++;
             }
-          } catch (RedisBloomException full) {
-            assertThat(full.reply()).as("seed %d", seed)
+          } catch (FilterFullException full) {
+            assertThat(full.getMessage()).as("seed %d", seed)
                 .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
           }
         }
         case 3 -> {
           if (present > 0) {
-            assertThat(filter.delete(key)).as("deleting a member (seed %d)", seed).isTrue();
+            assertThat(filter.remove(key)).as("deleting a member (seed %d)", seed).isTrue();
             model.put(text, present - 1);
             total--;
           }
@@ -139,9 +140,9 @@ class ModelFuzzTest {
         assertThat(filter.count(key)).as("seed %d", seed).isGreaterThanOrEqualTo(entry.getValue());
       }
     }
-    assertThat(filter.itemCount()).isEqualTo(total);
+    assertThat(filter.insertedCount()).isEqualTo(total);
     assertThat(filter.occupiedSlots()).isEqualTo(total);
-    CuckooFilter reloaded = filter.itemCount() == 0 ? null : RedisBloomDump.loadCuckoo(RedisBloomDump.scanDumpAll(filter));
+    CuckooFilter reloaded = filter.insertedCount() == 0 ? null : RedisBloomDump.loadCuckoo(RedisBloomDump.scanDumpAll(filter));
     if (reloaded != null) {
       assertThat(reloaded.debug()).isEqualTo(filter.debug());
     }

@@ -62,10 +62,10 @@ class RedisBloomCGoldenTest {
     if (k1Deleted > 0) {
       filter.add(Items.of("k1"));
       filter.add(Items.of("k1"));
-      filter.delete(Items.of("k1"));
+      filter.remove(Items.of("k1"));
     }
     for (int i = 0; i < deletes; i++) {
-      filter.delete(Items.number(i));
+      filter.remove(Items.number(i));
     }
     assertThat(GoldenDumps.encode(RedisBloomDump.scanDumpAll(filter)))
         .isEqualTo(GoldenDumps.read("from-c/" + file));

@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterFullException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class ScalableBloomKnownAnswerTest {
         "bytes:32 bits:256 hashes:9 hashwidth:64 capacity:20 size:20 ratio:0.0025",
         "bytes:72 bits:576 hashes:10 hashwidth:64 capacity:40 size:40 ratio:0.00125",
         "bytes:160 bits:1280 hashes:11 hashwidth:64 capacity:80 size:29 ratio:0.000625");
-    assertThat(filter.itemCount()).isEqualTo(99);
+    assertThat(filter.insertedCount()).isEqualTo(99);
   }
 
   @Test
@@ -100,7 +101,7 @@ class ScalableBloomKnownAnswerTest {
       assertThat(filter.add(Items.of(item))).isFalse(); // present items answer 0 even when full
     }
     assertThatThrownBy(() -> filter.add(Items.of("d")))
-        .isInstanceOf(RedisBloomException.class).hasMessage("ERR non scaling filter is full");
+        .isInstanceOf(FilterFullException.class).hasMessage("ERR non scaling filter is full");
     Map<String, Long> expected = new LinkedHashMap<>();
     expected.put("Capacity", 3L);
     expected.put("Size", 104L);
@@ -184,11 +185,11 @@ class ScalableBloomKnownAnswerTest {
   void errorRateUnderflowEndsInProblemInserting() {
     // capacity 1, expansion 1: every add that is not a false positive needs a new layer at half the error.
     ScalableBloomFilter filter = ScalableBloomFilter.create(1, 0.5, 1);
-    RedisBloomException failure = null;
+    FilterFullException failure = null;
     for (int i = 0; i < 5000 && failure == null; i++) {
       try {
         filter.add(Items.number(i));
-      } catch (RedisBloomException e) {
+      } catch (FilterFullException e) {
         failure = e;
       }
     }

@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.IncompatibleFilterException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +21,12 @@ class CountMinSketchTest {
   void simpleIncrementQueryAndInfo() {
     CountMinSketch byDim = CountMinSketch.initByDimensions(20, 5);
     assertThat(byDim.incrementBy("a", 5)).isEqualTo(5);
-    assertThat(byDim.query("a")).isEqualTo(5);
-    assertThat(List.of(byDim.width(), byDim.depth(), byDim.count())).containsExactly(20L, 5L, 5L);
+    assertThat(byDim.count("a")).isEqualTo(5);
+    assertThat(List.of(byDim.width(), byDim.depth(), byDim.insertedCount())).containsExactly(20L, 5L, 5L);
 
     CountMinSketch byProb = CountMinSketch.initByProbability(0.001, 0.01);
     assertThat(byProb.incrementBy("a", 5)).isEqualTo(5);
-    assertThat(List.of(byProb.width(), byProb.depth(), byProb.count())).containsExactly(2000L, 7L, 5L);
+    assertThat(List.of(byProb.width(), byProb.depth(), byProb.insertedCount())).containsExactly(2000L, 7L, 5L);
   }
 
   @Test
@@ -33,7 +34,7 @@ class CountMinSketchTest {
     CountMinSketch cms = CountMinSketch.initByDimensions(1000, 5);
     cms.incrementBy("bar", 5);
     cms.incrementBy("baz", 42);
-    assertThat(List.of(cms.query("foo"), cms.query("bar"), cms.query("baz"))).containsExactly(0L, 5L, 42L);
+    assertThat(List.of(cms.count("foo"), cms.count("bar"), cms.count("baz"))).containsExactly(0L, 5L, 42L);
     CountMinSketch test = CountMinSketch.initByDimensions(1000, 5);
     assertThat(test.incrementBy("foo", 1)).isEqualTo(1);
     assertThat(test.incrementBy("foo", 1)).isEqualTo(2);
@@ -60,7 +61,7 @@ class CountMinSketchTest {
   }
 
   private static List<Long> queryAll(CountMinSketch cms) {
-    return List.of(cms.query("a"), cms.query("b"), cms.query("c"), cms.query("d"));
+    return List.of(cms.count("a"), cms.count("b"), cms.count("c"), cms.count("d"));
   }
 
   @Test
@@ -68,7 +69,7 @@ class CountMinSketchTest {
     CountMinSketch cms = CountMinSketch.initByDimensions(10, 3);
     assertThat(cms.incrementBy("x", 1L << 32)).isEqualTo(CountMinSketch.MAX_COUNTER);
     assertThat(cms.incrementBy("x", 7)).isEqualTo(CountMinSketch.MAX_COUNTER);
-    assertThat(cms.count()).isEqualTo((1L << 32) + 7);
+    assertThat(cms.insertedCount()).isEqualTo((1L << 32) + 7);
   }
 
   @Test
@@ -77,15 +78,15 @@ class CountMinSketchTest {
     cms.incrementBy("a", Long.MAX_VALUE);
     cms.incrementBy("b", Long.MAX_VALUE);
     cms.incrementBy("c", 2);
-    assertThat(cms.count()).isZero(); // 2^64 wraps to 0, as RedisBloom's size_t
+    assertThat(cms.insertedCount()).isZero(); // 2^64 wraps to 0, as RedisBloom's size_t
   }
 
   @Test
   void smallSet() {
     CountMinSketch cms = CountMinSketch.initByDimensions(2, 2);
     assertThat(List.of(cms.incrementBy("foo", 10), cms.incrementBy("bar", 42))).containsExactly(10L, 42L);
-    assertThat(List.of(cms.query("foo"), cms.query("bar"))).containsExactly(10L, 42L);
-    assertThat(cms.count()).isEqualTo(52);
+    assertThat(List.of(cms.count("foo"), cms.count("bar"))).containsExactly(10L, 42L);
+    assertThat(cms.insertedCount()).isEqualTo(52);
     assertThat(List.of(cms.incrementBy("foo", 0), cms.incrementBy("bar", 0))).containsExactly(10L, 42L);
   }
 
@@ -123,17 +124,17 @@ class CountMinSketchTest {
     CountMinSketch small2 = CountMinSketch.initByDimensions(20, 5);
     CountMinSketch small3 = CountMinSketch.initByDimensions(20, 5);
     small3.incrementBy("stale", 99);
-    small3.merge(List.of(small1, small2), null);
-    assertThat(small3.count()).isZero();
-    assertThat(small3.query("stale")).isZero();
+    small3.replaceWithWeightedSum(List.of(small1, small2), null);
+    assertThat(small3.insertedCount()).isZero();
+    assertThat(small3.count("stale")).isZero();
     small1.incrementBy("a", 21);
     small2.incrementBy("a", 21);
-    small3.merge(List.of(small1, small2), null);
-    assertThat(small3.query("a")).isEqualTo(42);
+    small3.replaceWithWeightedSum(List.of(small1, small2), null);
+    assertThat(small3.count("a")).isEqualTo(42);
     CountMinSketch large = CountMinSketch.initByDimensions(2000, 10);
-    assertThatThrownBy(() -> small3.merge(List.of(small2, large), null)).hasMessage("CMS: width/depth is not equal");
-    assertThatThrownBy(() -> small3.merge(List.of(), null)).hasMessage("CMS: Number of keys must be positive");
-    assertThatThrownBy(() -> small3.merge(List.of(small1), new long[] {1, 2})).hasMessage("CMS: wrong number of keys/weights");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small2, large), null)).hasMessage("CMS: width/depth is not equal");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(), null)).hasMessage("CMS: Number of keys must be positive");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small1), new long[] {1, 2})).hasMessage("CMS: wrong number of keys/weights");
   }
 
   /** test_merge_success: negative weights subtract a sketch merged in before. */
@@ -148,22 +149,22 @@ class CountMinSketchTest {
       cms[2].incrementBy("bar" + i, 1);
       cms[3].incrementBy("baz" + i, 1);
     }
-    cms[4].merge(List.of(cms[1], cms[2]), new long[] {1, 1});
-    cms[5].merge(List.of(cms[1], cms[2], cms[3]), new long[] {1, 1, 1});
+    cms[4].replaceWithWeightedSum(List.of(cms[1], cms[2]), new long[] {1, 1});
+    cms[5].replaceWithWeightedSum(List.of(cms[1], cms[2], cms[3]), new long[] {1, 1, 1});
     for (int i = 0; i < 100; i++) {
-      assertThat(cms[4].query("foo" + i)).isEqualTo(1);
-      assertThat(cms[5].query("baz" + i)).isEqualTo(1);
+      assertThat(cms[4].count("foo" + i)).isEqualTo(1);
+      assertThat(cms[5].count("baz" + i)).isEqualTo(1);
     }
-    cms[6].merge(List.of(cms[5], cms[3]), new long[] {1, -1});
-    assertThat(cms[6].count()).isEqualTo(200);
+    cms[6].replaceWithWeightedSum(List.of(cms[5], cms[3]), new long[] {1, -1});
+    assertThat(cms[6].insertedCount()).isEqualTo(200);
     for (int i = 0; i < 100; i++) {
-      assertThat(List.of(cms[6].query("foo" + i), cms[6].query("bar" + i), cms[6].query("baz" + i))).containsExactly(1L, 1L, 0L);
+      assertThat(List.of(cms[6].count("foo" + i), cms[6].count("bar" + i), cms[6].count("baz" + i))).containsExactly(1L, 1L, 0L);
     }
-    cms[6].merge(List.of(cms[3], cms[5]), new long[] {-1, 1});
-    assertThat(cms[6].count()).isEqualTo(200);
-    assertThatThrownBy(() -> cms[6].merge(List.of(cms[6], cms[3]), new long[] {1, -1})).hasMessage("CMS: MERGE overflow");
-    assertThatThrownBy(() -> cms[6].merge(List.of(cms[3], cms[6]), new long[] {-1, 1})).hasMessage("CMS: MERGE overflow");
-    assertThat(cms[6].count()).isEqualTo(200);
+    cms[6].replaceWithWeightedSum(List.of(cms[3], cms[5]), new long[] {-1, 1});
+    assertThat(cms[6].insertedCount()).isEqualTo(200);
+    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[6], cms[3]), new long[] {1, -1})).hasMessage("CMS: MERGE overflow");
+    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[3], cms[6]), new long[] {-1, 1})).hasMessage("CMS: MERGE overflow");
+    assertThat(cms[6].insertedCount()).isEqualTo(200);
   }
 
   @Test
@@ -174,11 +175,11 @@ class CountMinSketchTest {
       cms1.incrementBy("foo" + i, 1);
       cms2.incrementBy("foo" + i, 1);
     }
-    cms1.merge(List.of(cms1, cms2), new long[] {1, -1});
-    assertThat(cms1.count()).isZero();
-    cms1.merge(List.of(cms1, cms2), new long[] {1, 2});
-    assertThat(cms1.count()).isEqualTo(2000);
-    assertThat(cms1.query("foo7")).isEqualTo(2);
+    cms1.replaceWithWeightedSum(List.of(cms1, cms2), new long[] {1, -1});
+    assertThat(cms1.insertedCount()).isZero();
+    cms1.replaceWithWeightedSum(List.of(cms1, cms2), new long[] {1, 2});
+    assertThat(cms1.insertedCount()).isEqualTo(2000);
+    assertThat(cms1.count("foo7")).isEqualTo(2);
   }
 
   /** test_merge_overflow_large_cell and _large_weight: refused, and nothing changes. */
@@ -190,11 +191,11 @@ class CountMinSketchTest {
     assertThat(cms2.incrementBy("foo", 4_000_000_000L)).isEqualTo(4_000_000_000L);
     long[][] bad = {{1, -2}, {-2, -2}, {-2, 1}, {2, 0}, {0, 2}, {-1, -1}};
     for (long[] weights : bad) {
-      assertThatThrownBy(() -> cms1.merge(List.of(cms1, cms2), weights))
+      assertThatThrownBy(() -> cms1.replaceWithWeightedSum(List.of(cms1, cms2), weights))
           .isInstanceOf(ArithmeticException.class)
           .hasMessage("CMS: MERGE overflow");
     }
-    assertThat(List.of(cms1.count(), cms1.query("foo"), cms2.count())).containsExactly(4_000_000_000L, 4_000_000_000L, 4_000_000_000L);
+    assertThat(List.of(cms1.insertedCount(), cms1.count("foo"), cms2.insertedCount())).containsExactly(4_000_000_000L, 4_000_000_000L, 4_000_000_000L);
 
     CountMinSketch w1 = CountMinSketch.initByDimensions(2, 2);
     CountMinSketch w2 = CountMinSketch.initByDimensions(2, 2);
@@ -205,11 +206,11 @@ class CountMinSketchTest {
       {-800_000_000_000L, 8_000_000_000L}, {-1, -1}, {-5, -4}
     };
     for (long[] weights : badWeights) {
-      assertThatThrownBy(() -> w1.merge(List.of(w1, w2), weights)).hasMessage("CMS: MERGE overflow");
+      assertThatThrownBy(() -> w1.replaceWithWeightedSum(List.of(w1, w2), weights)).hasMessage("CMS: MERGE overflow");
     }
-    assertThat(List.of(w1.count(), w1.query("foo"))).containsExactly(4L, 4L);
-    w1.merge(List.of(w1, w2), new long[] {-922_337_203_685_477_500L, 922_337_203_685_477_502L});
-    assertThat(List.of(w1.count(), w1.query("foo"))).containsExactly(8L, 8L);
+    assertThat(List.of(w1.insertedCount(), w1.count("foo"))).containsExactly(4L, 4L);
+    w1.replaceWithWeightedSum(List.of(w1, w2), new long[] {-922_337_203_685_477_500L, 922_337_203_685_477_502L});
+    assertThat(List.of(w1.insertedCount(), w1.count("foo"))).containsExactly(8L, 8L);
   }
 
   @Test
@@ -219,11 +220,11 @@ class CountMinSketchTest {
       cms.incrementBy("k" + (i % 37), i);
     }
     long[] next = {0};
-    CountMinSketch restored = CountMinSketch.restore(50, 4, cms.count(), () -> cms.counterAt(next[0]++));
+    CountMinSketch restored = CountMinSketch.restore(50, 4, cms.insertedCount(), () -> cms.counterAt(next[0]++));
     for (int i = 0; i < 37; i++) {
-      assertThat(restored.query("k" + i)).isEqualTo(cms.query("k" + i));
+      assertThat(restored.count("k" + i)).isEqualTo(cms.count("k" + i));
     }
-    assertThat(restored.count()).isEqualTo(cms.count());
+    assertThat(restored.insertedCount()).isEqualTo(cms.insertedCount());
     assertThatThrownBy(() -> CountMinSketch.restore(2, 1, 0, () -> 1L << 32)).isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -251,13 +252,13 @@ class CountMinSketchTest {
       cms.incrementBy(item, increment);
     }
     long total = truth.values().stream().mapToLong(Long::longValue).sum();
-    assertThat(cms.count()).isEqualTo(total);
+    assertThat(cms.insertedCount()).isEqualTo(total);
     long exceeded = 0;
     long probes = 0;
     for (int index = 0; index < universe; index++) {
       String item = "item-" + index;
       long exact = truth.getOrDefault(item, 0L);
-      long estimate = cms.query(item);
+      long estimate = cms.count(item);
       assertThat(estimate).as("never below the truth: %s", item).isGreaterThanOrEqualTo(exact);
       if (estimate - exact > epsilon * total) {
         exceeded++;
@@ -266,5 +267,40 @@ class CountMinSketchTest {
     }
     long upper = io.bloomery.testkit.FprAssert.interval(probes, delta, 0.999)[1];
     assertThat(exceeded).as("items beyond eps*N (delta = %s, %d probes)", delta, probes).isLessThanOrEqualTo(upper);
+  }
+
+  @Test
+  void mergeFromAddsLikeEveryOtherKindWhileReplaceWithWeightedSumOverwrites() {
+    CountMinSketch into = CountMinSketch.initByDimensions(50, 4);
+    CountMinSketch other = CountMinSketch.initByDimensions(50, 4);
+    into.incrementBy("a", 3);
+    other.incrementBy("a", 4);
+    other.incrementBy("b", 5);
+    into.mergeFrom(other);
+    assertThat(List.of(into.count("a"), into.count("b"), into.insertedCount())).containsExactly(7L, 5L, 12L);
+    assertThat(List.of(other.count("a"), other.insertedCount())).as("source unchanged").containsExactly(4L, 9L);
+
+    CountMinSketch overwritten = CountMinSketch.initByDimensions(50, 4);
+    overwritten.incrementBy("stale", 9);
+    overwritten.replaceWithWeightedSum(List.of(other), null);
+    assertThat(List.of(overwritten.count("stale"), overwritten.insertedCount())).containsExactly(0L, 9L);
+  }
+
+  @Test
+  void mergeRulesMatchTheFilterKinds() {
+    CountMinSketch sketch = CountMinSketch.initByDimensions(50, 4);
+    sketch.incrementBy("a", 1);
+    assertThatThrownBy(() -> sketch.isCompatible(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThatThrownBy(() -> sketch.mergeFrom(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThat(sketch.isCompatible(sketch)).isFalse();
+    assertThatThrownBy(() -> sketch.mergeFrom(sketch)).isInstanceOf(IllegalArgumentException.class);
+    CountMinSketch wider = CountMinSketch.initByDimensions(51, 4);
+    assertThat(sketch.isCompatible(wider)).isFalse();
+    assertThatThrownBy(() -> sketch.mergeFrom(wider)).isInstanceOf(IncompatibleFilterException.class).hasMessageContaining("width");
+    assertThat(List.of(sketch.count("a"), sketch.insertedCount())).as("refused merges change nothing").containsExactly(1L, 1L);
+    CountMinSketch full = CountMinSketch.initByDimensions(50, 4);
+    full.incrementBy("a", CountMinSketch.MAX_COUNTER);
+    assertThatThrownBy(() -> sketch.mergeFrom(full)).isInstanceOf(ArithmeticException.class);
+    assertThat(sketch.count("a")).isEqualTo(1L);
   }
 }

@@ -2,6 +2,7 @@ package io.bloomery.sketch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.hash.MurmurHash2;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -117,9 +118,9 @@ class RedisBloomSketchVectorsTest {
       }
     }
     for (int i = 0; i < 500; i += 7) {
-      actual.add("q i" + i + " " + cms.query("i" + i));
+      actual.add("q i" + i + " " + cms.count("i" + i));
     }
-    actual.add("count " + Long.toUnsignedString(cms.count()));
+    actual.add("count " + Long.toUnsignedString(cms.insertedCount()));
     for (int i = start + 1; !lines.get(i).equals("end"); i++) {
       expected.add(lines.get(i));
     }

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Mergeable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -170,12 +175,12 @@ public abstract class FilterContract {
   @ParameterizedTest
   @EnumSource(FilterFactory.class)
   void deletingSomeMembersKeepsEveryOtherMember(FilterFactory factory) {
-    assumeTrue(factory.supportsDelete(), "kind does not delete");
+    assumeTrue(factory.supportsRemove(), "kind does not delete");
     MembershipFilter filter = factory.create(N, P, SEED);
     List<byte[]> members = members();
     members.forEach(filter::add);
     for (byte[] removed : members.subList(0, members.size() / 2)) {
-      assertThat(factory.delete(filter, removed)).isTrue();
+      assertThat(factory.remove(filter, removed)).isTrue();
     }
     for (byte[] kept : members.subList(members.size() / 2, members.size())) {
       assertThat(filter.mightContain(kept)).isTrue();
@@ -222,6 +227,79 @@ public abstract class FilterContract {
     for (byte[] member : members) {
       assertThat(filter.mightContain(member)).isTrue();
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void parameterErrorsAreIllegalArgumentExceptions(FilterFactory factory) {
+    List<ThrowingCallable> creations = factory.invalidCreations();
+    assertThat(creations).isNotEmpty();
+    for (int i = 0; i < creations.size(); i++) {
+      assertThatThrownBy(creations.get(i)).as("invalid creation #%d", i).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void mergeRulesAreTheSameForEveryKind(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    assertThat(filter instanceof Mergeable).as("Mergeable exactly when the kind merges").isEqualTo(factory.supportsMerge());
+    assumeTrue(factory.supportsMerge(), "kind does not merge");
+    Mergeable mergeable = (Mergeable) filter;
+    members().subList(0, 100).forEach(filter::add);
+    Object before = factory.state(filter);
+    List<Boolean> answers = answers(filter, nonMembers(1_000));
+    assertThatThrownBy(() -> mergeable.isCompatible(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThatThrownBy(() -> mergeable.mergeFrom(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("other");
+    assertThat(mergeable.isCompatible(mergeable)).as("never compatible with itself").isFalse();
+    assertThatThrownBy(() -> mergeable.mergeFrom(mergeable)).isInstanceOf(IllegalArgumentException.class)
+        .isNotInstanceOf(IncompatibleFilterException.class);
+    assertThat(answers(filter, nonMembers(1_000))).as("a refused self-merge changes nothing").isEqualTo(answers);
+    if (before != null) {
+      assertThat(factory.state(filter)).isEqualTo(before);
+    }
+    MembershipFilter twin = factory.create(N, P, SEED);
+    MembershipFilter other = factory.create(2 * N, P, SEED);
+    assertThat(mergeable.isCompatible((Mergeable) twin)).isTrue();
+    assertThat(mergeable.isCompatible((Mergeable) other)).isFalse();
+    assertThatThrownBy(() -> mergeable.mergeFrom((Mergeable) other)).isInstanceOf(IncompatibleFilterException.class);
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void aFullFilterRefusesAddsWithFilterFullExceptionAndKeepsItsMembers(FilterFactory factory) {
+    MembershipFilter bounded = factory.createBounded(100);
+    List<byte[]> keys = Keys.urls(KEY_SEED, 10 * N, 100_000);
+    if (bounded == null) {
+      // The bit-array kinds never refuse an add: far past their capacity they saturate instead.
+      if (factory.kind() == FilterKind.BINARY_FUSE) {
+        return;
+      }
+      MembershipFilter small = factory.create(100, P, SEED);
+      keys.subList(0, 5_000).forEach(small::add);
+      assertThat(small.mightContain(keys.get(0))).isTrue();
+      return;
+    }
+    List<byte[]> accepted = new ArrayList<>();
+    byte[] refused = null;
+    for (byte[] key : keys) {
+      try {
+        bounded.add(key);
+        accepted.add(key);
+      } catch (FilterFullException full) {
+        refused = key;
+        break;
+      }
+    }
+    assertThat(refused).as("a bounded filter fills within 100,000 distinct items").isNotNull();
+    List<Boolean> answers = answers(bounded, nonMembers(1_000));
+    byte[] next = refused;
+    assertThatThrownBy(() -> bounded.add(next)).as("still full").isInstanceOf(FilterFullException.class);
+    for (byte[] member : accepted) {
+      assertThat(bounded.mightContain(member)).as("a full filter keeps its members").isTrue();
+    }
+    assertThat(answers(bounded, nonMembers(1_000))).as("a refused add changes nothing").isEqualTo(answers);
   }
 
   private static List<Boolean> answers(MembershipFilter filter, List<byte[]> probes) {

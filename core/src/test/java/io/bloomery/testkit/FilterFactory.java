@@ -8,6 +8,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
@@ -23,13 +24,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * One constant per filter kind (and, for classic filters, per protocol) that {@link FilterContract}
  * runs its suite over.
  *
  * <p><b>Adding a kind.</b> Add a constant with a body overriding {@link #create} and every hook whose
- * capability the kind has ({@code supportsMerge}/{@code merge}, {@code supportsDelete}/{@code
+ * capability the kind has ({@code supportsMerge}/{@code merge}, {@code supportsRemove}/{@code
  * delete}, {@code state}, …). The defaults describe a kind with none of them; the classic constants
  * get theirs from the {@code kind == CLASSIC_BLOOM} branches below.
  *
@@ -44,6 +46,17 @@ public enum FilterFactory {
   CLASSIC_SHA256_INDEX16(FilterKind.CLASSIC_BLOOM, ProtocolId.SHA256_INDEX16),
   CLASSIC_GUAVA_MURMUR128_MITZ64(FilterKind.CLASSIC_BLOOM, ProtocolId.GUAVA_MURMUR128_MITZ64),
   BLOCKED_XXH3_BLOCKED_V1(FilterKind.BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> BlockedBloomFilter.create(-1, 0.01),
+          () -> BlockedBloomFilter.create(1000, 0),
+          () -> BlockedBloomFilter.create(1000, 1.0),
+          () -> BlockedBloomFilter.create(new byte[0], 0, 4),
+          () -> BlockedBloomFilter.create(new byte[0], 16, 0),
+          () -> BlockedBloomFilter.create(new byte[0], -1, 4));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       long blocks = BlockedBloomMath.blockedBlocks(n, p);
@@ -72,6 +85,17 @@ public enum FilterFactory {
   },
   SPLIT_BLOCK_PARQUET_XXH64(FilterKind.SPLIT_BLOCK_BLOOM, ProtocolId.PARQUET_XXH64) {
     @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> SplitBlockBloomFilter.create(-1, 0.01),
+          () -> SplitBlockBloomFilter.create(1000, 0),
+          () -> SplitBlockBloomFilter.create(1000, 1.0),
+          () -> SplitBlockBloomFilter.ofBytes(0),
+          () -> SplitBlockBloomFilter.ofBytes(33),
+          () -> SplitBlockBloomFilter.createParquetSized(1000, 0.01, 0));
+    }
+
+    @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return SplitBlockBloomFilter.create(n, p);
     }
@@ -84,7 +108,7 @@ public enum FilterFactory {
     @Override
     public Object state(MembershipFilter filter) {
       SplitBlockBloomFilter split = (SplitBlockBloomFilter) filter;
-      List<Integer> words = new ArrayList<>();
+      List<Long> words = new ArrayList<>();
       for (long j = 0; j < split.wordCount(); j++) {
         words.add(split.word(j));
       }
@@ -99,6 +123,22 @@ public enum FilterFactory {
    * them, while building from the union does not count items that were already false positives).
    */
   SCALABLE_REDISBLOOM(FilterKind.SCALABLE_BLOOM, ProtocolId.REDISBLOOM_MURMUR64A) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> ScalableBloomFilter.create(0, 0.01),
+          () -> ScalableBloomFilter.create(ScalableBloomFilter.MAX_CAPACITY + 1, 0.01),
+          () -> ScalableBloomFilter.create(100, 0),
+          () -> ScalableBloomFilter.create(100, 1.0),
+          () -> ScalableBloomFilter.create(100, 0.01, -1),
+          () -> ScalableBloomFilter.createNonScaling(0, 0.01));
+    }
+
+    @Override
+    public MembershipFilter createBounded(long n) {
+      return ScalableBloomFilter.createNonScaling(n, 0.01);
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return ScalableBloomFilter.create(Math.min(n, ScalableBloomFilter.MAX_CAPACITY), p);
@@ -147,18 +187,34 @@ public enum FilterFactory {
    */
   CUCKOO_REDISBLOOM(FilterKind.CUCKOO, null) {
     @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> CuckooFilter.create(0),
+          () -> CuckooFilter.create(CuckooFilter.MAX_CAPACITY + 1),
+          () -> CuckooFilter.create(100, 0, 500, 1),
+          () -> CuckooFilter.create(100, 256, 500, 1),
+          () -> CuckooFilter.create(100, 4, 0, 1),
+          () -> CuckooFilter.create(100, 4, 500, -1));
+    }
+
+    @Override
+    public MembershipFilter createBounded(long n) {
+      return CuckooFilter.create(Math.max(8, n), 4, 500, 0);
+    }
+
+    @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       return CuckooFilter.create(Math.min(Math.max(8, 4 * n), CuckooFilter.MAX_CAPACITY), 4, 500, 1);
     }
 
     @Override
-    public boolean supportsDelete() {
+    public boolean supportsRemove() {
       return true;
     }
 
     @Override
-    public boolean delete(MembershipFilter filter, byte[] item) {
-      return ((CuckooFilter) filter).delete(item);
+    public boolean remove(MembershipFilter filter, byte[] item) {
+      return ((CuckooFilter) filter).remove(item);
     }
 
     @Override
@@ -169,6 +225,19 @@ public enum FilterFactory {
 
   /** Counting Bloom, 4-bit counters: deletes; its state is the classic projection (counter > 0). */
   COUNTING_XXH3_EDH_V1(FilterKind.COUNTING_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      HashProtocol xxh3 = Protocols.of(ProtocolId.XXH3_EDH_V1);
+      return List.of(
+          () -> CountingBloomFilter.create(-1, 0.01),
+          () -> CountingBloomFilter.create(1000, 0),
+          () -> CountingBloomFilter.create(1000, 1.0),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 0, 3, 4),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 0, 4),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 3, 0),
+          () -> CountingBloomFilter.create(xxh3, new byte[0], 1024, 3, 65));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       long counters = BloomMath.optimalBits(n, p);
@@ -197,12 +266,12 @@ public enum FilterFactory {
     }
 
     @Override
-    public boolean supportsDelete() {
+    public boolean supportsRemove() {
       return true;
     }
 
     @Override
-    public boolean delete(MembershipFilter filter, byte[] item) {
+    public boolean remove(MembershipFilter filter, byte[] item) {
       return ((CountingBloomFilter) filter).remove(item);
     }
 
@@ -230,6 +299,21 @@ public enum FilterFactory {
   BINARY_FUSE_8(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
   BINARY_FUSE_16(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1),
   AGE_PARTITIONED_XXH3_EDH_V1(FilterKind.AGE_PARTITIONED_BLOOM, ProtocolId.XXH3_EDH_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      HashProtocol xxh3 = Protocols.of(ProtocolId.XXH3_EDH_V1);
+      java.time.Duration hour = java.time.Duration.ofHours(1);
+      return List.of(
+          () -> AgePartitionedFilter.create(hour, 4, 0, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 4, 1000, 0, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 4, 1000, 1.0, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(hour, 1, 1000, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(java.time.Duration.ZERO, 4, 1000, 0.01, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 0, 3, 4, 60_000, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 1024, 0, 4, 60_000, FIXED_CLOCK),
+          () -> AgePartitionedFilter.create(xxh3, new byte[0], 1024, 3, 4, 0, FIXED_CLOCK));
+    }
+
     @Override
     public MembershipFilter create(long n, double p, byte[] seed) {
       double generationFpp = AgePartitionedFilter.generationFpp(p, AGE_GENERATIONS);
@@ -276,7 +360,7 @@ public enum FilterFactory {
 
     /** The format does not persist the time source: read-back copies adopt the fixed test clock. */
     @Override
-    Object afterRead(Object filter) {
+    Summary afterRead(Summary filter) {
       return ((AgePartitionedFilter) filter).copy(FIXED_CLOCK);
     }
   };
@@ -357,13 +441,49 @@ public enum FilterFactory {
   }
 
   /** Whether the kind deletes items (counting Bloom, cuckoo). */
-  public boolean supportsDelete() {
+  public boolean supportsRemove() {
     return false;
   }
 
   /** Deletes one occurrence of an item that was added; returns whether something was removed. */
-  public boolean delete(MembershipFilter filter, byte[] item) {
-    throw new UnsupportedOperationException(this + " does not support delete");
+  public boolean remove(MembershipFilter filter, byte[] item) {
+    throw new UnsupportedOperationException(this + " does not support remove");
+  }
+
+  /**
+   * Creations with one parameter out of range (a size, rate or count); each must throw {@link
+   * IllegalArgumentException} or a subclass. The classic constants get theirs from the {@code kind ==
+   * CLASSIC_BLOOM} branch.
+   */
+  public List<ThrowingCallable> invalidCreations() {
+    if (kind == FilterKind.CLASSIC_BLOOM) {
+      HashProtocol hashProtocol = Protocols.of(protocol);
+      byte[] seed = supportsSeed() ? new byte[] {1} : new byte[0];
+      return List.of(
+          () -> BloomFilter.create(hashProtocol, seed, 0, 3),
+          () -> BloomFilter.create(hashProtocol, seed, 1024, 0),
+          () -> BloomFilter.create(hashProtocol, seed, -64, 3),
+          () -> BloomFilter.create(-1, 0.01),
+          () -> BloomFilter.create(1000, 0),
+          () -> BloomFilter.create(1000, 1.0),
+          () -> BloomFilter.create(1000, Double.NaN));
+    }
+    if (kind == FilterKind.BINARY_FUSE) {
+      List<byte[]> items = List.of(new byte[] {1}, new byte[] {2});
+      return List.of(
+          () -> BinaryFuseFilter.build(items, 7),
+          () -> BinaryFuseFilter.build(items, 32),
+          () -> BinaryFuseFilter.build(items, 0));
+    }
+    throw new UnsupportedOperationException(this + " must override invalidCreations");
+  }
+
+  /**
+   * A filter for {@code n} items that refuses adds once full (so the suite can fill it), or {@code null} for a
+   * kind that never fills (the bit-array kinds saturate instead; binary fuse is immutable).
+   */
+  public MembershipFilter createBounded(long n) {
+    return null;
   }
 
   /** Whether concurrent {@code add}/{@code mightContain} from several threads is supported. */
@@ -383,7 +503,7 @@ public enum FilterFactory {
       for (long j = 0; j < bloom.wordCount(); j++) {
         words.add(bloom.word(j));
       }
-      return List.of(bloom.protocol().id(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
+      return List.of(bloom.protocolId(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
     }
     if (kind == FilterKind.BINARY_FUSE) {
       return fuseState(filter);
@@ -406,12 +526,12 @@ public enum FilterFactory {
    * The object {@code FilterFormat} writes for a filter this factory made: the filter itself, or for
    * the static kinds the real filter built from the items added so far.
    */
-  public Object formatObject(MembershipFilter filter) {
+  public Summary formatObject(MembershipFilter filter) {
     return filter instanceof StaticSetFilter ? ((StaticSetFilter) filter).filter() : filter;
   }
 
   /** Adapts a filter just read back (for example, gives it the test's time source). */
-  Object afterRead(Object filter) {
+  Summary afterRead(Summary filter) {
     return filter;
   }
 
@@ -427,11 +547,11 @@ public enum FilterFactory {
   }
 
   /** {@link #roundTrip} for any object {@code FilterFormat} writes. */
-  Object roundTripObject(Object filter) {
+  Summary roundTripObject(Summary filter) {
     byte[] bytes = FilterFormat.toBytes(filter);
     try {
-      Object fromBytes = afterRead(FilterFormat.fromBytes(bytes));
-      Object fromStream = afterRead(FilterFormat.read(new ByteArrayInputStream(bytes)));
+      Summary fromBytes = afterRead(FilterFormat.fromBytes(bytes));
+      Summary fromStream = afterRead(FilterFormat.read(new ByteArrayInputStream(bytes)));
       if (!Arrays.equals(FilterFormat.toBytes(fromStream), bytes)
           || !Arrays.equals(FilterFormat.toBytes(fromBytes), bytes)) {
         throw new AssertionError(this + ": a read-back copy does not re-serialize to the same bytes");

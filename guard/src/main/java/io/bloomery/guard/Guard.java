@@ -3,6 +3,7 @@ package io.bloomery.guard;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.MembershipFilter;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -579,7 +580,7 @@ public final class Guard implements AutoCloseable {
 
   /** {@link #lookup(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
   public Verdict lookup(CharSequence item) {
-    return lookup(MembershipFilter.utf8(item, "item"));
+    return lookup(utf8(item));
   }
 
   /**
@@ -597,7 +598,7 @@ public final class Guard implements AutoCloseable {
 
   /** {@link #addIfAbsent(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */
   public boolean addIfAbsent(CharSequence item) {
-    return addIfAbsent(MembershipFilter.utf8(item, "item"));
+    return addIfAbsent(utf8(item));
   }
 
   /**
@@ -793,5 +794,10 @@ public final class Guard implements AutoCloseable {
   private static long rowsPerSecond(long rows, long startedNanos) {
     long nanos = Math.max(1, System.nanoTime() - startedNanos);
     return (long) (rows * 1e9 / nanos);
+  }
+
+  /** UTF-8 bytes of {@code item}, without normalisation, as every kind's {@code CharSequence} overloads encode. */
+  private static byte[] utf8(CharSequence item) {
+    return Objects.requireNonNull(item, "item").toString().getBytes(StandardCharsets.UTF_8);
   }
 }

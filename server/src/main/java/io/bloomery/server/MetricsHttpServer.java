@@ -156,8 +156,8 @@ public final class MetricsHttpServer implements AutoCloseable {
         yield new KeyFigures(info.itemsInserted(), slots, info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
             info.numberOfFilters());
       }
-      case CountingBloomFilter f -> new KeyFigures(f.itemCount(), f.counterCount(), f.expectedFpp(), 1);
-      case AgePartitionedFilter f -> new KeyFigures(0, 0, f.expectedFpp(), f.generations());
+      case CountingBloomFilter f -> new KeyFigures(f.insertedCount(), f.counterCount(), f.estimatedFpp(), 1);
+      case AgePartitionedFilter f -> new KeyFigures(0, 0, f.estimatedFpp(), f.generations());
       case BlockedBloomFilter f -> new KeyFigures(f.insertedCount(), 0, f.estimatedFpp(), 1);
       default -> new KeyFigures(0, 0, 0, 1);
     };

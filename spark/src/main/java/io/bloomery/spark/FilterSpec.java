@@ -164,7 +164,7 @@ public final class FilterSpec implements Serializable {
   /** The spec that places bits exactly like {@code filter} (a classic or blocked filter). */
   public static FilterSpec of(MembershipFilter filter) {
     if (filter instanceof BloomFilter classic) {
-      return new FilterSpec(Kind.CLASSIC, classic.bitSize(), classic.hashCount(), classic.protocol().name(),
+      return new FilterSpec(Kind.CLASSIC, classic.bitSize(), classic.hashCount(), classic.protocolId().protocolName(),
           classic.seed(), Nulls.REFUSE);
     }
     if (filter instanceof BlockedBloomFilter blocked) {

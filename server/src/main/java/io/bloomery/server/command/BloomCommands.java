@@ -6,9 +6,9 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -178,9 +178,9 @@ final class BloomCommands {
     for (int i = from; i < argv.size(); i++) {
       try {
         out.add(Reply.bool(f.add(argv.get(i))));
-      } catch (RedisBloomException e) {
-        out.add(Reply.error(e.reply()));
-        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.reply())) {
+      } catch (FilterFullException e) {
+        out.add(Reply.error(e.getMessage()));
+        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
           break;
         }
       }
@@ -313,7 +313,7 @@ final class BloomCommands {
 
   private static Reply card(Invocation inv) {
     ScalableBloomFilter f = bloomOrNull(inv.keyspace().read(inv.key(1)));
-    return Reply.integer(f == null ? 0 : f.itemCount());
+    return Reply.integer(f == null ? 0 : f.insertedCount());
   }
 
   private static Reply scanDump(Invocation inv) {

@@ -235,7 +235,7 @@ final class CuckooCommands {
         throw new CommandException(RedisBloomErrors.CF_DEL_NOT_FOUND);
       }
       CuckooFilter f = (CuckooFilter) w.get(key);
-      boolean deleted = f.delete(inv.arg(2));
+      boolean deleted = f.remove(inv.arg(2));
       if (deleted) {
         inv.journalVerbatim(w);
       }

@@ -1,5 +1,6 @@
 package io.bloomery.server.command;
 
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -113,6 +114,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = Reply.error(e.reply());
     } catch (RedisBloomException e) {
       reply = Reply.error(e.reply());
+    } catch (FilterFullException e) {
+      reply = Reply.error(e.getMessage());
     } catch (OutOfMemoryError e) {
       server.stats().oomRejections.increment();
       reply = Reply.error(Errors.OOM);
@@ -270,6 +273,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = Reply.error(e.reply());
     } catch (RedisBloomException e) {
       reply = Reply.error(e.reply());
+    } catch (FilterFullException e) {
+      reply = Reply.error(e.getMessage());
     }
     if (reply instanceof Reply.Error e) {
       throw new IllegalStateException("journal record " + spec.name() + " failed on replay: " + e.text());

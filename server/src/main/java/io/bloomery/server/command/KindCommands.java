@@ -139,10 +139,10 @@ final class KindCommands {
     m.put("Counters", f.counterCount());
     m.put("Counter bits", (long) f.counterBits());
     m.put("Hashes", (long) f.hashCount());
-    m.put("Number of items inserted", f.itemCount());
+    m.put("Number of items inserted", f.insertedCount());
     m.put("Saturated counters", f.saturatedCounters());
     m.put("Size", f.counterBytes());
-    m.put("Expected error rate", f.expectedFpp());
+    m.put("Expected error rate", f.estimatedFpp());
     return Reply.map(m);
   }
 
@@ -213,7 +213,7 @@ final class KindCommands {
     m.put("Bits per generation", f.bitsPerGeneration());
     m.put("Hashes", (long) f.hashCount());
     m.put("Size", f.generations() * (f.bitsPerGeneration() / 8));
-    m.put("Expected error rate", f.expectedFpp());
+    m.put("Expected error rate", f.estimatedFpp());
     return Reply.map(m);
   }
 }

@@ -6,7 +6,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
-import io.bloomery.redisbloom.MurmurHash2;
+import io.bloomery.hash.MurmurHash2;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -156,7 +156,7 @@ final class SketchCommands {
       CountMinSketch s = cms(value);
       List<Reply> out = new ArrayList<>(inv.argc() - 2);
       for (int i = 2; i < inv.argc(); i++) {
-        out.add(Reply.integer(s.query(inv.arg(i))));
+        out.add(Reply.integer(s.count(inv.arg(i))));
       }
       return Reply.array(out);
     });
@@ -205,7 +205,7 @@ final class SketchCommands {
       }
       w.get(keys.get(0));
       try {
-        dest.merge(sources, weights);
+        dest.replaceWithWeightedSum(sources, weights);
       } catch (IllegalArgumentException | ArithmeticException e) {
         throw new CommandException(e.getMessage());
       }
@@ -220,7 +220,7 @@ final class SketchCommands {
       Map<String, Long> m = new LinkedHashMap<>();
       m.put("width", s.width());
       m.put("depth", s.depth());
-      m.put("count", s.count());
+      m.put("count", s.insertedCount());
       return Reply.map(m);
     });
   }

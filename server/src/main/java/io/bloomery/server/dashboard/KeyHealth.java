@@ -3,7 +3,6 @@ package io.bloomery.server.dashboard;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
-import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Values;
@@ -55,13 +54,13 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
       case CountingBloomFilter f -> {
         long m = f.counterCount();
         int k = f.hashCount();
-        long capacity = BloomMath.capacityForHashes(m, k);
-        yield new KeyHealth(key, kind, f.itemCount(), capacity, (double) f.nonZeroCounters() / m, f.expectedFpp(),
+        long capacity = f.capacity();
+        yield new KeyHealth(key, kind, f.insertedCount(), capacity, (double) f.nonZeroCounters() / m, f.estimatedFpp(),
             BloomMath.falsePositiveRate(m, k, capacity), 1, bytes, expireAtMillis,
             n -> BloomMath.falsePositiveRate(m, k, n));
       }
       case BlockedBloomFilter f -> {
-        long capacity = BloomMath.capacityForHashes(f.bitSize(), f.hashCount());
+        long capacity = f.capacity();
         yield new KeyHealth(key, kind, f.insertedCount(), capacity, f.fillRatio(), f.estimatedFpp(),
             f.modelFpp(capacity), 1, bytes, expireAtMillis, f::modelFpp);
       }
@@ -112,7 +111,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     for (ScalableBloomFilter.Layer layer : layers) {
       estimated *= 1 - BloomMath.falsePositiveRate(layer.bits(), layer.hashes(), layer.size());
     }
-    return new KeyHealth(key, kind, f.itemCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
+    return new KeyHealth(key, kind, f.insertedCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
         1 - estimated, target, layers.size(), bytes, expireAt, model);
   }
 
@@ -125,7 +124,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     CuckooFilter.Info info = f.info();
     long slots = Math.max(1, f.bucketCount() * f.bucketSize());
     int filters = Math.max(1, f.filterCount());
-    long items = f.itemCount();
+    long items = f.insertedCount();
     int bucket = f.bucketSize();
     LongToDoubleFunction model = n -> {
       double load = Math.min(1.0, (double) n / slots);
@@ -137,23 +136,17 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
 
   /** Items counted over the window's generations; the curve spreads n items evenly across them. */
   private static KeyHealth aging(String key, String kind, AgePartitionedFilter f, long bytes, long expireAt) {
-    AgePartitionedFilter.Snapshot snapshot = f.snapshot();
-    long items = 0;
-    double fill = 0;
-    for (int i = 0; i < snapshot.size(); i++) {
-      BloomFilter generation = snapshot.generation(i);
-      items += generation.insertedCount();
-      fill += generation.fillRatio();
-    }
+    long items = f.insertedCount();
+    double fill = f.fillRatio();
     int g = f.generations();
     long m = f.bitsPerGeneration();
     int k = f.hashCount();
-    long capacity = BloomMath.capacityForHashes(m, k) * g;
+    long capacity = f.capacity();
     LongToDoubleFunction model = n -> {
       double pass = Math.pow(1 - BloomMath.falsePositiveRate(m, k, n / g), g);
       return 1 - pass;
     };
-    return new KeyHealth(key, kind, items, capacity, snapshot.size() == 0 ? 0 : fill / snapshot.size(),
-        f.expectedFpp(), model.applyAsDouble(capacity), g, bytes, expireAt, model);
+    return new KeyHealth(key, kind, items, capacity, fill,
+        f.estimatedFpp(), model.applyAsDouble(capacity), g, bytes, expireAt, model);
   }
 }

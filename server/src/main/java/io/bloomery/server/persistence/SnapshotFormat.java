@@ -97,7 +97,10 @@ final class SnapshotFormat {
       if (key.length > MAX_KEY_LENGTH) {
         throw new IllegalArgumentException("key of " + key.length + " bytes exceeds " + MAX_KEY_LENGTH);
       }
-      long valueLength = FilterFormat.serializedLength(value);
+      if (!(value instanceof io.bloomery.filter.Summary summary)) {
+        throw new IllegalArgumentException("a " + value.getClass().getName() + " is not a filter or sketch to snapshot");
+      }
+      long valueLength = FilterFormat.serializedLength(summary);
       out.sums().startEntry();
       out.write(TAG_KEY);
       out.u32(key.length);
@@ -105,7 +108,7 @@ final class SnapshotFormat {
       out.u64(expireAtMillis);
       out.u64(valueLength);
       long before = out.sums().position();
-      FilterFormat.write(value, out);
+      FilterFormat.write(summary, out);
       if (out.sums().position() - before != valueLength) {
         throw new IllegalStateException("value wrote " + (out.sums().position() - before) + " bytes, declared " + valueLength);
       }

@@ -20,7 +20,7 @@ class KeyHealthTest {
     }
     KeyHealth health = KeyHealth.of("k", filter, -1);
     assertThat(health.layers()).isEqualTo(filter.layers().size()).isGreaterThan(1);
-    assertThat(health.items()).isEqualTo(filter.itemCount());
+    assertThat(health.items()).isEqualTo(filter.insertedCount());
     assertThat(health.capacity()).isEqualTo(filter.capacity());
     assertThat(health.targetFpr()).isEqualTo(0.01);
     assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));

@@ -57,7 +57,7 @@ class SnapshotCutTest {
         for (RedisBloomDump.Chunk c : RedisBloomDump.scanDumpAll(f)) {
           sb.append(':').append(java.util.Arrays.hashCode(c.data())).append('@').append(c.iterator());
         }
-        sb.append(":n=").append(f.itemCount());
+        sb.append(":n=").append(f.insertedCount());
       }
       out.put(k.toString(), sb.toString());
     });

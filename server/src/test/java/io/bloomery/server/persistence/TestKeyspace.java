@@ -104,7 +104,7 @@ final class TestKeyspace implements SnapshotSource, CommandReplayer, KeyLoader {
       atCut.run();
       // Copying every value under the cut is this test keyspace's simple stand-in for copy-on-write.
       keys.forEach((key, entry) -> {
-        view.put(key, FilterFormat.toBytes(entry.value()));
+        view.put(key, FilterFormat.toBytes((io.bloomery.filter.Summary) entry.value()));
         expiries.put(key, entry.expireAtMillis());
       });
     } finally {
@@ -118,7 +118,7 @@ final class TestKeyspace implements SnapshotSource, CommandReplayer, KeyLoader {
   /** Every key with its value's core-format bytes in hex, sorted: equal dumps mean equal keyspaces. */
   Map<String, String> dump() {
     Map<String, String> dump = new TreeMap<>();
-    keys.forEach((key, entry) -> dump.put(key, HexFormat.of().formatHex(FilterFormat.toBytes(entry.value()))));
+    keys.forEach((key, entry) -> dump.put(key, HexFormat.of().formatHex(FilterFormat.toBytes((io.bloomery.filter.Summary) entry.value()))));
     return dump;
   }
 

@@ -1,4 +1,4 @@
-package io.bloomery.filter;
+package io.bloomery.internal;
 
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;

@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.hash;
 
 import java.util.Objects;
 

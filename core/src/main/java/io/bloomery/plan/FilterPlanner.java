@@ -1,5 +1,7 @@
-package io.bloomery.blocked;
+package io.bloomery.plan;
 
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.sizing.BloomMath;
@@ -26,7 +28,7 @@ import java.util.Locale;
  * fill, ½ at the optimum; the lookup stops at the first unset bit). On a filter larger than the
  * cache each line is a miss, which dominates lookup cost (docs/BENCHMARKS.md measures it). Split-block
  * (Parquet) filters are chosen by the caller when Parquet must read them; the planner reports them as
- * the alternative only.
+ * the alternative only. A {@link FilterPlan} builds the filter it describes.
  */
 public final class FilterPlanner {
 
@@ -35,12 +37,8 @@ public final class FilterPlanner {
 
   private FilterPlanner() {}
 
-  /** The plan: what to build, its size and model FPR, and the reason in one sentence. */
-  public record Plan(
-      FilterKind kind, long bits, int hashes, long bitmapBytes, double bitsPerKey, double modelFpp, String reason) {}
-
   /** Plans without a memory budget. */
-  public static Plan plan(long n, double fpp) {
+  public static FilterPlan plan(long n, double fpp) {
     return plan(n, fpp, Long.MAX_VALUE);
   }
 
@@ -50,7 +48,7 @@ public final class FilterPlanner {
    *
    * @throws IllegalArgumentException if n &lt; 1, fpp is outside (0, 1) or the budget is below 64 bytes
    */
-  public static Plan plan(long n, double fpp, long memoryBudgetBytes) {
+  public static FilterPlan plan(long n, double fpp, long memoryBudgetBytes) {
     if (n < 1) {
       throw new IllegalArgumentException("n must be >= 1, was " + n);
     }
@@ -81,11 +79,11 @@ public final class FilterPlanner {
       String shortBy = String.format(Locale.ROOT, "the budget of %d bytes cannot reach %s for n=%d (classic needs %d bytes)",
           memoryBudgetBytes, target, n, (classicBits + 7) / 8);
       if (blockedRate <= classicRate) {
-        return new Plan(FilterKind.BLOCKED_BLOOM, budgetBlocks * 512, budgetBlockedHashes, budgetBlocks * 64,
+        return new FilterPlan(FilterKind.BLOCKED_BLOOM, budgetBlocks * 512, budgetBlockedHashes, budgetBlocks * 64,
             budgetBlocks * 512.0 / n, blockedRate,
             "blocked: " + shortBy + "; within it blocked reaches " + percent(blockedRate) + " vs classic " + percent(classicRate));
       }
-      return new Plan(FilterKind.CLASSIC_BLOOM, budgetClassicBits, budgetClassicHashes, budgetClassicBits / 8,
+      return new FilterPlan(FilterKind.CLASSIC_BLOOM, budgetClassicBits, budgetClassicHashes, budgetClassicBits / 8,
           (double) budgetClassicBits / n, classicRate,
           "classic: " + shortBy + "; within it classic reaches " + percent(classicRate) + " vs blocked " + percent(blockedRate));
     }
@@ -94,7 +92,7 @@ public final class FilterPlanner {
     String memory = String.format(Locale.ROOT, "%.2f vs %.2f bits/key", blockedBits / (double) n, classicBits / (double) n);
     double blockedRate = BlockedBloomMath.blockedFalsePositiveRate(n, blocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, blockedHashes);
     if (blockedBits <= budgetBits && overhead <= BLOCKED_MAX_OVERHEAD) {
-      return new Plan(FilterKind.BLOCKED_BLOOM, blockedBits, blockedHashes, blockedBits / 8, blockedBits / (double) n,
+      return new FilterPlan(FilterKind.BLOCKED_BLOOM, blockedBits, blockedHashes, blockedBits / 8, blockedBits / (double) n,
           blockedRate,
           String.format(Locale.ROOT,
               "blocked: 1 cache-line miss per lookup instead of %d for a member and %.1f for a non-member (classic, k=%d),"
@@ -106,7 +104,7 @@ public final class FilterPlanner {
         : String.format(Locale.ROOT, "blocked would need %.1f%% more memory at %s (%s), over the %.0f%% limit",
             100 * (overhead - 1), target, memory, 100 * (BLOCKED_MAX_OVERHEAD - 1));
     long roundedClassic = (classicBits + 63) / 64 * 64;
-    return new Plan(FilterKind.CLASSIC_BLOOM, roundedClassic, classicHashes, roundedClassic / 8,
+    return new FilterPlan(FilterKind.CLASSIC_BLOOM, roundedClassic, classicHashes, roundedClassic / 8,
         roundedClassic / (double) n, BloomMath.falsePositiveRate(roundedClassic, classicHashes, n),
         "classic: " + why + "; classic touches up to k=" + classicHashes + " lines per lookup");
   }
@@ -121,8 +119,8 @@ public final class FilterPlanner {
    *
    * @throws IllegalArgumentException as {@link #plan(long, double, long)}
    */
-  public static Plan planStatic(long n, double fpp, long memoryBudgetBytes) {
-    Plan bloom = plan(n, fpp, memoryBudgetBytes);
+  public static FilterPlan planStatic(long n, double fpp, long memoryBudgetBytes) {
+    FilterPlan bloom = plan(n, fpp, memoryBudgetBytes);
     long budgetBits = memoryBudgetBytes > Long.MAX_VALUE / 8 ? Long.MAX_VALUE : memoryBudgetBytes * 8;
     BinaryFuseFilter.Shape shape;
     try {
@@ -137,7 +135,7 @@ public final class FilterPlanner {
         continue;
       }
       if (fuseBits < bloom.bits() || bloom.modelFpp() > fpp) {
-        return new Plan(FilterKind.BINARY_FUSE, fuseBits, 3, fuseBits / 8, fuseBits / (double) n, rate,
+        return new FilterPlan(FilterKind.BINARY_FUSE, fuseBits, 3, fuseBits / 8, fuseBits / (double) n, rate,
             String.format(Locale.ROOT,
                 "binary fuse (%d-bit fingerprints): a static set needs %.2f bits/key for %s (meets %s), vs %.2f bits/key"
                     + " for the %s Bloom plan at %s; a lookup reads 3 slots instead of %s",
@@ -145,7 +143,7 @@ public final class FilterPlanner {
                 percent(bloom.modelFpp()), bloom.kind() == FilterKind.BLOCKED_BLOOM ? "1 cache line" : "up to k lines"));
       }
     }
-    return new Plan(bloom.kind(), bloom.bits(), bloom.hashes(), bloom.bitmapBytes(), bloom.bitsPerKey(), bloom.modelFpp(),
+    return new FilterPlan(bloom.kind(), bloom.bits(), bloom.hashes(), bloom.bitmapBytes(), bloom.bitsPerKey(), bloom.modelFpp(),
         bloom.reason() + String.format(Locale.ROOT, "; a binary fuse filter would need %.2f (8-bit, %s) or %.2f (16-bit, %s)"
             + " bits/key", shape.slots() * 8.0 / n, percent(0x1p-8), shape.slots() * 16.0 / n, percent(0x1p-16)));
   }

@@ -1,5 +1,6 @@
-package io.bloomery.filter;
+package io.bloomery.internal;
 
+import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.hash.HashProtocol;
 import java.util.Arrays;
 import java.util.Objects;
