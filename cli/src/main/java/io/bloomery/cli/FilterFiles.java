@@ -108,7 +108,7 @@ final class FilterFiles {
     }
     return AtomicFile.write(path, out -> {
       long[] next = {0};
-      FilterFormat.writeClassic(filter.protocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
+      FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
           () -> filter.word(next[0]++), out);
     });
   }

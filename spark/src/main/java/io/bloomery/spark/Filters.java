@@ -51,7 +51,7 @@ final class Filters {
   static void write(MembershipFilter filter, long offered, OutputStream out) throws IOException {
     long[] next = {0};
     if (filter instanceof BloomFilter classic) {
-      FilterFormat.writeClassic(classic.protocol(), classic.seed(), classic.bitSize(), classic.hashCount(), offered,
+      FilterFormat.writeClassic(classic.hashProtocol(), classic.seed(), classic.bitSize(), classic.hashCount(), offered,
           () -> classic.word(next[0]++), out);
     } else {
       BlockedBloomFilter blocked = (BlockedBloomFilter) requireBloom(filter, "write");

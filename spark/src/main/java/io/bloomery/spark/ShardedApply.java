@@ -90,7 +90,7 @@ final class ShardedApply {
       FilterSpec spec;
       try {
         spec = header.kind() == FilterKind.CLASSIC_BLOOM
-            ? FilterSpec.classicOfSize(bits, hashes).withProtocol(header.protocol().protocolName()).withSeed(header.seed())
+            ? FilterSpec.classicOfSize(bits, hashes).withProtocol(header.protocolId().protocolName()).withSeed(header.seed())
             : FilterSpec.blockedOfSize(bits, hashes).withSeed(header.seed());
       } catch (IllegalArgumentException e) {
         throw new BloomerySparkException(path + ": " + e.getMessage(), e);

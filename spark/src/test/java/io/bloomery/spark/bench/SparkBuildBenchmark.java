@@ -152,7 +152,7 @@ public final class SparkBuildBenchmark {
     System.out.printf(Locale.ROOT, "v1 n=%d, m=%d (sketch reports %d), k=%d: model FPR %.4f%% for m, %.4f%% for 2^31 bits;"
         + " Spark V1 realized %.4f%% (%d of %d, %.1f s to fill); Bloomery classic (%s) realized %.4f%% (%d of %d, %.1f s)%n",
         n, bits, sketchBits, k, 100 * BloomMath.falsePositiveRate(bits, k, n), 100 * BloomMath.falsePositiveRate(1L << 31, k, n),
-        100.0 * sketchMaybe / PROBES, sketchMaybe, PROBES, sketchSeconds, ours.protocol().name(),
+        100.0 * sketchMaybe / PROBES, sketchMaybe, PROBES, sketchSeconds, ours.protocolId().protocolName(),
         100.0 * oursMaybe / PROBES, oursMaybe, PROBES, oursSeconds);
   }
 

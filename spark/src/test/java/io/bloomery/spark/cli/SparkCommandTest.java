@@ -63,7 +63,7 @@ class SparkCommandTest {
           io.bloomery.hash.Protocols.defaultProtocol(), new byte[0],
           io.bloomery.sizing.BloomMath.plan(2_000, 0.01).bits(), io.bloomery.sizing.BloomMath.plan(2_000, 0.01).hashes());
       lines.forEach(filter::add);
-      FilterFormat.writeClassic(filter.protocol(), filter.seed(), filter.bitSize(), filter.hashCount(), lines.size(),
+      FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), lines.size(),
           () -> filter.word(next[0]++), out);
     }
     return out.toByteArray();
