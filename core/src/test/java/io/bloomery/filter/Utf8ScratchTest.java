@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The per-thread UTF-8 scratch behind the allocation-free {@code add(CharSequence)} and
- * {@code mightContain(CharSequence)}: its bytes are {@code String.getBytes(UTF_8)}'s for hostile text,
- * so a String item and its bytes are the same item in the classic and blocked kinds.
+ * {@code mightContain(CharSequence)} of non-String sequences: its bytes are
+ * {@code String.getBytes(UTF_8)}'s for hostile text, and a String, a StringBuilder and the bytes are
+ * the same item in the classic and blocked kinds.
  */
 class Utf8ScratchTest {
 
@@ -58,6 +59,10 @@ class Utf8ScratchTest {
       assertThat(classicBytes.mightContain(text)).isTrue();
       assertThat(blockedBytes.mightContain(text)).isTrue();
       assertThat(classicBytes.mightContain(new StringBuilder(text))).isTrue();
+      assertThat(blockedBytes.mightContain(CharBuffer.wrap(text))).isTrue();
+      BloomFilter classicBuilder = BloomFilter.create(1000, 0.01);
+      classicBuilder.add(new StringBuilder(text));
+      assertThat(classicBuilder.toPackedBytes()).as(describe(text)).isEqualTo(classicBytes.toPackedBytes());
     }
   }
 
