@@ -5,6 +5,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.cli.SyntheticUrls;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

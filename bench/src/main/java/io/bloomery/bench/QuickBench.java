@@ -6,6 +6,7 @@ import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.cli.SyntheticUrls;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -3,6 +3,7 @@ package io.bloomery.bench;
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.cli.SyntheticUrls;
 import io.bloomery.fuse.BinaryFuseFilter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

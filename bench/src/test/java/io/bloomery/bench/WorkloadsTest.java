@@ -1,5 +1,6 @@
 package io.bloomery.bench;
 
+import io.bloomery.cli.SyntheticUrls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,7 @@
 package io.bloomery.cli;
 
-import io.bloomery.bench.QuickBench;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,8 +9,10 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code bloomery bench}: the quick benchmark of Bloomery's blocked filter against Guava's
- * {@code BloomFilter}, measured in this JVM on synthetic crawler URLs. All logic lives in
- * {@link QuickBench} (bench module); this command only parses options and prints.
+ * {@code BloomFilter}, measured in this JVM on synthetic crawler URLs. The measuring lives in the bench
+ * artifact ({@link BenchHarness}, found on the class path); this command only parses options and prints.
+ * {@code bloomery.jar} has no harness: there the command checks its options and then says how to run it
+ * ({@code ./bloomery bench} builds and uses {@code bench/target/benchmarks.jar}).
  */
 @Command(
     name = "bench",
@@ -24,7 +24,8 @@ import picocli.CommandLine.ParentCommand;
       "1M known non-members against the model, and the physical floor (XXH3 + one random",
       "cache-line read). Ratios are Guava's time divided by ours. Default 10M URLs, under",
       "3 minutes on 2 cores; needs about 3 GB of heap (./bloomery gives the JVM 6 GB).",
-      "The full JMH suite: bench/run (docs/BENCHMARKS.md)."
+      "The full JMH suite: bench/run (docs/BENCHMARKS.md). Runs from the bench artifact:",
+      "./bloomery bench builds bench/target/benchmarks.jar on demand; bloomery.jar alone has no harness."
     })
 final class BenchCommand implements Callable<Integer> {
 
@@ -63,13 +64,17 @@ final class BenchCommand implements Callable<Integer> {
     }
     CliErrors.requireHeap("--keys " + Units.grouped(keys) + " (five filter-sized arrays and the probe keys)",
         heapNeeded(keys, fpp, queries));
+    BenchHarness harness = BenchHarness.find().orElseThrow(() -> CliException.failure(NO_HARNESS));
     PrintWriter out = root.out();
     PrintStream progress = json ? null : System.err;
-    Map<String, Object> figures = QuickBench.run(new QuickBench.Options(keys, fpp, (int) queries, rounds), progress);
-    out.println(json ? QuickBench.toJson(figures) : QuickBench.toTable(figures));
+    out.println(harness.run(keys, fpp, (int) queries, rounds, json, progress));
     out.flush();
     return 0;
   }
+
+  static final String NO_HARNESS = "the benchmark harness is not in this jar (bloomery.jar ships without JMH and Guava):"
+      + " from a source checkout run ./bloomery bench, which builds bench/target/benchmarks.jar,"
+      + " or run java -cp benchmarks.jar io.bloomery.cli.BloomeryCommand bench";
 
   /** Each filter's bitmap is a {@code long[]}: Guava's and the blocked filter's word counts must fit an int. */
   static final long MAX_WORDS = Integer.MAX_VALUE - 8L;

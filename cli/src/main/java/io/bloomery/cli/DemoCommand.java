@@ -1,6 +1,5 @@
 package io.bloomery.cli;
 
-import io.bloomery.bench.SyntheticUrls;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.sizing.Plan;

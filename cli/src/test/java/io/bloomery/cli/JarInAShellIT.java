@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,17 +123,32 @@ class JarInAShellIT {
     assertThat(run.err()).startsWith("bloomery: a command is required").contains("Usage: bloomery");
   }
 
+  /**
+   * The product jar carries no benchmark harness (no JMH, no Guava): {@code bench} checks its options and
+   * then says in one line how to run it. The benchmark itself runs from bench's jar (bench's
+   * BenchCommandTest, and {@code ./bloomery bench}).
+   */
   @Test
-  void benchRounds_areCountedAsAsked_andAHugeKeyCountIsAUsageError() throws Exception {
+  void bench_inTheProductJar_saysWhereTheBenchmarkIs_andAHugeKeyCountIsStillAUsageError() throws Exception {
     Run one = bash("$BLOOMERY bench --keys 1000 --queries 1000 --rounds 1");
-    assertThat(one.exitCode()).as(one.toString()).isZero();
-    assertThat(one.err()).contains("lookup measured round 1 of 1 done").doesNotContain("measured round 2")
-        .contains("lookup warm-up round 2 of 2 done");
-    assertThat(one.out()).contains("medians of 1 measured round after 2 warm-up rounds");
+    assertThat(one.exitCode()).as(one.toString()).isEqualTo(1);
+    assertThat(one.out()).isEmpty();
+    assertThat(one.err().strip()).isEqualTo("bloomery bench: " + BenchCommand.NO_HARNESS);
     Run huge = bash("$BLOOMERY bench --keys 9223372036854775807");
     assertThat(huge.exitCode()).as(huge.toString()).isEqualTo(2);
     assertThat(huge.err().strip()).startsWith("bloomery bench: --keys 9,223,372,036,854,775,807 is more than the benchmark's filters hold")
         .doesNotContain("BloomFilter of").doesNotContain("\n");
+  }
+
+  @Test
+  void productJar_shipsNoBenchmarkHarness() throws Exception {
+    try (JarFile jar = new JarFile(System.getProperty("bloomery.jar", "target/bloomery.jar"))) {
+      for (String prefix : List.of("org/openjdk/jmh/", "com/google/common/", "org/apache/commons/math3/",
+          "io/bloomery/bench/", "org/checkerframework/")) {
+        assertThat(jar.stream().map(JarEntry::getName).filter(name -> name.startsWith(prefix)).findAny())
+            .as(prefix).isEmpty();
+      }
+    }
   }
 
   /**

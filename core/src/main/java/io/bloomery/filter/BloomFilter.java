@@ -11,6 +11,7 @@ import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -273,6 +274,34 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
+   * Adds the UTF-8 bytes of {@code item}. A {@code String} is encoded by {@code getBytes(UTF_8)} (an
+   * intrinsic, faster than the scratch: see {@code KeyBatches.hashUtf8}); another {@code CharSequence}
+   * is encoded into a per-thread scratch without allocating.
+   */
+  @Override
+  public boolean add(CharSequence item) {
+    Objects.requireNonNull(item, "item");
+    if (item instanceof String) {
+      return add(((String) item).getBytes(StandardCharsets.UTF_8));
+    }
+    Utf8Scratch scratch = Utf8Scratch.get();
+    int length = scratch.encode(item); // first: encoding may grow the scratch's array
+    return add(scratch.bytes(), 0, length);
+  }
+
+  /** Whether the UTF-8 bytes of {@code item} may be present; encoded as {@link #add(CharSequence)} does. */
+  @Override
+  public boolean mightContain(CharSequence item) {
+    Objects.requireNonNull(item, "item");
+    if (item instanceof String) {
+      return mightContain(((String) item).getBytes(StandardCharsets.UTF_8));
+    }
+    Utf8Scratch scratch = Utf8Scratch.get();
+    int length = scratch.encode(item);
+    return mightContain(scratch.bytes(), 0, length);
+  }
+
+  /**
    * Adds {@code item[offset .. offset+length)}.
    *
    * @return {@code true} if at least one bit was newly set (the item was definitely not present
@@ -378,9 +407,13 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   /**
    * Queries every item: {@code out[i]} is set to {@code mightContain(items[i])}. With the default
    * {@code xxh3-edh-v1} protocol it hashes a batch of {@value #PROBE_BATCH} keys first and then probes
-   * them in rounds: round i reads the i-th bit of every key still alive, so the cache misses of
-   * different keys are in flight together, and a key drops out at its first unset bit (a non-member
-   * costs about two reads at the optimal fill, a member k). Other protocols query one by one.
+   * them in {@value #COMPACTING_ROUNDS} rounds: round i reads the i-th bit of every key still alive, so
+   * the cache misses of different keys are in flight together, and a key drops out at an unset bit. The
+   * survivors' remaining bits are then read with no branch on what a read returns, so those misses
+   * overlap too. Each round records its hits first and compacts the survivors in a second pass: a
+   * compaction store whose index depends on the word just read made the next key's reads wait for that
+   * miss (members, which survive every round, were slower batched than one by one). Other protocols
+   * query one by one.
    * Allocates nothing per key.
    *
    * @return the number of {@code true} answers
@@ -398,6 +431,13 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   /** Keys hashed before a batch of interleaved probes (about the misses a core keeps in flight, x3). */
   static final int PROBE_BATCH = 32;
 
+  /**
+   * Rounds that drop the keys found absent before the rest of each surviving key's bits are read without
+   * branches: two rounds settle three quarters of the non-members at the optimal fill, and past them a
+   * key that is still alive is most likely a member, which needs all k reads anyway.
+   */
+  static final int COMPACTING_ROUNDS = 2;
+
   private int mightContainRange(byte[][] items, int from, int to, boolean[] out) {
     int maybe = 0;
     if (doubleHashing == null) {
@@ -411,6 +451,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     long[] y = new long[PROBE_BATCH];
     long[] d = new long[PROBE_BATCH];
     int[] alive = new int[PROBE_BATCH];
+    int[] hit = new int[PROBE_BATCH];
     for (int start = from; start < to; start += PROBE_BATCH) {
       int size = Math.min(PROBE_BATCH, to - start);
       for (int j = 0; j < size; j++) {
@@ -422,8 +463,8 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
         alive[j] = j;
       }
       int live = size;
-      for (int i = 0; i < hashes && live > 0; i++) {
-        int kept = 0;
+      int rounds = Math.min(hashes, COMPACTING_ROUNDS);
+      for (int i = 0; i < rounds && live > 0; i++) {
         for (int a = 0; a < live; a++) {
           int j = alive[a];
           long position = EnhancedDoubleHashing.reduce(x[j], bits);
@@ -432,17 +473,38 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
           x[j] += y[j];
           y[j] += d[j];
           d[j] += EnhancedDoubleHashing.CUBIC_SCALE;
-          alive[kept] = j;
-          kept += (int) ((word >>> position) & 1);
+          hit[a] = (int) ((word >>> position) & 1);
+        }
+        int kept = 0;
+        for (int a = 0; a < live; a++) {
+          alive[kept] = alive[a];
+          kept += hit[a];
         }
         live = kept;
       }
       for (int j = 0; j < size; j++) {
         out[start + j] = false;
       }
+      int found = 0;
       for (int a = 0; a < live; a++) {
-        out[start + alive[a]] = true;
+        int j = alive[a];
+        long xj = x[j];
+        long yj = y[j];
+        long dj = d[j];
+        long all = 1;
+        for (int i = rounds; i < hashes; i++) {
+          long position = EnhancedDoubleHashing.reduce(xj, bits);
+          long wordIndex = position >>> 6;
+          long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
+          all &= word >>> position;
+          xj += yj;
+          yj += dj;
+          dj += EnhancedDoubleHashing.CUBIC_SCALE;
+        }
+        out[start + j] = (all & 1) != 0;
+        found += (int) (all & 1);
       }
+      live = found;
       maybe += live;
     }
     return maybe;

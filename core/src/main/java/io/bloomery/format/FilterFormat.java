@@ -21,13 +21,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -197,33 +192,13 @@ public final class FilterFormat {
   }
 
   /**
-   * Writes {@code filter} to {@code file} atomically: the bytes go to a temporary file in the same
-   * directory, which is forced to disk and then moved over {@code file}, so a crash never leaves a
+   * Writes {@code filter} to {@code file} atomically ({@link AtomicWrite}: a temporary file in the same
+   * directory, forced to disk, renamed over {@code file}, directory forced), so a crash never leaves a
    * half-written filter under that name.
    */
   public static void write(Summary filter, Path file) throws IOException {
     bodyWriter(filter); // refuse what cannot be serialized before touching the file system
-    Path target = file.toAbsolutePath();
-    Path temporary =
-        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
-    boolean moved = false;
-    try {
-      // CREATE_NEW with default attributes: the file gets the process's usual permissions (umask).
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        write(filter, Channels.newOutputStream(channel));
-        channel.force(true);
-      }
-      try {
-        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-      }
-      moved = true;
-    } finally {
-      if (!moved) {
-        Files.deleteIfExists(temporary);
-      }
-    }
+    AtomicWrite.write(file, out -> write(filter, out));
   }
 
   /**

@@ -167,12 +167,6 @@ class BlockedBloomFilterTest {
       assertThat(filter.mightContain(text.getBytes(StandardCharsets.UTF_8))).isTrue();
       assertThat(filter.mightContain(new StringBuilder(text))).isTrue();
     }
-    Utf8Scratch scratch = Utf8Scratch.get();
-    for (String text : texts) {
-      int length = scratch.encode(text);
-      byte[] expected = text.getBytes(StandardCharsets.UTF_8);
-      assertThat(java.util.Arrays.copyOf(scratch.bytes(), length)).isEqualTo(expected);
-    }
     // 'é' in NFC and NFD are two different items (no normalisation).
     BlockedBloomFilter one = BlockedBloomFilter.create(new byte[0], 1, 7);
     one.add("é");

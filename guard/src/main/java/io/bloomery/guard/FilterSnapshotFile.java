@@ -1,17 +1,15 @@
 package io.bloomery.guard;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.zip.CRC32C;
 
@@ -85,36 +83,12 @@ final class FilterSnapshotFile {
     trailer.putInt((int) crc.getValue()).flip();
 
     Path absolute = path.toAbsolutePath();
-    Path directory = absolute.getParent();
-    Files.createDirectories(directory);
-    Path temporary = Files.createTempFile(directory, absolute.getFileName() + ".", ".tmp");
-    try {
-      try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-        writeFully(out, header);
-        writeFully(out, ByteBuffer.wrap(filter));
-        writeFully(out, trailer);
-        out.force(true);
-      }
-      Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE,
-          StandardCopyOption.REPLACE_EXISTING);
-      forceDirectory(directory);
-    } finally {
-      Files.deleteIfExists(temporary);
-    }
-  }
-
-  private static void writeFully(FileChannel out, ByteBuffer buffer) throws IOException {
-    while (buffer.hasRemaining()) {
-      out.write(buffer);
-    }
-  }
-
-  private static void forceDirectory(Path directory) {
-    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-      dir.force(true);
-    } catch (IOException e) {
-      // Some file systems cannot open a directory for fsync; the rename itself is still atomic.
-    }
+    Files.createDirectories(absolute.getParent());
+    AtomicWrite.write(absolute, out -> {
+      out.write(header.array(), header.arrayOffset(), header.limit());
+      out.write(filter);
+      out.write(trailer.array(), trailer.arrayOffset(), trailer.limit());
+    });
   }
 
   /**

@@ -1,14 +1,9 @@
 package io.bloomery.server.persistence;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,55 +75,5 @@ final class DataDirectory {
       }
     }
     return found;
-  }
-
-  /** A temporary name next to {@code target} that no reader looks at. */
-  static Path temporaryFor(Path target) {
-    return target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".tmp");
-  }
-
-  /**
-   * Makes a rename or creation in {@code dir} durable: opens the directory and forces it (POSIX fsync of
-   * the directory). File systems that cannot open a directory for reading (not Linux) skip the step.
-   */
-  static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
-        throw e;
-      }
-    }
-  }
-
-  /** Moves a fully forced temporary file over {@code target} atomically and forces the directory. */
-  static void publish(Path temporary, Path target) throws IOException {
-    try {
-      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-    }
-    forceDirectory(target.getParent());
-  }
-
-  /** Writes {@code bytes} to {@code target} by temp file, fsync, rename, fsync of the directory. */
-  static void writeAtomically(Path target, byte[] bytes) throws IOException {
-    Path temporary = temporaryFor(target);
-    boolean published = false;
-    try {
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        channel.force(true);
-      }
-      publish(temporary, target);
-      published = true;
-    } finally {
-      if (!published) {
-        Files.deleteIfExists(temporary);
-      }
-    }
   }
 }

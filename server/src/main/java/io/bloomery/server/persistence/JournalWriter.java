@@ -1,5 +1,6 @@
 package io.bloomery.server.persistence;
 
+import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -100,7 +101,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         channel.write(header);
       }
       channel.force(true);
-      DataDirectory.forceDirectory(dir);
+      AtomicWrite.forceDirectory(dir);
       return new PreparedSegment(number, path, channel);
     } catch (IOException | RuntimeException e) {
       channel.close();

@@ -1,5 +1,6 @@
 package io.bloomery.server.persistence;
 
+import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -158,7 +159,7 @@ public final class LogCheck {
       }
     }
     if (changed) {
-      DataDirectory.forceDirectory(dir);
+      AtomicWrite.forceDirectory(dir);
       startable = true;
     }
     lines.add(startable ? (changed ? "fixed: the server starts from the last good record"

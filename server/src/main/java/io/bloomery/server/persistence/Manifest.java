@@ -1,5 +1,6 @@
 package io.bloomery.server.persistence;
 
+import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ record Manifest(String snapshot, long firstSegment) {
   }
 
   void write(Path dir) throws IOException {
-    DataDirectory.writeAtomically(dir.resolve(DataDirectory.MANIFEST), text().getBytes(StandardCharsets.UTF_8));
+    AtomicWrite.write(dir.resolve(DataDirectory.MANIFEST), text().getBytes(StandardCharsets.UTF_8));
   }
 
   /** Reads {@code dir}'s manifest; {@code null} if there is none. */

@@ -1,5 +1,6 @@
 package io.bloomery.server.persistence;
 
+import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -185,7 +186,7 @@ final class Recovery {
     try (FileChannel sync = FileChannel.open(kept, StandardOpenOption.WRITE)) {
       sync.force(true);
     }
-    DataDirectory.forceDirectory(file.getParent());
+    AtomicWrite.forceDirectory(file.getParent());
     return kept;
   }
 

@@ -1,18 +1,15 @@
 package io.bloomery.server.persistence;
 
+import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 
@@ -69,18 +66,13 @@ final class SnapshotFormat {
 
   /** Streams a snapshot into a temporary file; {@link #publish} makes it durable under its name. */
   static final class Writer implements SnapshotSink, AutoCloseable {
-    private final Path temporary;
-    private final Path target;
-    private final FileChannel channel;
+    private final AtomicWrite.Pending file;
     private final CrcOutputStream out;
     private long keys;
-    private boolean published;
 
     Writer(Path target) throws IOException {
-      this.target = target;
-      this.temporary = DataDirectory.temporaryFor(target);
-      this.channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      this.out = new CrcOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER));
+      this.file = AtomicWrite.open(target);
+      this.out = new CrcOutputStream(file.out());
     }
 
     /** Writes the header; called at the cut. */
@@ -122,10 +114,7 @@ final class SnapshotFormat {
       out.u64(keys);
       out.u32(out.sums().fileCrc());
       out.flush();
-      channel.force(true);
-      channel.close();
-      DataDirectory.publish(temporary, target);
-      published = true;
+      file.publish();
     }
 
     long keys() {
@@ -135,10 +124,7 @@ final class SnapshotFormat {
     /** Abandons an unpublished snapshot: closes and deletes the temporary file. */
     @Override
     public void close() throws IOException {
-      if (!published) {
-        channel.close();
-        Files.deleteIfExists(temporary);
-      }
+      file.close();
     }
   }
 

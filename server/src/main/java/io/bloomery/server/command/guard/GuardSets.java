@@ -1,5 +1,6 @@
 package io.bloomery.server.command.guard;
 
+import io.bloomery.format.AtomicWrite;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.LogicalReplication;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -208,9 +208,7 @@ public final class GuardSets implements AutoCloseable {
     }
     try {
       Files.createDirectories(dir);
-      Path tmp = dir.resolve(MANIFEST + ".tmp");
-      Files.writeString(tmp, sb, StandardCharsets.UTF_8);
-      Files.move(tmp, dir.resolve(MANIFEST), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      AtomicWrite.write(dir.resolve(MANIFEST), sb.toString().getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       LOG.error("cannot write {}: guarded keys reserved since the last write are not listed for a restart: {}",
           dir.resolve(MANIFEST), e.getMessage());

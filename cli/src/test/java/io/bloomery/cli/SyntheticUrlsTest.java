@@ -1,4 +1,4 @@
-package io.bloomery.bench;
+package io.bloomery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,20 +1,21 @@
-package io.bloomery.blocked;
+package io.bloomery.filter;
 
 /**
- * Per-thread UTF-8 encoder that writes into a reusable byte array, so hashing a non-String
- * {@code CharSequence} (a {@code StringBuilder}, a {@code CharBuffer}) allocates nothing once the
- * scratch has grown to the longest key seen.
+ * Per-thread UTF-8 encoder that writes into a reusable byte array, so the classic and blocked kinds'
+ * {@code CharSequence} overloads hash a {@code StringBuilder} or {@code CharBuffer} without allocating
+ * once the scratch has grown to the longest key seen. A {@code String} is faster through
+ * {@code getBytes(UTF_8)} (51 vs 108 ns per blocked lookup measured, docs/BENCHMARKS.md), so the kinds
+ * use this only for other sequences. An implementation helper shared by the kinds (like
+ * {@link ParallelBatches}), not an API for applications.
  *
- * <p>Why only for non-Strings: for a {@code String}, {@code getBytes(UTF_8)} measured faster (76 vs
- * 104 ns per 82-byte URL including a probe, {@code io.bloomery.bench.AlignmentProbe}): its ASCII check
- * and copy are intrinsics and the array is a TLAB bump, while this path pays a {@code ThreadLocal}
- * lookup and a char[] round trip. The deprecated {@code String.getBytes(int, int, byte[], int)} is not
- * allowed under {@code -Werror}. Here the characters are copied into a reusable {@code char[]}, an
- * OR-reduction checks for pure ASCII, and the narrowing copy is a plain loop. Non-ASCII text goes
- * through a scalar encoder that matches the JDK byte for byte, including its replacement of unpaired
- * surrogates by {@code '?'}.
+ * <p>The characters are copied into a reusable {@code char[]} ({@code String.getChars}, an intrinsic),
+ * an OR-reduction checks for pure ASCII, and the narrowing copy is a plain loop; the three loops
+ * vectorize. Non-ASCII text goes through a scalar encoder that matches {@code String.getBytes(UTF_8)}
+ * byte for byte, including its replacement of each unpaired surrogate by {@code '?'}. (The deprecated
+ * {@code String.getBytes(int, int, byte[], int)} would copy a Latin-1 string's bytes directly but
+ * cannot tell ASCII from truncated UTF-16.)
  */
-final class Utf8Scratch {
+public final class Utf8Scratch {
 
   /** Longest scratch kept per thread once a shorter key follows a longer one. */
   private static final int MAX_RETAINED_CHARS = 1 << 16;
@@ -25,12 +26,12 @@ final class Utf8Scratch {
   private byte[] bytes = new byte[384];
 
   /** The calling thread's scratch. Never share it between threads. */
-  static Utf8Scratch get() {
+  public static Utf8Scratch get() {
     return LOCAL.get();
   }
 
   /** The encoded bytes of the last {@link #encode} call, valid until the next call on this thread. */
-  byte[] bytes() {
+  public byte[] bytes() {
     return bytes;
   }
 
@@ -38,7 +39,7 @@ final class Utf8Scratch {
    * Encodes {@code text} as UTF-8 into {@link #bytes()} and returns the byte length. Identical to
    * {@code text.toString().getBytes(StandardCharsets.UTF_8)}.
    */
-  int encode(CharSequence text) {
+  public int encode(CharSequence text) {
     int length = text.length();
     if (chars.length > MAX_RETAINED_CHARS && length <= MAX_RETAINED_CHARS) {
       chars = new char[128]; // drop the scratch a single huge key grew

@@ -1,4 +1,4 @@
-package io.bloomery.bench;
+package io.bloomery.cli;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;

@@ -1,0 +1,265 @@
+package io.bloomery.bench;
+
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnels;
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.cli.SyntheticUrls;
+import io.bloomery.fuse.BinaryFuseFilter;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.IntSupplier;
+
+/**
+ * The kinds side by side in one JVM on the crawler workload (synthetic ~80-byte URLs,
+ * {@link SyntheticUrls#BENCH_SEED}), every ratio against an anchor measured in the same run:
+ *
+ * <ul>
+ *   <li>static snapshots at 0.39 % (1/256, an 8-bit fingerprint's rate): binary fuse 8 and 16 beside the
+ *       blocked and classic Bloom filters and Guava's {@code BloomFilter} at the same target, build
+ *       ns/key, lookup ns/key, bits/key, realized FPR;
+ *   <li>at 1 %: the classic kind's batched {@code mightContainAll} against Guava's {@code mightContain},
+ *       single-key {@code String} lookups (classic, blocked, Guava) with the bytes each allocates per
+ *       lookup (the thread's allocation counter);
+ *   <li>{@code addAll(items, 2)} and {@code mightContainAll(items, out, 2)} against the same calls with
+ *       parallelism 1, classic and blocked.
+ * </ul>
+ *
+ * <p>Method: the n members are generated in chunks of 1M (generation is not timed); every build task
+ * consumes each chunk in a rotating order, so build figures are the filter's own time per key (for
+ * Guava {@code put(String)}, whose hashing includes the UTF-8 encoding). Fuse build time is hashing plus
+ * construction (sort and peel). Lookups: q known non-members and q members, 2 warm-up and
+ * {@code rounds} measured passes per task in a rotating order, medians in ns per lookup.
+ *
+ * <p>Run: {@code java -Xmx3g -cp bench/target/benchmarks.jar io.bloomery.bench.KindSpeedBench [n] [q]
+ * [rounds]} (defaults 10,000,000, 1,000,000 and 5).
+ */
+public final class KindSpeedBench {
+
+  private static final int CHUNK = 1_000_000;
+  private static final double STATIC_FPP = 1.0 / 256;
+  private static final double FPP = 0.01;
+
+  private KindSpeedBench() {}
+
+  /** A build step over one chunk of members. */
+  private interface BuildTask {
+    void add(String[] strings, byte[][] bytes, int base);
+  }
+
+  public static void main(String[] args) throws IOException {
+    long n = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
+    int q = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    run(n, q, rounds).forEach((key, value) -> System.out.println(key + " = " + value));
+  }
+
+  /** Runs the benchmark; returns figures by name. */
+  public static Map<String, Object> run(long n, int q, int rounds) throws IOException {
+    if (n < 1 || n > Integer.MAX_VALUE - 16L || q < 1 || rounds < 1) {
+      throw new IllegalArgumentException("need 1 <= n < 2^31 - 16, q >= 1, rounds >= 1");
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("keys", n);
+    out.put("queries", q);
+    out.put("rounds", rounds);
+    out.put("cpus", Runtime.getRuntime().availableProcessors());
+    out.put("load_average_at_start", loadAverage());
+    SyntheticUrls urls = new SyntheticUrls(SyntheticUrls.BENCH_SEED);
+
+    BloomFilter<CharSequence> guava39 = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, STATIC_FPP);
+    io.bloomery.filter.BloomFilter classic39 = io.bloomery.filter.BloomFilter.create(n, STATIC_FPP);
+    BlockedBloomFilter blocked39 = BlockedBloomFilter.create(n, STATIC_FPP);
+    BloomFilter<CharSequence> guava = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, FPP);
+    io.bloomery.filter.BloomFilter classic = io.bloomery.filter.BloomFilter.create(n, FPP);
+    io.bloomery.filter.BloomFilter classic2 = io.bloomery.filter.BloomFilter.create(n, FPP);
+    BlockedBloomFilter blocked = BlockedBloomFilter.create(n, FPP);
+    BlockedBloomFilter blocked2 = BlockedBloomFilter.create(n, FPP);
+    long[] hashes = new long[(int) n];
+
+    Map<String, BuildTask> builds = new LinkedHashMap<>();
+    builds.put("guava_0.39", (strings, bytes, base) -> {
+      for (String s : strings) {
+        guava39.put(s);
+      }
+    });
+    builds.put("classic_0.39", (strings, bytes, base) -> classic39.addAll(bytes));
+    builds.put("blocked_0.39", (strings, bytes, base) -> blocked39.addAll(bytes));
+    builds.put("fuse_hashing", (strings, bytes, base) -> {
+      for (int i = 0; i < bytes.length; i++) {
+        hashes[base + i] = BinaryFuseFilter.itemHash(bytes[i]);
+      }
+    });
+    builds.put("guava", (strings, bytes, base) -> {
+      for (String s : strings) {
+        guava.put(s);
+      }
+    });
+    builds.put("classic_p1", (strings, bytes, base) -> classic.addAll(bytes, 1));
+    builds.put("classic_p2", (strings, bytes, base) -> classic2.addAll(bytes, 2));
+    builds.put("blocked_p1", (strings, bytes, base) -> blocked.addAll(bytes, 1));
+    builds.put("blocked_p2", (strings, bytes, base) -> blocked2.addAll(bytes, 2));
+    Map<String, Long> buildNanos = new LinkedHashMap<>();
+    List<String> buildOrder = new ArrayList<>(builds.keySet());
+    for (long base = 0; base < n; base += CHUNK) {
+      int size = (int) Math.min(CHUNK, n - base);
+      String[] strings = new String[size];
+      byte[][] bytes = new byte[size][];
+      for (int i = 0; i < size; i++) {
+        strings[i] = urls.url(base + i);
+        bytes[i] = strings[i].getBytes(StandardCharsets.UTF_8);
+      }
+      Collections.rotate(buildOrder, 1);
+      for (String name : buildOrder) {
+        long start = System.nanoTime();
+        builds.get(name).add(strings, bytes, (int) base);
+        buildNanos.merge(name, System.nanoTime() - start, Long::sum);
+      }
+    }
+    long start = System.nanoTime();
+    BinaryFuseFilter fuse8 = BinaryFuseFilter.fromItemHashes(hashes.clone(), 8);
+    buildNanos.put("fuse8", System.nanoTime() - start + buildNanos.get("fuse_hashing"));
+    start = System.nanoTime();
+    BinaryFuseFilter fuse16 = BinaryFuseFilter.fromItemHashes(hashes, 16);
+    buildNanos.put("fuse16", System.nanoTime() - start + buildNanos.get("fuse_hashing"));
+    buildNanos.remove("fuse_hashing");
+    buildNanos.forEach((name, nanos) -> out.put("build_ns_per_key_" + name, round(nanos / (double) n)));
+    out.put("build_p2_vs_p1_classic", round(buildNanos.get("classic_p1") / (double) buildNanos.get("classic_p2")));
+    out.put("build_p2_vs_p1_blocked", round(buildNanos.get("blocked_p1") / (double) buildNanos.get("blocked_p2")));
+    if (classic.bitCount() != classic2.bitCount() || blocked.bitCount() != blocked2.bitCount()) {
+      throw new AssertionError("a parallel build set different bits from the one-thread build");
+    }
+
+    SyntheticUrls.Probes probes = urls.probes(n, q);
+    boolean[] answers = new boolean[q];
+    Map<String, IntSupplier> lookups = new LinkedHashMap<>();
+    for (boolean member : new boolean[] {false, true}) {
+      String set = member ? "_present" : "_absent";
+      String[] strings = member ? probes.presentStrings() : probes.absentStrings();
+      byte[][] bytes = member ? probes.present() : probes.absent();
+      lookups.put("guava_0.39" + set, () -> countGuava(guava39, strings));
+      lookups.put("classic_0.39" + set, () -> classic39.mightContainAll(bytes, answers));
+      lookups.put("blocked_0.39" + set, () -> blocked39.mightContainAll(bytes, answers));
+      lookups.put("fuse8" + set, () -> fuse8.mightContainAll(bytes, answers));
+      lookups.put("fuse16" + set, () -> fuse16.mightContainAll(bytes, answers));
+      lookups.put("guava" + set, () -> countGuava(guava, strings));
+      lookups.put("classic_single_bytes" + set, () -> countSingle(classic, bytes));
+      lookups.put("classic_single_string" + set, () -> countStrings(classic, strings));
+      lookups.put("blocked_single_string" + set, () -> countStrings(blocked, strings));
+      lookups.put("classic_batched_p1" + set, () -> classic.mightContainAll(bytes, answers, 1));
+      lookups.put("classic_batched_p2" + set, () -> classic.mightContainAll(bytes, answers, 2));
+      lookups.put("blocked_batched_p1" + set, () -> blocked.mightContainAll(bytes, answers, 1));
+      lookups.put("blocked_batched_p2" + set, () -> blocked.mightContainAll(bytes, answers, 2));
+    }
+    Map<String, List<Double>> nanos = new LinkedHashMap<>();
+    Map<String, Integer> positives = new LinkedHashMap<>();
+    List<String> order = new ArrayList<>(lookups.keySet());
+    for (int round = 0; round < 2 + rounds; round++) {
+      Collections.rotate(order, 3);
+      for (String name : order) {
+        long t0 = System.nanoTime();
+        int maybe = lookups.get(name).getAsInt();
+        long t1 = System.nanoTime();
+        if (name.endsWith("_present") && maybe != q) {
+          throw new AssertionError(name + ": " + (q - maybe) + " false negatives");
+        }
+        if (round >= 2) {
+          nanos.computeIfAbsent(name, k -> new ArrayList<>()).add((t1 - t0) / (double) q);
+          positives.put(name, maybe);
+        }
+      }
+    }
+    for (String name : lookups.keySet()) {
+      out.put("lookup_ns_" + name, round(median(nanos.get(name))));
+    }
+    for (String set : new String[] {"_absent", "_present"}) {
+      double guavaStatic = median(nanos.get("guava_0.39" + set));
+      for (String kind : new String[] {"classic_0.39", "blocked_0.39", "fuse8", "fuse16"}) {
+        out.put("lookup_vs_guava_" + kind + set, round(guavaStatic / median(nanos.get(kind + set))));
+      }
+      double guavaNs = median(nanos.get("guava" + set));
+      for (String kind : new String[] {"classic_single_bytes", "classic_single_string", "blocked_single_string",
+          "classic_batched_p1", "classic_batched_p2", "blocked_batched_p1"}) {
+        out.put("lookup_vs_guava_" + kind + set, round(guavaNs / median(nanos.get(kind + set))));
+      }
+      for (String kind : new String[] {"classic", "blocked"}) {
+        out.put("lookup_p2_vs_p1_" + kind + set,
+            round(median(nanos.get(kind + "_batched_p1" + set)) / median(nanos.get(kind + "_batched_p2" + set))));
+      }
+    }
+    for (String kind : new String[] {"guava_0.39", "classic_0.39", "blocked_0.39", "fuse8", "fuse16"}) {
+      out.put("realized_fpr_percent_" + kind, round(100.0 * positives.get(kind + "_absent") / q));
+    }
+    out.put("bits_per_key_guava_0.39", round(QuickBench.guavaBits(guava39) / (double) n));
+    out.put("bits_per_key_classic_0.39", round(classic39.bitSize() / (double) n));
+    out.put("bits_per_key_blocked_0.39", round(blocked39.bitSize() / (double) n));
+    out.put("bits_per_key_fuse8", round(fuse8.bitsPerKey()));
+    out.put("bits_per_key_fuse16", round(fuse16.bitsPerKey()));
+    out.put("model_fpr_percent_fuse8", round(100 * fuse8.expectedFpp()));
+    out.put("model_fpr_percent_fuse16", round(100 * fuse16.expectedFpp()));
+
+    out.put("alloc_bytes_per_lookup_guava_string", allocatedPerCall(() -> countGuava(guava, probes.absentStrings()), q));
+    out.put("alloc_bytes_per_lookup_classic_string", allocatedPerCall(() -> countStrings(classic, probes.absentStrings()), q));
+    out.put("alloc_bytes_per_lookup_blocked_string", allocatedPerCall(() -> countStrings(blocked, probes.absentStrings()), q));
+    out.put("alloc_bytes_per_lookup_classic_bytes", allocatedPerCall(() -> countSingle(classic, probes.absent()), q));
+    out.put("load_average_at_end", loadAverage());
+    return out;
+  }
+
+  private static int countGuava(BloomFilter<CharSequence> filter, String[] keys) {
+    int maybe = 0;
+    for (String key : keys) {
+      maybe += filter.mightContain(key) ? 1 : 0;
+    }
+    return maybe;
+  }
+
+  private static int countSingle(io.bloomery.filter.MembershipFilter filter, byte[][] keys) {
+    int maybe = 0;
+    for (byte[] key : keys) {
+      maybe += filter.mightContain(key) ? 1 : 0;
+    }
+    return maybe;
+  }
+
+  private static int countStrings(io.bloomery.filter.MembershipFilter filter, String[] keys) {
+    int maybe = 0;
+    for (String key : keys) {
+      maybe += filter.mightContain(key) ? 1 : 0;
+    }
+    return maybe;
+  }
+
+  /** Bytes the calling thread allocated per key over one (already warm) pass of {@code pass}. */
+  private static double allocatedPerCall(IntSupplier pass, int keys) {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    pass.getAsInt();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    pass.getAsInt();
+    return round((threads.getCurrentThreadAllocatedBytes() - before) / (double) keys);
+  }
+
+  private static String loadAverage() throws IOException {
+    Path loadavg = Path.of("/proc/loadavg");
+    return Files.isReadable(loadavg) ? Files.readString(loadavg).strip() : "unknown";
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int size = sorted.size();
+    return size % 2 == 1 ? sorted.get(size / 2) : (sorted.get(size / 2 - 1) + sorted.get(size / 2)) / 2;
+  }
+
+  private static double round(double value) {
+    return Double.parseDouble(String.format(Locale.ROOT, "%.3f", value));
+  }
+}

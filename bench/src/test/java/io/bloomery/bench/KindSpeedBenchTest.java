@@ -1,0 +1,21 @@
+package io.bloomery.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The kinds' workload computes the right answers (timings are not checked: they live in docs/BENCHMARKS.md). */
+class KindSpeedBenchTest {
+
+  @Test
+  void smallRun_answersEveryMember_andReportsEveryFigure() throws Exception {
+    // run() throws on a false negative and when a parallel build sets other bits than the one-thread build.
+    Map<String, Object> result = KindSpeedBench.run(40_000, 20_000, 1);
+    assertThat((double) result.get("realized_fpr_percent_fuse8")).isBetween(0.2, 0.6);
+    assertThat((double) result.get("realized_fpr_percent_classic_0.39")).isBetween(0.2, 0.6);
+    assertThat((double) result.get("bits_per_key_fuse8")).isLessThan((double) result.get("bits_per_key_classic_0.39"));
+    assertThat(result).containsKeys("lookup_vs_guava_classic_batched_p1_absent", "lookup_p2_vs_p1_classic_present",
+        "build_p2_vs_p1_blocked", "alloc_bytes_per_lookup_classic_string", "load_average_at_start");
+  }
+}
