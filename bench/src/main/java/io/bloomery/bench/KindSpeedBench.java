@@ -203,8 +203,8 @@ public final class KindSpeedBench {
     out.put("bits_per_key_blocked_0.39", round(blocked39.bitSize() / (double) n));
     out.put("bits_per_key_fuse8", round(fuse8.bitsPerKey()));
     out.put("bits_per_key_fuse16", round(fuse16.bitsPerKey()));
-    out.put("model_fpr_percent_fuse8", round(100 * fuse8.expectedFpp()));
-    out.put("model_fpr_percent_fuse16", round(100 * fuse16.expectedFpp()));
+    out.put("model_fpr_percent_fuse8", round(100 * fuse8.estimatedFpp()));
+    out.put("model_fpr_percent_fuse16", round(100 * fuse16.estimatedFpp()));
 
     out.put("alloc_bytes_per_lookup_guava_string", allocatedPerCall(() -> countGuava(guava, probes.absentStrings()), q));
     out.put("alloc_bytes_per_lookup_classic_string", allocatedPerCall(() -> countStrings(classic, probes.absentStrings()), q));

@@ -1,7 +1,7 @@
 package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
-import io.bloomery.filter.Utf8Scratch;
+import io.bloomery.internal.Utf8Scratch;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 

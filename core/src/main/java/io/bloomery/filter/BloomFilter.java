@@ -7,6 +7,7 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.FilterCompatibility;
 import io.bloomery.internal.ParallelBatches;
+import io.bloomery.internal.Utf8Scratch;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;

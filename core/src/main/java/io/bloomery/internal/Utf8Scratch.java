@@ -1,4 +1,4 @@
-package io.bloomery.filter;
+package io.bloomery.internal;
 
 /**
  * Per-thread UTF-8 encoder that writes into a reusable byte array, so the classic and blocked kinds'
@@ -24,6 +24,8 @@ public final class Utf8Scratch {
 
   private char[] chars = new char[128];
   private byte[] bytes = new byte[384];
+
+  private Utf8Scratch() {}
 
   /** The calling thread's scratch. Never share it between threads. */
   public static Utf8Scratch get() {

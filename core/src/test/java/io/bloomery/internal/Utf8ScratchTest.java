@@ -1,8 +1,9 @@
-package io.bloomery.filter;
+package io.bloomery.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.filter.BloomFilter;
 import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
