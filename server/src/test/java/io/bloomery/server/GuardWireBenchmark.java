@@ -63,7 +63,7 @@ class GuardWireBenchmark {
     try (BloomeryServer server = GuardFixtures.server("--store", "pg=" + url);
         Jedis j = new Jedis("127.0.0.1", server.port(), 120_000)) {
       call(j, "GUARD.RESERVE", "crawl", "pg", "0.01", String.valueOf(ROWS * 4L));
-      String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%'")
+      String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%' AND tablename !~ '_(pending|replies)$'")
           .strip();
       GuardFixtures.psql(url, "INSERT INTO " + table + " (digest, item) SELECT sha256(convert_to(url, 'UTF8')),"
           + " convert_to(url, 'UTF8') FROM plain; ANALYZE " + table); // both tables analyzed, as autovacuum would
