@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -84,8 +85,8 @@ public final class PostgresStore implements ExactStore {
   private final java.util.concurrent.atomic.AtomicLong lastPrune =
       new java.util.concurrent.atomic.AtomicLong();
 
-  private PostgresStore(
-      String jdbcUrl, String table, String column, boolean readOnly, int poolSize) {
+  private PostgresStore(String jdbcUrl, String table, String column, boolean readOnly, int poolSize,
+      Duration statementTimeout) {
     this.table = SqlNames.qualified(table, "table");
     this.column = SqlNames.identifier(column, "column");
     this.readOnly = readOnly;
@@ -95,7 +96,14 @@ public final class PostgresStore implements ExactStore {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(poolSize);
-    config.setConnectionTimeout(5_000);
+    long timeoutMillis = statementTimeout.toMillis();
+    if (timeoutMillis < 0) {
+      throw new IllegalArgumentException("statementTimeout must be >= 0, got " + statementTimeout);
+    }
+    config.setConnectionTimeout(timeoutMillis > 0 ? Math.max(250, Math.min(5_000, timeoutMillis)) : 5_000);
+    if (timeoutMillis > 0) {
+      config.setConnectionInitSql("SET statement_timeout = " + timeoutMillis);
+    }
     config.setPoolName("bloomery-guard");
     config.setAutoCommit(true);
     try {
@@ -127,7 +135,17 @@ public final class PostgresStore implements ExactStore {
 
   /** Opens the guard's own {@code table} (NAME or SCHEMA.NAME), creating it if absent. */
   public static PostgresStore open(String jdbcUrl, String table) {
-    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, "item", false, 8);
+    return open(jdbcUrl, table, Duration.ZERO);
+  }
+
+  /**
+   * {@link #open(String, String)} whose connections run with {@code statement_timeout} (zero: none): no
+   * statement of an insert or lookup runs longer; one that does fails with SQLSTATE 57014, raised as {@link
+   * StoreUnavailableException}. Scans (builds, rebuilds, replays) are exempt: they read whole tables.
+   */
+  public static PostgresStore open(String jdbcUrl, String table, Duration statementTimeout) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, "item", false, 8,
+        statementTimeout);
   }
 
   /**
@@ -135,7 +153,14 @@ public final class PostgresStore implements ExactStore {
    * as UTF-8 bytes) holds the items. The table must exist; nothing is ever written to it.
    */
   public static PostgresStore openReadOnly(String jdbcUrl, String table, String column) {
-    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4);
+    return openReadOnly(jdbcUrl, table, column, Duration.ZERO);
+  }
+
+  /** {@link #openReadOnly(String, String, String)} with a {@code statement_timeout} as for {@link #open}. */
+  public static PostgresStore openReadOnly(String jdbcUrl, String table, String column,
+      Duration statementTimeout) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4,
+        statementTimeout);
   }
 
   /**
@@ -722,6 +747,7 @@ public final class PostgresStore implements ExactStore {
       try {
         try (Statement st = c.createStatement()) {
           st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+          st.execute("SET LOCAL statement_timeout = 0"); // a whole table, however long it takes
         }
         long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
         long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column
@@ -743,6 +769,9 @@ public final class PostgresStore implements ExactStore {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       try {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET LOCAL statement_timeout = 0");
+        }
         long rows = stream(
             c, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
         c.commit();

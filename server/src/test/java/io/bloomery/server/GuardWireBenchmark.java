@@ -60,7 +60,7 @@ class GuardWireBenchmark {
       st.execute("CREATE TABLE plain_adds (url text PRIMARY KEY)");
       st.execute("ANALYZE plain");
     }
-    try (BloomeryServer server = GuardFixtures.server("--store", "pg=" + url);
+    try (BloomeryServer server = GuardFixtures.server("--store", "pg=" + url, "--guard-timeout", "600000");
         Jedis j = new Jedis("127.0.0.1", server.port(), 120_000)) {
       call(j, "GUARD.RESERVE", "crawl", "pg", "0.01", String.valueOf(ROWS * 4L));
       String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%' AND tablename !~ '_(pending|replies)$'")

@@ -129,7 +129,7 @@ public final class GuardCommands {
       }
       sets.saveManifest();
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the build goes on; GUARD.INFO shows its state, and the key answers once it is ready"));
   }
 
   private static Reply add(Invocation inv) {
@@ -204,7 +204,7 @@ public final class GuardCommands {
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
       g.rebuild();
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the rebuild goes on while adds continue; GUARD.INFO shows rebuilding 1 until it ends"));
   }
 
   private static Reply drop(Invocation inv) {
@@ -217,7 +217,7 @@ public final class GuardCommands {
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
       sets.drop(key, set);
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the drop goes on; the key is gone once its slot is dropped"));
   }
 
   private static Reply info(Invocation inv) {
@@ -325,38 +325,47 @@ public final class GuardCommands {
     return "STOREDOWN store '" + store + "' is unavailable: " + why;
   }
 
-  /** Runs {@code work} on the store's threads; {@code timeoutMillis} 0 waits as long as the work takes. */
+  private static final String AFTER_ADD_TIMEOUT =
+      "if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe";
+
   private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
       long timeoutMillis) {
+    return onStore(sets, store, work, timeoutMillis, "a retry is safe");
+  }
+
+  /**
+   * Runs {@code work} on the store's threads; past {@code timeoutMillis} the reply is {@code STOREDOWN ... no answer
+   * within N ms (afterTimeout)} while the work goes on.
+   */
+  private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
+      long timeoutMillis, String afterTimeout) {
     CompletableFuture<Reply> f;
     try {
       f = CompletableFuture.supplyAsync(work, sets.io(store.name()));
     } catch (RejectedExecutionException e) {
       f = CompletableFuture.failedFuture(new StoreUnavailableException("the server is shutting down", e));
     }
-    return answered(store, f, timeoutMillis);
-  }
-
-  /** Bounds {@code f} by the timeout and turns store failures into error replies naming the store. */
-  private static CompletableFuture<Reply> answered(StoreDeclaration store, CompletableFuture<Reply> f,
-      long timeoutMillis) {
-    return replied(store, timeoutMillis > 0 ? f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS) : f, timeoutMillis);
+    CompletableFuture<Reply> bounded = f.copy().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    return bounded.exceptionally(e -> failure(store, e, timeoutMillis, afterTimeout));
   }
 
   /** Turns store failures of {@code f}, already bounded by {@code timeoutMillis}, into error replies. */
   private static CompletableFuture<Reply> replied(StoreDeclaration store, CompletableFuture<Reply> f,
       long timeoutMillis) {
-    return f.exceptionally(e -> failure(store, e, timeoutMillis));
+    return f.exceptionally(e -> failure(store, e, timeoutMillis, AFTER_ADD_TIMEOUT));
   }
 
   static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis) {
+    return failure(store, e, timeoutMillis, AFTER_ADD_TIMEOUT);
+  }
+
+  private static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis, String afterTimeout) {
     Throwable t = e;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();
     }
     if (t instanceof TimeoutException) {
-      return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis
-          + " ms (if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe)"));
+      return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis + " ms (" + afterTimeout + ")"));
     }
     if (t instanceof StoreUnavailableException) {
       return Reply.error(storeDown(store.name(), store.redact(GuardSets.oneLine(t))));
