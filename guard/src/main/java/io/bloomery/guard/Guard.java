@@ -772,6 +772,11 @@ public final class Guard implements AutoCloseable {
     return followStream && follower.awaitFresh(timeout.toMillis());
   }
 
+  /** Items added to the current filter (rows of its build plus adds and replicated rows since). */
+  public long filterItems() {
+    return current.insertedCount();
+  }
+
   /** The store this guard confirms against. */
   public ExactStore store() {
     return store;
