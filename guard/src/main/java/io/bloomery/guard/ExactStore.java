@@ -145,7 +145,7 @@ public interface ExactStore extends AutoCloseable {
      * @param inserted the rows this batch inserted
      * @param claimed duplicates that were marked pending by another owner: their mark is now this
      *     batch's (without a token) or cleared (with a token, whose stored reply says 1)
-     * @return the answer for each item (new or duplicate)
+     * @return the answer for each item (new or duplicate); an inserted item is always new
      */
     boolean[] answers(boolean[] inserted, boolean[] claimed);
   }

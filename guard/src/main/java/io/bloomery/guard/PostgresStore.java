@@ -399,7 +399,7 @@ public final class PostgresStore implements ExactStore {
     // One transaction: the statement's rows commit only after every item was confirmed (a digest
     // collision throws first) and beforeCommit returned; anything else rolls it back.
     return inTransaction("insert batch of " + distinct.size(), (c, sent) -> {
-      boolean[] sentInserted = insertDistinct(c, digests, distinct);
+      boolean[] sentInserted = insertDistinct(c, digests, distinct, null, null);
       for (int i = 0; i < inserted.length; i++) {
         inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
       }
@@ -504,7 +504,8 @@ public final class PostgresStore implements ExactStore {
         }
         boolean[] inserted = new boolean[items.size()];
         boolean[] sentInserted = batch.distinct().isEmpty() ? new boolean[0]
-            : insertDistinct(c, batch.digests(), batch.distinct());
+            : insertDistinct(c, batch.digests(), batch.distinct(), ledger.token() == null ? ledger.owner()
+                : null, ledger);
         boolean[] duplicate = new boolean[items.size()];
         for (int i = 0; i < inserted.length; i++) {
           inserted[i] = batch.sentIndex()[i] >= 0 && sentInserted[batch.sentIndex()[i]];
@@ -569,13 +570,21 @@ public final class PostgresStore implements ExactStore {
     return claimed;
   }
 
+  /**
+   * The ledger's statements after the answers were decided. The batch statement already marked the rows it
+   * inserted (without a token) and cleared the acknowledged marks, unless there was nothing to insert.
+   */
   private void writeLedger(Connection c, Ledger ledger, Batch batch, boolean[] inserted,
       boolean[] answers) throws SQLException {
-    if (!ledger.acknowledged().isEmpty()) {
+    if (batch.distinct().isEmpty() && !ledger.acknowledged().isEmpty()) {
       deletePending(c, ledger.owner(), LedgerCodec.digestsOf(ledger.acknowledged()));
     }
     if (ledger.token() == null) {
-      byte[][] marks = batch.digestsOf(answers);
+      boolean[] claimedHere = new boolean[answers.length];
+      for (int i = 0; i < answers.length; i++) {
+        claimedHere[i] = answers[i] && !inserted[i];
+      }
+      byte[][] marks = batch.digestsOf(claimedHere);
       java.util.Arrays.sort(marks, java.util.Arrays::compareUnsigned); // one lock order for all
       if (marks.length > 0) {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pendingTable
@@ -657,20 +666,36 @@ public final class PostgresStore implements ExactStore {
    * The one-statement batch insert of distinct items. Rows are inserted in digest order, so two
    * batches that share keys take their index locks in the same order and cannot deadlock each other.
    */
-  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct)
-      throws SQLException {
+  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct,
+      String markOwner, Ledger ledger) throws SQLException {
     boolean[] sentInserted = new boolean[distinct.size()];
     List<Integer> unconfirmed = new ArrayList<>();
+    boolean acks = ledger != null && !ledger.acknowledged().isEmpty();
+    // With a ledger the same statement marks the inserted rows pending and clears delivered
+    // marks: no extra round trip for the common case of new items.
     try (PreparedStatement ps = c.prepareStatement(
         "WITH input AS (SELECT u.digest, u.item, u.ord FROM unnest(?::bytea[], ?::bytea[])"
             + " WITH ORDINALITY AS u(digest, item, ord)),"
             + " ins AS (INSERT INTO " + table + " (digest, item) SELECT digest, item FROM input"
             + " ORDER BY digest ON CONFLICT (digest) DO NOTHING RETURNING digest)"
+            + (markOwner == null ? "" : ", marked AS (INSERT INTO " + pendingTable + " (digest,"
+                + " owner) SELECT digest, ? FROM ins ORDER BY digest ON CONFLICT (digest)"
+                + " DO UPDATE SET owner = excluded.owner)")
+            + (acks ? ", acked AS (DELETE FROM " + pendingTable
+                + " WHERE digest = ANY(?) AND owner = ?)" : "")
             + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
             + " LEFT JOIN ins ON ins.digest = i.digest"
             + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
       ps.setArray(1, c.createArrayOf("bytea", digests.toArray(new byte[0][])));
       ps.setArray(2, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      int next = 3;
+      if (markOwner != null) {
+        ps.setString(next++, markOwner);
+      }
+      if (acks) {
+        ps.setArray(next++, c.createArrayOf("bytea", LedgerCodec.digestsOf(ledger.acknowledged())));
+        ps.setString(next, ledger.owner());
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           int sent = (int) rs.getLong(1) - 1;

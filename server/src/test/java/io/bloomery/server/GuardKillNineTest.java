@@ -55,7 +55,8 @@ class GuardKillNineTest {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
           System.getProperty("java.class.path"), Main.class.getName(), "--port", "0", "--http-port", "0", "--dir",
-          dir.toString(), "--store", "main=" + storeUrl, "--guard-timeout", "400")
+          dir.toString(), "--store", "main=" + storeUrl, "--guard-timeout", "400",
+          "--guard-statement-timeout", "600000")
           .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
       CompletableFuture<Integer> port = new CompletableFuture<>();
       Thread reader = new Thread(() -> {
