@@ -1,7 +1,6 @@
 package io.bloomery.server;
 
 import io.bloomery.guard.PostgresCluster;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -76,28 +75,7 @@ class GuardWireBenchmark {
       GuardCommandsTest.awaitStreaming("crawl");
 
       // (a) the crawler's check, 100 links per call, 5 of them already seen
-      List<List<String>> batches = new ArrayList<>();
-      for (int b = 0; b < LINKS / 100; b++) {
-        List<String> batch = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-          batch.add(i % 20 == 0 ? seenUrl((b * 100L + i) * 7919 % ROWS) : newUrl("a", b * 100L + i));
-        }
-        batches.add(batch);
-      }
-      Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
-      long t0 = System.nanoTime();
-      long dupGuard = 0;
-      for (List<String> batch : batches) {
-        List<String> args = new ArrayList<>(List.of("GUARD.MEXISTS", "crawl"));
-        args.addAll(batch);
-        for (Object v : (List<?>) call(j, args.toArray(String[]::new))) {
-          dupGuard += (Long) ((List<?>) v).get(2);
-        }
-      }
-      double guardSeconds = (System.nanoTime() - t0) / 1e9;
-      Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
-      long made = (Long) after.get("store_lookups_made") - (Long) before.get("store_lookups_made");
-      long avoided = (Long) after.get("store_lookups_avoided") - (Long) before.get("store_lookups_avoided");
+      List<List<String>> batches = crawlerCheck(j, url, "(a) 5%% seen, 100 links per call", 100, 20, "a");
       // the same calls with every link new: no store query at all, only the server's own path
       long t5 = System.nanoTime();
       for (int b = 0; b < batches.size(); b++) {
@@ -108,7 +86,7 @@ class GuardWireBenchmark {
         call(j, args.toArray(String[]::new));
       }
       double allNewSeconds = (System.nanoTime() - t5) / 1e9;
-      mostlyNew(j, url);
+      crawlerCheck(j, url, "(a'') 1%% seen, 1000 links per call", 1000, 100, "m");
       long t6 = System.nanoTime();
       call(j, "BF.RESERVE", "bf", "0.01", String.valueOf(ROWS * 4L));
       for (int b = 0; b < batches.size(); b++) {
@@ -119,26 +97,6 @@ class GuardWireBenchmark {
       double bfSeconds = (System.nanoTime() - t6) / 1e9;
       System.out.printf(Locale.ROOT, "BENCH (a') GUARD.MEXISTS all new (no store query) %.0f links/s;"
           + " BF.MEXISTS (no guard, event loop) %.0f links/s%n", LINKS / allNewSeconds, LINKS / bfSeconds);
-      long dupSql = 0;
-      double sqlSeconds;
-      try (Connection c = DriverManager.getConnection(url);
-          PreparedStatement ps = c.prepareStatement("SELECT url FROM plain WHERE url = ANY(?)")) {
-        long t1 = System.nanoTime();
-        for (List<String> batch : batches) {
-          Array arr = c.createArrayOf("text", batch.toArray());
-          ps.setArray(1, arr);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              dupSql++;
-            }
-          }
-        }
-        sqlSeconds = (System.nanoTime() - t1) / 1e9;
-      }
-      System.out.printf(Locale.ROOT, "BENCH (a) rows=%d links=%d: GUARD.MEXISTS %.0f links/s (%d duplicates,"
-              + " store lookups made %d avoided %d = %.2f%%); SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f%n",
-          ROWS, LINKS, LINKS / guardSeconds, dupGuard, made, avoided, 100.0 * avoided / (made + avoided),
-          LINKS / sqlSeconds, dupSql, sqlSeconds / guardSeconds);
 
       // (b) 50 clients, single adds, all new
       int total = CLIENTS * ADDS_PER_CLIENT;
@@ -210,15 +168,19 @@ class GuardWireBenchmark {
   }
 
   /**
-   * (a'') The issue's "links that are mostly new": 20,000 links in calls of 1000, 1 % seen (10 a call), GUARD.MEXISTS
-   * against {@code SELECT url FROM plain WHERE url = ANY(?)} of the same 1000 links per statement.
+   * The crawler's check: {@link #LINKS} links in calls of {@code perCall}, every {@code seenEvery}-th one seen,
+   * GUARD.MEXISTS against {@code SELECT url FROM plain WHERE url = ANY(?)} of the same links per statement (one
+   * connection each). (a) is 100 a call with 5 % seen; (a'') the issue's "links that are mostly new", 1000 a call
+   * with 1 % seen. Returns the calls.
    */
-  private static void mostlyNew(Jedis j, String url) throws Exception {
+  private static List<List<String>> crawlerCheck(Jedis j, String url, String label, int perCall, int seenEvery,
+      String run) throws Exception {
     List<List<String>> batches = new ArrayList<>();
-    for (int b = 0; b < LINKS / 1000; b++) {
+    for (int b = 0; b < LINKS / perCall; b++) {
       List<String> batch = new ArrayList<>();
-      for (int i = 0; i < 1000; i++) {
-        batch.add(i % 100 == 0 ? seenUrl((b * 1000L + i) * 7919 % ROWS) : newUrl("m", b * 1000L + i));
+      for (int i = 0; i < perCall; i++) {
+        long n = (long) b * perCall + i;
+        batch.add(i % seenEvery == 0 ? seenUrl(n * 7919 % ROWS) : newUrl(run, n));
       }
       batches.add(batch);
     }
@@ -251,10 +213,11 @@ class GuardWireBenchmark {
       }
       sqlSeconds = (System.nanoTime() - t1) / 1e9;
     }
-    System.out.printf(Locale.ROOT, "BENCH (a'') 1%% seen, 1000 links per call: GUARD.MEXISTS %.0f links/s (%d"
-            + " duplicates, store lookups made %d avoided %d = %.2f%%); SELECT ... = ANY %.0f links/s (%d duplicates);"
-            + " ratio %.2f%n", LINKS / guardSeconds, dupGuard, made, avoided, 100.0 * avoided / (made + avoided),
+    System.out.printf(Locale.ROOT, "BENCH " + label + " rows=%d links=%d: GUARD.MEXISTS %.0f links/s (%d duplicates,"
+            + " store lookups made %d avoided %d = %.2f%%); SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f%n",
+        ROWS, LINKS, LINKS / guardSeconds, dupGuard, made, avoided, 100.0 * avoided / (made + avoided),
         LINKS / sqlSeconds, dupSql, sqlSeconds / guardSeconds);
+    return batches;
   }
 
   /**
