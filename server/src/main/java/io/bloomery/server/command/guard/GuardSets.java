@@ -319,6 +319,7 @@ public final class GuardSets implements AutoCloseable {
       Guard g = s.guard();
       if (g != null) {
         try {
+          s.flushAcknowledgements();
           g.close();
         } catch (RuntimeException e) {
           LOG.warn("guarded key {}: close failed: {}", Key.of(s.key),

@@ -322,6 +322,28 @@ final class GuardedSet {
     }
   }
 
+  /**
+   * On a clean shutdown, before the guard closes: clears the store marks of the delivered items still queued, so
+   * that a restart does not answer them 1 again. Blocking.
+   */
+  void flushAcknowledgements() {
+    Guard g = guard;
+    List<byte[]> acks = new ArrayList<>();
+    byte[] ack;
+    while ((ack = toAcknowledge.poll()) != null) {
+      acks.add(ack);
+    }
+    if (g == null || acks.isEmpty()) {
+      return;
+    }
+    try {
+      g.acknowledge(owner, acks);
+    } catch (RuntimeException e) {
+      LOG.warn("clearing {} pending marks on shutdown failed (a retry after the restart answers them 1 again): {}",
+          acks.size(), e.toString());
+    }
+  }
+
   /** What a token's stored reply is checked against: the SHA-256 of the items, each length-prefixed. */
   static byte[] requestDigest(List<byte[]> items) {
     try {
