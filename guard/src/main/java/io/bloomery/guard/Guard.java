@@ -632,8 +632,46 @@ public final class Guard implements AutoCloseable {
    */
   public boolean[] addIfAbsent(List<byte[]> items, ExactStore.BeforeCommit beforeCommit)
       throws IOException {
-    requireOpen();
     Objects.requireNonNull(beforeCommit, "beforeCommit");
+    return guarded(items, maybe -> items.size() == 1 && beforeCommit == ExactStore.BeforeCommit.NONE
+        ? new boolean[] {store.insertIfAbsent(items.get(0), maybe[0])}
+        : store.insertAllIfAbsent(items, beforeCommit), inserted -> inserted);
+  }
+
+  /**
+   * {@link #addIfAbsent(List)} that keeps the store's acknowledgement ledger in the batch's
+   * transaction ({@link ExactStore#insertAllIfAbsent(List, ExactStore.Ledger,
+   * ExactStore.Decide)}): items answered new stay marked pending until {@link
+   * #acknowledge}d, or, with a token, the answers are stored under it and a repeat returns them.
+   *
+   * @throws StoreUnavailableException as for {@link #addIfAbsent(List)}
+   * @throws IllegalArgumentException if the token was used for other items
+   */
+  public ExactStore.Recorded addIfAbsent(List<byte[]> items, ExactStore.Ledger ledger,
+      ExactStore.Decide decide) {
+    try {
+      return guarded(items, maybe -> store.insertAllIfAbsent(items, ledger, decide),
+          ExactStore.Recorded::inserted);
+    } catch (IOException e) {
+      throw new AssertionError("a ledger batch throws no IOException", e);
+    }
+  }
+
+  /** Clears the pending marks of {@code owner} on items whose answers were delivered. */
+  public void acknowledge(String owner, List<byte[]> items) {
+    requireOpen();
+    store.acknowledge(owner, items);
+  }
+
+  /** One store call of an add (given the filter's "maybe"s), under the gate and the accounting. */
+  @FunctionalInterface
+  private interface StoreCall<T> {
+    T run(boolean[] maybe) throws IOException;
+  }
+
+  private <T> T guarded(List<byte[]> items, StoreCall<T> call,
+      java.util.function.Function<T, boolean[]> insertedOf) throws IOException {
+    requireOpen();
     for (int i = 0; i < items.size(); i++) {
       if (items.get(i) == null) {
         throw new NullPointerException("items[" + i + "]");
@@ -656,18 +694,16 @@ public final class Guard implements AutoCloseable {
           target.add(item);
         }
       }
-      boolean[] inserted;
+      T result;
       try {
-        inserted = items.size() == 1 && beforeCommit == ExactStore.BeforeCommit.NONE
-            ? new boolean[] {store.insertIfAbsent(items.get(0), maybe[0])}
-            : store.insertAllIfAbsent(items, beforeCommit);
+        result = call.run(maybe);
       } catch (StoreUnavailableException e) {
         insertFailures.add(items.size());
         throw e;
       }
-      account(maybe, inserted);
+      account(maybe, insertedOf.apply(result));
       warnIfNearCapacity(filter);
-      return inserted;
+      return result;
     } finally {
       gate.readLock().unlock();
     }
@@ -735,6 +771,11 @@ public final class Guard implements AutoCloseable {
   public boolean awaitFresh(Duration timeout) throws InterruptedException {
     requireOpen();
     return followStream && follower.awaitFresh(timeout.toMillis());
+  }
+
+  /** Items added to the current filter (rows of its build plus adds and replicated rows since). */
+  public long filterItems() {
+    return current.insertedCount();
   }
 
   /** The store this guard confirms against. */

@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -79,17 +80,30 @@ public final class PostgresStore implements ExactStore {
   private final boolean readOnly;
   private final boolean textColumn;
   private final String identity;
+  private final String pendingTable;
+  private final String repliesTable;
+  private final java.util.concurrent.atomic.AtomicLong lastPrune =
+      new java.util.concurrent.atomic.AtomicLong();
 
-  private PostgresStore(
-      String jdbcUrl, String table, String column, boolean readOnly, int poolSize) {
+  private PostgresStore(String jdbcUrl, String table, String column, boolean readOnly, int poolSize,
+      Duration statementTimeout) {
     this.table = SqlNames.qualified(table, "table");
     this.column = SqlNames.identifier(column, "column");
     this.readOnly = readOnly;
     this.identity = "postgresql:" + withoutQuery(jdbcUrl) + "#" + table + "." + column;
+    this.pendingTable = this.table + "_pending";
+    this.repliesTable = this.table + "_replies";
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
     config.setMaximumPoolSize(poolSize);
-    config.setConnectionTimeout(5_000);
+    long timeoutMillis = statementTimeout.toMillis();
+    if (timeoutMillis < 0) {
+      throw new IllegalArgumentException("statementTimeout must be >= 0, got " + statementTimeout);
+    }
+    config.setConnectionTimeout(timeoutMillis > 0 ? Math.max(250, Math.min(5_000, timeoutMillis)) : 5_000);
+    if (timeoutMillis > 0) {
+      config.setConnectionInitSql("SET statement_timeout = " + timeoutMillis);
+    }
     config.setPoolName("bloomery-guard");
     config.setAutoCommit(true);
     try {
@@ -121,7 +135,17 @@ public final class PostgresStore implements ExactStore {
 
   /** Opens the guard's own {@code table} (NAME or SCHEMA.NAME), creating it if absent. */
   public static PostgresStore open(String jdbcUrl, String table) {
-    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, "item", false, 8);
+    return open(jdbcUrl, table, Duration.ZERO);
+  }
+
+  /**
+   * {@link #open(String, String)} whose connections run with {@code statement_timeout} (zero: none): no
+   * statement of an insert or lookup runs longer; one that does fails with SQLSTATE 57014, raised as {@link
+   * StoreUnavailableException}. Scans (builds, rebuilds, replays) are exempt: they read whole tables.
+   */
+  public static PostgresStore open(String jdbcUrl, String table, Duration statementTimeout) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, "item", false, 8,
+        statementTimeout);
   }
 
   /**
@@ -129,7 +153,14 @@ public final class PostgresStore implements ExactStore {
    * as UTF-8 bytes) holds the items. The table must exist; nothing is ever written to it.
    */
   public static PostgresStore openReadOnly(String jdbcUrl, String table, String column) {
-    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4);
+    return openReadOnly(jdbcUrl, table, column, Duration.ZERO);
+  }
+
+  /** {@link #openReadOnly(String, String, String)} with a {@code statement_timeout} as for {@link #open}. */
+  public static PostgresStore openReadOnly(String jdbcUrl, String table, String column,
+      Duration statementTimeout) {
+    return new PostgresStore(Objects.requireNonNull(jdbcUrl, "jdbcUrl"), table, column, true, 4,
+        statementTimeout);
   }
 
   /**
@@ -168,6 +199,11 @@ public final class PostgresStore implements ExactStore {
         }
         ddl.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + simpleName + "_digest_key ON "
             + table + " (digest)");
+        ddl.execute("CREATE TABLE IF NOT EXISTS " + pendingTable
+            + " (digest bytea PRIMARY KEY, owner text NOT NULL)");
+        ddl.execute("CREATE TABLE IF NOT EXISTS " + repliesTable + " (token bytea PRIMARY KEY,"
+            + " request bytea NOT NULL, answers bytea,"
+            + " created_at timestamptz NOT NULL DEFAULT now())");
         c.commit();
       } catch (SQLException | RuntimeException e) {
         c.rollback();
@@ -352,43 +388,48 @@ public final class PostgresStore implements ExactStore {
           + " use lookup, or give the guard its own table");
     }
     boolean[] inserted = new boolean[items.size()];
-    // Resolve repeats inside the batch here: first occurrence is sent, later ones are duplicates.
-    Map<ItemDigest.Key, Integer> firstIndex = new HashMap<>();
-    List<byte[]> digests = new ArrayList<>();
-    List<byte[]> distinct = new ArrayList<>();
-    int[] sentIndex = new int[items.size()];
-    for (int i = 0; i < items.size(); i++) {
-      byte[] item = Objects.requireNonNull(items.get(i), "item");
-      byte[] digest = ItemDigest.of(item);
-      Integer first = firstIndex.putIfAbsent(new ItemDigest.Key(digest), i);
-      if (first != null) {
-        ItemDigest.confirmSameBytes(items.get(first), item);
-        sentIndex[i] = -1;
-        continue;
-      }
-      sentIndex[i] = distinct.size();
-      digests.add(digest);
-      distinct.add(item);
-    }
+    Batch batch = Batch.of(items);
+    List<byte[]> digests = batch.digests();
+    List<byte[]> distinct = batch.distinct();
+    int[] sentIndex = batch.sentIndex();
     if (distinct.isEmpty()) {
       beforeCommit.accept(inserted.clone());
       return inserted;
     }
+    // One transaction: the statement's rows commit only after every item was confirmed (a digest
+    // collision throws first) and beforeCommit returned; anything else rolls it back.
+    return inTransaction("insert batch of " + distinct.size(), (c, sent) -> {
+      boolean[] sentInserted = insertDistinct(c, digests, distinct, null, null);
+      for (int i = 0; i < inserted.length; i++) {
+        inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
+      }
+      beforeCommit.accept(inserted.clone());
+      return inserted;
+    });
+  }
+
+  /** The body of a transaction; {@code sent} is set once it may not be sent again. */
+  @FunctionalInterface
+  private interface Work<T> {
+    T run(Connection c, java.util.concurrent.atomic.AtomicBoolean sent) throws SQLException, IOException;
+  }
+
+  /**
+   * Runs {@code work} in one transaction that commits if it returns and rolls back otherwise. A deadlock or
+   * serialization failure aborts the whole transaction, so nothing was written: it is sent again unless the work
+   * said it may not be (its decisions may have had side effects in the caller).
+   */
+  private <T> T inTransaction(String operation, Work<T> work) throws IOException {
     for (int attempt = 1; ; attempt++) {
+      java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
       try (Connection c = pool.getConnection()) {
-        // One transaction: the statement's rows commit only after every item was confirmed (a
-        // digest collision throws first) and beforeCommit returned; anything else rolls it back.
         c.setAutoCommit(false);
         boolean committed = false;
         try {
-          boolean[] sentInserted = insertDistinct(c, digests, distinct);
-          for (int i = 0; i < inserted.length; i++) {
-            inserted[i] = sentIndex[i] >= 0 && sentInserted[sentIndex[i]];
-          }
-          beforeCommit.accept(inserted.clone());
+          T result = work.run(c, sent);
           c.commit();
           committed = true;
-          return inserted;
+          return result;
         } finally {
           if (!committed) {
             rollbackQuietly(c);
@@ -396,13 +437,212 @@ public final class PostgresStore implements ExactStore {
           restoreAutoCommitQuietly(c);
         }
       } catch (SQLException e) {
-        // A deadlock or serialization failure aborts the whole statement: nothing was written
-        // and beforeCommit has not run, so the outcome is known and the batch can be sent again.
         boolean retryable = "40P01".equals(e.getSQLState()) || "40001".equals(e.getSQLState());
-        if (!retryable || attempt == MAX_ATTEMPTS) {
-          throw unavailable("insert batch of " + distinct.size(), e);
+        if (!retryable || sent.get() || attempt == MAX_ATTEMPTS) {
+          throw unavailable(operation, e);
         }
       }
+    }
+  }
+
+
+  /**
+   * A batch with its repeats resolved: the first occurrence of each item is sent ({@code
+   * sentIndex[i]} its position among the sent), a later one ({@code -1}) is a duplicate of it.
+   */
+  private record Batch(List<byte[]> digests, List<byte[]> distinct, int[] sentIndex) {
+    static Batch of(List<byte[]> items) {
+      Map<ItemDigest.Key, Integer> firstIndex = new HashMap<>();
+      List<byte[]> digests = new ArrayList<>();
+      List<byte[]> distinct = new ArrayList<>();
+      int[] sentIndex = new int[items.size()];
+      for (int i = 0; i < items.size(); i++) {
+        byte[] item = Objects.requireNonNull(items.get(i), "item");
+        byte[] digest = ItemDigest.of(item);
+        Integer first = firstIndex.putIfAbsent(new ItemDigest.Key(digest), i);
+        if (first != null) {
+          ItemDigest.confirmSameBytes(items.get(first), item);
+          sentIndex[i] = -1;
+          continue;
+        }
+        sentIndex[i] = distinct.size();
+        digests.add(digest);
+        distinct.add(item);
+      }
+      return new Batch(digests, distinct, sentIndex);
+    }
+
+    /** The digests of the items with {@code pick[i]} set (first occurrences only). */
+    byte[][] digestsOf(boolean[] pick) {
+      List<byte[]> out = new ArrayList<>();
+      for (int i = 0; i < pick.length; i++) {
+        if (pick[i] && sentIndex[i] >= 0) {
+          out.add(digests.get(sentIndex[i]));
+        }
+      }
+      return out.toArray(new byte[0][]);
+    }
+  }
+
+  /**
+   * The batch and its acknowledgement ledger in one transaction: tables {@code TABLE_pending}
+   * (digest, owner) and {@code TABLE_replies} (token, request digest, answers, created_at).
+   */
+  @Override
+  public Recorded insertAllIfAbsent(List<byte[]> items, Ledger ledger, Decide decide) {
+    Objects.requireNonNull(ledger, "ledger");
+    requireOwnedTable("insert");
+    Batch batch = Batch.of(items);
+    try {
+      return inTransaction("insert batch of " + batch.distinct().size(), (c, sent) -> {
+        if (ledger.token() != null) {
+          boolean[] stored = claimToken(c, ledger);
+          if (stored != null) {
+            return new Recorded(new boolean[items.size()], LedgerCodec.checkedLength(stored, items.size()),
+                true);
+          }
+        }
+        boolean[] inserted = new boolean[items.size()];
+        boolean[] sentInserted = batch.distinct().isEmpty() ? new boolean[0]
+            : insertDistinct(c, batch.digests(), batch.distinct(), ledger.token() == null ? ledger.owner()
+                : null, ledger);
+        boolean[] duplicate = new boolean[items.size()];
+        for (int i = 0; i < inserted.length; i++) {
+          inserted[i] = batch.sentIndex()[i] >= 0 && sentInserted[batch.sentIndex()[i]];
+          duplicate[i] = batch.sentIndex()[i] >= 0 && !inserted[i];
+        }
+        boolean[] claimed = claimPending(c, ledger.owner(), batch, duplicate);
+        sent.set(true); // the caller's decision has side effects: not sent twice
+        boolean[] answers = decide.answers(inserted.clone(), claimed.clone());
+        writeLedger(c, ledger, batch, inserted, answers);
+        return new Recorded(inserted, answers, false);
+      });
+    } catch (IOException e) {
+      throw new AssertionError("a ledger batch does no output", e);
+    }
+  }
+
+  /** Takes the token (null), or returns the answers stored under it by an earlier request. */
+  private boolean[] claimToken(Connection c, Ledger ledger) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + repliesTable
+        + " (token, request) VALUES (?, ?) ON CONFLICT (token) DO NOTHING")) {
+      ps.setBytes(1, ledger.token());
+      ps.setBytes(2, ledger.request());
+      if (ps.executeUpdate() == 1) {
+        return null;
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT request, answers FROM " + repliesTable + " WHERE token = ?")) {
+      ps.setBytes(1, ledger.token());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || rs.getBytes(2) == null) {
+          throw new SQLException("the token's row vanished (pruned concurrently?)", "40001");
+        }
+        return LedgerCodec.storedAnswers(rs.getBytes(1), rs.getBytes(2), ledger.request());
+      }
+    }
+  }
+
+  /** Deletes the pending marks of other owners on the duplicates; returns which were claimed. */
+  private boolean[] claimPending(Connection c, String owner, Batch batch, boolean[] duplicate)
+      throws SQLException {
+    boolean[] claimed = new boolean[duplicate.length];
+    byte[][] candidates = batch.digestsOf(duplicate);
+    if (candidates.length == 0) {
+      return claimed;
+    }
+    java.util.Set<ItemDigest.Key> taken = new java.util.HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
+        + " WHERE digest = ANY(?) AND owner <> ? RETURNING digest")) {
+      ps.setArray(1, c.createArrayOf("bytea", candidates));
+      ps.setString(2, owner);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          taken.add(new ItemDigest.Key(rs.getBytes(1)));
+        }
+      }
+    }
+    for (int i = 0; i < claimed.length; i++) {
+      claimed[i] = duplicate[i]
+          && taken.contains(new ItemDigest.Key(batch.digests().get(batch.sentIndex()[i])));
+    }
+    return claimed;
+  }
+
+  /**
+   * The ledger's statements after the answers were decided. The batch statement already marked the rows it
+   * inserted (without a token) and cleared the acknowledged marks, unless there was nothing to insert.
+   */
+  private void writeLedger(Connection c, Ledger ledger, Batch batch, boolean[] inserted,
+      boolean[] answers) throws SQLException {
+    if (batch.distinct().isEmpty() && !ledger.acknowledged().isEmpty()) {
+      deletePending(c, ledger.owner(), LedgerCodec.digestsOf(ledger.acknowledged()));
+    }
+    if (ledger.token() == null) {
+      boolean[] claimedHere = new boolean[answers.length];
+      for (int i = 0; i < answers.length; i++) {
+        claimedHere[i] = answers[i] && !inserted[i];
+      }
+      byte[][] marks = batch.digestsOf(claimedHere);
+      java.util.Arrays.sort(marks, java.util.Arrays::compareUnsigned); // one lock order for all
+      if (marks.length > 0) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pendingTable
+            + " (digest, owner) SELECT unnest(?::bytea[]), ? ON CONFLICT (digest)"
+            + " DO UPDATE SET owner = excluded.owner")) {
+          ps.setArray(1, c.createArrayOf("bytea", marks));
+          ps.setString(2, ledger.owner());
+          ps.executeUpdate();
+        }
+      }
+      return;
+    }
+    boolean[] answeredDuplicate = new boolean[answers.length];
+    for (int i = 0; i < answers.length; i++) {
+      answeredDuplicate[i] = answers[i] && !inserted[i];
+    }
+    byte[][] settled = batch.digestsOf(answeredDuplicate); // their 1 is in the stored reply now
+    if (settled.length > 0) {
+      deletePending(c, null, settled);
+    }
+    try (PreparedStatement ps = c.prepareStatement(
+        "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
+      ps.setBytes(1, LedgerCodec.encodeAnswers(answers));
+      ps.setBytes(2, ledger.token());
+      ps.executeUpdate();
+    }
+    long now = System.currentTimeMillis();
+    long last = lastPrune.get();
+    if (now - last > LedgerCodec.PRUNE_EVERY_MILLIS && lastPrune.compareAndSet(last, now)) {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + repliesTable
+          + " WHERE created_at < now() - make_interval(secs => ?)")) {
+        ps.setLong(1, LedgerCodec.REPLY_RETENTION_MILLIS / 1000);
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  /** Deletes the marks on {@code digests}, of {@code owner} only unless it is null. */
+  private void deletePending(Connection c, String owner, byte[][] digests) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
+        + " WHERE digest = ANY(?)" + (owner == null ? "" : " AND owner = ?"))) {
+      ps.setArray(1, c.createArrayOf("bytea", digests));
+      if (owner != null) {
+        ps.setString(2, owner);
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public void acknowledge(String owner, List<byte[]> items) {
+    if (items.isEmpty() || readOnly) {
+      return;
+    }
+    try (Connection c = pool.getConnection()) {
+      deletePending(c, Objects.requireNonNull(owner, "owner"), LedgerCodec.digestsOf(items));
+    } catch (SQLException e) {
+      throw unavailable("acknowledge " + items.size() + " items", e);
     }
   }
 
@@ -426,20 +666,36 @@ public final class PostgresStore implements ExactStore {
    * The one-statement batch insert of distinct items. Rows are inserted in digest order, so two
    * batches that share keys take their index locks in the same order and cannot deadlock each other.
    */
-  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct)
-      throws SQLException {
+  private boolean[] insertDistinct(Connection c, List<byte[]> digests, List<byte[]> distinct,
+      String markOwner, Ledger ledger) throws SQLException {
     boolean[] sentInserted = new boolean[distinct.size()];
     List<Integer> unconfirmed = new ArrayList<>();
+    boolean acks = ledger != null && !ledger.acknowledged().isEmpty();
+    // With a ledger the same statement marks the inserted rows pending and clears delivered
+    // marks: no extra round trip for the common case of new items.
     try (PreparedStatement ps = c.prepareStatement(
         "WITH input AS (SELECT u.digest, u.item, u.ord FROM unnest(?::bytea[], ?::bytea[])"
             + " WITH ORDINALITY AS u(digest, item, ord)),"
             + " ins AS (INSERT INTO " + table + " (digest, item) SELECT digest, item FROM input"
             + " ORDER BY digest ON CONFLICT (digest) DO NOTHING RETURNING digest)"
+            + (markOwner == null ? "" : ", marked AS (INSERT INTO " + pendingTable + " (digest,"
+                + " owner) SELECT digest, ? FROM ins ORDER BY digest ON CONFLICT (digest)"
+                + " DO UPDATE SET owner = excluded.owner)")
+            + (acks ? ", acked AS (DELETE FROM " + pendingTable
+                + " WHERE digest = ANY(?) AND owner = ?)" : "")
             + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
             + " LEFT JOIN ins ON ins.digest = i.digest"
             + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
       ps.setArray(1, c.createArrayOf("bytea", digests.toArray(new byte[0][])));
       ps.setArray(2, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      int next = 3;
+      if (markOwner != null) {
+        ps.setString(next++, markOwner);
+      }
+      if (acks) {
+        ps.setArray(next++, c.createArrayOf("bytea", LedgerCodec.digestsOf(ledger.acknowledged())));
+        ps.setString(next, ledger.owner());
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           int sent = (int) rs.getLong(1) - 1;
@@ -516,6 +772,7 @@ public final class PostgresStore implements ExactStore {
       try {
         try (Statement st = c.createStatement()) {
           st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+          st.execute("SET LOCAL statement_timeout = 0"); // a whole table, however long it takes
         }
         long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
         long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column
@@ -537,6 +794,9 @@ public final class PostgresStore implements ExactStore {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       try {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET LOCAL statement_timeout = 0");
+        }
         long rows = stream(
             c, "SELECT item FROM " + table + " WHERE id > " + watermark + " ORDER BY id", sink);
         c.commit();

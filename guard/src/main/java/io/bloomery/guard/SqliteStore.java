@@ -43,11 +43,16 @@ public final class SqliteStore implements ExactStore {
   private final Connection writer;
   private final ReentrantLock writerLock = new ReentrantLock();
   private final SqliteCatchUp catchUp; // null unless opened following other writers
+  private final String pendingTable;
+  private final String repliesTable;
+  private long lastPrune; // under writerLock
 
   private SqliteStore(Path file, String table, boolean followOtherWriters) {
     this.url = "jdbc:sqlite:" + file.toAbsolutePath();
     this.table = SqlNames.identifier(table, "table");
     this.identity = "sqlite:" + file.toAbsolutePath().normalize() + "#" + table;
+    this.pendingTable = this.table + "_pending";
+    this.repliesTable = this.table + "_replies";
     Connection connection = null;
     try {
       connection = connect(true);
@@ -55,6 +60,10 @@ public final class SqliteStore implements ExactStore {
         st.executeUpdate(
             "CREATE TABLE IF NOT EXISTS " + table + " (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                 + " digest BLOB NOT NULL UNIQUE, item BLOB NOT NULL)");
+        st.executeUpdate("CREATE TABLE IF NOT EXISTS " + pendingTable
+            + " (digest BLOB PRIMARY KEY, owner TEXT NOT NULL)");
+        st.executeUpdate("CREATE TABLE IF NOT EXISTS " + repliesTable + " (token BLOB PRIMARY KEY,"
+            + " request BLOB NOT NULL, answers BLOB, created_at INTEGER NOT NULL)");
       }
     } catch (SQLException e) {
       StoreUnavailableException failure = unavailable("open " + identity, e);
@@ -175,37 +184,28 @@ public final class SqliteStore implements ExactStore {
     if (items.isEmpty()) {
       return inserted;
     }
+    return inWriteTransaction(() -> {
+      insertRows(items, inserted, new boolean[inserted.length]);
+      beforeCommit.accept(inserted.clone());
+      return inserted;
+    });
+  }
+
+  /** The body of a write transaction; it commits if the body returns. */
+  @FunctionalInterface
+  private interface WriteWork<T> {
+    T run() throws SQLException, IOException;
+  }
+
+  /** Runs {@code work} in one write transaction of the writer connection; anything thrown rolls it back. */
+  private <T> T inWriteTransaction(WriteWork<T> work) throws IOException {
     writerLock.lock();
     try {
       writer.setAutoCommit(false);
-      try (PreparedStatement insert =
-              writer.prepareStatement(
-                  "INSERT OR IGNORE INTO " + table + " (digest, item) VALUES (?, ?)");
-          PreparedStatement existing =
-              writer.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
-        Map<ItemDigest.Key, byte[]> seenInBatch = new HashMap<>();
-        for (int i = 0; i < inserted.length; i++) {
-          byte[] item = Objects.requireNonNull(items.get(i), "item");
-          byte[] digest = ItemDigest.of(item);
-          byte[] earlier = seenInBatch.putIfAbsent(new ItemDigest.Key(digest), item);
-          if (earlier != null) {
-            ItemDigest.confirmSameBytes(earlier, item);
-            continue;
-          }
-          insert.setBytes(1, digest);
-          insert.setBytes(2, item);
-          inserted[i] = insert.executeUpdate() == 1;
-          if (!inserted[i]) {
-            existing.setBytes(1, digest);
-            try (ResultSet rs = existing.executeQuery()) {
-              rs.next();
-              ItemDigest.confirmSameBytes(rs.getBytes(1), item);
-            }
-          }
-        }
-        beforeCommit.accept(inserted.clone());
+      try {
+        T result = work.run();
         writer.commit();
-        return inserted;
+        return result;
       } catch (SQLException | IOException | RuntimeException e) {
         rollbackQuietly(e);
         throw e;
@@ -214,6 +214,174 @@ public final class SqliteStore implements ExactStore {
       }
     } catch (SQLException e) {
       throw unavailable("insert", e);
+    } finally {
+      writerLock.unlock();
+    }
+  }
+
+  /**
+   * Inserts each item unless stored, inside the writer's open transaction: {@code inserted[i]}
+   * whether it was new, {@code duplicate[i]} whether it is a stored duplicate at its first
+   * occurrence in the batch (a later occurrence is neither).
+   */
+  private void insertRows(List<byte[]> items, boolean[] inserted, boolean[] duplicate)
+      throws SQLException {
+    try (PreparedStatement insert =
+            writer.prepareStatement(
+                "INSERT OR IGNORE INTO " + table + " (digest, item) VALUES (?, ?)");
+        PreparedStatement existing =
+            writer.prepareStatement("SELECT item FROM " + table + " WHERE digest = ?")) {
+      Map<ItemDigest.Key, byte[]> seenInBatch = new HashMap<>();
+      for (int i = 0; i < inserted.length; i++) {
+        byte[] item = Objects.requireNonNull(items.get(i), "item");
+        byte[] digest = ItemDigest.of(item);
+        byte[] earlier = seenInBatch.putIfAbsent(new ItemDigest.Key(digest), item);
+        if (earlier != null) {
+          ItemDigest.confirmSameBytes(earlier, item);
+          continue;
+        }
+        insert.setBytes(1, digest);
+        insert.setBytes(2, item);
+        inserted[i] = insert.executeUpdate() == 1;
+        if (!inserted[i]) {
+          duplicate[i] = true;
+          existing.setBytes(1, digest);
+          try (ResultSet rs = existing.executeQuery()) {
+            rs.next();
+            ItemDigest.confirmSameBytes(rs.getBytes(1), item);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The batch and its acknowledgement ledger in one transaction: tables {@code TABLE_pending}
+   * (digest, owner) and {@code TABLE_replies} (token, request digest, answers, created_at).
+   */
+  @Override
+  public Recorded insertAllIfAbsent(List<byte[]> items, Ledger ledger, Decide decide) {
+    Objects.requireNonNull(ledger, "ledger");
+    try {
+      return inWriteTransaction(() -> {
+        if (ledger.token() != null) {
+          boolean[] stored = claimToken(ledger);
+          if (stored != null) {
+            return new Recorded(new boolean[items.size()], LedgerCodec.checkedLength(stored, items.size()),
+                true);
+          }
+        }
+        boolean[] inserted = new boolean[items.size()];
+        boolean[] duplicate = new boolean[items.size()];
+        insertRows(items, inserted, duplicate);
+        boolean[] claimed = new boolean[items.size()];
+        try (PreparedStatement ps = writer.prepareStatement(
+            "DELETE FROM " + pendingTable + " WHERE digest = ? AND owner <> ?")) {
+          for (int i = 0; i < claimed.length; i++) {
+            if (duplicate[i]) {
+              ps.setBytes(1, ItemDigest.of(items.get(i)));
+              ps.setString(2, ledger.owner());
+              claimed[i] = ps.executeUpdate() == 1;
+            }
+          }
+        }
+        boolean[] answers = decide.answers(inserted.clone(), claimed.clone());
+        writeLedger(ledger, items, inserted, answers);
+        return new Recorded(inserted, answers, false);
+      });
+    } catch (IOException e) {
+      throw new AssertionError("a ledger batch does no output", e);
+    }
+  }
+
+  private boolean[] claimToken(Ledger ledger) throws SQLException {
+    try (PreparedStatement ps = writer.prepareStatement("INSERT OR IGNORE INTO " + repliesTable
+        + " (token, request, created_at) VALUES (?, ?, ?)")) {
+      ps.setBytes(1, ledger.token());
+      ps.setBytes(2, ledger.request());
+      ps.setLong(3, System.currentTimeMillis());
+      if (ps.executeUpdate() == 1) {
+        return null;
+      }
+    }
+    try (PreparedStatement ps = writer.prepareStatement(
+        "SELECT request, answers FROM " + repliesTable + " WHERE token = ?")) {
+      ps.setBytes(1, ledger.token());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return LedgerCodec.storedAnswers(rs.getBytes(1), rs.getBytes(2), ledger.request());
+      }
+    }
+  }
+
+  private void writeLedger(Ledger ledger, List<byte[]> items, boolean[] inserted,
+      boolean[] answers) throws SQLException {
+    deletePending(ledger.owner(), LedgerCodec.digestsOf(ledger.acknowledged()));
+    if (ledger.token() == null) {
+      try (PreparedStatement ps = writer.prepareStatement("INSERT OR REPLACE INTO " + pendingTable
+          + " (digest, owner) VALUES (?, ?)")) {
+        for (int i = 0; i < answers.length; i++) {
+          if (answers[i]) {
+            ps.setBytes(1, ItemDigest.of(items.get(i)));
+            ps.setString(2, ledger.owner());
+            ps.executeUpdate();
+          }
+        }
+      }
+      return;
+    }
+    List<byte[]> settled = new java.util.ArrayList<>(); // their 1 is in the stored reply now
+    for (int i = 0; i < answers.length; i++) {
+      if (answers[i] && !inserted[i]) {
+        settled.add(items.get(i));
+      }
+    }
+    deletePending(null, LedgerCodec.digestsOf(settled));
+    try (PreparedStatement ps = writer.prepareStatement(
+        "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
+      ps.setBytes(1, LedgerCodec.encodeAnswers(answers));
+      ps.setBytes(2, ledger.token());
+      ps.executeUpdate();
+    }
+    long now = System.currentTimeMillis();
+    if (now - lastPrune > LedgerCodec.PRUNE_EVERY_MILLIS) {
+      lastPrune = now;
+      try (PreparedStatement ps = writer.prepareStatement(
+          "DELETE FROM " + repliesTable + " WHERE created_at < ?")) {
+        ps.setLong(1, now - LedgerCodec.REPLY_RETENTION_MILLIS);
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  /** Deletes the marks on {@code digests}, of {@code owner} only unless it is null. */
+  private void deletePending(String owner, byte[][] digests) throws SQLException {
+    if (digests.length == 0) {
+      return;
+    }
+    try (PreparedStatement ps = writer.prepareStatement("DELETE FROM " + pendingTable
+        + " WHERE digest = ?" + (owner == null ? "" : " AND owner = ?"))) {
+      for (byte[] digest : digests) {
+        ps.setBytes(1, digest);
+        if (owner != null) {
+          ps.setString(2, owner);
+        }
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  @Override
+  public void acknowledge(String owner, List<byte[]> items) {
+    if (items.isEmpty()) {
+      return;
+    }
+    Objects.requireNonNull(owner, "owner");
+    writerLock.lock();
+    try {
+      deletePending(owner, LedgerCodec.digestsOf(items)); // autocommit: one implicit transaction
+    } catch (SQLException e) {
+      throw unavailable("acknowledge " + items.size() + " items", e);
     } finally {
       writerLock.unlock();
     }

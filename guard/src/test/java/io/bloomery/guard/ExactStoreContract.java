@@ -54,6 +54,66 @@ abstract class ExactStoreContract {
     return items;
   }
 
+  private static final ExactStore.Decide AS_STORED = (inserted, claimed) -> {
+    boolean[] answers = inserted.clone();
+    for (int i = 0; i < answers.length; i++) {
+      answers[i] |= claimed[i];
+    }
+    return answers;
+  };
+
+  private static ExactStore.Ledger plain(String owner, List<byte[]> acknowledged) {
+    return new ExactStore.Ledger(owner, null, null, acknowledged);
+  }
+
+  private static ExactStore.Ledger token(String owner, String token, byte[] request) {
+    return new ExactStore.Ledger(owner, bytes(token), request, List.of());
+  }
+
+  @Test
+  void aPendingMarkOfAnotherOwnerIsClaimedOnceAndAnAcknowledgedOneNever() {
+    ExactStore store = track(createEmptyStore());
+    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("a")),
+        plain("dead", List.of()), AS_STORED);
+    assertThat(first.answers()).containsExactly(true, true, false);
+    assertThat(first.replayed()).isFalse();
+    // "dead" delivered b (acknowledged with its next batch), never a: a's mark stays
+    store.insertAllIfAbsent(List.of(bytes("c")), plain("dead", List.of(bytes("b"))), AS_STORED);
+    ExactStore other = track(sameDataStore());
+    ExactStore.Recorded retry = other.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c")),
+        plain("alive", List.of()), AS_STORED);
+    assertThat(retry.inserted()).containsExactly(false, false, false);
+    assertThat(retry.answers()).containsExactly(true, false, true);
+    // claimed: now "alive"'s marks, so a third owner's add answers 0 ... until "alive" would die
+    assertThat(other.insertAllIfAbsent(List.of(bytes("a")), plain("alive", List.of()), AS_STORED).answers())
+        .containsExactly(false);
+    other.acknowledge("alive", List.of(bytes("a"), bytes("c")));
+    assertThat(store.insertAllIfAbsent(List.of(bytes("a"), bytes("c")), plain("third", List.of()), AS_STORED)
+        .answers()).containsExactly(false, false);
+  }
+
+  @Test
+  void aTokensRepliesAreStoredAndReplayedAndRefusedForOtherItems() {
+    ExactStore store = track(createEmptyStore());
+    store.insertAllIfAbsent(List.of(bytes("lost")), plain("dead", List.of()), AS_STORED);
+    byte[] request = bytes("digest of x, lost, y");
+    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("x"), bytes("lost"), bytes("y")),
+        token("alive", "t1", request), AS_STORED);
+    assertThat(first.answers()).containsExactly(true, true, true);
+    ExactStore other = track(sameDataStore());
+    ExactStore.Recorded again = other.insertAllIfAbsent(List.of(bytes("x"), bytes("lost"), bytes("y")),
+        token("restarted", "t1", request), AS_STORED);
+    assertThat(again.replayed()).isTrue();
+    assertThat(again.answers()).containsExactly(true, true, true);
+    assertThat(again.inserted()).containsExactly(false, false, false);
+    // the token settled lost's mark: a plain add of it by anyone else is a duplicate
+    assertThat(other.insertAllIfAbsent(List.of(bytes("lost")), plain("third", List.of()), AS_STORED).answers())
+        .containsExactly(false);
+    assertThatThrownBy(() -> other.insertAllIfAbsent(List.of(bytes("z")), token("alive", "t1", bytes("other")),
+        AS_STORED)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already used");
+    assertThat(other.contains(bytes("z"))).isFalse();
+  }
+
   @Test
   void emptyStoreHoldsNothing() {
     ExactStore store = track(createEmptyStore());

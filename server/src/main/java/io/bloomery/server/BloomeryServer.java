@@ -67,6 +67,7 @@ public final class BloomeryServer implements AutoCloseable {
     Durability durability = openDurability(config, keyspace, dispatcher);
     context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
     GuardSets guards = new GuardSets(config.stores(System.getenv()), config.guardTimeoutMillis(),
+        config.guardStatementTimeoutMillis(), config.guardBuildTimeoutMillis(),
         config.appendonly() ? config.dir() : null);
     context.guards(guards);
     keyspace.suspendExpiry(false);

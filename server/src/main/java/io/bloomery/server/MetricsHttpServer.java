@@ -9,6 +9,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.dashboard.Dashboard;
 import io.bloomery.server.keyspace.Values;
 import io.micrometer.core.instrument.Gauge;
@@ -22,7 +23,9 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,6 +55,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final MultiGauge keyFpr;
   private final MultiGauge keyLayers;
   private final MultiGauge keyBytes;
+  private final ConcurrentHashMap<String, MultiGauge> guardGauges = new ConcurrentHashMap<>();
   private Dashboard dashboard;
 
   private MetricsHttpServer(ServerContext context, HttpServer http, ExecutorService executor) {
@@ -137,6 +141,17 @@ public final class MetricsHttpServer implements AutoCloseable {
     }
   }
 
+  /** The per-key series of guarded keys beside the plain keys' ones (tags key and store; state for replication). */
+  private static final List<String> GUARD_SERIES = List.of("ready", "generation", "store_lookups_made",
+      "store_lookups_avoided", "realized_false_positives", "insert_failures", "freshness_lag_ms",
+      "replication_state");
+
+  private static void guardRow(Map<String, List<MultiGauge.Row<?>>> rows, String name, GuardedKeyHealth g,
+      double value) {
+    rows.computeIfAbsent(name, n -> new ArrayList<>())
+        .add(MultiGauge.Row.of(Tags.of("key", g.key(), "store", g.store()), value));
+  }
+
   private record KeyFigures(long items, long capacity, double fpr, long layers) {}
 
   private static KeyFigures figures(Object value) {
@@ -184,6 +199,35 @@ public final class MetricsHttpServer implements AutoCloseable {
       layers.add(MultiGauge.Row.of(tags, f.layers()));
       bytes.add(MultiGauge.Row.of(tags, Values.bytes(value)));
     });
+    List<GuardedKeyHealth> guarded = context.guards().health(Math.max(0, MAX_KEYS_REPORTED - reported[0]));
+    Map<String, List<MultiGauge.Row<?>>> guardRows = new HashMap<>();
+    for (GuardedKeyHealth g : guarded) {
+      if (!g.built()) {
+        guardRow(guardRows, "ready", g, 0);
+        continue;
+      }
+      Tags tags = Tags.of("key", g.key(), "kind", "guard");
+      items.add(MultiGauge.Row.of(tags, g.filterItems()));
+      capacity.add(MultiGauge.Row.of(tags, g.filterCapacity()));
+      fill.add(MultiGauge.Row.of(tags, g.filterCapacity() == 0 ? 0 : (double) g.filterItems() / g.filterCapacity()));
+      fpr.add(MultiGauge.Row.of(tags, g.modelFalsePositiveRate()));
+      layers.add(MultiGauge.Row.of(tags, 1));
+      bytes.add(MultiGauge.Row.of(tags, g.filterBits() / 8));
+      guardRow(guardRows, "ready", g, 1);
+      guardRow(guardRows, "generation", g, g.generation());
+      guardRow(guardRows, "store_lookups_made", g, g.storeLookupsMade());
+      guardRow(guardRows, "store_lookups_avoided", g, g.storeLookupsAvoided());
+      guardRow(guardRows, "realized_false_positives", g, g.realizedFalsePositives());
+      guardRow(guardRows, "insert_failures", g, g.insertFailures());
+      guardRow(guardRows, "freshness_lag_ms", g, g.freshnessLagMillis());
+      guardRows.computeIfAbsent("replication_state", n -> new ArrayList<>()).add(MultiGauge.Row.of(
+          Tags.of("key", g.key(), "store", g.store(), "state", g.replicationState()), 1));
+    }
+    for (String name : GUARD_SERIES) {
+      guardGauges.computeIfAbsent(name, n -> MultiGauge.builder("bloomery_guard_" + n)
+          .description("Guarded keys: " + n.replace('_', ' ')).register(registry))
+          .register(guardRows.getOrDefault(name, List.of()), true);
+    }
     keyItems.register(items, true);
     keyCapacity.register(capacity, true);
     keyFill.register(fill, true);

@@ -24,7 +24,8 @@ public final class ServerConfig {
   /** Every option name this server accepts. */
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
-      "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout", "http-auth");
+      "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
+      "guard-statement-timeout", "guard-build-timeout", "http-auth");
 
   /** Options that may be given several times (each adds a line: one declared store each). */
   private static final List<String> REPEATABLE = List.of("store", "store-table");
@@ -66,6 +67,8 @@ public final class ServerConfig {
     v.put("store", "");
     v.put("store-table", "");
     v.put("guard-timeout", "5000");
+    v.put("guard-statement-timeout", "");
+    v.put("guard-build-timeout", "60000");
     v.put("http-auth", "both");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
@@ -340,6 +343,23 @@ public final class ServerConfig {
   /** How long a GUARD command waits for its store before answering STOREDOWN (ms, 100 to 600000). */
   public long guardTimeoutMillis() {
     return number("guard-timeout", 100, 600_000);
+  }
+
+  /** How long GUARD.RESERVE, REBUILD and DROP wait before answering STOREDOWN while the work goes on (ms). */
+  public long guardBuildTimeoutMillis() {
+    return number("guard-build-timeout", 100, 3_600_000);
+  }
+
+  /**
+   * PostgreSQL {@code statement_timeout} on the stores' connections (ms, 100 to 3600000; default twice
+   * guard-timeout): a statement whose reply already answered STOREDOWN may still finish (and is then answered 1 on
+   * retry), but none runs unbounded. Scans for builds and rebuilds are exempt.
+   */
+  public long guardStatementTimeoutMillis() {
+    if (values.get("guard-statement-timeout").isBlank()) {
+      return 2 * guardTimeoutMillis();
+    }
+    return number("guard-statement-timeout", 100, 3_600_000);
   }
 
   /**

@@ -62,6 +62,39 @@ class GuardCommandsTest {
   }
 
   @Test
+  void maddOnceReplaysItsStoredReplyAndRefusesHostileTokens() {
+    for (String store : List.of("pg", "lite")) {
+      try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+        String key = "once-" + store;
+        call(j, "GUARD.RESERVE", key, store, "0.01", "1000");
+        assertThat(call(j, "GUARD.ADD", key, "old")).isEqualTo(1L);
+        List<Long> first = List.of(1L, 0L, 1L, 0L);
+        assertThat(call(j, "GUARD.MADDONCE", key, "client-1:1", "new-a", "old", "new-b", "new-a")).isEqualTo(first);
+        // the retry of the committed request gets the identical reply, on any connection
+        try (Jedis other = new Jedis("127.0.0.1", server.port())) {
+          assertThat(call(other, "GUARD.MADDONCE", key, "client-1:1", "new-a", "old", "new-b", "new-a"))
+              .isEqualTo(first);
+        }
+        assertThat(call(j, "GUARD.MADD", key, "new-a", "new-b")).isEqualTo(List.of(0L, 0L));
+        assertThat(call(j, "GUARD.MADDONCE", key, "client-1:2", "new-a", "new-c")).isEqualTo(List.of(0L, 1L));
+        assertThatThrownBy(() -> call(j, "GUARD.MADDONCE", key, "client-1:1", "new-d"))
+            .isInstanceOf(JedisDataException.class)
+            .hasMessageStartingWith("ERR store '" + store + "': the token was already used for other items");
+        assertThat(call(j, "GUARD.ADD", key, "new-d")).isEqualTo(1L); // nothing of the refused request stayed
+        assertThatThrownBy(() -> call(j, "GUARD.MADDONCE", key, "", "x"))
+            .isInstanceOf(JedisDataException.class).hasMessage("ERR the token must be 1 to 128 bytes");
+        assertThatThrownBy(() -> call(j, "GUARD.MADDONCE", key, "t".repeat(129), "x"))
+            .isInstanceOf(JedisDataException.class).hasMessage("ERR the token must be 1 to 128 bytes");
+        assertThatThrownBy(() -> call(j, "GUARD.MADDONCE", key, "only-a-token"))
+            .isInstanceOf(JedisDataException.class).hasMessageContaining("wrong number of arguments");
+        assertThatThrownBy(() -> call(j, "GUARD.MADDONCE", "no-such-key", "t", "x"))
+            .isInstanceOf(JedisDataException.class).hasMessageStartingWith("ERR no such guarded key");
+        call(j, "GUARD.DROP", key);
+      }
+    }
+  }
+
+  @Test
   void reserveAddMaddExistsOnPostgres() {
     try (Jedis j = new Jedis("127.0.0.1", server.port())) {
       assertThat(call(j, "GUARD.RESERVE", "crawl", "pg", "0.01", "10000")).isEqualTo("OK".getBytes());
@@ -78,7 +111,7 @@ class GuardCommandsTest {
     } catch (JedisDataException e) {
       assertThat(e.getMessage()).isEqualTo("ERR item exists");
     }
-    assertThat(GuardFixtures.psql(url, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%'"))
+    assertThat(GuardFixtures.psql(url, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%' AND tablename !~ '_(pending|replies)$'"))
         .isNotBlank();
   }
 
@@ -196,7 +229,7 @@ class GuardCommandsTest {
     try (Jedis j = new Jedis("127.0.0.1", server.port())) {
       call(j, "GUARD.RESERVE", "own", "pg", "0.01", "1000");
       call(j, "GUARD.ADD", "own", "first");
-      String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%'"
+      String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%' AND tablename !~ '_(pending|replies)$'"
           + " AND EXISTS (SELECT 1 FROM pg_tables) ORDER BY tablename").lines().filter(t -> {
             String n = GuardFixtures.psql(url, "SELECT count(*) FROM " + t + " WHERE item = 'first'::bytea").strip();
             return n.equals("1");

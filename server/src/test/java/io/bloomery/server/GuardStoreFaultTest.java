@@ -99,7 +99,8 @@ class GuardStoreFaultTest {
   @Test
   void aSlowStoreAnswersStoredownWithinTheTimeoutAndTheAddLandsOnce() throws Exception {
     String url = PostgresCluster.shared().createDatabase();
-    try (BloomeryServer server = GuardFixtures.server("--store", "slow=" + url, "--guard-timeout", "300");
+    try (BloomeryServer server = GuardFixtures.server("--store", "slow=" + url, "--guard-timeout", "300",
+        "--guard-statement-timeout", "600000");
         Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
       call(j, "GUARD.RESERVE", "s", "slow", "0.01", "1000");
       call(j, "GUARD.RESERVE", "other", "slow", "0.01", "1000");

@@ -40,7 +40,8 @@ class GuardUnacknowledgedTest {
     String database = url.substring(url.lastIndexOf('/') + 1, url.indexOf('?'));
     Map<String, Integer> ones = new HashMap<>();
     Set<String> unanswered = new LinkedHashSet<>();
-    try (BloomeryServer server = GuardFixtures.server("--store", "main=" + url, "--guard-timeout", "300");
+    try (BloomeryServer server = GuardFixtures.server("--store", "main=" + url, "--guard-timeout", "300",
+        "--guard-statement-timeout", "600000");
         Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
       call(j, "GUARD.RESERVE", "k", "main", "0.01", "10000");
       for (int i = 0; i < 20; i++) {

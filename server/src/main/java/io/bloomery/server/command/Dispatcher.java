@@ -29,9 +29,17 @@ public final class Dispatcher implements CommandReplayer {
    * external store (GUARD.*) has no reply yet: {@code deferred} completes with it, off the event loop, and the
    * connection writes it in order when it does.
    */
-  public record Outcome(Reply reply, CompletionStage<Void> durable, CompletionStage<Reply> deferred) {
+  public record Outcome(Reply reply, CompletionStage<Void> durable, CompletionStage<Reply> deferred,
+      java.util.function.Consumer<Boolean> written) {
     public Outcome(Reply reply, CompletionStage<Void> durable) {
-      this(reply, durable, null);
+      this(reply, durable, null, null);
+    }
+
+    /** Tells the command whether its deferred reply reached the socket (see {@link Invocation#defer}). */
+    public void written(boolean ok) {
+      if (written != null) {
+        written.accept(ok);
+      }
     }
   }
 
@@ -129,7 +137,7 @@ public final class Dispatcher implements CommandReplayer {
       return new Outcome(null, DONE, deferred.thenApply(r -> {
         counted(spec.name(), r, start);
         return r;
-      }));
+      }), inv.written());
     }
     counted(spec.name(), reply, start);
     return new Outcome(reply, inv.journaled());

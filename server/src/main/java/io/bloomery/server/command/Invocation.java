@@ -23,6 +23,7 @@ public final class Invocation {
   private Keyspace.Write leased;
   private final List<Keyspace.Write> writes = new ArrayList<>(1);
   private CompletionStage<Reply> deferred;
+  private java.util.function.Consumer<Boolean> written;
 
   Invocation(ClientState client, List<byte[]> argv, ServerContext server, Keyspace.Write outer, boolean replaying) {
     this.client = client;
@@ -162,8 +163,23 @@ public final class Invocation {
     return null;
   }
 
+  /**
+   * {@link #defer(CompletionStage)}, and {@code written} is told whether the reply then reached the connection's
+   * socket ({@code false}: the connection was closed first): an external store clears its "not yet acknowledged"
+   * mark only then.
+   */
+  public Reply defer(CompletionStage<Reply> reply, java.util.function.Consumer<Boolean> written) {
+    Reply r = defer(reply);
+    this.written = written;
+    return r;
+  }
+
   CompletionStage<Reply> deferred() {
     return deferred;
+  }
+
+  java.util.function.Consumer<Boolean> written() {
+    return written;
   }
 
   /** Completes when every journal record this command made is durable. */

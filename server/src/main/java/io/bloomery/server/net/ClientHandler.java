@@ -9,6 +9,7 @@ import io.bloomery.server.resp.RespProtocolException;
 import io.bloomery.server.resp.RespRequest;
 import io.bloomery.server.resp.Reply;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -145,8 +146,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           if (failure != null) {
             LOG.error("deferred reply failed", failure);
             write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
+            outcome.written(false);
           } else {
-            write(ctx, reply);
+            ChannelFuture sent = write(ctx, reply);
+            if (sent == null) {
+              outcome.written(false);
+            } else {
+              sent.addListener(f -> outcome.written(f.isSuccess()));
+            }
           }
           drainReleasing(ctx); // replies of commands behind it that answer at once
           ctx.flush();
@@ -178,17 +185,18 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void write(ChannelHandlerContext ctx, Reply reply) {
+  /** Writes (not yet flushed) the reply; its future completes when it reached the socket, null if closing. */
+  private ChannelFuture write(ChannelHandlerContext ctx, Reply reply) {
     if (closing) {
-      return;
+      return null;
     }
     ByteBuf out = ctx.alloc().ioBuffer();
     RespEncoder.encode(reply, client.protocol(), out);
-    ctx.write(out);
+    ChannelFuture sent = ctx.write(out);
     if (client.closeAfterReply()) {
       closing = true;
       ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
-      return;
+      return sent;
     }
     ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
     long limit = client.authenticated() ? server.settings().outputBufferLimit
@@ -196,6 +204,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     if (buffer != null && buffer.totalPendingWriteBytes() > limit) {
       disconnectSlowClient(ctx, "output buffer above " + limit + " bytes");
     }
+    return sent;
   }
 
   private void disconnectSlowClient(ChannelHandlerContext ctx, String why) {

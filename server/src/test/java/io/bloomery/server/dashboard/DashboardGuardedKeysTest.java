@@ -53,6 +53,50 @@ class DashboardGuardedKeysTest {
     }
   }
 
+  /** The value of the one series {@code name} whose labels include every {@code label="value"} given. */
+  static double series(String metrics, String name, String... labels) {
+    List<String> lines = metrics.lines().filter(l -> l.startsWith(name + "{"))
+        .filter(l -> java.util.Arrays.stream(labels).allMatch(l::contains)).toList();
+    assertThat(lines).as(name + " " + String.join(",", labels)).hasSize(1);
+    String line = lines.get(0);
+    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+  }
+
+  @Test
+  void metricsHaveTheGuardedKeysSeriesBesideThePlainKeysOnes() throws Exception {
+    try (BloomeryServer server = DashboardTest.start("--store", "lite=sqlite:" + tmp.resolve("guard.db"));
+        Jedis j = new Jedis("127.0.0.1", server.port())) {
+      call(j, "GUARD.RESERVE", "seen", "lite", "0.01", "1000");
+      call(j, "GUARD.MADD", "seen", "a", "b", "c", "a");
+      call(j, "GUARD.MEXISTS", "seen", "a", "absent-1", "absent-2", "absent-3");
+      call(j, "BF.ADD", "plain", "x");
+      Map<String, String> info = guardInfo(j, "seen");
+      String metrics = DashboardTest.get(server.httpPort(), "/metrics", null).body();
+      String key = "key=\"seen\"";
+      String guard = "kind=\"guard\"";
+      assertThat(series(metrics, "bloomery_key_items", key, guard)).isEqualTo(3.0);
+      assertThat(series(metrics, "bloomery_key_capacity", key, guard))
+          .isEqualTo(Double.parseDouble(info.get("filter_capacity")));
+      assertThat(series(metrics, "bloomery_key_fill_ratio", key, guard))
+          .isEqualTo(3.0 / Double.parseDouble(info.get("filter_capacity")));
+      assertThat(series(metrics, "bloomery_key_estimated_fpr", key, guard))
+          .isEqualTo(Double.parseDouble(info.get("model_false_positive_rate")));
+      assertThat(series(metrics, "bloomery_key_bytes", key, guard))
+          .isEqualTo(Math.floor(Double.parseDouble(info.get("bits")) / 8));
+      assertThat(series(metrics, "bloomery_key_items", "key=\"plain\"")).isEqualTo(1.0);
+      String store = "store=\"lite\"";
+      assertThat(series(metrics, "bloomery_guard_ready", key, store)).isEqualTo(1.0);
+      for (String figure : List.of("generation", "store_lookups_made", "store_lookups_avoided",
+          "realized_false_positives", "insert_failures", "freshness_lag_ms")) {
+        assertThat(series(metrics, "bloomery_guard_" + figure, key, store)).as(figure)
+            .isEqualTo(Double.parseDouble(info.get(figure)));
+      }
+      assertThat(Double.parseDouble(info.get("store_lookups_avoided"))).isPositive();
+      assertThat(series(metrics, "bloomery_guard_replication_state", key, store, "state=\"off\"")).isEqualTo(1.0);
+      assertThat(metrics).doesNotContain(tmp.toString()); // the store's location never appears
+    }
+  }
+
   @Test
   void overviewAndKeyPageShowTheGuardedKeysFiguresOfGuardInfo() throws Exception {
     try (BloomeryServer server = DashboardTest.start("--store", "lite=sqlite:" + tmp.resolve("guard.db"));

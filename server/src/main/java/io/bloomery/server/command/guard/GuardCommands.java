@@ -45,6 +45,7 @@ import org.slf4j.LoggerFactory;
 public final class GuardCommands {
   private static final Logger LOG = LoggerFactory.getLogger(GuardCommands.class);
   private static final long MAX_CAPACITY = 10_000_000_000L;
+  static final int MAX_TOKEN_BYTES = 128;
 
   private GuardCommands() {}
 
@@ -57,6 +58,9 @@ public final class GuardCommands {
         GuardCommands::add);
     add(t, "guard.madd", -3, flags(WRITE, DENYOOM, NOMULTI),
         "Adds items in one store transaction: 1 new or 0 duplicate per item.", GuardCommands::madd);
+    add(t, "guard.maddonce", -4, flags(WRITE, DENYOOM, NOMULTI),
+        "GUARD.MADD whose reply is stored under a client token: a retry with the token gets the same reply.",
+        GuardCommands::maddOnce);
     add(t, "guard.exists", 3, flags(READONLY, NOMULTI, FAST),
         "The three-valued verdict for an item: maybe_present, exact_checked, duplicate.", GuardCommands::exists);
     add(t, "guard.mexists", -3, flags(READONLY, NOMULTI),
@@ -125,44 +129,47 @@ public final class GuardCommands {
       }
       sets.saveManifest();
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the build goes on; GUARD.INFO shows its state, and the key answers once it is ready"));
   }
 
   private static Reply add(Invocation inv) {
-    GuardSets sets = inv.server().guards();
-    GuardedSet set = ready(sets, inv.key(1));
-    StoreDeclaration store = sets.store(set.storeName);
-    refuseReadOnly(store);
-    long t = sets.timeoutMillis();
-    CompletableFuture<Reply> reply = set.add(set.guard(), inv.arg(2), t).thenApply(isNew -> Reply.integer(isNew ? 1 : 0));
-    return inv.defer(replied(store, reply, t)); // bounded once, where the answer is delivered
+    return added(inv, List.of(inv.arg(2)), null, answers -> Reply.integer(answers[0] ? 1 : 0));
   }
 
   private static Reply madd(Invocation inv) {
+    return added(inv, inv.argv().subList(2, inv.argc()), null, GuardCommands::integers);
+  }
+
+  /** GUARD.MADDONCE key token item [item ...]: GUARD.MADD whose reply is stored under the token. */
+  private static Reply maddOnce(Invocation inv) {
+    byte[] token = inv.arg(2);
+    if (token.length == 0 || token.length > MAX_TOKEN_BYTES) {
+      throw new CommandException("ERR the token must be 1 to " + MAX_TOKEN_BYTES + " bytes");
+    }
+    return added(inv, inv.argv().subList(3, inv.argc()), token, GuardCommands::integers);
+  }
+
+  /**
+   * Adds through the key's group commit; the reply waits for the commit and, once written to the socket, clears
+   * the items' "not yet acknowledged" marks (see {@link GuardedSet}). Bounded once, where the answer is delivered.
+   */
+  private static Reply added(Invocation inv, List<byte[]> items, byte[] token,
+      java.util.function.Function<boolean[], Reply> render) {
     GuardSets sets = inv.server().guards();
     GuardedSet set = ready(sets, inv.key(1));
     StoreDeclaration store = sets.store(set.storeName);
     refuseReadOnly(store);
-    List<byte[]> items = inv.argv().subList(2, inv.argc());
-    Guard g = set.guard();
     long t = sets.timeoutMillis();
-    CompletableFuture<boolean[]> result = new CompletableFuture<boolean[]>().orTimeout(t, TimeUnit.MILLISECONDS);
-    try {
-      sets.io(store.name()).execute(() -> set.store(g, items, answers -> {
-        boolean[] delivered = new boolean[answers.length];
-        java.util.Arrays.fill(delivered, result.complete(answers));
-        return delivered;
-      }, result::completeExceptionally));
-    } catch (RejectedExecutionException e) {
-      result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
+    GuardedSet.Request request = set.add(set.guard(), items, token, t);
+    return inv.defer(replied(store, request.result.thenApply(render), t), request::written);
+  }
+
+  private static Reply integers(boolean[] answers) {
+    List<Reply> out = new ArrayList<>(answers.length);
+    for (boolean b : answers) {
+      out.add(Reply.integer(b ? 1 : 0));
     }
-    return inv.defer(replied(store, result.thenApply(inserted -> {
-      List<Reply> out = new ArrayList<>(inserted.length);
-      for (boolean b : inserted) {
-        out.add(Reply.integer(b ? 1 : 0));
-      }
-      return Reply.array(out);
-    }), t));
+    return Reply.array(out);
   }
 
   private static Reply exists(Invocation inv) {
@@ -197,7 +204,7 @@ public final class GuardCommands {
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
       g.rebuild();
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the rebuild goes on while adds continue; GUARD.INFO shows rebuilding 1 until it ends"));
   }
 
   private static Reply drop(Invocation inv) {
@@ -210,7 +217,7 @@ public final class GuardCommands {
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
       sets.drop(key, set);
       return Reply.OK;
-    }, 0));
+    }, sets.buildTimeoutMillis(), "the drop goes on; the key is gone once its slot is dropped"));
   }
 
   private static Reply info(Invocation inv) {
@@ -318,38 +325,47 @@ public final class GuardCommands {
     return "STOREDOWN store '" + store + "' is unavailable: " + why;
   }
 
-  /** Runs {@code work} on the store's threads; {@code timeoutMillis} 0 waits as long as the work takes. */
+  private static final String AFTER_ADD_TIMEOUT =
+      "if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe";
+
   private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
       long timeoutMillis) {
+    return onStore(sets, store, work, timeoutMillis, "a retry is safe");
+  }
+
+  /**
+   * Runs {@code work} on the store's threads; past {@code timeoutMillis} the reply is {@code STOREDOWN ... no answer
+   * within N ms (afterTimeout)} while the work goes on.
+   */
+  private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
+      long timeoutMillis, String afterTimeout) {
     CompletableFuture<Reply> f;
     try {
       f = CompletableFuture.supplyAsync(work, sets.io(store.name()));
     } catch (RejectedExecutionException e) {
       f = CompletableFuture.failedFuture(new StoreUnavailableException("the server is shutting down", e));
     }
-    return answered(store, f, timeoutMillis);
-  }
-
-  /** Bounds {@code f} by the timeout and turns store failures into error replies naming the store. */
-  private static CompletableFuture<Reply> answered(StoreDeclaration store, CompletableFuture<Reply> f,
-      long timeoutMillis) {
-    return replied(store, timeoutMillis > 0 ? f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS) : f, timeoutMillis);
+    CompletableFuture<Reply> bounded = f.copy().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    return bounded.exceptionally(e -> failure(store, e, timeoutMillis, afterTimeout));
   }
 
   /** Turns store failures of {@code f}, already bounded by {@code timeoutMillis}, into error replies. */
   private static CompletableFuture<Reply> replied(StoreDeclaration store, CompletableFuture<Reply> f,
       long timeoutMillis) {
-    return f.exceptionally(e -> failure(store, e, timeoutMillis));
+    return f.exceptionally(e -> failure(store, e, timeoutMillis, AFTER_ADD_TIMEOUT));
   }
 
   static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis) {
+    return failure(store, e, timeoutMillis, AFTER_ADD_TIMEOUT);
+  }
+
+  private static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis, String afterTimeout) {
     Throwable t = e;
     while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();
     }
     if (t instanceof TimeoutException) {
-      return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis
-          + " ms (if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe)"));
+      return Reply.error(storeDown(store.name(), "no answer within " + timeoutMillis + " ms (" + afterTimeout + ")"));
     }
     if (t instanceof StoreUnavailableException) {
       return Reply.error(storeDown(store.name(), store.redact(GuardSets.oneLine(t))));

@@ -54,6 +54,8 @@ public final class GuardSets implements AutoCloseable {
   private final ConcurrentHashMap<Key, GuardedSet> keys = new ConcurrentHashMap<>();
   private final ScheduledExecutorService retries;
   private final long timeoutMillis;
+  private final java.time.Duration statementTimeout;
+  private final long buildTimeoutMillis;
   private final Path dir;
   private volatile boolean closed;
 
@@ -62,16 +64,32 @@ public final class GuardSets implements AutoCloseable {
    * @param dir where the key list and filter snapshots live, or {@code null} for none
    */
   public GuardSets(List<StoreDeclaration> declared, long timeoutMillis, Path dir) {
+    this(declared, timeoutMillis, 2 * timeoutMillis, 60_000, dir);
+  }
+
+  /**
+   * @param statementTimeoutMillis PostgreSQL {@code statement_timeout} of the stores' connections (scans exempt)
+   * @param buildTimeoutMillis how long GUARD.RESERVE/REBUILD/DROP wait before answering STOREDOWN (the work goes on)
+   */
+  public GuardSets(List<StoreDeclaration> declared, long timeoutMillis, long statementTimeoutMillis,
+      long buildTimeoutMillis, Path dir) {
     for (StoreDeclaration s : declared) {
       stores.put(s.name(), s);
     }
     this.timeoutMillis = timeoutMillis;
+    this.statementTimeout = java.time.Duration.ofMillis(statementTimeoutMillis);
+    this.buildTimeoutMillis = buildTimeoutMillis;
     this.dir = dir;
     this.retries = Executors.newSingleThreadScheduledExecutor(daemon("guard-reopen"));
   }
 
   public long timeoutMillis() {
     return timeoutMillis;
+  }
+
+  /** How long GUARD.RESERVE, REBUILD and DROP wait before answering STOREDOWN while their work goes on. */
+  public long buildTimeoutMillis() {
+    return buildTimeoutMillis;
   }
 
   StoreDeclaration store(String name) {
@@ -149,9 +167,9 @@ public final class GuardSets implements AutoCloseable {
       String table = s.table() != null ? s.table() : "bloomery_seen_" + id;
       store = SqliteStore.openFollowingOtherWriters(file, table);
     } else if (s.readOnly()) {
-      store = PostgresStore.openReadOnly(s.url(), s.table(), s.column());
+      store = PostgresStore.openReadOnly(s.url(), s.table(), s.column(), statementTimeout);
     } else {
-      store = PostgresStore.open(s.url(), s.table() != null ? s.table() : "bloomery_seen_" + id);
+      store = PostgresStore.open(s.url(), s.table() != null ? s.table() : "bloomery_seen_" + id, statementTimeout);
     }
     Guard.Builder b = Guard.builder(store).expectedInsertions(set.capacity).fpp(set.errorRate);
     if (dir != null) {
@@ -299,6 +317,7 @@ public final class GuardSets implements AutoCloseable {
       Guard g = s.guard();
       if (g != null) {
         try {
+          s.flushAcknowledgements();
           g.close();
         } catch (RuntimeException e) {
           LOG.warn("guarded key {}: close failed: {}", Key.of(s.key),

@@ -3,61 +3,96 @@ package io.bloomery.server.command.guard;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.Verdict;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One guarded key: its {@link Guard} (once built) and the group commit of single adds.
+ * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
- * <p>Group commit: single GUARD.ADDs from any number of clients go into one queue; at most {@link #MAX_IN_FLIGHT}
- * store transactions run at a time, each taking everything queued (up to {@link #MAX_BATCH} rows) as one multi-row
- * statement. While one commits, the next batch gathers, as an append-only log's shared fsync does. Each client's
- * future completes with its own row's outcome only after that transaction committed.
+ * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; at most
+ * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued (up to {@link #MAX_BATCH}
+ * items) as one multi-row statement. While one commits, the next batch gathers, as an append-only log's shared
+ * fsync does. Each request completes with its own items' outcomes only after that transaction committed. A request
+ * with a token runs in a transaction of its own (its reply is stored under the token).
  *
- * <p>Stored but never acknowledged: an item this process inserted whose {@code 1} reached nobody (its reply had
- * already answered STOREDOWN on timeout, or the connection was lost during the commit, so the commit's outcome is
- * unknown) is remembered in memory; the next GUARD.ADD/MADD of it that the store answers "duplicate" answers
- * {@code 1} instead, once, and forgets it. The mark is taken before the commit is sent, so a retry that waited on
- * the row's unique index always finds it. Only this process remembers: another process, or this one after a
- * restart, answers {@code 0} for such an item.
+ * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
+ * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
+ * cleared, in the next transaction or a short one of its own, once the reply reached the client's socket. An item
+ * whose {@code 1} reached nobody keeps its mark, so a later add of it answers {@code 1}: in this process through
+ * the in-memory mark (which also keeps two of this process's clients from both being told 1), in another process or
+ * after a restart through the store's mark of a foreign owner, which that add claims in its transaction. With a
+ * token the answers are stored under it instead and a retry gets them back.
  */
 final class GuardedSet {
+  private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
   static final int MAX_BATCH = 1000;
   static final int MAX_IN_FLIGHT = 2;
+  private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
+  private static final long MARK_WAIT_MILLIS = 10_000;
 
   final byte[] key;
   final String storeName;
   final double errorRate;
   final long capacity;
   final long reservedAtMillis;
+  /** Who this process's pending marks belong to (new on every start). */
+  final String owner = UUID.randomUUID().toString();
   private final Executor io;
   private volatile Guard guard;
   private volatile String state = "building";
-  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   final LongAdder groupCommits = new LongAdder();
   final LongAdder groupCommitRows = new LongAdder();
 
+  /** Items this process answered 1 whose delivery is not known yet, or failed; a mark completes with "lost". */
   private final ConcurrentHashMap<ByteBuffer, CompletableFuture<Boolean>> unacknowledged = new ConcurrentHashMap<>();
-  private static final long MARK_WAIT_MILLIS = 10_000;
+  /** Delivered items whose store marks are still to be cleared. */
+  private final ConcurrentLinkedQueue<byte[]> toAcknowledge = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean ackScheduled = new AtomicBoolean();
 
-  private record Pending(byte[] item, CompletableFuture<Boolean> result) {}
+  /** One GUARD.ADD or GUARD.MADD: its items, its token (or null), its answers once committed. */
+  final class Request {
+    final List<byte[]> items;
+    final byte[] token;
+    final CompletableFuture<boolean[]> result;
+    private final List<Map.Entry<ByteBuffer, CompletableFuture<Boolean>>> marks = new ArrayList<>();
+
+    private Request(List<byte[]> items, byte[] token, long timeoutMillis) {
+      this.items = items;
+      this.token = token;
+      this.result = new CompletableFuture<boolean[]>().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** The connection wrote the request's reply to its socket ({@code ok}) or could not. */
+    void written(boolean ok) {
+      if (result.isDone() && !result.isCompletedExceptionally()) {
+        settle(this, ok); // else the reply was an error; the store thread settles the marks when it ends
+      }
+    }
+  }
 
   GuardedSet(byte[] key, String storeName, double errorRate, long capacity, Executor io) {
     this.key = key;
@@ -86,20 +121,20 @@ final class GuardedSet {
     state = s;
   }
 
-  /** How many items this process stored whose {@code 1} was never delivered (see the class comment). */
+  /** How many items this process answered 1 whose reply is not known to have been delivered. */
   int unacknowledged() {
     return unacknowledged.size();
   }
 
   /**
-   * Single add through the group commit; completes (on a store thread) with new or duplicate, or with a
-   * {@link TimeoutException} after {@code timeoutMillis} (then a late commit is remembered as unacknowledged).
+   * Adds {@code items} through the group commit; the request's result completes (on a store thread) with new or
+   * duplicate per item, or with a {@link TimeoutException} after {@code timeoutMillis}.
    */
-  CompletableFuture<Boolean> add(Guard g, byte[] item, long timeoutMillis) {
-    Pending p = new Pending(item, new CompletableFuture<Boolean>().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
-    queue.add(p);
+  Request add(Guard g, List<byte[]> items, byte[] token, long timeoutMillis) {
+    Request r = new Request(items, token, timeoutMillis);
+    queue.add(r);
     kick(g);
-    return p.result();
+    return r;
   }
 
   private void kick(Guard g) {
@@ -118,101 +153,120 @@ final class GuardedSet {
         return;
       }
     }
+    if (inFlight.get() == 0 && !toAcknowledge.isEmpty()) {
+      scheduleAck(g);
+    }
   }
 
   private void failQueued(RuntimeException e) {
-    Pending p;
-    while ((p = queue.poll()) != null) {
-      p.result().completeExceptionally(e);
+    Request r;
+    while ((r = queue.poll()) != null) {
+      r.result.completeExceptionally(e);
     }
   }
 
   private void flush(Guard g) {
     try {
-      List<Pending> batch = new ArrayList<>();
-      Pending p;
-      while (batch.size() < MAX_BATCH && (p = queue.poll()) != null) {
-        batch.add(p);
-      }
-      if (batch.isEmpty()) {
-        return;
-      }
-      List<byte[]> items = new ArrayList<>(batch.size());
-      for (Pending each : batch) {
-        items.add(each.item());
-      }
-      store(g, items, answers -> { // one transaction; a repeat inside the batch is new only once
-        groupCommits.increment();
-        groupCommitRows.add(batch.size());
-        boolean[] delivered = new boolean[answers.length];
-        for (int i = 0; i < answers.length; i++) {
-          delivered[i] = batch.get(i).result().complete(answers[i]);
+      List<Request> batch = new ArrayList<>();
+      int items = 0;
+      Request r;
+      while (items < MAX_BATCH && (r = queue.poll()) != null) {
+        if (r.token != null) {
+          run(g, List.of(r)); // its stored reply is its own
+          continue;
         }
-        return delivered;
-      }, e -> {
-        for (Pending each : batch) {
-          each.result().completeExceptionally(e);
-        }
-      });
+        batch.add(r);
+        items += r.items.size();
+      }
+      if (!batch.isEmpty()) {
+        run(g, batch);
+      }
     } finally {
       inFlight.decrementAndGet();
       kick(g);
     }
   }
 
-  /**
-   * One store transaction for {@code items}. {@code deliver} gets the answers (a duplicate that this process
-   * stored but never acknowledged answers new) and says for each whether it reached its client; {@code fail} gets
-   * a store failure. Blocking, on a store thread.
-   */
-  void store(Guard g, List<byte[]> items, Function<boolean[], boolean[]> deliver, Consumer<RuntimeException> fail) {
-    Map<ByteBuffer, CompletableFuture<Boolean>> mine = new HashMap<>();
-    ExactStore.BeforeCommit remember = inserted -> { // before the commit is sent: a retry blocked on it sees this
-      for (int i = 0; i < inserted.length; i++) {
-        if (inserted[i]) {
-          CompletableFuture<Boolean> mark = new CompletableFuture<>();
-          mine.put(ByteBuffer.wrap(items.get(i)), mark);
-          unacknowledged.put(ByteBuffer.wrap(items.get(i)), mark);
-        }
+  /** One store transaction for the requests' items (blocking, on a store thread). */
+  private void run(Guard g, List<Request> batch) {
+    List<byte[]> items = new ArrayList<>();
+    List<Request> requestOf = new ArrayList<>();
+    for (Request r : batch) {
+      for (byte[] item : r.items) {
+        items.add(item);
+        requestOf.add(r);
       }
-    };
-    boolean[] inserted;
+    }
+    byte[] token = batch.get(0).token;
+    List<byte[]> acks = new ArrayList<>();
+    byte[] ack;
+    while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
+      acks.add(ack);
+    }
+    Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere = new HashMap<>();
+    ExactStore.Ledger ledger = new ExactStore.Ledger(owner, token, token == null ? null : requestDigest(items), acks);
+    ExactStore.Recorded recorded;
     try {
-      inserted = g.addIfAbsent(items, remember);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // remember throws nothing
+      recorded = g.addIfAbsent(items, ledger, (inserted, claimed) -> decide(items, requestOf, token != null,
+          inserted, claimed, claimedHere));
     } catch (RuntimeException e) {
-      // if the marks were taken, only the commit's outcome is unknown: stored or not, nobody was told 1
-      mine.values().forEach(m -> m.complete(true));
-      fail.accept(e);
+      toAcknowledge.addAll(acks);
+      claimedHere.forEach(unacknowledged::putIfAbsent); // a token's claim did not commit: still lost
+      for (Request r : batch) {
+        r.result.completeExceptionally(e);
+        settle(r, false); // stored or not, nobody was told 1: the marks stay
+      }
       return;
     }
-    boolean[] answers = inserted.clone();
-    Map<Integer, CompletableFuture<Boolean>> claimed = new HashMap<>();
-    for (int i = 0; i < items.size(); i++) {
-      ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      CompletableFuture<Boolean> m = inserted[i] ? null : unacknowledged.get(k);
-      if (m != null && mine.get(k) != m && awaitMark(m) && unacknowledged.remove(k, m)) {
-        answers[i] = true;
-        claimed.put(i, m);
-      }
-    }
-    boolean[] delivered = deliver.apply(answers);
-    for (int i = 0; i < items.size(); i++) {
-      ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      if (inserted[i]) {
-        CompletableFuture<Boolean> m = mine.get(k);
-        m.complete(!delivered[i]);
-        if (delivered[i]) {
-          unacknowledged.remove(k, m);
-        }
-      } else if (claimed.containsKey(i) && !delivered[i]) {
-        unacknowledged.putIfAbsent(k, claimed.get(i)); // its 1 reached nobody this time either
+    groupCommits.increment();
+    groupCommitRows.add(items.size());
+    int at = 0;
+    for (Request r : batch) {
+      boolean[] mine = Arrays.copyOfRange(recorded.answers(), at, at + r.items.size());
+      at += r.items.size();
+      if (!r.result.complete(mine)) {
+        settle(r, false); // it had answered STOREDOWN on its timeout
       }
     }
   }
 
-  /** Whether a mark's batch left its item unacknowledged; the batch already committed, so it settles soon. */
+  /**
+   * A batch's answers, inside its transaction: new if inserted or claimed from another owner's store mark, or if
+   * this process answered it 1 before and that 1 reached nobody (claimed from the in-memory mark). Without a token
+   * every item answered 1 gets a fresh mark here, before the commit, so that a concurrent add of it that waited on
+   * the row's unique index finds the mark.
+   */
+  private boolean[] decide(List<byte[]> items, List<Request> requestOf, boolean withToken, boolean[] inserted,
+      boolean[] claimed, Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere) {
+    boolean[] answers = new boolean[items.size()];
+    Set<ByteBuffer> answeredHere = new HashSet<>();
+    for (int i = 0; i < answers.length; i++) {
+      ByteBuffer k = ByteBuffer.wrap(items.get(i));
+      CompletableFuture<Boolean> fresh = withToken ? null : new CompletableFuture<>();
+      if (inserted[i] || claimed[i]) {
+        answers[i] = true;
+        if (fresh != null) {
+          unacknowledged.put(k, fresh);
+        }
+      } else if (!answeredHere.contains(k)) {
+        CompletableFuture<Boolean> m = unacknowledged.get(k);
+        if (m != null && awaitMark(m)
+            && (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh))) {
+          answers[i] = true;
+          claimedHere.put(k, m);
+        }
+      }
+      if (answers[i]) {
+        answeredHere.add(k);
+        if (fresh != null) {
+          requestOf.get(i).marks.add(Map.entry(k, fresh));
+        }
+      }
+    }
+    return answers;
+  }
+
+  /** Whether a mark's request left its item unacknowledged; its batch committed, so it settles soon. */
   private static boolean awaitMark(CompletableFuture<Boolean> mark) {
     try {
       return mark.get(MARK_WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -221,6 +275,87 @@ final class GuardedSet {
       return false;
     } catch (ExecutionException | TimeoutException e) {
       return false;
+    }
+  }
+
+  /** The request's 1s reached their client ({@code delivered}) or not; a delivered item's mark is cleared. */
+  private void settle(Request r, boolean delivered) {
+    for (Map.Entry<ByteBuffer, CompletableFuture<Boolean>> e : r.marks) {
+      if (!e.getValue().complete(!delivered)) {
+        continue;
+      }
+      if (delivered && unacknowledged.remove(e.getKey(), e.getValue())) {
+        toAcknowledge.add(e.getKey().array());
+      }
+    }
+    Guard g = guard;
+    if (delivered && inFlight.get() == 0 && g != null && !toAcknowledge.isEmpty()) {
+      scheduleAck(g);
+    }
+  }
+
+  /** Clears delivered items' store marks in a short transaction when no batch is running to carry them. */
+  private void scheduleAck(Guard g) {
+    if (!ackScheduled.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      io.execute(() -> {
+        ackScheduled.set(false);
+        List<byte[]> acks = new ArrayList<>();
+        byte[] ack;
+        while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
+          acks.add(ack);
+        }
+        if (acks.isEmpty()) {
+          return;
+        }
+        try {
+          g.acknowledge(owner, acks);
+        } catch (RuntimeException e) {
+          toAcknowledge.addAll(acks); // the next batch carries them; meanwhile a crash answers them 1 again
+          LOG.debug("clearing {} pending marks failed: {}", acks.size(), e.toString());
+        }
+      });
+    } catch (RuntimeException e) {
+      ackScheduled.set(false); // shutting down: the marks stay, a retry after restart answers 1
+    }
+  }
+
+  /**
+   * On a clean shutdown, before the guard closes: clears the store marks of the delivered items still queued, so
+   * that a restart does not answer them 1 again. Blocking.
+   */
+  void flushAcknowledgements() {
+    Guard g = guard;
+    List<byte[]> acks = new ArrayList<>();
+    byte[] ack;
+    while ((ack = toAcknowledge.poll()) != null) {
+      acks.add(ack);
+    }
+    if (g == null || acks.isEmpty()) {
+      return;
+    }
+    try {
+      g.acknowledge(owner, acks);
+    } catch (RuntimeException e) {
+      LOG.warn("clearing {} pending marks on shutdown failed (a retry after the restart answers them 1 again): {}",
+          acks.size(), e.toString());
+    }
+  }
+
+  /** What a token's stored reply is checked against: the SHA-256 of the items, each length-prefixed. */
+  static byte[] requestDigest(List<byte[]> items) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      md.update(Integer.toString(items.size()).getBytes(StandardCharsets.US_ASCII));
+      for (byte[] item : items) {
+        md.update(ByteBuffer.allocate(4).putInt(item.length).array());
+        md.update(item);
+      }
+      return md.digest();
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK ships SHA-256", e);
     }
   }
 
