@@ -10,12 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -41,14 +40,7 @@ final class LoadCommand implements Callable<Integer> {
   @Option(names = "--key", required = true, description = "The key to create.")
   String key;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host (default: ${DEFAULT-VALUE}).")
-  String host;
-
-  @Option(names = {"-p", "--port"}, defaultValue = "6380", description = "Server port (default: ${DEFAULT-VALUE}).")
-  int port;
-
-  @Option(names = {"-a", "--password"}, description = "The server's requirepass (else REDISCLI_AUTH).")
-  String password;
+  @Mixin ServerOptions server;
 
   @Option(names = "--chunk-size", defaultValue = "8388608", paramLabel = "BYTES",
       description = "Bytes per chunk after the header, 1 to 536870912 (default: ${DEFAULT-VALUE}).")
@@ -58,9 +50,7 @@ final class LoadCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (port < 1 || port > 65535) {
-      throw CliException.usage("--port must be in [1, 65535], was " + port);
-    }
+    server.validate();
     if (chunkSize < 1 || chunkSize > (512 << 20)) {
       throw CliException.usage("--chunk-size must be in [1, 536870912], was " + chunkSize);
     }
@@ -76,15 +66,9 @@ final class LoadCommand implements Callable<Integer> {
           + " filter; the server serves classic and blocked files as BF.* keys");
     }
     int headerLength = 18 + header.seed().length;
-    String secret = password != null ? password : System.getenv("REDISCLI_AUTH");
-    DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder().timeoutMillis(60_000);
-    if (secret != null && !secret.isEmpty()) {
-      config.password(secret);
-    }
     long sent = 0;
     int chunks = 0;
-    try (UnifiedJedis jedis = RedisClient.builder().hostAndPort(new HostAndPort(host, port))
-            .clientConfig(config.build()).build();
+    try (UnifiedJedis jedis = server.connect(DefaultJedisClientConfig.builder().timeoutMillis(60_000));
         InputStream in = Files.newInputStream(file)) {
       byte[] first = in.readNBytes(headerLength);
       jedis.bfLoadChunk(key, 1, first);
@@ -100,7 +84,7 @@ final class LoadCommand implements Callable<Integer> {
         chunks++;
       }
     } catch (JedisException e) {
-      throw CliException.failure("cannot load " + file + " into " + host + ":" + port + " key '" + key + "': "
+      throw CliException.failure("cannot load " + file + " into " + server + " key '" + key + "': "
           + String.valueOf(e.getMessage()).replace('\n', ' '), e);
     }
     if (sent != header.totalLength()) {
@@ -108,7 +92,7 @@ final class LoadCommand implements Callable<Integer> {
           + header.totalLength() + ")");
     }
     root.out().printf("loaded %s (%s, %d bytes, %d chunks) into key '%s' at %s:%d%n", file,
-        header.kind().kindName(), sent, chunks, key, host, port);
+        header.kind().kindName(), sent, chunks, key, server.host, server.port);
     return BloomeryCommand.EXIT_OK;
   }
 }
