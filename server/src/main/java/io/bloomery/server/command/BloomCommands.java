@@ -141,7 +141,7 @@ final class BloomCommands {
       }
       if (layout != null) {
         FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate);
-        Memory.admit(inv, plan.bytes());
+        Memory.admitWithHeap(inv, plan.bytes());
         w.put(key, plan.create());
         inv.journalVerbatim(w);
         return Reply.OK;

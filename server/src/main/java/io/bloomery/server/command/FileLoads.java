@@ -30,7 +30,8 @@ final class FileLoads {
   private static final byte[] MAGIC = {'B', 'L', 'M', 'F'};
   /** Magic, version, kind, protocol, flags, seed length. */
   private static final int FIXED_PREFIX = 10;
-  private static final int MAX_FILE = Integer.MAX_VALUE - 64;
+  /** One load's limit: one Java array, with room left for the rest of the journal record that holds it. */
+  static final int MAX_FILE = Integer.MAX_VALUE - (1 << 20);
 
   private final ConcurrentHashMap<Key, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong pendingBytes = new AtomicLong();
@@ -114,13 +115,7 @@ final class FileLoads {
     if (chunk.length > total) {
       throw invalid("the chunk has " + chunk.length + " bytes, the file " + total);
     }
-    Memory.admit(inv, total + pendingBytes.get());
-    Runtime rt = Runtime.getRuntime();
-    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    if (2L * total > free) {
-      inv.server().stats().oomRejections.increment();
-      throw new CommandException(Errors.OOM);
-    }
+    Memory.admitWithHeap(inv, total + pendingBytes.get());
     Pending p = new Pending(total);
     pendingBytes.addAndGet(total);
     pending.put(key, p);
