@@ -185,6 +185,33 @@ class FixedBloomKeyTest extends SharedServerTest {
     }
   }
 
+  @Test
+  void aDumpLargerThanOneChunkRoundTrips() {
+    // 15M items at 1% is about 18 MB of bits: the dump takes more than one 16 MiB data chunk
+    assertThat(c.call("BF.RESERVE", "large", "0.01", "15000000", "NONSCALING", "LAYOUT", "CLASSIC"))
+        .isEqualTo("+OK\r\n");
+    j.bfMAdd("large", "a", "b", "c");
+    long it = 0;
+    int chunks = 0;
+    long bytes = 0;
+    while (true) {
+      Map.Entry<Long, byte[]> chunk = j.bfScanDump("large", it);
+      if (chunk.getKey() == 0) {
+        assertThat(chunk.getValue()).isEmpty();
+        break;
+      }
+      assertThat(chunk.getKey()).isEqualTo(bytes + 1);
+      assertThat(j.bfLoadChunk("large-copy", chunk.getKey(), chunk.getValue())).isEqualTo("OK");
+      bytes += chunk.getValue().length;
+      chunks++;
+      it = chunk.getKey();
+    }
+    assertThat(chunks).isGreaterThanOrEqualTo(3);
+    assertThat(j.bfMExists("large-copy", "a", "b", "c", "d")).containsExactly(true, true, true, false);
+    assertThat(j.bfCard("large-copy")).isEqualTo(3L);
+    assertThat(j.bfInfo("large-copy")).isEqualTo(j.bfInfo("large"));
+  }
+
   private void assertNoKey(String key) {
     assertThat(j.exists(key)).isFalse();
     assertThat(j.bfExists(key, "m1")).isFalse();

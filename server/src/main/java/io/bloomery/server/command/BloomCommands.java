@@ -389,7 +389,7 @@ final class BloomCommands {
 
   /** SCANDUMP of a fixed key: its Bloomery file, header first (see {@link FileLoads}). */
   private static Reply fileDump(Invocation inv, Summary f, long iterator) {
-    int headerLength = FileLoads.headerLength(FileLoads.slice(f, 0, 10));
+    int headerLength = FileLoads.headerLengthOf(f);
     long[] range = FileLoads.dumpRange(f, iterator, headerLength);
     byte[] data = range[2] == range[1] ? new byte[0] : FileLoads.slice(f, range[1], range[2]);
     return Reply.arrayOf(Reply.integer(range[0]), Reply.bulk(data));

@@ -174,28 +174,51 @@ final class FileLoads {
       long at;
 
       @Override
-      public void write(int b) {
-        if (at >= from && at < to) {
-          out[(int) (at - from)] = (byte) b;
-        }
-        at++;
+      public void write(int b) throws IOException {
+        write(new byte[] {(byte) b}, 0, 1);
       }
 
       @Override
-      public void write(byte[] b, int off, int len) {
+      public void write(byte[] b, int off, int len) throws IOException {
         long lo = Math.max(at, from);
         long hi = Math.min(at + len, to);
         if (lo < hi) {
           System.arraycopy(b, off + (int) (lo - at), out, (int) (lo - from), (int) (hi - lo));
         }
         at += len;
+        if (at >= to) {
+          throw WindowFull.INSTANCE; // the rest of the file is not needed
+        }
       }
     };
     try {
       FilterFormat.write(filter, window);
+    } catch (WindowFull e) {
+      return out;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return out;
+  }
+
+  /** Stops the serialization once the window is filled. */
+  private static final class WindowFull extends IOException {
+    static final WindowFull INSTANCE = new WindowFull();
+
+    private WindowFull() {
+      super("window filled", null);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  /** The envelope header's length (magic to body length) of a fixed filter's file. */
+  static int headerLengthOf(Object fixed) {
+    byte[] seed = fixed instanceof io.bloomery.filter.BloomFilter c ? c.seed()
+        : ((io.bloomery.blocked.BlockedBloomFilter) fixed).seed();
+    return FIXED_PREFIX + seed.length + 8;
   }
 }
