@@ -93,6 +93,7 @@ final class LoadCommand implements Callable<Integer> {
     }
     root.out().printf("loaded %s (%s, %d bytes, %d chunks) into key '%s' at %s:%d%n", file,
         header.kind().kindName(), sent, chunks, key, server.host, server.port);
+    StandardOutput.requireWritable(root.out());
     return BloomeryCommand.EXIT_OK;
   }
 }
