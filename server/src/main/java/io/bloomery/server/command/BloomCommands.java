@@ -408,6 +408,7 @@ final class BloomCommands {
       boolean fileHeader = iterator == 1 && FileLoads.isFileHeader(data);
       if (fileHeader || (existing == null && iterator > 1 && loads.pending(key))) {
         if (existing != null) {
+          loads.abandon(key); // the key appeared meanwhile: the load can never complete
           throw new CommandException(anyBloomOrNull(existing) != null ? RedisBloomErrors.ITEM_EXISTS : Errors.WRONGTYPE);
         }
         Summary done = fileHeader ? loads.begin(inv, key, data) : loads.next(key, iterator, data);
