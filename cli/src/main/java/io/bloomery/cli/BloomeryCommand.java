@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
       DedupCommand.class,
       BenchCommand.class,
       ServeCommand.class,
+      LoadCommand.class,
       CheckLogCommand.class,
       TopCommand.class,
       CommandLine.HelpCommand.class

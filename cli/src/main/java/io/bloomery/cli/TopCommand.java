@@ -13,11 +13,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -42,14 +41,7 @@ final class TopCommand implements Callable<Integer> {
 
   @ParentCommand BloomeryCommand root;
 
-  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host (default: ${DEFAULT-VALUE}).")
-  String host;
-
-  @Option(names = {"-p", "--port"}, defaultValue = "6380", description = "Server port (default: ${DEFAULT-VALUE}).")
-  int port;
-
-  @Option(names = {"-a", "--password"}, description = "The server's requirepass (else REDISCLI_AUTH).")
-  String password;
+  @Mixin ServerOptions server;
 
   @Option(names = {"-i", "--interval"}, defaultValue = "1", paramLabel = "SECONDS",
       description = "Seconds between rounds, 0.1 to 3600 (default: ${DEFAULT-VALUE}).")
@@ -66,22 +58,15 @@ final class TopCommand implements Callable<Integer> {
     if (!(interval >= 0.1 && interval <= 3600)) {
       throw CliException.usage("--interval must be in [0.1, 3600] seconds, was " + interval);
     }
-    if (port < 1 || port > 65535) {
-      throw CliException.usage("--port must be in [1, 65535], was " + port);
-    }
+    server.validate();
     if (count < 0) {
       throw CliException.usage("--count must be >= 0, was " + count);
     }
-    String secret = password != null ? password : System.getenv("REDISCLI_AUTH");
     DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder().timeoutMillis(5000)
         .protocol(RedisProtocol.RESP2); // *.INFO as flat field/value arrays
-    if (secret != null && !secret.isEmpty()) {
-      config.password(secret);
-    }
     PrintWriter out = root.out();
     boolean live = root.terminal();
-    try (UnifiedJedis jedis = RedisClient.builder().hostAndPort(new HostAndPort(host, port))
-            .clientConfig(config.build()).build();
+    try (UnifiedJedis jedis = server.connect(config);
         Screen screen = live ? Screen.open(out, root.stdin()) : null) {
       ServerWatch watch = new ServerWatch(jedis);
       ServerWatch.Round previous = null;
@@ -106,7 +91,7 @@ final class TopCommand implements Callable<Integer> {
         }
       }
     } catch (JedisException e) {
-      throw CliException.failure("cannot read the server at " + host + ":" + port + ": " + oneLine(e), e);
+      throw CliException.failure("cannot read the server at " + server + ": " + oneLine(e), e);
     }
     return BloomeryCommand.EXIT_OK;
   }

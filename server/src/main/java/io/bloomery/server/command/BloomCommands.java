@@ -7,6 +7,9 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Summary;
+import io.bloomery.format.FilterFormat;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
@@ -63,6 +66,27 @@ final class BloomCommands {
     return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
+  /** A BF.* key of either form (scalable, or a fixed classic/blocked filter), or {@code null}; WRONGTYPE else. */
+  static MembershipFilter anyBloomOrNull(Object value) {
+    if (value == null || value instanceof ScalableBloomFilter || FixedBloom.is(value)) {
+      return (MembershipFilter) value;
+    }
+    throw new CommandException(Errors.WRONGTYPE);
+  }
+
+  static MembershipFilter anyBloomOrNotFound(Object value) {
+    MembershipFilter f = anyBloomOrNull(value);
+    if (f == null) {
+      throw new CommandException(RedisBloomErrors.NOT_FOUND);
+    }
+    return f;
+  }
+
+  /** Adds one item with BF semantics for either form of key. */
+  private static boolean addOne(MembershipFilter f, byte[] item) {
+    return f instanceof ScalableBloomFilter s ? s.add(item) : FixedBloom.add(f, item);
+  }
+
   // ------------------------------------------------------------------------------------------------ RESERVE
 
   private static Reply reserve(Invocation inv) {
@@ -84,6 +108,7 @@ final class BloomCommands {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
     boolean nonScaling = Args.indexOf(inv.argv(), "NONSCALING") >= 0;
+    FixedBloom.Layout layout = layout(inv);
     long expansion = inv.settings().bfExpansion;
     int at = Args.indexOf(inv.argv(), "EXPANSION");
     if (at >= 0) {
@@ -104,17 +129,46 @@ final class BloomCommands {
       }
       expansion = parsed;
     }
+    if (layout != null && !nonScaling) {
+      throw new CommandException(LAYOUT_NEEDS_NONSCALING);
+    }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw new CommandException(existing instanceof ScalableBloomFilter
+        throw new CommandException(existing instanceof ScalableBloomFilter || FixedBloom.is(existing)
             ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
+      }
+      if (layout != null) {
+        FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate);
+        Memory.admitWithHeap(inv, plan.bytes());
+        w.put(key, plan.create());
+        inv.journalVerbatim(w);
+        return Reply.OK;
       }
       w.put(key, create(inv, capacity, rate, nonScaling, (int) expansion));
       inv.journalVerbatim(w);
     }
     return Reply.OK;
+  }
+
+  static final String LAYOUT_NEEDS_NONSCALING =
+      "ERR LAYOUT needs NONSCALING: a classic or blocked filter has a fixed size";
+
+  /** {@code LAYOUT CLASSIC|BLOCKED} (a Bloomery extension), or {@code null} for RedisBloom's scalable filter. */
+  private static FixedBloom.Layout layout(Invocation inv) {
+    int at = Args.indexOf(inv.argv(), "LAYOUT");
+    if (at < 0) {
+      return null;
+    }
+    if (at == inv.argc() - 1) {
+      throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
+    }
+    return switch (Args.lower(inv.arg(at + 1))) {
+      case "classic" -> FixedBloom.Layout.CLASSIC;
+      case "blocked" -> FixedBloom.Layout.BLOCKED;
+      default -> throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
+    };
   }
 
   /**
@@ -150,7 +204,7 @@ final class BloomCommands {
     boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      ScalableBloomFilter f = bloomOrNull(w.get(key));
+      MembershipFilter f = anyBloomOrNull(w.get(key));
       if (f == null) {
         Settings s = inv.settings();
         boolean nonScaling = s.bfExpansion == 0;
@@ -160,7 +214,7 @@ final class BloomCommands {
         w.get(key);
       }
       if (!multi) {
-        boolean added = f.add(inv.arg(2));
+        boolean added = addOne(f, inv.arg(2));
         if (added) {
           inv.journalVerbatim(w);
         }
@@ -173,11 +227,11 @@ final class BloomCommands {
   }
 
   /** Adds argv[from..] one by one: a boolean per item, an error element per failed item, stopping when full. */
-  private static Reply addAll(ScalableBloomFilter f, List<byte[]> argv, int from) {
+  private static Reply addAll(MembershipFilter f, List<byte[]> argv, int from) {
     List<Reply> out = new ArrayList<>(argv.size() - from);
     for (int i = from; i < argv.size(); i++) {
       try {
-        out.add(Reply.bool(f.add(argv.get(i))));
+        out.add(Reply.bool(addOne(f, argv.get(i))));
       } catch (FilterFullException e) {
         out.add(Reply.error(e.getMessage()));
         if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
@@ -253,7 +307,7 @@ final class BloomCommands {
     }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      ScalableBloomFilter f = bloomOrNull(w.get(key));
+      MembershipFilter f = anyBloomOrNull(w.get(key));
       if (f == null) {
         if (noCreate) {
           throw new CommandException(RedisBloomErrors.NOT_FOUND);
@@ -274,7 +328,7 @@ final class BloomCommands {
   private static Reply exists(Invocation inv) {
     boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
     Object value = inv.keyspace().read(inv.key(1));
-    ScalableBloomFilter f = value instanceof ScalableBloomFilter b ? b : null;
+    MembershipFilter f = value instanceof ScalableBloomFilter || FixedBloom.is(value) ? (MembershipFilter) value : null;
     Stats.lookup(inv, value);
     if (!multi) {
       return Reply.bool(f != null && f.mightContain(inv.arg(2)));
@@ -290,8 +344,8 @@ final class BloomCommands {
     if (inv.argc() > 3) {
       throw inv.wrongArity();
     }
-    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
-    Map<String, Long> all = f.info().asMap();
+    MembershipFilter f = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    Map<String, Long> all = f instanceof ScalableBloomFilter s ? s.info().asMap() : FixedBloom.info(f);
     if (inv.argc() == 2) {
       return Reply.map(all);
     }
@@ -312,19 +366,33 @@ final class BloomCommands {
   }
 
   private static Reply card(Invocation inv) {
-    ScalableBloomFilter f = bloomOrNull(inv.keyspace().read(inv.key(1)));
-    return Reply.integer(f == null ? 0 : f.insertedCount());
+    MembershipFilter f = anyBloomOrNull(inv.keyspace().read(inv.key(1)));
+    if (f == null) {
+      return Reply.integer(0);
+    }
+    return Reply.integer(f instanceof ScalableBloomFilter s ? s.insertedCount() : FixedBloom.inserted(f));
   }
 
   private static Reply scanDump(Invocation inv) {
-    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    MembershipFilter any = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
     Long iterator = Args.parseLong(inv.arg(2));
     if (iterator == null) {
       throw new CommandException(RedisBloomErrors.BF_SCANDUMP_NOT_NUMERIC);
     }
+    if (!(any instanceof ScalableBloomFilter f)) {
+      return fileDump(inv, any, iterator);
+    }
     RedisBloomDump.Chunk chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0])
         : RedisBloomDump.scanDump(f, iterator);
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
+  }
+
+  /** SCANDUMP of a fixed key: its Bloomery file, header first (see {@link FileLoads}). */
+  private static Reply fileDump(Invocation inv, Summary f, long iterator) {
+    int headerLength = FileLoads.headerLengthOf(f);
+    long[] range = FileLoads.dumpRange(f, iterator, headerLength);
+    byte[] data = range[2] == range[1] ? new byte[0] : FileLoads.slice(f, range[1], range[2]);
+    return Reply.arrayOf(Reply.integer(range[0]), Reply.bulk(data));
   }
 
   private static Reply loadChunk(Invocation inv) {
@@ -336,6 +404,22 @@ final class BloomCommands {
     byte[] data = inv.arg(3);
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.get(key);
+      FileLoads loads = inv.server().fileLoads();
+      boolean fileHeader = iterator == 1 && FileLoads.isFileHeader(data);
+      if (fileHeader || (existing == null && iterator > 1 && loads.pending(key))) {
+        if (existing != null) {
+          loads.abandon(key); // the key appeared meanwhile: the load can never complete
+          throw new CommandException(anyBloomOrNull(existing) != null ? RedisBloomErrors.ITEM_EXISTS : Errors.WRONGTYPE);
+        }
+        Summary done = fileHeader ? loads.begin(inv, key, data) : loads.next(key, iterator, data);
+        if (done != null) {
+          w.put(key, done);
+          // one record holds the whole file, so replay never sees a partial load
+          inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("1"), FilterFormat.toBytes(done)));
+        }
+        return Reply.OK;
+      }
+      loads.abandon(key);
       if (existing == null && iterator == 1) {
         Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
         w.put(key, RedisBloomDump.loadHeader(data));
@@ -348,7 +432,10 @@ final class BloomCommands {
   }
 
   private static Reply debug(Invocation inv) {
-    ScalableBloomFilter f = bloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    MembershipFilter any = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    if (!(any instanceof ScalableBloomFilter f)) {
+      return Reply.arrayOf(Reply.bulk(FixedBloom.debug(any)));
+    }
     List<Reply> lines = new ArrayList<>();
     for (String line : f.debug()) {
       lines.add(Reply.bulk(line));

@@ -5,8 +5,9 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.filter.IncompatibleFilterException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.filter.Mergeable;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Values;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
@@ -23,9 +24,10 @@ final class ExtensionCommands {
   }
 
   /**
-   * {@code BF.MERGE dest src [src ...]}: every source must be a Bloom filter with the same parameters and layers as
-   * the destination; a missing destination starts as a copy of the first source.
+   * {@code BF.MERGE dest src [src ...]}: every source must be a Bloom filter of the destination's form (scalable, classic or
+   * blocked) with the same parameters and layers; a missing destination starts as a copy of the first source.
    */
+  @SuppressWarnings({"rawtypes", "unchecked"}) // sources are checked to be of the target's class before merging
   private static Reply merge(Invocation inv) {
     List<Key> keys = new ArrayList<>();
     for (int i = 1; i < inv.argc(); i++) {
@@ -33,27 +35,28 @@ final class ExtensionCommands {
     }
     Key dest = keys.get(0);
     try (Keyspace.Write w = inv.write(keys)) {
-      List<ScalableBloomFilter> sources = new ArrayList<>();
+      List<Mergeable> sources = new ArrayList<>();
       for (int i = 1; i < keys.size(); i++) {
-        sources.add(BloomCommands.bloomOrNotFound(w.peek(keys.get(i))));
+        sources.add((Mergeable) BloomCommands.anyBloomOrNotFound(w.peek(keys.get(i))));
       }
-      ScalableBloomFilter target = BloomCommands.bloomOrNull(w.get(dest));
+      Mergeable target = (Mergeable) BloomCommands.anyBloomOrNull(w.get(dest));
       int from = 0;
       if (target == null) {
-        Memory.admit(inv, sources.get(0).memoryUsage());
-        target = sources.get(0).copy();
+        Memory.admit(inv, Values.bytes(sources.get(0)));
+        target = (Mergeable) Values.copy(sources.get(0));
         w.put(dest, target);
         w.get(dest);
         from = 1;
       }
       for (int i = from; i < sources.size(); i++) {
-        if (!target.isCompatible(sources.get(i)) && sources.get(i) != target) {
+        if (sources.get(i) != target
+            && (sources.get(i).getClass() != target.getClass() || !target.isCompatible(sources.get(i)))) {
           throw new CommandException("ERR filters differ: " + keys.get(i + 1) + " cannot be merged into " + dest);
         }
       }
       Memory.admit(inv, 0);
       for (int i = from; i < sources.size(); i++) {
-        ScalableBloomFilter src = sources.get(i);
+        Mergeable src = sources.get(i);
         if (src == target) {
           continue; // merging a filter into itself changes no bit
         }

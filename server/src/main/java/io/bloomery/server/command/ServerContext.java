@@ -21,6 +21,7 @@ public final class ServerContext {
   private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
   private volatile String transport = "nio";
+  private final FileLoads fileLoads = new FileLoads();
 
   public ServerContext(Keyspace keyspace, Settings settings) {
     this.keyspace = keyspace;
@@ -32,6 +33,11 @@ public final class ServerContext {
       id.append(Character.forDigit(random.nextInt(16), 16));
     }
     this.runId = id.toString();
+  }
+
+  /** The Bloomery-file loads under way through BF.LOADCHUNK. */
+  FileLoads fileLoads() {
+    return fileLoads;
   }
 
   public Keyspace keyspace() {

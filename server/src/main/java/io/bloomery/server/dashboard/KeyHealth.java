@@ -3,6 +3,7 @@ package io.bloomery.server.dashboard;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Values;
@@ -63,6 +64,14 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
         long capacity = f.capacity();
         yield new KeyHealth(key, kind, f.insertedCount(), capacity, f.fillRatio(), f.estimatedFpp(),
             f.modelFpp(capacity), 1, bytes, expireAtMillis, f::modelFpp);
+      }
+      case BloomFilter f -> {
+        long m = f.bitSize();
+        int k = f.hashCount();
+        long capacity = f.capacity();
+        yield new KeyHealth(key, kind, f.insertedCount(), capacity, f.fillRatio(), f.estimatedFpp(),
+            BloomMath.falsePositiveRate(m, k, capacity), 1, bytes, expireAtMillis,
+            n -> BloomMath.falsePositiveRate(m, k, n));
       }
       case AgePartitionedFilter f -> aging(key, kind, f, bytes, expireAtMillis);
       default -> new KeyHealth(key, kind, -1, -1, Double.NaN, Double.NaN, Double.NaN, 1, bytes, expireAtMillis, null);

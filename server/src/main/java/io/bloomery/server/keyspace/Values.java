@@ -3,6 +3,7 @@ package io.bloomery.server.keyspace;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
@@ -25,12 +26,13 @@ public final class Values {
       case TopK t -> "TopK-TYPE";
       case CountingBloomFilter f -> "BLcounting";
       case AgePartitionedFilter f -> "BLagepart";
-      case BlockedBloomFilter f -> "BLblocked";
+      case BloomFilter f -> "BLbloom";
+      case BlockedBloomFilter f -> "BLbloom";
       default -> throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     };
   }
 
-  /** A short kind name for metrics and INFO: bloom, cuckoo, cms, topk, counting, aging, blocked. */
+  /** A short kind name for metrics and INFO: bloom, cuckoo, cms, topk, counting, aging, classic, blocked. */
   public static String kindName(Object value) {
     return switch (value) {
       case ScalableBloomFilter f -> "bloom";
@@ -39,6 +41,7 @@ public final class Values {
       case TopK t -> "topk";
       case CountingBloomFilter f -> "counting";
       case AgePartitionedFilter f -> "aging";
+      case BloomFilter f -> "classic";
       case BlockedBloomFilter f -> "blocked";
       default -> "unknown";
     };
@@ -56,6 +59,7 @@ public final class Values {
       case TopK t -> 8 * t.width() * t.depth() + 16 * t.k() + 48;
       case CountingBloomFilter f -> f.counterBytes() + 48;
       case AgePartitionedFilter f -> f.generations() * (f.bitsPerGeneration() / 8) + 64;
+      case BloomFilter f -> f.wordCount() * 8 + 48;
       case BlockedBloomFilter f -> f.wordCount() * 8 + 48;
       default -> 0;
     };
@@ -75,6 +79,7 @@ public final class Values {
       case TopK t -> t.copy(StateSeededDecay.INSTANCE);
       case CountingBloomFilter f -> f.copy();
       case AgePartitionedFilter f -> f.copy(CommandClock::now);
+      case BloomFilter f -> f.copy();
       case BlockedBloomFilter f -> f.copy();
       default -> throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     };
