@@ -1,5 +1,8 @@
 package io.bloomery.bench;
 
+import static io.bloomery.bench.BenchFigures.median;
+import static io.bloomery.bench.BenchFigures.round;
+
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import io.bloomery.blocked.BlockedBloomFilter;
@@ -10,7 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+
 import java.util.Map;
 
 /**
@@ -145,16 +148,5 @@ public final class StaticFilterBench {
   private static long guavaBits(long n) {
     long bits = (long) (-n * Math.log(0.01) / (Math.log(2) * Math.log(2)));
     return (bits + 63) / 64 * 64;
-  }
-
-  private static double median(List<Double> values) {
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    int size = sorted.size();
-    return size % 2 == 1 ? sorted.get(size / 2) : (sorted.get(size / 2 - 1) + sorted.get(size / 2)) / 2;
-  }
-
-  private static double round(double value) {
-    return Double.parseDouble(String.format(Locale.ROOT, "%.3f", value));
   }
 }
