@@ -66,7 +66,8 @@ import java.util.Objects;
  * {@link java.util.concurrent.locks.StampedLock} stamp, retried under the read lock if a writer intervened); adds
  * are serialized, and a new layer is allocated before the short exclusive section that publishes it. A lookup
  * concurrent with an add of the same item may see it either way; once {@code add} has returned, every lookup that
- * happens after it sees the item.
+ * happens after it sees the item. A caller that already serializes its mutations (a server's per-key lock) may use
+ * {@link #addAsSoleWriter}, which skips the writer monitor and the exclusive section.
  */
 public final class ScalableBloomFilter implements MembershipFilter, Mergeable<ScalableBloomFilter> {
   /** RedisBloom's {@code bf-initial-size} default. */
