@@ -22,9 +22,53 @@ class ConcurrencyTest {
   private static final int WRITERS = 2;
   private static final int READERS = 2;
 
+  /**
+   * The server's path: writers serialize on their own lock (as the server's key lock does) and call
+   * {@code addAsSoleWriter}; lock-free readers on other threads never miss an item whose add was published.
+   */
+  @Test
+  void soleWriterAddsUnderAnExternalLockAreSeenByLockFreeReaders() throws Exception {
+    ScalableBloomFilter filter = ScalableBloomFilter.create(50, 0.01, 2);
+    Object externalLock = new Object();
+    assertReadersNeverMissCompletedAdds(filter, item -> {
+      synchronized (externalLock) {
+        filter.addAsSoleWriter(item, 0, item.length);
+      }
+    });
+  }
+
+  /** The sole-writer path answers, counts and grows exactly as {@code add}: same layers, same bits. */
+  @Test
+  void soleWriterAddBuildsTheSameFilterAsAdd() {
+    ScalableBloomFilter viaAdd = ScalableBloomFilter.create(100, 0.01, 2);
+    ScalableBloomFilter viaSoleWriter = ScalableBloomFilter.create(100, 0.01, 2);
+    for (int i = 0; i < 5_000; i++) {
+      byte[] item = Items.of("item-" + (i % 4_000)); // repeats answer false and are not counted
+      assertThat(viaSoleWriter.addAsSoleWriter(item, 0, item.length)).as("item %d", i).isEqualTo(viaAdd.add(item));
+    }
+    assertThat(viaSoleWriter.debug()).isEqualTo(viaAdd.debug());
+    assertThat(viaSoleWriter.insertedCount()).isEqualTo(viaAdd.insertedCount());
+    assertThat(viaSoleWriter.bitCount()).isEqualTo(viaAdd.bitCount());
+    ScalableBloomFilter full = ScalableBloomFilter.createNonScaling(10, 0.01);
+    for (int i = 0; full.insertedCount() < 10; i++) {
+      byte[] item = Items.of("n-" + i);
+      full.addAsSoleWriter(item, 0, item.length);
+    }
+    byte[] more = Items.of("one more");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> full.addAsSoleWriter(more, 0, more.length))
+        .isInstanceOf(io.bloomery.filter.FilterFullException.class)
+        .hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+  }
+
   @Test
   void scalableBloomReadersNeverMissCompletedAddsWhileLayersGrow() throws Exception {
     ScalableBloomFilter filter = ScalableBloomFilter.create(50, 0.01, 2); // grows ~10 layers below
+    assertReadersNeverMissCompletedAdds(filter, filter::add);
+  }
+
+  /** WRITERS threads add through {@code add} while READERS threads check items whose add has returned. */
+  private static void assertReadersNeverMissCompletedAdds(ScalableBloomFilter filter,
+      java.util.function.Consumer<byte[]> add) throws Exception {
     int perWriter = 20_000;
     AtomicInteger[] published = new AtomicInteger[WRITERS];
     for (int w = 0; w < WRITERS; w++) {
@@ -40,7 +84,7 @@ class ConcurrencyTest {
         int writer = w;
         writers.add(pool.submit(() -> {
           for (int i = 0; i < perWriter; i++) {
-            filter.add(Items.of(writer + ":" + i));
+            add.accept(Items.of(writer + ":" + i));
             published[writer].set(i + 1);
           }
         }));

@@ -79,6 +79,25 @@ class SecurityAndLimitsTest {
     }
   }
 
+  /**
+   * Replies of one read are sent as one buffer: those before a QUIT or a malformed frame in the same read still
+   * arrive, in order, before its reply and the close.
+   */
+  @Test
+  void repliesBeforeQuitOrABadFrameInTheSameReadArriveFirst() {
+    try (BloomeryServer server = TestServer.start();
+        RawClient quitting = new RawClient(server.port());
+        RawClient bad = new RawClient(server.port())) {
+      quitting.send("*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$1\r\na\r\nPING\r\nQUIT\r\nPING\r\n".getBytes());
+      assertThat(quitting.reply() + quitting.reply() + quitting.reply()).isEqualTo(":1\r\n+PONG\r\n+OK\r\n");
+      assertThat(quitting.closedByServer()).isTrue();
+      bad.send("*3\r\n$9\r\nBF.EXISTS\r\n$1\r\nk\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n*1\r\n:x\r\n".getBytes());
+      assertThat(bad.reply() + bad.reply() + bad.reply())
+          .isEqualTo(":1\r\n+PONG\r\n-ERR Protocol error: expected '$', got ':'\r\n");
+      assertThat(bad.closedByServer()).isTrue();
+    }
+  }
+
   @Test
   void aMalformedStreamClosesOnlyThatConnection() {
     try (BloomeryServer server = TestServer.start();

@@ -82,9 +82,13 @@ final class BloomCommands {
     return f;
   }
 
-  /** Adds one item with BF semantics for either form of key. */
+  /**
+   * Adds one item with BF semantics for either form of key. Callers hold the key's write lock, which serializes
+   * every mutation of the value (and the snapshot walk's read of it), so the scalable filter's own writer lock is
+   * skipped.
+   */
   private static boolean addOne(MembershipFilter f, byte[] item) {
-    return f instanceof ScalableBloomFilter s ? s.add(item) : FixedBloom.add(f, item);
+    return f instanceof ScalableBloomFilter s ? s.addAsSoleWriter(item, 0, item.length) : FixedBloom.add(f, item);
   }
 
   // ------------------------------------------------------------------------------------------------ RESERVE

@@ -44,7 +44,18 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   private final Dispatcher dispatcher;
   private final ClientState client;
   private final long stallMillis;
+  /**
+   * Bytes a batch of replies may reach before it is handed to the channel mid-read, so that the channel's
+   * writability (the output bound) sees them.
+   */
+  static final int BATCH_HANDOFF_BYTES = 64 * 1024;
+
   private final ArrayDeque<RespRequest> pending = new ArrayDeque<>();
+  /**
+   * Replies encoded but not yet handed to the channel: a pipelined read's replies go out as one buffer (one
+   * channel write, one flush) instead of one pooled buffer, promise and outbound entry per reply.
+   */
+  private ByteBuf batch;
   private boolean waitingForJournal;
   private boolean closing;
   private ScheduledFuture<?> stallCheck;
@@ -85,6 +96,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     client.releaseLease();
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
     server.disconnect(client);
     pending.clear();
     if (stallCheck != null) {
@@ -109,6 +124,18 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     client.releaseLease();
+    flush(ctx);
+  }
+
+  /** Hands the batch of replies to the channel; the returned future completes when it reached the socket. */
+  private ChannelFuture handOff(ChannelHandlerContext ctx) {
+    ByteBuf out = batch;
+    batch = null;
+    return out == null ? null : ctx.write(out);
+  }
+
+  private void flush(ChannelHandlerContext ctx) {
+    handOff(ctx);
     ctx.flush();
   }
 
@@ -148,7 +175,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
             outcome.written(false);
           } else {
-            ChannelFuture sent = write(ctx, reply);
+            ChannelFuture sent = write(ctx, reply) ? handOff(ctx) : null;
             if (sent == null) {
               outcome.written(false);
             } else {
@@ -156,7 +183,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             }
           }
           drainReleasing(ctx); // replies of commands behind it that answer at once
-          ctx.flush();
+          flush(ctx);
         }));
         return;
       }
@@ -175,7 +202,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             write(ctx, outcome.reply());
           }
           drainReleasing(ctx); // replies of commands behind it that answer at once, flushed with it
-          ctx.flush();
+          flush(ctx);
         }));
         return;
       }
@@ -185,31 +212,43 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Writes (not yet flushed) the reply; its future completes when it reached the socket, null if closing. */
-  private ChannelFuture write(ChannelHandlerContext ctx, Reply reply) {
+  /**
+   * Appends the reply to the batch (neither handed to the channel nor flushed yet, unless the batch is large or the
+   * client is to be closed after it); {@code false} if the connection is closing and nothing was written.
+   */
+  private boolean write(ChannelHandlerContext ctx, Reply reply) {
     if (closing) {
-      return null;
+      return false;
     }
-    ByteBuf out = ctx.alloc().ioBuffer();
-    RespEncoder.encode(reply, client.protocol(), out);
-    ChannelFuture sent = ctx.write(out);
+    if (batch == null) {
+      batch = ctx.alloc().ioBuffer();
+    }
+    RespEncoder.encode(reply, client.protocol(), batch);
     if (client.closeAfterReply()) {
       closing = true;
+      handOff(ctx);
       ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
-      return sent;
+      return true;
     }
     ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
     long limit = client.authenticated() ? server.settings().outputBufferLimit
         : Math.min(server.settings().outputBufferLimit, UNAUTHENTICATED_OUTPUT_LIMIT);
-    if (buffer != null && buffer.totalPendingWriteBytes() > limit) {
+    long unsent = batch.readableBytes() + (buffer == null ? 0 : buffer.totalPendingWriteBytes());
+    if (unsent > limit) {
       disconnectSlowClient(ctx, "output buffer above " + limit + " bytes");
+    } else if (batch.readableBytes() >= BATCH_HANDOFF_BYTES) {
+      handOff(ctx);
     }
-    return sent;
+    return true;
   }
 
   private void disconnectSlowClient(ChannelHandlerContext ctx, String why) {
     client.releaseLease();
     closing = true;
+    if (batch != null) {
+      batch.release();
+      batch = null;
+    }
     pending.clear();
     server.stats().outputBufferDisconnections.increment();
     LOG.warn("closing client id={} addr={}: {}", client.id(), client.address(), why);
@@ -236,7 +275,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         stallCheck = null;
       }
       drainReleasing(ctx);
-      ctx.flush();
+      flush(ctx);
     }
     ctx.fireChannelWritabilityChanged();
   }
@@ -260,6 +299,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       LOG.info("closing client id={} addr={}: {}", client.id(), client.address(), protocol.getMessage());
       if (!closing) {
         closing = true;
+        handOff(ctx); // the replies before the bad frame go first
         ByteBuf out = ctx.alloc().buffer();
         RespEncoder.encode(Reply.error(protocol.reply()), client.protocol(), out);
         ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
@@ -270,6 +310,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       LOG.warn("closing client id={} after an unexpected error", client.id(), root);
     }
     closing = true;
+    flush(ctx);
     ctx.close();
   }
 }

@@ -61,6 +61,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
   }
 
   private boolean progressed;
+  /** Scratch for the digits of one header line (at most 20, checked before copying), reused per connection. */
+  private final byte[] digits = new byte[20];
 
   /**
    * Advances the state machine by one step. Returns a request when one is complete; otherwise {@code null}, with
@@ -226,14 +228,13 @@ public final class RespDecoder extends ByteToMessageDecoder {
     return cr;
   }
 
-  private static long parseLine(ByteBuf in, int from, int to, String what) {
+  private long parseLine(ByteBuf in, int from, int to, String what) {
     if (to - from > 20 || to <= from) {
       throw new RespProtocolException(what);
     }
-    byte[] digits = new byte[to - from];
-    in.getBytes(from, digits);
+    in.getBytes(from, digits, 0, to - from);
     try {
-      return RespNumbers.parseLong(digits);
+      return RespNumbers.parseLong(digits, 0, to - from);
     } catch (NumberFormatException e) {
       throw new RespProtocolException(what);
     }
