@@ -56,6 +56,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
    * channel write, one flush) instead of one pooled buffer, promise and outbound entry per reply.
    */
   private ByteBuf batch;
+  /** The future of the latest batch handed to the channel (the one holding a reply that filled the batch). */
+  private ChannelFuture lastHandOff;
   private boolean waitingForJournal;
   private boolean closing;
   private ScheduledFuture<?> stallCheck;
@@ -131,7 +133,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   private ChannelFuture handOff(ChannelHandlerContext ctx) {
     ByteBuf out = batch;
     batch = null;
-    return out == null ? null : ctx.write(out);
+    if (out == null) {
+      return null;
+    }
+    lastHandOff = ctx.write(out);
+    return lastHandOff;
   }
 
   private void flush(ChannelHandlerContext ctx) {
@@ -175,7 +181,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
             outcome.written(false);
           } else {
-            ChannelFuture sent = write(ctx, reply) ? handOff(ctx) : null;
+            // write() may itself have handed the batch over (a large reply, or a close after it): then the
+            // reply is in the latest hand-off, whose future says when it reached the socket.
+            ChannelFuture sent = !write(ctx, reply) ? null : batch != null ? handOff(ctx) : lastHandOff;
             if (sent == null) {
               outcome.written(false);
             } else {
