@@ -201,6 +201,7 @@ class FixedBloomKeyTest extends SharedServerTest {
         break;
       }
       assertThat(chunk.getKey()).isEqualTo(bytes + 1);
+      assertThat(chunk.getValue().length).isLessThanOrEqualTo(16 << 20); // bounded, whatever the key's size
       assertThat(j.bfLoadChunk("large-copy", chunk.getKey(), chunk.getValue())).isEqualTo("OK");
       bytes += chunk.getValue().length;
       chunks++;
