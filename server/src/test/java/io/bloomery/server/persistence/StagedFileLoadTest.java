@@ -222,6 +222,27 @@ class StagedFileLoadTest {
   }
 
   @Test
+  void aBlockedHeaderPastOneJavaArrayIsRefusedAsMalformed() throws Exception {
+    // core's blocked storage is one long[] (at most 2^31 - 1 words, MAX_BLOCKS blocks, ~16 GiB): a header claiming
+    // one block more is refused before anything is allocated or staged, naming the limit
+    byte[] header = Arrays.copyOf(file(BlockedBloomFilter.create(100, 0.01), 1), 18);
+    java.nio.ByteBuffer.wrap(header).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        .putLong(10, 20 + 64 * (BlockedBloomFilter.MAX_BLOCKS + 1));
+    try (BloomeryServer s = start(); UnifiedJedis j = ServerPersistenceTest.client(s.port())) {
+      assertThatThrownBy(() -> j.bfLoadChunk("b", 1, header)).isInstanceOf(JedisDataException.class)
+          .hasMessageStartingWith("ERR invalid Bloomery file: ").hasMessageContaining("blocked filter file")
+          .hasMessageContaining("exceeds the format");
+      java.nio.ByteBuffer.wrap(header).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+          .putLong(10, 20 + 64 * BlockedBloomFilter.MAX_BLOCKS);
+      // the largest legal blocked file (~16 GiB) is refused by the heap check of this small test server instead
+      assertThatThrownBy(() -> j.bfLoadChunk("b", 1, header)).isInstanceOf(JedisDataException.class)
+          .hasMessageStartingWith("OOM");
+      assertThat(loadFiles()).isEmpty();
+      assertThat(j.exists("b")).isFalse();
+    }
+  }
+
+  @Test
   void killNineMidLoadLeavesNoHalfKeyAndNoStagingFile() throws Exception {
     byte[] file = file(BloomFilter.create(50_000, 0.01), 1000);
     Path log = dir.resolveSibling(dir.getFileName() + ".log");
