@@ -53,28 +53,16 @@ class BigFileLoadDemoTest {
 
   @Test
   void aFilterPastTwoGibibytesIsLoadedServedAndSurvivesRestarts() throws Exception {
-    HashProtocol protocol = Protocols.defaultProtocol();
-    BloomFilter filter = BloomFilter.create(protocol, new byte[0], BITS, HASHES);
-    for (int i = 0; i < MEMBERS; i++) {
-      filter.add("https://example.org/page/" + i);
-    }
     String[] probe = new String[2 * PROBES];
     for (int i = 0; i < PROBES; i++) {
       probe[i] = "https://example.org/page/" + (i * 37);
       probe[PROBES + i] = "https://example.org/absent/" + i;
     }
-    List<Boolean> expected = java.util.Arrays.stream(probe).map(filter::mightContain).toList();
     Path file = dir.resolve("big.blmf");
-    long started = System.nanoTime();
-    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
-      long[] next = {0};
-      FilterFormat.writeClassic(protocol, new byte[0], BITS, HASHES, filter.insertedCount(),
-          () -> filter.word(next[0]++), out);
-    }
-    System.out.printf("wrote %s: %d bytes in %.1f s%n", file, Files.size(file), seconds(started));
-    assertThat(Files.size(file)).isEqualTo(18 + 20 + 8 * (BITS / 64) + 4).isGreaterThan(1L << 31);
-    long inserted = filter.insertedCount();
-    filter = null; // the server's copy is the one under test from here on
+    Built built = build(file, probe); // the library's filter is gone after this: the server's copy is under test
+    List<Boolean> expected = built.expected();
+    long inserted = built.inserted();
+    long started;
 
     Path data = dir.resolve("data");
     Path log = dir.resolve("server.log");
@@ -113,6 +101,28 @@ class BigFileLoadDemoTest {
     } finally {
       server.destroyForcibly().waitFor();
     }
+  }
+
+  private record Built(List<Boolean> expected, long inserted) {}
+
+  /** Builds the library's filter, notes its answers for {@code probe}, and streams it to {@code file}. */
+  private static Built build(Path file, String[] probe) throws IOException {
+    HashProtocol protocol = Protocols.defaultProtocol();
+    BloomFilter filter = BloomFilter.create(protocol, new byte[0], BITS, HASHES);
+    for (int i = 0; i < MEMBERS; i++) {
+      filter.add("https://example.org/page/" + i);
+    }
+    List<Boolean> expected = java.util.Arrays.stream(probe).map(filter::mightContain).toList();
+    assertThat(expected.subList(0, PROBES)).containsOnly(true);
+    long started = System.nanoTime();
+    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
+      long[] next = {0};
+      FilterFormat.writeClassic(protocol, new byte[0], BITS, HASHES, filter.insertedCount(),
+          () -> filter.word(next[0]++), out);
+    }
+    System.out.printf("wrote %s: %d bytes in %.1f s%n", file, Files.size(file), seconds(started));
+    assertThat(Files.size(file)).isEqualTo(18 + 20 + 8 * (BITS / 64) + 4).isGreaterThan(1L << 31);
+    return new Built(expected, filter.insertedCount());
   }
 
   private static void assertAnswers(int port, String[] probe, List<Boolean> expected, long inserted) {

@@ -39,7 +39,13 @@ import redis.clients.jedis.exceptions.JedisDataException;
 class StagedFileLoadTest {
   private static final Pattern READY = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)");
 
-  @TempDir Path dir;
+  @TempDir Path root;
+  private Path dir;
+
+  @org.junit.jupiter.api.BeforeEach
+  void dataDirectory() {
+    dir = root.resolve("data");
+  }
 
   private BloomeryServer start(String... extra) throws IOException {
     List<String> args = new ArrayList<>(List.of("--port", "0", "--http-port", "0", "--dir", dir.toString(),
@@ -148,10 +154,9 @@ class StagedFileLoadTest {
       j.bfAdd("c", "after-load");
       before = loadFiles();
       // copy the directory as a crash would leave it (the journal record is fsynced: appendfsync always)
-      copyTree(dir, dir.resolveSibling(dir.getFileName() + "-crash"));
+      copyTree(dir, root.resolve("crash"));
     }
-    Path crashed = dir.resolveSibling(dir.getFileName() + "-crash");
-    Files.deleteIfExists(crashed.resolve(DataDirectory.LOCK));
+    Path crashed = root.resolve("crash");
     assertThat(before).hasSize(1);
     try (BloomeryServer s = BloomeryServer.start(ServerConfig.parse(Map.of(), "--port", "0", "--http-port", "0",
         "--dir", crashed.toString())); UnifiedJedis j = ServerPersistenceTest.client(s.port())) {
@@ -193,6 +198,17 @@ class StagedFileLoadTest {
       assertThatThrownBy(() -> watcher.bfLoadChunk("idle", file.length / 2 + 1,
           Arrays.copyOfRange(file, file.length / 2, file.length))).isInstanceOf(JedisDataException.class);
       assertThat(watcher.exists("idle", "gone")).isZero();
+    }
+  }
+
+  @Test
+  void aClientCannotSendTheRecoveryOnlyRecord() throws Exception {
+    byte[] record = "BLOOMERY-LOADED-FILE:1.blmf".getBytes(StandardCharsets.US_ASCII);
+    try (BloomeryServer s = start(); UnifiedJedis j = ServerPersistenceTest.client(s.port())) {
+      // from a client it is an ordinary RedisBloom chunk for a missing key: no file is ever read
+      assertThatThrownBy(() -> j.bfLoadChunk("x", 0, record)).isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR not found");
+      assertThat(j.exists("x")).isFalse();
     }
   }
 
@@ -245,7 +261,7 @@ class StagedFileLoadTest {
   @Test
   void killNineMidLoadLeavesNoHalfKeyAndNoStagingFile() throws Exception {
     byte[] file = file(BloomFilter.create(50_000, 0.01), 1000);
-    Path log = dir.resolveSibling(dir.getFileName() + ".log");
+    Path log = root.resolve("server.log");
     Process child = launch(log);
     try {
       int port = readyPort(child, log);
