@@ -93,7 +93,9 @@ final class FileLoads implements AutoCloseable {
     final long total;
     final long filterBytes;
     final boolean classic;
+    /** Guarded by this: bytes written so far, and whether the load's accounting has been given back. */
     long received;
+    boolean released;
     volatile long lastChunkMillis;
     volatile long owner;
 
@@ -202,17 +204,27 @@ final class FileLoads implements AutoCloseable {
     }
   }
 
-  private void release(Pending p) {
-    reserved.addAndGet(-p.filterBytes);
+  /** Gives back a load's reservation and staged bytes, once; with {@code deleteFile}, deletes its staging file. */
+  private void release(Pending p, boolean deleteFile) {
     synchronized (p) {
-      staged.addAndGet(-p.received);
-      try {
-        p.channel.close();
-        Files.deleteIfExists(p.part);
-      } catch (IOException e) {
-        LOG.warn("cannot delete the staging file {}: {}", p.part, e.toString());
+      if (!p.released) {
+        p.released = true;
+        reserved.addAndGet(-p.filterBytes);
+        staged.addAndGet(-p.received);
+      }
+      if (deleteFile) {
+        try {
+          p.channel.close();
+          Files.deleteIfExists(p.part);
+        } catch (IOException e) {
+          LOG.warn("cannot delete the staging file {}: {}", p.part, e.toString());
+        }
       }
     }
+  }
+
+  private void release(Pending p) {
+    release(p, true);
   }
 
   /** Abandons the loads whose last chunk came from client {@code clientId} (its connection closed). */
@@ -311,6 +323,9 @@ final class FileLoads implements AutoCloseable {
   /** Appends a later chunk; returns the complete filter after the last one, else {@code null}. */
   Done next(Invocation inv, Key key, long iterator, byte[] chunk) {
     Pending p = pending.get(key);
+    if (p == null) { // released by the idle sweep or a disconnect since the caller looked
+      throw abandoned();
+    }
     if (iterator != p.received + 1L) {
       abandon(key);
       throw invalid("chunk out of order: iterator " + iterator + ", expected " + (p.received + 1L) + "; load abandoned");
@@ -325,17 +340,26 @@ final class FileLoads implements AutoCloseable {
     return append(inv, key, p, chunk);
   }
 
+  private static CommandException abandoned() {
+    return invalid("the load was abandoned (idle, or its connection closed); start again with the header chunk");
+  }
+
   private Done append(Invocation inv, Key key, Pending p, byte[] chunk) {
+    boolean complete;
     try {
       synchronized (p) {
+        if (p.released) {
+          throw abandoned();
+        }
         ByteBuffer buffer = ByteBuffer.wrap(chunk);
         while (buffer.hasRemaining()) {
           p.channel.write(buffer, p.received + buffer.position());
         }
         p.received += chunk.length;
         staged.addAndGet(chunk.length);
+        complete = p.received == p.total;
       }
-      if (p.received < p.total) {
+      if (!complete) {
         return null;
       }
       p.channel.force(true);
@@ -343,10 +367,12 @@ final class FileLoads implements AutoCloseable {
       abandon(key);
       throw new CommandException("ERR cannot stage the load: " + e.getMessage() + "; load abandoned");
     }
-    // The filter is allocated only now, once: check again what other keys took meanwhile.
-    pending.remove(key, p);
-    reserved.addAndGet(-p.filterBytes);
+    if (!pending.remove(key, p)) {
+      throw abandoned();
+    }
+    release(p, false); // from here the file is this call's: read back, then renamed or deleted below
     try {
+      // The filter is allocated only now, once: check again what other keys took meanwhile.
       long largest = p.classic ? Math.min(p.filterBytes, CLASSIC_SEGMENT_BYTES) : p.filterBytes;
       Memory.admitFilter(inv, p.filterBytes, largest);
       Summary filter = read(p.part);
@@ -354,24 +380,14 @@ final class FileLoads implements AutoCloseable {
       if (keepLoadedFiles && !inv.replaying()) {
         loaded = nextFile.incrementAndGet() + LOADED;
         p.channel.close();
-        Path target = dir().resolve(loaded);
-        Files.move(p.part, target, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(p.part, dir().resolve(loaded), StandardCopyOption.ATOMIC_MOVE);
         forceDirectory(dir());
       }
       return new Done(filter, false, loaded);
     } catch (IOException e) {
       throw new CommandException("ERR cannot read the staged load back: " + e.getMessage());
     } finally {
-      synchronized (p) {
-        staged.addAndGet(-p.received);
-        p.received = 0;
-        try {
-          p.channel.close();
-          Files.deleteIfExists(p.part);
-        } catch (IOException e) {
-          LOG.warn("cannot delete the staging file {}: {}", p.part, e.toString());
-        }
-      }
+      release(p, true); // deletes the staging file unless it was renamed
     }
   }
 
@@ -414,11 +430,21 @@ final class FileLoads implements AutoCloseable {
       if (!Files.exists(file)) {
         throw new IllegalStateException("journal record names the loaded file " + file + ", which is missing");
       }
+      long bytes = Files.size(file);
+      boolean classic = FilterFormat.describe(file).kind() == FilterKind.CLASSIC_BLOOM;
+      Runtime rt = Runtime.getRuntime();
+      long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+      if (bytes > free - (classic ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes)) {
+        throw new IllegalStateException("the loaded file " + file + " holds a " + bytes + "-byte filter and "
+            + free + " bytes of heap are free; start the server with a larger -Xmx");
+      }
       Summary filter = read(file);
       loadedFiles.add(name);
       return filter;
     } catch (CommandException e) {
-      throw new IllegalStateException(e.reply(), e);
+      throw new IllegalStateException("the loaded file " + name + ": " + e.reply(), e);
+    } catch (FilterFormatException e) {
+      throw new IllegalStateException("the loaded file " + name + " is damaged: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

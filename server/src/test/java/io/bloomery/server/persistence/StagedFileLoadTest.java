@@ -155,6 +155,7 @@ class StagedFileLoadTest {
       before = loadFiles();
       // copy the directory as a crash would leave it (the journal record is fsynced: appendfsync always)
       copyTree(dir, root.resolve("crash"));
+      copyTree(dir, root.resolve("crash-copy"));
     }
     Path crashed = root.resolve("crash");
     assertThat(before).hasSize(1);
@@ -164,6 +165,14 @@ class StagedFileLoadTest {
       assertThat(j.bfExists("c", "after-load")).isTrue();
       assertThat(j.bfCard("c")).isEqualTo(classic.insertedCount() + 1);
     }
+    // a damaged loaded file stops recovery with a message naming it, rather than serving a wrong filter
+    copyTree(root.resolve("crash-copy"), root.resolve("damaged"));
+    Path loaded = root.resolve("damaged").resolve("loads").resolve(before.get(0));
+    byte[] bytes = Files.readAllBytes(loaded);
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(loaded, bytes);
+    assertThatThrownBy(() -> BloomeryServer.start(ServerConfig.parse(Map.of(), "--port", "0", "--http-port", "0",
+        "--dir", root.resolve("damaged").toString()))).hasStackTraceContaining("the loaded file " + before.get(0));
   }
 
   private static void copyTree(Path from, Path to) throws IOException {
