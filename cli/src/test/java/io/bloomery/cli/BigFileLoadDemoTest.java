@@ -29,7 +29,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Opt-in demonstration that a filter file past one Java array is served unchanged: a classic filter of m = 2^34 +
- * 2^20 bits (a 2 GiB + 128 KiB bitmap, a 2,147,614,764-byte file) written with core's streaming writer, loaded
+ * 2^20 bits (a 2 GiB + 128 KiB bitmap, a 2,147,614,762-byte file) written with core's streaming writer, loaded
  * through {@code bloomery load} into a real server process, answering BF.MEXISTS exactly like the library, then
  * after a kill -9 (the journal names the loaded file) and after a clean restart (the key comes from the snapshot).
  *
