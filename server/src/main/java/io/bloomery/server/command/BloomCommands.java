@@ -9,7 +9,6 @@ import static io.bloomery.server.command.CommandSpec.flags;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
-import io.bloomery.format.FilterFormat;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
