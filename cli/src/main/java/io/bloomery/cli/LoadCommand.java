@@ -46,6 +46,9 @@ final class LoadCommand implements Callable<Integer> {
       description = "Bytes per chunk after the header, 1 to 536870912 (default: ${DEFAULT-VALUE}).")
   int chunkSize;
 
+  /** How long a chunk's reply may take: the last one includes reading back and checking the whole file. */
+  static final int LAST_CHUNK_TIMEOUT_MILLIS = 3_600_000;
+
   LoadCommand() {}
 
   @Override
@@ -68,7 +71,9 @@ final class LoadCommand implements Callable<Integer> {
     int headerLength = 18 + header.seed().length;
     long sent = 0;
     int chunks = 0;
-    try (UnifiedJedis jedis = server.connect(DefaultJedisClientConfig.builder().timeoutMillis(60_000));
+    try (UnifiedJedis jedis = server.connect(DefaultJedisClientConfig.builder()
+            // the last chunk's reply waits while the server reads the whole staged file back (seconds per GB)
+            .connectionTimeoutMillis(60_000).socketTimeoutMillis(LAST_CHUNK_TIMEOUT_MILLIS));
         InputStream in = Files.newInputStream(file)) {
       byte[] first = in.readNBytes(headerLength);
       jedis.bfLoadChunk(key, 1, first);

@@ -64,7 +64,20 @@ public final class BloomeryServer implements AutoCloseable {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     ServerContext context = new ServerContext(keyspace, settings);
     Dispatcher dispatcher = new Dispatcher(context);
-    Durability durability = openDurability(config, keyspace, dispatcher);
+    boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
+    context.configureFileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
+        config.loadIdleTimeoutMillis());
+    Durability durability;
+    try {
+      durability = openDurability(config, keyspace, dispatcher);
+      context.fileLoadsRecovered();
+    } catch (IOException | RuntimeException e) {
+      context.closeFileLoads();
+      throw e;
+    }
+    if (durability != null) {
+      durability.onCut(context::fileLoadsAtCut);
+    }
     context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
     GuardSets guards = new GuardSets(config.stores(System.getenv()), config.guardTimeoutMillis(),
         config.guardStatementTimeoutMillis(), config.guardBuildTimeoutMillis(),
@@ -83,6 +96,7 @@ public final class BloomeryServer implements AutoCloseable {
       if (durability != null) {
         durability.close();
       }
+      context.closeFileLoads();
       throw e;
     }
   }
@@ -134,6 +148,7 @@ public final class BloomeryServer implements AutoCloseable {
       try {
         int removed = keyspace.expireCycle(200);
         context.stats().expiredKeys.add(removed);
+        context.sweepIdleFileLoads();
       } catch (RuntimeException e) {
         LOG.warn("active expiry failed", e);
       }
@@ -233,6 +248,7 @@ public final class BloomeryServer implements AutoCloseable {
         LOG.error("final snapshot failed (the journal still holds every write)", e);
       }
     }
+    context.closeFileLoads();
     LOG.info("bye");
   }
 }

@@ -25,7 +25,7 @@ public final class ServerConfig {
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
-      "guard-statement-timeout", "guard-build-timeout", "http-auth");
+      "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout");
 
   /** Options that may be given several times (each adds a line: one declared store each). */
   private static final List<String> REPEATABLE = List.of("store", "store-table");
@@ -70,6 +70,7 @@ public final class ServerConfig {
     v.put("guard-statement-timeout", "");
     v.put("guard-build-timeout", "60000");
     v.put("http-auth", "both");
+    v.put("load-idle-timeout", "300");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -159,6 +160,7 @@ public final class ServerConfig {
     outputBufferSoftLimit();
     outputBufferStallMillis();
     guardTimeoutMillis();
+    loadIdleTimeoutMillis();
     httpAuth();
     stores(Map.of());
     long bulk = protoMaxBulkLen();
@@ -338,6 +340,14 @@ public final class ServerConfig {
 
   public long protoMaxBulkLen() {
     return parseBytes(values.get("proto-max-bulk-len"));
+  }
+
+  /**
+   * How long an unfinished BF.LOADCHUNK file load may wait for its next chunk before it is abandoned and its staging
+   * file deleted (seconds, 1 to 86400; default 300).
+   */
+  public long loadIdleTimeoutMillis() {
+    return number("load-idle-timeout", 1, 86_400) * 1000;
   }
 
   /** How long a GUARD command waits for its store before answering STOREDOWN (ms, 100 to 600000). */

@@ -201,6 +201,7 @@ class FixedBloomKeyTest extends SharedServerTest {
         break;
       }
       assertThat(chunk.getKey()).isEqualTo(bytes + 1);
+      assertThat(chunk.getValue().length).isLessThanOrEqualTo(16 << 20); // bounded, whatever the key's size
       assertThat(j.bfLoadChunk("large-copy", chunk.getKey(), chunk.getValue())).isEqualTo("OK");
       bytes += chunk.getValue().length;
       chunks++;
@@ -244,12 +245,20 @@ class FixedBloomKeyTest extends SharedServerTest {
     assertThatThrownBy(() -> j.bfLoadChunk("p", header + 1, longer)).isInstanceOf(JedisDataException.class)
         .hasMessageContaining("past the file's end");
     assertNoKey("p");
-    // a header claiming 2^40 bits is refused before anything is allocated
+    // a header claiming 2^40 bits (the format's largest, a 128 GiB bitmap) is refused by the heap check before
+    // anything is allocated or staged; one claiming more than the format allows is refused as malformed
     byte[] huge = Arrays.copyOf(file, header);
     ByteBuffer.wrap(huge).order(ByteOrder.LITTLE_ENDIAN).putLong(10, 20 + (1L << 37));
     assertThatThrownBy(() -> j.bfLoadChunk("h", 1, huge)).isInstanceOf(JedisDataException.class)
+        .hasMessageStartingWith("OOM");
+    assertNoKey("h");
+    ByteBuffer.wrap(huge).order(ByteOrder.LITTLE_ENDIAN).putLong(10, 20 + (1L << 37) + 8);
+    assertThatThrownBy(() -> j.bfLoadChunk("h", 1, huge)).isInstanceOf(JedisDataException.class)
         .hasMessageContaining("exceeds");
     assertNoKey("h");
+    // only the truncated load "t" is still waiting for its last bytes; the refused ones hold nothing
+    assertThat(text(j.sendCommand(Protocol.Command.INFO, "bloomery"))).contains("file_loads_pending:1")
+        .contains("file_loads_staged_bytes:" + (file.length - 10));
     // other kinds, versions, flags and short headers
     for (int[] patch : new int[][] {{5, 5}, {4, 2}, {7, 1}}) {
       byte[] bad = Arrays.copyOf(file, header);

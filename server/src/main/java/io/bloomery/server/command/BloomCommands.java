@@ -9,7 +9,6 @@ import static io.bloomery.server.command.CommandSpec.flags;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
-import io.bloomery.format.FilterFormat;
 import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
@@ -145,7 +144,7 @@ final class BloomCommands {
       }
       if (layout != null) {
         FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate);
-        Memory.admitWithHeap(inv, plan.bytes());
+        Memory.admitFilter(inv, plan.bytes(), plan.largestArray());
         w.put(key, plan.create());
         inv.journalVerbatim(w);
         return Reply.OK;
@@ -409,17 +408,35 @@ final class BloomCommands {
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.get(key);
       FileLoads loads = inv.server().fileLoads();
+      if (inv.replaying() && FileLoads.isLoadedFileRecord(iterator, data)) {
+        if (existing != null) {
+          throw new CommandException(RedisBloomErrors.ITEM_EXISTS);
+        }
+        w.put(key, loads.replayLoaded(data));
+        return Reply.OK;
+      }
       boolean fileHeader = iterator == 1 && FileLoads.isFileHeader(data);
       if (fileHeader || (existing == null && iterator > 1 && loads.pending(key))) {
         if (existing != null) {
           loads.abandon(key); // the key appeared meanwhile: the load can never complete
           throw new CommandException(anyBloomOrNull(existing) != null ? RedisBloomErrors.ITEM_EXISTS : Errors.WRONGTYPE);
         }
-        Summary done = fileHeader ? loads.begin(inv, key, data) : loads.next(key, iterator, data);
+        FileLoads.Done done = fileHeader ? loads.begin(inv, key, data) : loads.next(inv, key, iterator, data);
         if (done != null) {
-          w.put(key, done);
-          // one record holds the whole file, so replay never sees a partial load
-          inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("1"), FilterFormat.toBytes(done)));
+          w.put(key, done.filter());
+          if (done.whole()) {
+            // the file came whole in this chunk (at most proto-max-bulk-len): one record holds it
+            inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("1"), data));
+          } else {
+            // The record names the fsynced loaded file, which stays until a snapshot holds the key. Without a
+            // journal (no name) the record only counts as a change towards the snapshot policy and is never read.
+            String name = done.loadedFile() == null ? "" : done.loadedFile();
+            inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("0"),
+                concat(FileLoads.LOADED_MARKER, Args.bytes(name))));
+            if (done.loadedFile() != null) {
+              loads.journaled(done.loadedFile());
+            }
+          }
         }
         return Reply.OK;
       }
@@ -433,6 +450,12 @@ final class BloomCommands {
       inv.journalVerbatim(w);
     }
     return Reply.OK;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   private static Reply debug(Invocation inv) {

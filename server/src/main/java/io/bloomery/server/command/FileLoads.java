@@ -1,61 +1,167 @@
 package io.bloomery.server.command;
 
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
+import java.io.BufferedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code BF.LOADCHUNK} / {@code BF.SCANDUMP} of a Bloomery file (docs/FORMAT.md) for a fixed Bloom key. Chunk 1
  * (iterator 1) begins with the file's envelope header, at least its 18 + S bytes (magic "BLMF" to the body length);
  * every later chunk carries the iterator {@code 1 + the file offset of its first byte}, so the chunks must come in
- * order and may have any size. The file is assembled outside the keyspace and becomes the key only when its last
- * byte arrives and the whole file (CRC-32C included) has been checked: a partial or damaged load never answers
- * EXISTS and leaves no key.
+ * order and may have any size. A file that its header chunk holds whole is read from that chunk; a longer one is
+ * streamed into a staging file ({@code loads/NNN.part} in the data directory), never into one array, and becomes
+ * the key only when its last byte has arrived, the staging file is forced to disk and the whole file (CRC-32C
+ * included) has been read back and checked: a partial or damaged load never answers EXISTS and leaves no key.
+ *
+ * <p>Durability without one giant journal record: with the journal on, the checked staging file is renamed to
+ * {@code loads/NNN.blmf} (directory forced) and the journal records only {@code BF.LOADCHUNK key 0 <marker + name>},
+ * which only recovery accepts; replay reads the key back from that file. The next snapshot holds the key, and the
+ * files loaded before its cut are then deleted. At start, staging files of unfinished loads and loaded files no
+ * replayed record names are deleted, so a kill -9 mid-load leaves no half key and no disk behind.
+ *
+ * <p>An unfinished load holds only its staging file and a promise of the filter's memory (counted against
+ * {@code maxmemory} by {@link #reservedBytes()}); it is released when a new header for its key arrives, when the
+ * connection that sent its last chunk closes, or after {@code load-idle-timeout} seconds without a chunk.
  *
  * <p>A RedisBloom SCANDUMP header is never taken for a file: it starts with its u64 item count, and a count whose
  * first bytes read "BLMF" 01 would be at least 2^40 + 2^32 items (bytes 4..7 are the version 1, a kind of 1 or 2
  * and a protocol), far beyond what a RedisBloom chain can hold.
  */
-final class FileLoads {
+final class FileLoads implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FileLoads.class);
+
   /** The size of the data chunks BF.SCANDUMP hands out after the header. */
   static final int DUMP_CHUNK = 16 << 20;
+
+  /** The data of the journal record of a finished load: this marker, then the loaded file's name. */
+  static final byte[] LOADED_MARKER = "BLOOMERY-LOADED-FILE:".getBytes(StandardCharsets.US_ASCII);
 
   private static final byte[] MAGIC = {'B', 'L', 'M', 'F'};
   /** Magic, version, kind, protocol, flags, seed length. */
   private static final int FIXED_PREFIX = 10;
-  /** One load's limit: one Java array, with room left for the rest of the journal record that holds it. */
-  static final int MAX_FILE = Integer.MAX_VALUE - (1 << 20);
+  /** The fixed fields (count, k, inserted) before a classic or blocked payload. */
+  private static final int BODY_FIXED = 20;
+  /** The largest body of a classic file (m = 2^40 bits) and of a blocked one. */
+  private static final long MAX_CLASSIC_BODY = BODY_FIXED + 8 * ((BloomFilter.MAX_BITS + 63) >>> 6);
+  private static final long MAX_BLOCKED_BODY = BODY_FIXED + 64 * BlockedBloomFilter.MAX_BLOCKS;
+  /** Classic storage is allocated in arrays of at most this many bytes (core's 2^27-word segments). */
+  private static final long CLASSIC_SEGMENT_BYTES = 1L << 30;
+  private static final String PART = ".part";
+  private static final String LOADED = ".blmf";
 
   private final ConcurrentHashMap<Key, Pending> pending = new ConcurrentHashMap<>();
-  private final AtomicLong pendingBytes = new AtomicLong();
+  /** Loaded files the journal names and no published snapshot covers yet. */
+  private final Set<String> loadedFiles = ConcurrentHashMap.newKeySet();
+  private final AtomicLong reserved = new AtomicLong();
+  private final AtomicLong staged = new AtomicLong();
+  private final AtomicLong nextFile = new AtomicLong(System.currentTimeMillis() * 1000);
+  private final LongSupplier clock;
+  private volatile Path dir;
+  private volatile boolean temporaryDir;
+  private volatile boolean keepLoadedFiles;
+  private volatile long idleMillis = 300_000;
 
   private static final class Pending {
-    final byte[] file;
-    int received;
+    final Path part;
+    final FileChannel channel;
+    final long total;
+    final long filterBytes;
+    final boolean classic;
+    /** Guarded by this: bytes written so far, and whether the load's accounting has been given back. */
+    long received;
+    boolean released;
+    volatile long lastChunkMillis;
+    volatile long owner;
 
-    Pending(int length) {
-      file = new byte[length];
+    Pending(Path part, FileChannel channel, long total, long filterBytes, boolean classic, long now, long owner) {
+      this.part = part;
+      this.classic = classic;
+      this.channel = channel;
+      this.total = total;
+      this.filterBytes = filterBytes;
+      this.lastChunkMillis = now;
+      this.owner = owner;
     }
+  }
+
+  FileLoads(LongSupplier clock) {
+    this.clock = clock;
+  }
+
+  /**
+   * Where staging and loaded files live, and whether a finished load is journaled by reference to its file (so that
+   * file is kept until a snapshot covers it). {@code null}: a private temporary directory, deleted at close.
+   */
+  void configure(Path directory, boolean journaled, long idleTimeoutMillis) throws IOException {
+    this.dir = directory == null ? Files.createTempDirectory("bloomery-loads") : directory;
+    this.temporaryDir = directory == null;
+    this.keepLoadedFiles = journaled;
+    this.idleMillis = idleTimeoutMillis;
+  }
+
+  /** The directory, created on first use (inside the data directory, which recovery has created by then). */
+  private Path dir() throws IOException {
+    Path d = dir;
+    if (d == null) {
+      synchronized (this) {
+        if (dir == null) {
+          configure(null, false, idleMillis);
+        }
+        d = dir;
+      }
+    }
+    if (!Files.isDirectory(d)) {
+      Files.createDirectories(d);
+    }
+    return d;
   }
 
   /** Whether {@code chunk} claims to begin a Bloomery file. */
   static boolean isFileHeader(byte[] chunk) {
-    if (chunk.length < MAGIC.length) {
+    return startsWith(chunk, MAGIC);
+  }
+
+  private static boolean startsWith(byte[] data, byte[] prefix) {
+    if (data.length < prefix.length) {
       return false;
     }
-    for (int i = 0; i < MAGIC.length; i++) {
-      if (chunk[i] != MAGIC[i]) {
+    for (int i = 0; i < prefix.length; i++) {
+      if (data[i] != prefix[i]) {
         return false;
       }
     }
     return true;
+  }
+
+  /** Whether {@code data} of a {@code BF.LOADCHUNK key 0 data} record names a loaded file (recovery only). */
+  static boolean isLoadedFileRecord(long iterator, byte[] data) {
+    return iterator == 0 && startsWith(data, LOADED_MARKER);
   }
 
   /** The length of the envelope header (through the body length) of the file that {@code chunk} begins. */
@@ -75,19 +181,90 @@ final class FileLoads {
     return pending.containsKey(key);
   }
 
-  /** Forgets an unfinished load of {@code key}. */
+  /** Unfinished loads. */
+  int pendingCount() {
+    return pending.size();
+  }
+
+  /** The memory the unfinished loads' filters will take, counted against {@code maxmemory} now. */
+  long reservedBytes() {
+    return reserved.get();
+  }
+
+  /** The bytes the unfinished loads hold in their staging files. */
+  long stagedBytes() {
+    return staged.get();
+  }
+
+  /** Forgets an unfinished load of {@code key}, deleting its staging file. */
   void abandon(Key key) {
     Pending p = pending.remove(key);
     if (p != null) {
-      pendingBytes.addAndGet(-p.file.length);
+      release(p);
     }
   }
 
+  /** Gives back a load's reservation and staged bytes, once; with {@code deleteFile}, deletes its staging file. */
+  private void release(Pending p, boolean deleteFile) {
+    synchronized (p) {
+      if (!p.released) {
+        p.released = true;
+        reserved.addAndGet(-p.filterBytes);
+        staged.addAndGet(-p.received);
+      }
+      if (deleteFile) {
+        try {
+          p.channel.close();
+          Files.deleteIfExists(p.part);
+        } catch (IOException e) {
+          LOG.warn("cannot delete the staging file {}: {}", p.part, e.toString());
+        }
+      }
+    }
+  }
+
+  private void release(Pending p) {
+    release(p, true);
+  }
+
+  /** Abandons the loads whose last chunk came from client {@code clientId} (its connection closed). */
+  void clientGone(long clientId) {
+    pending.forEach((key, p) -> {
+      if (p.owner == clientId && pending.remove(key, p)) {
+        LOG.info("file load of key '{}' abandoned: its connection closed after {} of {} bytes", key, p.received,
+            p.total);
+        release(p);
+      }
+    });
+  }
+
+  /** Abandons the loads that received no chunk for the idle timeout. */
+  int sweepIdle() {
+    long now = clock.getAsLong();
+    int removed = 0;
+    for (Map.Entry<Key, Pending> e : pending.entrySet()) {
+      Pending p = e.getValue();
+      if (now - p.lastChunkMillis >= idleMillis && pending.remove(e.getKey(), p)) {
+        LOG.info("file load of key '{}' abandoned: no chunk for {} ms after {} of {} bytes", e.getKey(), idleMillis,
+            p.received, p.total);
+        release(p);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   /**
-   * Starts a load from its first chunk, refusing before allocation a file the memory budget or the heap cannot take.
-   * Returns the complete filter if the chunk held the whole file, else {@code null}.
+   * A finished load: the filter; whether its header chunk held the whole file; and the loaded file the journal
+   * should name ({@code null} when the file came whole or no journal keeps it).
    */
-  Summary begin(Invocation inv, Key key, byte[] chunk) {
+  record Done(Summary filter, boolean whole, String loadedFile) {}
+
+  /**
+   * Starts a load from its first chunk, refusing before allocation a file the memory budget, the heap or the disk
+   * cannot take. Returns the complete filter if the chunk held the whole file, else {@code null}.
+   */
+  Done begin(Invocation inv, Key key, byte[] chunk) {
     abandon(key);
     int header = headerLength(chunk);
     if (chunk.length < header) {
@@ -97,7 +274,8 @@ final class FileLoads {
       throw invalid("format version " + (chunk[4] & 0xFF) + ", this server reads " + FilterFormat.FORMAT_VERSION);
     }
     int kind = chunk[5] & 0xFF;
-    if (kind != FilterKind.CLASSIC_BLOOM.code() && kind != FilterKind.BLOCKED_BLOOM.code()) {
+    boolean classic = kind == FilterKind.CLASSIC_BLOOM.code();
+    if (!classic && kind != FilterKind.BLOCKED_BLOOM.code()) {
       throw invalid("kind " + kind + " is not a classic (1) or blocked (2) Bloom filter");
     }
     if (chunk[7] != 0) {
@@ -107,49 +285,238 @@ final class FileLoads {
     for (int i = 7; i >= 0; i--) {
       body = body << 8 | (chunk[header - 8 + i] & 0xFF);
     }
-    if (body < 0 || body > MAX_FILE - header - 4L) {
-      throw invalid("a body of " + Long.toUnsignedString(body) + " bytes exceeds the " + MAX_FILE
-          + " bytes one load can take");
+    long maxBody = classic ? MAX_CLASSIC_BODY : MAX_BLOCKED_BODY;
+    if (body < BODY_FIXED || body > maxBody) {
+      throw invalid("a body of " + Long.toUnsignedString(body) + " bytes is outside the " + BODY_FIXED + ".." + maxBody
+          + " bytes a " + (classic ? "classic" : "blocked") + " filter file can have; it exceeds the format");
     }
-    int total = (int) (header + body + 4);
+    long total = header + body + 4;
     if (chunk.length > total) {
       throw invalid("the chunk has " + chunk.length + " bytes, the file " + total);
     }
-    Memory.admitWithHeap(inv, total + pendingBytes.get());
-    Pending p = new Pending(total);
-    pendingBytes.addAndGet(total);
+    long filterBytes = body - BODY_FIXED;
+    long largestArray = classic ? Math.min(filterBytes, CLASSIC_SEGMENT_BYTES) : filterBytes;
+    Memory.admitFilter(inv, filterBytes, largestArray);
+    if (chunk.length == total) {
+      return new Done(parse(chunk), true, null);
+    }
+    Path part;
+    FileChannel channel;
+    try {
+      Path d = dir();
+      long usable = Files.getFileStore(d).getUsableSpace();
+      if (total - chunk.length > usable) {
+        throw new CommandException("ERR cannot stage a Bloomery file of " + total + " bytes: " + usable
+            + " bytes free in " + d);
+      }
+      part = d.resolve(nextFile.incrementAndGet() + PART);
+      channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new CommandException("ERR cannot stage the load: " + e.getMessage());
+    }
+    Pending p = new Pending(part, channel, total, filterBytes, classic, clock.getAsLong(), inv.client().id());
+    reserved.addAndGet(filterBytes);
     pending.put(key, p);
-    return append(key, p, chunk);
+    return append(inv, key, p, chunk);
   }
 
   /** Appends a later chunk; returns the complete filter after the last one, else {@code null}. */
-  Summary next(Key key, long iterator, byte[] chunk) {
+  Done next(Invocation inv, Key key, long iterator, byte[] chunk) {
     Pending p = pending.get(key);
+    if (p == null) { // released by the idle sweep or a disconnect since the caller looked
+      throw abandoned();
+    }
     if (iterator != p.received + 1L) {
       abandon(key);
       throw invalid("chunk out of order: iterator " + iterator + ", expected " + (p.received + 1L) + "; load abandoned");
     }
-    if (chunk.length > p.file.length - p.received) {
+    if (chunk.length > p.total - p.received) {
       abandon(key);
-      throw invalid("the chunk runs " + (chunk.length - (p.file.length - p.received))
+      throw invalid("the chunk runs " + (chunk.length - (p.total - p.received))
           + " bytes past the file's end; load abandoned");
     }
-    return append(key, p, chunk);
+    p.owner = inv.client().id();
+    p.lastChunkMillis = clock.getAsLong();
+    return append(inv, key, p, chunk);
   }
 
-  private Summary append(Key key, Pending p, byte[] chunk) {
-    System.arraycopy(chunk, 0, p.file, p.received, chunk.length);
-    p.received += chunk.length;
-    if (p.received < p.file.length) {
-      return null;
-    }
-    abandon(key);
+  private static CommandException abandoned() {
+    return invalid("the load was abandoned (idle, or its connection closed); start again with the header chunk");
+  }
+
+  private Done append(Invocation inv, Key key, Pending p, byte[] chunk) {
+    boolean complete;
     try {
-      return FilterFormat.fromBytes(p.file);
+      synchronized (p) {
+        if (p.released) {
+          throw abandoned();
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(chunk);
+        while (buffer.hasRemaining()) {
+          p.channel.write(buffer, p.received + buffer.position());
+        }
+        p.received += chunk.length;
+        staged.addAndGet(chunk.length);
+        complete = p.received == p.total;
+      }
+      if (!complete) {
+        return null;
+      }
+      p.channel.force(true);
+    } catch (IOException e) {
+      abandon(key);
+      throw new CommandException("ERR cannot stage the load: " + e.getMessage() + "; load abandoned");
+    }
+    if (!pending.remove(key, p)) {
+      throw abandoned();
+    }
+    release(p, false); // from here the file is this call's: read back, then renamed or deleted below
+    try {
+      // The filter is allocated only now, once: check again what other keys took meanwhile.
+      long largest = p.classic ? Math.min(p.filterBytes, CLASSIC_SEGMENT_BYTES) : p.filterBytes;
+      Memory.admitFilter(inv, p.filterBytes, largest);
+      Summary filter = read(p.part);
+      String loaded = null;
+      if (keepLoadedFiles && !inv.replaying()) {
+        loaded = nextFile.incrementAndGet() + LOADED;
+        p.channel.close();
+        Files.move(p.part, dir().resolve(loaded), StandardCopyOption.ATOMIC_MOVE);
+        forceDirectory(dir());
+      }
+      return new Done(filter, false, loaded);
+    } catch (IOException e) {
+      throw new CommandException("ERR cannot read the staged load back: " + e.getMessage());
+    } finally {
+      release(p, true); // deletes the staging file unless it was renamed
+    }
+  }
+
+  /** The loaded file has been journaled: it stays until a snapshot whose cut follows the record is published. */
+  void journaled(String loadedFile) {
+    loadedFiles.add(loadedFile);
+  }
+
+  /** A finished load whose file the journal no longer needs (the record was not written): delete the file. */
+  void discard(String loadedFile) {
+    try {
+      Files.deleteIfExists(dir().resolve(loadedFile));
+    } catch (IOException e) {
+      LOG.warn("cannot delete the loaded file {}: {}", loadedFile, e.toString());
+    }
+  }
+
+  /**
+   * Called at a snapshot's cut (writers paused): returns what to run once that snapshot is published, deleting the
+   * loaded files whose journal records precede the cut (the snapshot holds their keys).
+   */
+  Runnable atCut() {
+    List<String> covered = new ArrayList<>(loadedFiles);
+    return () -> {
+      for (String name : covered) {
+        loadedFiles.remove(name);
+        discard(name);
+      }
+    };
+  }
+
+  /** Recovery: the key of a {@code BF.LOADCHUNK key 0 <marker + name>} record, read back from its loaded file. */
+  Summary replayLoaded(byte[] data) {
+    String name = new String(data, LOADED_MARKER.length, data.length - LOADED_MARKER.length, StandardCharsets.US_ASCII);
+    if (!name.matches("[0-9]{1,19}\\.blmf")) {
+      throw new IllegalStateException("journal record names '" + name + "', not a loaded file");
+    }
+    try {
+      Path file = dir().resolve(name);
+      if (!Files.exists(file)) {
+        throw new IllegalStateException("journal record names the loaded file " + file + ", which is missing");
+      }
+      long bytes = Files.size(file);
+      boolean classic = FilterFormat.describe(file).kind() == FilterKind.CLASSIC_BLOOM;
+      Runtime rt = Runtime.getRuntime();
+      long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+      if (bytes > free - (classic ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes)) {
+        throw new IllegalStateException("the loaded file " + file + " holds a " + bytes + "-byte filter and "
+            + free + " bytes of heap are free; start the server with a larger -Xmx");
+      }
+      Summary filter = read(file);
+      loadedFiles.add(name);
+      return filter;
+    } catch (CommandException e) {
+      throw new IllegalStateException("the loaded file " + name + ": " + e.reply(), e);
+    } catch (FilterFormatException e) {
+      throw new IllegalStateException("the loaded file " + name + " is damaged: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * After recovery: deletes the staging files of unfinished loads (a crash mid-load leaves no half key and no disk
+   * behind) and the loaded files that no replayed record named (a snapshot already holds their keys).
+   */
+  void afterRecovery() throws IOException {
+    Path d = dir;
+    if (d == null || !Files.isDirectory(d)) {
+      return;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(d)) {
+      for (Path f : files) {
+        String name = f.getFileName().toString();
+        boolean unfinished = name.endsWith(PART);
+        boolean unneeded = name.endsWith(LOADED) && (!loadedFiles.contains(name) || !keepLoadedFiles);
+        if (unfinished || unneeded) {
+          LOG.info("deleting {} {}", unfinished ? "the staging file of an unfinished load," : "the covered load", f);
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+    if (!keepLoadedFiles) {
+      loadedFiles.clear();
+    }
+  }
+
+  private Summary read(Path file) throws IOException {
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
+      return FilterFormat.read(in, Files.size(file));
     } catch (FilterFormatException e) {
       throw invalid(e.getMessage());
     }
   }
+
+  private static Summary parse(byte[] file) {
+    try {
+      return FilterFormat.fromBytes(file);
+    } catch (FilterFormatException e) {
+      throw invalid(e.getMessage());
+    }
+  }
+
+  private static void forceDirectory(Path directory) throws IOException {
+    try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  /** Abandons every unfinished load; deletes the directory if it was a temporary one. */
+  @Override
+  public void close() {
+    for (Key key : List.copyOf(pending.keySet())) {
+      abandon(key);
+    }
+    Path d = dir;
+    if (temporaryDir && d != null) {
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(d)) {
+        for (Path f : files) {
+          Files.deleteIfExists(f);
+        }
+        Files.deleteIfExists(d);
+      } catch (IOException e) {
+        LOG.warn("cannot delete {}: {}", d, e.toString());
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ dump
 
   /**
    * BF.SCANDUMP of a fixed filter: iterator 0 gives (1, the envelope header); iterator i gives the chunk after the
@@ -167,9 +534,45 @@ final class FileLoads {
     return new long[] {start + 1, start, Math.min(total, start + DUMP_CHUNK)};
   }
 
-  /** The bytes [from, to) of {@code filter}'s file, written through without holding the whole file. */
+  /**
+   * The bytes [from, to) of {@code filter}'s file. Payload bytes are read straight from the filter's words, so a
+   * chunk costs its own size; only a range that reaches the CRC-32C trailer streams the whole file once to compute it.
+   */
   static byte[] slice(Summary filter, long from, long to) {
     byte[] out = new byte[(int) (to - from)];
+    long total = FilterFormat.serializedLength(filter);
+    long payloadStart = headerLengthOf(filter) + BODY_FIXED;
+    long payloadEnd = total - 4;
+    if (from < payloadStart || to > payloadEnd) {
+      // header, fixed fields or trailer: through the writer (it stops at the window's end)
+      window(filter, from, to, out, to > payloadEnd ? total : Math.min(to, payloadStart));
+    }
+    long lo = Math.max(from, payloadStart);
+    long hi = Math.min(to, payloadEnd);
+    for (long at = lo; at < hi; ) {
+      long wordIndex = (at - payloadStart) >>> 3;
+      long word = word(filter, wordIndex);
+      int inWord = (int) ((at - payloadStart) & 7);
+      for (int b = inWord; b < 8 && at < hi; b++, at++) {
+        out[(int) (at - from)] = (byte) (word >>> (8 * b));
+      }
+    }
+    return out;
+  }
+
+  private static long word(Summary filter, long index) {
+    if (filter instanceof BloomFilter c) {
+      long word = c.word(index);
+      if (index == c.wordCount() - 1 && (c.bitSize() & 63) != 0) {
+        word &= (1L << (c.bitSize() & 63)) - 1;
+      }
+      return word;
+    }
+    return ((BlockedBloomFilter) filter).word(index);
+  }
+
+  /** Copies the bytes [from, to) of the serialized filter that fall outside the payload into {@code out}. */
+  private static void window(Summary filter, long from, long to, byte[] out, long stopAt) {
     OutputStream window = new OutputStream() {
       long at;
 
@@ -186,7 +589,7 @@ final class FileLoads {
           System.arraycopy(b, off + (int) (lo - at), out, (int) (lo - from), (int) (hi - lo));
         }
         at += len;
-        if (at >= to) {
+        if (at >= stopAt) {
           throw WindowFull.INSTANCE; // the rest of the file is not needed
         }
       }
@@ -194,11 +597,10 @@ final class FileLoads {
     try {
       FilterFormat.write(filter, window);
     } catch (WindowFull e) {
-      return out;
+      return;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out;
   }
 
   /** Stops the serialization once the window is filled. */
@@ -217,8 +619,7 @@ final class FileLoads {
 
   /** The envelope header's length (magic to body length) of a fixed filter's file. */
   static int headerLengthOf(Object fixed) {
-    byte[] seed = fixed instanceof io.bloomery.filter.BloomFilter c ? c.seed()
-        : ((io.bloomery.blocked.BlockedBloomFilter) fixed).seed();
+    byte[] seed = fixed instanceof BloomFilter c ? c.seed() : ((BlockedBloomFilter) fixed).seed();
     return FIXED_PREFIX + seed.length + 8;
   }
 }

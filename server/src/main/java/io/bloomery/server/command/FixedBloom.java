@@ -39,6 +39,11 @@ final class FixedBloom {
       return (layout == Layout.CLASSIC ? (units + 63) / 64 * 8 : units * 64) + 48;
     }
 
+    /** The largest single array the filter allocates: classic storage comes in 1 GiB segments. */
+    long largestArray() {
+      return layout == Layout.CLASSIC ? Math.min(bytes(), 1L << 30) : bytes();
+    }
+
     MembershipFilter create() {
       return layout == Layout.CLASSIC
           ? BloomFilter.create(Protocols.defaultProtocol(), new byte[0], units, hashes)

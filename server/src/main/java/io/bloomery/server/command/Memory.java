@@ -1,28 +1,45 @@
 package io.bloomery.server.command;
 
-/** The {@code maxmemory} budget, counted in filter bytes by the keyspace's own accounting. */
+/**
+ * The {@code maxmemory} budget, counted in filter bytes by the keyspace's own accounting plus the memory promised to
+ * unfinished file loads ({@link FileLoads#reservedBytes()}).
+ */
 final class Memory {
   private Memory() {}
 
   /** Refuses, before anything is allocated, a value of {@code bytes} that would take the server past the budget. */
   static void admit(Invocation inv, long bytes) {
     long max = inv.settings().maxmemory;
-    if (max > 0 && (bytes < 0 || inv.keyspace().usedBytes() + bytes > max)) {
+    if (max > 0 && (bytes < 0 || used(inv) + bytes > max)) {
       inv.server().stats().oomRejections.increment();
       throw new CommandException(Errors.OOM);
     }
   }
 
+  private static long used(Invocation inv) {
+    return inv.keyspace().usedBytes() + inv.server().fileLoads().reservedBytes();
+  }
+
   /**
    * {@link #admit}, and also refuses a single allocation of {@code bytes} that the JVM heap could not take twice over
-   * (a fixed filter or a file load is one array, allocated at once), so it answers OOM instead of dying of
-   * {@code OutOfMemoryError} when no {@code maxmemory} is set.
+   * (a fixed filter is allocated at once), so it answers OOM instead of dying of {@code OutOfMemoryError} when no
+   * {@code maxmemory} is set.
    */
   static void admitWithHeap(Invocation inv, long bytes) {
+    admitFilter(inv, bytes, bytes);
+  }
+
+  /**
+   * {@link #admit}, and refuses a filter of {@code bytes} whose largest single array is {@code largestArray} bytes
+   * unless the heap's free space holds the filter plus one more such array (room for the collector to place the
+   * last, possibly humongous, array): a blocked filter is one array and needs twice its size free, a classic one is
+   * allocated in 1 GiB segments and needs its size plus 1 GiB.
+   */
+  static void admitFilter(Invocation inv, long bytes, long largestArray) {
     admit(inv, bytes);
     Runtime rt = Runtime.getRuntime();
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    if (bytes > free / 2) {
+    if (bytes > free - largestArray) {
       inv.server().stats().oomRejections.increment();
       throw new CommandException(Errors.OOM);
     }

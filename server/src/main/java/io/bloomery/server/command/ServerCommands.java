@@ -406,6 +406,10 @@ final class ServerCommands {
     bloomery.put("filter_bytes", Long.toString(used));
     byKind.forEach((kind, n) -> bloomery.put("keys_" + kind, Long.toString(n)));
     bloomery.put("transport", server.transport());
+    FileLoads loads = server.fileLoads();
+    bloomery.put("file_loads_pending", Integer.toString(loads.pendingCount()));
+    bloomery.put("file_loads_staged_bytes", Long.toString(loads.stagedBytes()));
+    bloomery.put("file_loads_reserved_bytes", Long.toString(loads.reservedBytes()));
     out.put("bloomery", bloomery);
     return out;
   }

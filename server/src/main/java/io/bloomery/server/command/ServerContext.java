@@ -21,12 +21,13 @@ public final class ServerContext {
   private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
   private volatile String transport = "nio";
-  private final FileLoads fileLoads = new FileLoads();
+  private final FileLoads fileLoads;
 
   public ServerContext(Keyspace keyspace, Settings settings) {
     this.keyspace = keyspace;
     this.settings = settings;
     this.startMillis = System.currentTimeMillis();
+    this.fileLoads = new FileLoads(System::currentTimeMillis);
     StringBuilder id = new StringBuilder();
     java.security.SecureRandom random = new java.security.SecureRandom();
     for (int i = 0; i < 40; i++) {
@@ -38,6 +39,35 @@ public final class ServerContext {
   /** The Bloomery-file loads under way through BF.LOADCHUNK. */
   FileLoads fileLoads() {
     return fileLoads;
+  }
+
+  /**
+   * Where BF.LOADCHUNK stages Bloomery files ({@code null}: a temporary directory), whether the journal keeps a
+   * finished load by naming its file, and how long an unfinished load may wait for its next chunk. Before recovery.
+   */
+  public void configureFileLoads(java.nio.file.Path dir, boolean journaled, long idleTimeoutMillis)
+      throws java.io.IOException {
+    fileLoads.configure(dir, journaled, idleTimeoutMillis);
+  }
+
+  /** After recovery: deletes staging files of unfinished loads and loaded files the journal no longer names. */
+  public void fileLoadsRecovered() throws java.io.IOException {
+    fileLoads.afterRecovery();
+  }
+
+  /** At a snapshot's cut: what to run once the snapshot is published (deletes the loaded files it covers). */
+  public Runnable fileLoadsAtCut() {
+    return fileLoads.atCut();
+  }
+
+  /** Abandons the unfinished file loads idle for longer than the timeout; returns how many. */
+  public int sweepIdleFileLoads() {
+    return fileLoads.sweepIdle();
+  }
+
+  /** Abandons every unfinished file load (server shutdown). */
+  public void closeFileLoads() {
+    fileLoads.close();
   }
 
   public Keyspace keyspace() {
@@ -125,6 +155,7 @@ public final class ServerContext {
 
   public void disconnect(ClientState client) {
     clients.remove(client.id());
+    fileLoads.clientGone(client.id());
   }
 
   public Collection<ClientState> clients() {

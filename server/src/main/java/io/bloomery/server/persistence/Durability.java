@@ -71,6 +71,7 @@ public final class Durability implements AutoCloseable {
   private final LongAdder changes = new LongAdder();
   private final Object state = new Object();
   private volatile boolean closed;
+  private volatile java.util.function.Supplier<Runnable> cutHook = () -> () -> {};
 
   // Guarded by state.
   private Manifest manifest;
@@ -193,6 +194,15 @@ public final class Durability implements AutoCloseable {
     return Files.exists(dir.resolve(DataDirectory.MANIFEST));
   }
 
+  /**
+   * Installs what runs at every snapshot's cut, with writers paused; the {@code Runnable} it returns runs once that
+   * snapshot is published and the journal before it retired (the command layer deletes the loaded files of
+   * {@code BF.LOADCHUNK} that the snapshot now holds).
+   */
+  public void onCut(java.util.function.Supplier<Runnable> hook) {
+    this.cutHook = java.util.Objects.requireNonNull(hook, "hook");
+  }
+
   /** Where the command layer records every applied mutating command. */
   public CommandJournal journal() {
     return journal;
@@ -244,7 +254,9 @@ public final class Durability implements AutoCloseable {
     boolean ok = false;
     try (SnapshotFormat.Writer snapshot = new SnapshotFormat.Writer(dir.resolve(DataDirectory.snapshotName(number)))) {
       HeaderFirst sink = new HeaderFirst(snapshot, cut, number);
+      Runnable[] afterPublish = {() -> {}};
       source.snapshot(() -> {
+        afterPublish[0] = cutHook.get();
         cut[0] = System.currentTimeMillis();
         cut[1] = changes.sum();
         if (prepared != null) {
@@ -270,6 +282,7 @@ public final class Durability implements AutoCloseable {
         changesAtLastCut = cut[1];
       }
       deleteRetired(dir, next);
+      afterPublish[0].run();
       LOG.info("snapshot {} written: {} keys, {} bytes, {} ms", next.snapshot(), snapshot.keys(), snapshotBytes(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
       ok = true;
