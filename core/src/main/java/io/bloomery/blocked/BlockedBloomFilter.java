@@ -492,8 +492,9 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
-    Objects.requireNonNull(items, "items");
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addAll(Arrays.copyOfRange(items, from, to)));
+    KeyBatches.Source source = KeyBatches.of(items);
+    return ParallelBatches.sum(items.length, parallelism,
+        (from, to) -> KeyBatches.run(hasher, source, from, to, (batch, size, start) -> addHashes(batch, size)));
   }
 
   /**
@@ -503,14 +504,10 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items} or parallelism &lt; 1
    */
   public int mightContainAll(byte[][] items, boolean[] out, int parallelism) {
-    Objects.requireNonNull(items, "items");
+    KeyBatches.Source source = KeyBatches.of(items);
     KeyBatches.checkOut(out, items.length);
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> {
-      boolean[] part = new boolean[to - from];
-      int maybe = mightContainAll(Arrays.copyOfRange(items, from, to), part);
-      System.arraycopy(part, 0, out, from, part.length);
-      return maybe;
-    });
+    return ParallelBatches.sum(items.length, parallelism,
+        (from, to) -> KeyBatches.run(hasher, source, from, to, (batch, size, start) -> probe(batch, size, out, start)));
   }
 
   private int probeAll(KeyBatches.Source source, boolean[] out) {

@@ -32,10 +32,15 @@ final class KeyBatches {
   }
 
   static int run(Hasher64 hasher, Source source, Step step) {
+    return run(hasher, source, 0, source.count(), step);
+  }
+
+  /** Runs {@code step} over the keys {@code [from, to)} of {@code source} (a part of a parallel call). */
+  static int run(Hasher64 hasher, Source source, int from, int to, Step step) {
     long[] batch = new long[BATCH];
     int total = 0;
-    for (int start = 0, count = source.count(); start < count; start += BATCH) {
-      int size = Math.min(BATCH, count - start);
+    for (int start = from; start < to; start += BATCH) {
+      int size = Math.min(BATCH, to - start);
       source.hash(hasher, batch, start, size);
       total += step.apply(batch, size, start);
     }
