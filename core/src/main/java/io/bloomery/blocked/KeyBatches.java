@@ -31,12 +31,56 @@ final class KeyBatches {
     int apply(long[] batch, int size, int start);
   }
 
-  static int run(Hasher64 hasher, Source source, Step step) {
-    return run(hasher, source, 0, source.count(), step);
+  /** A blocked kind's per-hash probe and insert, which the shared batch loops below drive. */
+  interface Blocks {
+    /** Whether every bit of {@code hash} is set, read with no early exit so that a batch's misses overlap. */
+    boolean containsBranchFree(long hash);
+
+    /** Sets the bits of {@code hash}; true if one of them changed. */
+    boolean insert(long hash);
   }
 
-  /** Runs {@code step} over the keys {@code [from, to)} of {@code source} (a part of a parallel call). */
-  static int run(Hasher64 hasher, Source source, int from, int to, Step step) {
+  /** Adds the keys {@code [from, to)} of {@code source}; returns how many changed the filter. */
+  static int insertAll(Hasher64 hasher, Source source, int from, int to, Blocks blocks) {
+    return run(hasher, source, from, to, (batch, size, start) -> insert(blocks, batch, size));
+  }
+
+  /** Queries the keys {@code [from, to)} of {@code source} into {@code out[from, to)}; returns the maybes. */
+  static int probeAll(Hasher64 hasher, Source source, int from, int to, boolean[] out, Blocks blocks) {
+    checkOut(out, source.count());
+    return run(hasher, source, from, to, (batch, size, start) -> probe(blocks, batch, size, out, start));
+  }
+
+  /**
+   * Pass 1 reads each key's block (independent loads, so the misses overlap) and notes which keys are
+   * already present; pass 2 does the atomic ORs of the others on lines that are now in L1.
+   */
+  private static int insert(Blocks blocks, long[] batch, int count) {
+    long present = 0;
+    for (int j = 0; j < count; j++) {
+      present |= (blocks.containsBranchFree(batch[j]) ? 1L : 0L) << j;
+    }
+    int changed = 0;
+    for (int j = 0; j < count; j++) {
+      if ((present & (1L << j)) == 0 && blocks.insert(batch[j])) {
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  private static int probe(Blocks blocks, long[] batch, int count, boolean[] out, int outStart) {
+    int maybe = 0;
+    for (int j = 0; j < count; j++) {
+      boolean answer = blocks.containsBranchFree(batch[j]);
+      out[outStart + j] = answer;
+      maybe += answer ? 1 : 0;
+    }
+    return maybe;
+  }
+
+  /** Runs {@code step} over the keys {@code [from, to)} of {@code source} (all of them, or a part of a parallel call). */
+  private static int run(Hasher64 hasher, Source source, int from, int to, Step step) {
     long[] batch = new long[BATCH];
     int total = 0;
     for (int start = from; start < to; start += BATCH) {
