@@ -2,14 +2,13 @@ package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
 import io.bloomery.internal.Utf8Scratch;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
  * The batch loop shared by the blocked kinds: hash {@value #BATCH} keys into a small reusable array,
  * then hand the batch to the filter's probe or insert, so the cache misses of a batch overlap. Keys
  * come from an array of byte arrays, from slices of one buffer, or from strings (UTF-8, see
- * {@link #hashUtf8}). One {@code long[BATCH]} per call; nothing per key except a String's UTF-8 array.
+ * {@link #hashUtf8}). One {@code long[BATCH]} per call; nothing per key.
  */
 final class KeyBatches {
 
@@ -151,20 +150,13 @@ final class KeyBatches {
   }
 
   /**
-   * Hash of the UTF-8 bytes of {@code item}. A {@code String} goes through {@code getBytes(UTF_8)}:
-   * measured about twice as fast as the allocation-free scratch path (51 vs 108 ns per blocked lookup
-   * of an 82-byte URL in a cache-resident filter, docs/BENCHMARKS.md) because the JDK's ASCII check and
-   * copy are intrinsics and the short-lived array is a TLAB bump (about 100 bytes per lookup). Other
-   * {@code CharSequence}s, whose {@code toString()} would allocate twice, are encoded into the calling
-   * thread's {@link Utf8Scratch} without allocating.
+   * Hash of the UTF-8 bytes of {@code item}, encoded into the calling thread's {@link Utf8Scratch}
+   * (no allocation once the scratch has grown to the item's length).
    */
   static long hashUtf8(Hasher64 hasher, CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return hasher.hashBytesToLong(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
-    int length = scratch.encode(item);
+    int length = scratch.encode(item); // first: encoding may grow the scratch's array
     return hasher.hashBytesToLong(scratch.bytes(), 0, length);
   }
 

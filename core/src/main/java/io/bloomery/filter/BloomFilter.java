@@ -12,7 +12,6 @@ import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -275,16 +274,12 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
-   * Adds the UTF-8 bytes of {@code item}. A {@code String} is encoded by {@code getBytes(UTF_8)} (an
-   * intrinsic, faster than the scratch: see {@code KeyBatches.hashUtf8}); another {@code CharSequence}
-   * is encoded into a per-thread scratch without allocating.
+   * Adds the UTF-8 bytes of {@code item}, encoded into a per-thread scratch: no allocation once the
+   * scratch has grown to the item's length.
    */
   @Override
   public boolean add(CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return add(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
     int length = scratch.encode(item); // first: encoding may grow the scratch's array
     return add(scratch.bytes(), 0, length);
@@ -294,9 +289,6 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   @Override
   public boolean mightContain(CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return mightContain(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
     int length = scratch.encode(item);
     return mightContain(scratch.bytes(), 0, length);
