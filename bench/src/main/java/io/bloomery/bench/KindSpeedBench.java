@@ -31,7 +31,7 @@ import java.util.function.IntSupplier;
  *       ns/key, lookup ns/key, bits/key, realized FPR;
  *   <li>at 1 %: the classic kind's batched {@code mightContainAll} against Guava's {@code mightContain},
  *       single-key {@code String} lookups (classic, blocked, Guava) with the bytes each allocates per
- *       lookup (the thread's allocation counter);
+ *       lookup (the thread's allocation counter; also for non-ASCII strings on classic and blocked);
  *   <li>{@code addAll(items, 2)} and {@code mightContainAll(items, out, 2)} against the same calls with
  *       parallelism 1, classic and blocked.
  * </ul>
@@ -213,6 +213,12 @@ public final class KindSpeedBench {
     out.put("alloc_bytes_per_lookup_classic_string", allocatedPerCall(() -> countStrings(classic, probes.absentStrings()), q));
     out.put("alloc_bytes_per_lookup_blocked_string", allocatedPerCall(() -> countStrings(blocked, probes.absentStrings()), q));
     out.put("alloc_bytes_per_lookup_classic_bytes", allocatedPerCall(() -> countSingle(classic, probes.absent()), q));
+    String[] nonAscii = new String[q];
+    for (int i = 0; i < q; i++) {
+      nonAscii[i] = "größe/日本/\uD83D\uDE00" + probes.absentStrings()[i]; // Latin-1, CJK and a surrogate pair
+    }
+    out.put("alloc_bytes_per_lookup_classic_string_non_ascii", allocatedPerCall(() -> countStrings(classic, nonAscii), q));
+    out.put("alloc_bytes_per_lookup_blocked_string_non_ascii", allocatedPerCall(() -> countStrings(blocked, nonAscii), q));
     out.put("load_average_at_end", loadAverage());
     return out;
   }

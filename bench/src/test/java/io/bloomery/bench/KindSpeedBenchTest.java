@@ -16,6 +16,7 @@ class KindSpeedBenchTest {
     assertThat((double) result.get("realized_fpr_percent_classic_0.39")).isBetween(0.2, 0.6);
     assertThat((double) result.get("bits_per_key_fuse8")).isLessThan((double) result.get("bits_per_key_classic_0.39"));
     assertThat(result).containsKeys("lookup_vs_guava_classic_batched_p1_absent", "lookup_p2_vs_p1_classic_present",
-        "build_p2_vs_p1_blocked", "alloc_bytes_per_lookup_classic_string", "load_average_at_start");
+        "build_p2_vs_p1_blocked", "alloc_bytes_per_lookup_classic_string", "alloc_bytes_per_lookup_blocked_string_non_ascii",
+        "load_average_at_start");
   }
 }

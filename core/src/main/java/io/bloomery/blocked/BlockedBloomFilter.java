@@ -413,6 +413,19 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     return all != 0;
   }
 
+  /** This filter's probe and insert, for the batch loops it shares with the other blocked kind. */
+  private final KeyBatches.Blocks blockOps = new KeyBatches.Blocks() {
+    @Override
+    public boolean containsBranchFree(long hash) {
+      return containsHashBranchFree(hash);
+    }
+
+    @Override
+    public boolean insert(long hash) {
+      return addHash(hash);
+    }
+  };
+
   // ---- batch API -----------------------------------------------------------------------------
 
   /**
@@ -422,7 +435,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @return the number of items that changed the filter
    */
   public int addAll(byte[][] items) {
-    return KeyBatches.run(hasher, KeyBatches.of(items), (batch, size, start) -> addHashes(batch, size));
+    return KeyBatches.insertAll(hasher, KeyBatches.of(items), 0, items.length, blockOps);
   }
 
   /**
@@ -432,28 +445,12 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @return the number of items that changed the filter
    */
   public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count) {
-    return KeyBatches.run(hasher, KeyBatches.of(buffer, offsets, lengths, count), (batch, size, start) -> addHashes(batch, size));
+    return KeyBatches.insertAll(hasher, KeyBatches.of(buffer, offsets, lengths, count), 0, count, blockOps);
   }
 
   /** Adds the UTF-8 encoding of every item, batched like {@link #addAll(byte[][])}. */
   public int addAll(CharSequence[] items) {
-    return KeyBatches.run(hasher, KeyBatches.of(items), (batch, size, start) -> addHashes(batch, size));
-  }
-
-  private int addHashes(long[] batch, int count) {
-    // Pass 1 reads each key's block (independent loads, misses overlap) and notes which keys are
-    // already present; pass 2 does the atomic ORs on lines that are now in L1.
-    long present = 0;
-    for (int j = 0; j < count; j++) {
-      present |= (containsHashBranchFree(batch[j]) ? 1L : 0L) << j;
-    }
-    int changed = 0;
-    for (int j = 0; j < count; j++) {
-      if ((present & (1L << j)) == 0 && addHash(batch[j])) {
-        changed++;
-      }
-    }
-    return changed;
+    return KeyBatches.insertAll(hasher, KeyBatches.of(items), 0, items.length, blockOps);
   }
 
   /**
@@ -465,7 +462,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items}
    */
   public int mightContainAll(byte[][] items, boolean[] out) {
-    return probeAll(KeyBatches.of(items), out);
+    return KeyBatches.probeAll(hasher, KeyBatches.of(items), 0, items.length, out, blockOps);
   }
 
   /**
@@ -475,12 +472,12 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @return the number of {@code true} answers
    */
   public int mightContainAll(byte[] buffer, int[] offsets, int[] lengths, int count, boolean[] out) {
-    return probeAll(KeyBatches.of(buffer, offsets, lengths, count), out);
+    return KeyBatches.probeAll(hasher, KeyBatches.of(buffer, offsets, lengths, count), 0, count, out, blockOps);
   }
 
   /** Queries the UTF-8 encoding of every item, batched like {@link #mightContainAll(byte[][], boolean[])}. */
   public int mightContainAll(CharSequence[] items, boolean[] out) {
-    return probeAll(KeyBatches.of(items), out);
+    return KeyBatches.probeAll(hasher, KeyBatches.of(items), 0, items.length, out, blockOps);
   }
 
   /**
@@ -492,8 +489,8 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
-    Objects.requireNonNull(items, "items");
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addAll(Arrays.copyOfRange(items, from, to)));
+    KeyBatches.Source source = KeyBatches.of(items);
+    return ParallelBatches.sum(items.length, parallelism, (from, to) -> KeyBatches.insertAll(hasher, source, from, to, blockOps));
   }
 
   /**
@@ -503,29 +500,9 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items} or parallelism &lt; 1
    */
   public int mightContainAll(byte[][] items, boolean[] out, int parallelism) {
-    Objects.requireNonNull(items, "items");
+    KeyBatches.Source source = KeyBatches.of(items);
     KeyBatches.checkOut(out, items.length);
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> {
-      boolean[] part = new boolean[to - from];
-      int maybe = mightContainAll(Arrays.copyOfRange(items, from, to), part);
-      System.arraycopy(part, 0, out, from, part.length);
-      return maybe;
-    });
-  }
-
-  private int probeAll(KeyBatches.Source source, boolean[] out) {
-    KeyBatches.checkOut(out, source.count());
-    return KeyBatches.run(hasher, source, (batch, size, start) -> probe(batch, size, out, start));
-  }
-
-  private int probe(long[] batch, int count, boolean[] out, int outStart) {
-    int maybe = 0;
-    for (int j = 0; j < count; j++) {
-      boolean answer = containsHashBranchFree(batch[j]);
-      out[outStart + j] = answer;
-      maybe += answer ? 1 : 0;
-    }
-    return maybe;
+    return ParallelBatches.sum(items.length, parallelism, (from, to) -> KeyBatches.probeAll(hasher, source, from, to, out, blockOps));
   }
 
   // ---- merge and copy ------------------------------------------------------------------------

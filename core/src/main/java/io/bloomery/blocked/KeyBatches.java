@@ -2,14 +2,13 @@ package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
 import io.bloomery.internal.Utf8Scratch;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
  * The batch loop shared by the blocked kinds: hash {@value #BATCH} keys into a small reusable array,
  * then hand the batch to the filter's probe or insert, so the cache misses of a batch overlap. Keys
  * come from an array of byte arrays, from slices of one buffer, or from strings (UTF-8, see
- * {@link #hashUtf8}). One {@code long[BATCH]} per call; nothing per key except a String's UTF-8 array.
+ * {@link #hashUtf8}). One {@code long[BATCH]} per call; nothing per key.
  */
 final class KeyBatches {
 
@@ -31,11 +30,60 @@ final class KeyBatches {
     int apply(long[] batch, int size, int start);
   }
 
-  static int run(Hasher64 hasher, Source source, Step step) {
+  /** A blocked kind's per-hash probe and insert, which the shared batch loops below drive. */
+  interface Blocks {
+    /** Whether every bit of {@code hash} is set, read with no early exit so that a batch's misses overlap. */
+    boolean containsBranchFree(long hash);
+
+    /** Sets the bits of {@code hash}; true if one of them changed. */
+    boolean insert(long hash);
+  }
+
+  /** Adds the keys {@code [from, to)} of {@code source}; returns how many changed the filter. */
+  static int insertAll(Hasher64 hasher, Source source, int from, int to, Blocks blocks) {
+    return run(hasher, source, from, to, (batch, size, start) -> insert(blocks, batch, size));
+  }
+
+  /** Queries the keys {@code [from, to)} of {@code source} into {@code out[from, to)}; returns the maybes. */
+  static int probeAll(Hasher64 hasher, Source source, int from, int to, boolean[] out, Blocks blocks) {
+    checkOut(out, source.count());
+    return run(hasher, source, from, to, (batch, size, start) -> probe(blocks, batch, size, out, start));
+  }
+
+  /**
+   * Pass 1 reads each key's block (independent loads, so the misses overlap) and notes which keys are
+   * already present; pass 2 does the atomic ORs of the others on lines that are now in L1.
+   */
+  private static int insert(Blocks blocks, long[] batch, int count) {
+    long present = 0;
+    for (int j = 0; j < count; j++) {
+      present |= (blocks.containsBranchFree(batch[j]) ? 1L : 0L) << j;
+    }
+    int changed = 0;
+    for (int j = 0; j < count; j++) {
+      if ((present & (1L << j)) == 0 && blocks.insert(batch[j])) {
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  private static int probe(Blocks blocks, long[] batch, int count, boolean[] out, int outStart) {
+    int maybe = 0;
+    for (int j = 0; j < count; j++) {
+      boolean answer = blocks.containsBranchFree(batch[j]);
+      out[outStart + j] = answer;
+      maybe += answer ? 1 : 0;
+    }
+    return maybe;
+  }
+
+  /** Runs {@code step} over the keys {@code [from, to)} of {@code source} (all of them, or a part of a parallel call). */
+  private static int run(Hasher64 hasher, Source source, int from, int to, Step step) {
     long[] batch = new long[BATCH];
     int total = 0;
-    for (int start = 0, count = source.count(); start < count; start += BATCH) {
-      int size = Math.min(BATCH, count - start);
+    for (int start = from; start < to; start += BATCH) {
+      int size = Math.min(BATCH, to - start);
       source.hash(hasher, batch, start, size);
       total += step.apply(batch, size, start);
     }
@@ -102,20 +150,13 @@ final class KeyBatches {
   }
 
   /**
-   * Hash of the UTF-8 bytes of {@code item}. A {@code String} goes through {@code getBytes(UTF_8)}:
-   * measured about twice as fast as the allocation-free scratch path (51 vs 108 ns per blocked lookup
-   * of an 82-byte URL in a cache-resident filter, docs/BENCHMARKS.md) because the JDK's ASCII check and
-   * copy are intrinsics and the short-lived array is a TLAB bump (about 100 bytes per lookup). Other
-   * {@code CharSequence}s, whose {@code toString()} would allocate twice, are encoded into the calling
-   * thread's {@link Utf8Scratch} without allocating.
+   * Hash of the UTF-8 bytes of {@code item}, encoded into the calling thread's {@link Utf8Scratch}
+   * (no allocation once the scratch has grown to the item's length).
    */
   static long hashUtf8(Hasher64 hasher, CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return hasher.hashBytesToLong(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
-    int length = scratch.encode(item);
+    int length = scratch.encode(item); // first: encoding may grow the scratch's array
     return hasher.hashBytesToLong(scratch.bytes(), 0, length);
   }
 

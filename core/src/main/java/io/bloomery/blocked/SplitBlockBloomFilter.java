@@ -384,65 +384,49 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
     return all != 0;
   }
 
+  /** This filter's probe and insert, for the batch loops it shares with the other blocked kind. */
+  private final KeyBatches.Blocks blockOps = new KeyBatches.Blocks() {
+    @Override
+    public boolean containsBranchFree(long hash) {
+      return findHashBranchFree(hash);
+    }
+
+    @Override
+    public boolean insert(long hash) {
+      return insertHash(hash);
+    }
+  };
+
   // ---- batch API -----------------------------------------------------------------------------
 
   /** Adds every item, hashing a batch of 32 first (see {@link BlockedBloomFilter#addAll(byte[][])}). */
   public int addAll(byte[][] items) {
-    return KeyBatches.run(XXH64, KeyBatches.of(items), (batch, size, start) -> insertHashes(batch, size));
+    return KeyBatches.insertAll(XXH64, KeyBatches.of(items), 0, items.length, blockOps);
   }
 
   /** Adds the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])}. */
   public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count) {
-    return KeyBatches.run(XXH64, KeyBatches.of(buffer, offsets, lengths, count), (batch, size, start) -> insertHashes(batch, size));
+    return KeyBatches.insertAll(XXH64, KeyBatches.of(buffer, offsets, lengths, count), 0, count, blockOps);
   }
 
   /** Adds the UTF-8 encoding of every item, batched. */
   public int addAll(CharSequence[] items) {
-    return KeyBatches.run(XXH64, KeyBatches.of(items), (batch, size, start) -> insertHashes(batch, size));
-  }
-
-  private int insertHashes(long[] batch, int count) {
-    long present = 0;
-    for (int j = 0; j < count; j++) {
-      present |= (findHashBranchFree(batch[j]) ? 1L : 0L) << j;
-    }
-    int changed = 0;
-    for (int j = 0; j < count; j++) {
-      if ((present & (1L << j)) == 0 && insertHash(batch[j])) {
-        changed++;
-      }
-    }
-    return changed;
+    return KeyBatches.insertAll(XXH64, KeyBatches.of(items), 0, items.length, blockOps);
   }
 
   /** Queries every item into {@code out}; returns the number of {@code true} answers. */
   public int mightContainAll(byte[][] items, boolean[] out) {
-    return probeAll(KeyBatches.of(items), out);
+    return KeyBatches.probeAll(XXH64, KeyBatches.of(items), 0, items.length, out, blockOps);
   }
 
   /** Queries the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])} into {@code out}. */
   public int mightContainAll(byte[] buffer, int[] offsets, int[] lengths, int count, boolean[] out) {
-    return probeAll(KeyBatches.of(buffer, offsets, lengths, count), out);
+    return KeyBatches.probeAll(XXH64, KeyBatches.of(buffer, offsets, lengths, count), 0, count, out, blockOps);
   }
 
   /** Queries the UTF-8 encoding of every item into {@code out}. */
   public int mightContainAll(CharSequence[] items, boolean[] out) {
-    return probeAll(KeyBatches.of(items), out);
-  }
-
-  private int probeAll(KeyBatches.Source source, boolean[] out) {
-    KeyBatches.checkOut(out, source.count());
-    return KeyBatches.run(XXH64, source, (batch, size, start) -> probe(batch, size, out, start));
-  }
-
-  private int probe(long[] batch, int count, boolean[] out, int outStart) {
-    int maybe = 0;
-    for (int j = 0; j < count; j++) {
-      boolean answer = findHashBranchFree(batch[j]);
-      out[outStart + j] = answer;
-      maybe += answer ? 1 : 0;
-    }
-    return maybe;
+    return KeyBatches.probeAll(XXH64, KeyBatches.of(items), 0, items.length, out, blockOps);
   }
 
   // ---- merge and copy ------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -275,16 +274,12 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
-   * Adds the UTF-8 bytes of {@code item}. A {@code String} is encoded by {@code getBytes(UTF_8)} (an
-   * intrinsic, faster than the scratch: see {@code KeyBatches.hashUtf8}); another {@code CharSequence}
-   * is encoded into a per-thread scratch without allocating.
+   * Adds the UTF-8 bytes of {@code item}, encoded into a per-thread scratch: no allocation once the
+   * scratch has grown to the item's length.
    */
   @Override
   public boolean add(CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return add(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
     int length = scratch.encode(item); // first: encoding may grow the scratch's array
     return add(scratch.bytes(), 0, length);
@@ -294,9 +289,6 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   @Override
   public boolean mightContain(CharSequence item) {
     Objects.requireNonNull(item, "item");
-    if (item instanceof String) {
-      return mightContain(((String) item).getBytes(StandardCharsets.UTF_8));
-    }
     Utf8Scratch scratch = Utf8Scratch.get();
     int length = scratch.encode(item);
     return mightContain(scratch.bytes(), 0, length);
@@ -333,6 +325,11 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
         }
       }
     }
+    return recordAdd(newlySet);
+  }
+
+  /** Counts an add that set {@code newlySet} bits; true if it changed the filter. */
+  private boolean recordAdd(int newlySet) {
     if (newlySet == 0) {
       return false;
     }
@@ -407,15 +404,10 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * Queries every item: {@code out[i]} is set to {@code mightContain(items[i])}. With the default
-   * {@code xxh3-edh-v1} protocol it hashes a batch of {@value #PROBE_BATCH} keys first and then probes
-   * them in {@value #COMPACTING_ROUNDS} rounds: round i reads the i-th bit of every key still alive, so
-   * the cache misses of different keys are in flight together, and a key drops out at an unset bit. The
-   * survivors' remaining bits are then read with no branch on what a read returns, so those misses
-   * overlap too. Each round records its hits first and compacts the survivors in a second pass: a
-   * compaction store whose index depends on the word just read made the next key's reads wait for that
-   * miss (members, which survive every round, were slower batched than one by one). Other protocols
-   * query one by one.
-   * Allocates nothing per key.
+   * {@code xxh3-edh-v1} protocol (and k up to {@value #MAX_BATCHED_HASHES}) the keys go in groups of
+   * {@value #PROBE_BATCH}: every position of the group is computed first, then the words are read
+   * round by round (the i-th bit of every key of the group, then the (i+1)-th), so the cache misses of
+   * many keys are in flight together. Other protocols query one by one. Allocates nothing per key.
    *
    * @return the number of {@code true} answers
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items}
@@ -429,92 +421,183 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     return mightContainRange(items, 0, items.length, out);
   }
 
-  /** Keys hashed before a batch of interleaved probes (about the misses a core keeps in flight, x3). */
+  /*
+   * The batched probe and insert. A classic lookup of a member pays k independent cache misses, so
+   * what bounds a batch is how many misses the core keeps in flight, and that is bounded by how many
+   * instructions sit between two loads (the reorder window). Hence the shape: all k positions of a
+   * group of keys are computed while hashing (arithmetic only, no memory wait), and the gather loops
+   * that follow are a few instructions per load with no branch on what a load returns. Measured on
+   * the 2-vCPU VM, 10M keys at 1 % (12 MB bitmap): walking each key's positions in place from its hash
+   * while reading took ~415 ns per member lookup; precomputed positions took ~230 ns (docs/BENCHMARKS.md).
+   *
+   * Non-members mostly fail at their first or second bit, so a group that is mostly non-members is
+   * compacted after each of the first COMPACTING_ROUNDS rounds (keys found absent drop out; the
+   * compaction is a separate pass after the round's loads, so no load waits on an earlier one); the
+   * rest of the survivors' rounds are then read without compaction. A group that is mostly members
+   * would only pay for the compaction, so when the previous group found more than half of its keys,
+   * the next reads all k rounds of every key. Either way the answers are exactly mightContain's.
+   */
+
+  /** Keys per group of the batched probe and insert: enough misses in flight, small enough for L1. */
   static final int PROBE_BATCH = 32;
 
-  /**
-   * Rounds that drop the keys found absent before the rest of each surviving key's bits are read without
-   * branches: two rounds settle three quarters of the non-members at the optimal fill, and past them a
-   * key that is still alive is most likely a member, which needs all k reads anyway.
-   */
-  static final int COMPACTING_ROUNDS = 2;
+  /** Rounds after which a mostly-absent group drops the keys found absent (7/8 of them at the optimal fill). */
+  static final int COMPACTING_ROUNDS = 3;
+
+  /** Above this k the batch calls go key by key (a group's positions, 32 × k longs, would outgrow L1). */
+  static final int MAX_BATCHED_HASHES = 32;
+
+  private boolean batchable() {
+    return doubleHashing != null && hashes <= MAX_BATCHED_HASHES;
+  }
 
   private int mightContainRange(byte[][] items, int from, int to, boolean[] out) {
     int maybe = 0;
-    if (doubleHashing == null) {
+    if (!batchable()) {
       for (int i = from; i < to; i++) {
         out[i] = mightContain(Objects.requireNonNull(items[i], "items[]"));
         maybe += out[i] ? 1 : 0;
       }
       return maybe;
     }
-    long[] x = new long[PROBE_BATCH];
-    long[] y = new long[PROBE_BATCH];
-    long[] d = new long[PROBE_BATCH];
+    long[] positions = new long[PROBE_BATCH * hashes];
+    long[] hit = new long[PROBE_BATCH];
     int[] alive = new int[PROBE_BATCH];
-    int[] hit = new int[PROBE_BATCH];
+    boolean mostlyMembers = false;
     for (int start = from; start < to; start += PROBE_BATCH) {
       int size = Math.min(PROBE_BATCH, to - start);
-      for (int j = 0; j < size; j++) {
-        byte[] item = Objects.requireNonNull(items[start + j], "items[]");
-        long h = doubleHashing.hash(item, 0, item.length);
-        x[j] = h;
-        y[j] = EnhancedDoubleHashing.stride(h);
-        d[j] = EnhancedDoubleHashing.CUBIC_SCALE;
-        alive[j] = j;
-      }
-      int live = size;
-      int rounds = Math.min(hashes, COMPACTING_ROUNDS);
-      for (int i = 0; i < rounds && live > 0; i++) {
-        for (int a = 0; a < live; a++) {
-          int j = alive[a];
-          long position = EnhancedDoubleHashing.reduce(x[j], bits);
-          long wordIndex = position >>> 6;
-          long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
-          x[j] += y[j];
-          y[j] += d[j];
-          d[j] += EnhancedDoubleHashing.CUBIC_SCALE;
-          hit[a] = (int) ((word >>> position) & 1);
-        }
-        int kept = 0;
-        for (int a = 0; a < live; a++) {
-          alive[kept] = alive[a];
-          kept += hit[a];
-        }
-        live = kept;
-      }
-      for (int j = 0; j < size; j++) {
-        out[start + j] = false;
-      }
+      place(items, start, size, positions);
+      Arrays.fill(hit, 0, size, 1L);
       int found = 0;
-      for (int a = 0; a < live; a++) {
-        int j = alive[a];
-        long xj = x[j];
-        long yj = y[j];
-        long dj = d[j];
-        long all = 1;
-        for (int i = rounds; i < hashes; i++) {
-          long position = EnhancedDoubleHashing.reduce(xj, bits);
-          long wordIndex = position >>> 6;
-          long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
-          all &= word >>> position;
-          xj += yj;
-          yj += dj;
-          dj += EnhancedDoubleHashing.CUBIC_SCALE;
+      if (mostlyMembers) {
+        for (int i = 0; i < hashes; i++) {
+          gather(positions, i * PROBE_BATCH, null, size, hit);
         }
-        out[start + j] = (all & 1) != 0;
-        found += (int) (all & 1);
+        for (int j = 0; j < size; j++) {
+          int answer = (int) (hit[j] & 1);
+          out[start + j] = answer != 0;
+          found += answer;
+        }
+      } else {
+        for (int j = 0; j < size; j++) {
+          alive[j] = j;
+          out[start + j] = false;
+        }
+        int live = size;
+        for (int i = 0; i < hashes && live > 0; i++) {
+          gather(positions, i * PROBE_BATCH, alive, live, hit);
+          if (i < COMPACTING_ROUNDS || i == hashes - 1) {
+            live = compact(alive, hit, live);
+          }
+        }
+        for (int a = 0; a < live; a++) {
+          out[start + alive[a]] = true;
+        }
+        found = live;
       }
-      live = found;
-      maybe += live;
+      mostlyMembers = 2 * found > size;
+      maybe += found;
     }
     return maybe;
   }
 
   /**
-   * {@link #mightContainAll(byte[][], boolean[])} split over {@code parallelism} threads of the common
-   * {@link java.util.concurrent.ForkJoinPool} (reads never block each other). Answers are the same as
-   * the one-thread call.
+   * Hashes {@code items[start, start + size)} and writes position i of key j to {@code
+   * positions[i * PROBE_BATCH + j]}: round-major, so each round of the gather reads one run.
+   */
+  private void place(byte[][] items, int start, int size, long[] positions) {
+    for (int j = 0; j < size; j++) {
+      byte[] item = Objects.requireNonNull(items[start + j], "items[]");
+      long x = doubleHashing.hash(item, 0, item.length);
+      long y = EnhancedDoubleHashing.stride(x);
+      long d = EnhancedDoubleHashing.CUBIC_SCALE;
+      for (int i = 0, slot = j; i < hashes; i++, slot += PROBE_BATCH) {
+        positions[slot] = EnhancedDoubleHashing.reduce(x, bits);
+        x += y;
+        y += d;
+        d += EnhancedDoubleHashing.CUBIC_SCALE;
+      }
+    }
+  }
+
+  /**
+   * One round of loads: {@code hit[a] &= word >>> position} for the position at {@code base + alive[a]}
+   * (or {@code base + a} when {@code alive} is null), a < live. Bit 0 of {@code hit[a]} is then whether
+   * every bit read so far for that key was set.
+   */
+  private void gather(long[] positions, int base, int[] alive, int live, long[] hit) {
+    if (segments.length == 1) {
+      long[] words = segments[0];
+      if (alive == null) {
+        for (int a = 0; a < live; a++) {
+          long position = positions[base + a];
+          hit[a] &= (long) WORDS.getOpaque(words, (int) (position >>> 6)) >>> position;
+        }
+      } else {
+        for (int a = 0; a < live; a++) {
+          long position = positions[base + alive[a]];
+          hit[a] &= (long) WORDS.getOpaque(words, (int) (position >>> 6)) >>> position;
+        }
+      }
+      return;
+    }
+    for (int a = 0; a < live; a++) {
+      long position = positions[base + (alive == null ? a : alive[a])];
+      long wordIndex = position >>> 6;
+      long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
+      hit[a] &= word >>> position;
+    }
+  }
+
+  /** Keeps the keys whose hit bit is set, in order, in {@code alive[0, kept)}; returns kept. */
+  private static int compact(int[] alive, long[] hit, int live) {
+    int kept = 0;
+    for (int a = 0; a < live; a++) {
+      long h = hit[a];
+      alive[kept] = alive[a];
+      hit[kept] = h;
+      kept += (int) (h & 1);
+    }
+    return kept;
+  }
+
+  /** Adds items {@code [from, to)}; returns how many changed the filter. */
+  private int addRange(byte[][] items, int from, int to) {
+    int changed = 0;
+    if (!batchable()) {
+      for (int i = from; i < to; i++) {
+        changed += add(Objects.requireNonNull(items[i], "items[]")) ? 1 : 0;
+      }
+      return changed;
+    }
+    long[] positions = new long[PROBE_BATCH * hashes];
+    long[] hit = new long[PROBE_BATCH];
+    for (int start = from; start < to; start += PROBE_BATCH) {
+      int size = Math.min(PROBE_BATCH, to - start);
+      place(items, start, size, positions);
+      // Read every word of the group first (the misses overlap), then set bits on lines now in cache.
+      // A key whose bits were all set already is present (bits are never cleared) and is skipped.
+      Arrays.fill(hit, 0, size, 1L);
+      for (int i = 0; i < hashes; i++) {
+        gather(positions, i * PROBE_BATCH, null, size, hit);
+      }
+      for (int j = 0; j < size; j++) {
+        if ((hit[j] & 1) == 0) {
+          int newlySet = 0;
+          for (int slot = j, end = hashes * PROBE_BATCH; slot < end; slot += PROBE_BATCH) {
+            newlySet += setBit(positions[slot]) ? 1 : 0;
+          }
+          changed += recordAdd(newlySet) ? 1 : 0;
+        }
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * {@link #mightContainAll(byte[][], boolean[])} split over {@code parallelism} threads: the calling
+   * thread and workers of the common {@link java.util.concurrent.ForkJoinPool} (reads never block each
+   * other). Answers are the same as the one-thread call.
    *
    * @throws IllegalArgumentException if {@code out} is shorter than {@code items} or parallelism &lt; 1
    */
@@ -528,10 +611,10 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
-   * {@link #addAll(byte[][])} split over {@code parallelism} threads of the common
-   * {@link java.util.concurrent.ForkJoinPool}. The filter is the same as after a one-thread
-   * {@code addAll} (adds are lock-free ORs); the returned count may differ from the one-thread count
-   * when equal items land in different threads at once (each may report the change).
+   * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
+   * of the common {@link java.util.concurrent.ForkJoinPool}. The filter is the same as after a
+   * one-thread {@code addAll} (adds are lock-free ORs); the returned count may differ from the
+   * one-thread count when equal items land in different threads at once (each may report the change).
    *
    * @throws IllegalStateException for a {@link #createSingleWriter single-writer} filter
    * @throws IllegalArgumentException if parallelism &lt; 1
@@ -541,28 +624,19 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     if (singleWriter && parallelism > 1) {
       throw new IllegalStateException("a single-writer filter takes adds from one thread only");
     }
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> {
-      int changed = 0;
-      for (int i = from; i < to; i++) {
-        changed += add(Objects.requireNonNull(items[i], "items[]")) ? 1 : 0;
-      }
-      return changed;
-    });
+    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addRange(items, from, to));
   }
 
   /**
-   * Adds every item (one by one: a classic insert touches k lines wherever they are, so there is no
-   * batch to overlap beyond what the CPU already does).
+   * Adds every item, in groups like {@link #mightContainAll(byte[][], boolean[])}: the words of a
+   * group are read first so that their misses overlap, then the missing bits are set.
    *
-   * @return the number of items that changed the filter
+   * @return the number of items that changed the filter, as the same {@link #add} calls in order
+   *     would return
    */
   public int addAll(byte[][] items) {
     Objects.requireNonNull(items, "items");
-    int changed = 0;
-    for (byte[] item : items) {
-      changed += add(Objects.requireNonNull(item, "items[]")) ? 1 : 0;
-    }
-    return changed;
+    return addRange(items, 0, items.length);
   }
 
   /** Whether this filter was made by {@link #createSingleWriter} (one adding thread only). */

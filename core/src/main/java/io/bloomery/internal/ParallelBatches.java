@@ -22,9 +22,12 @@ public final class ParallelBatches {
   }
 
   /**
-   * Runs {@code work} over {@code [0, size)} in up to {@code parallelism} parts, at least
-   * {@value #MIN_PART} indexes each, and returns the sum of their counts. One part runs on the calling
-   * thread.
+   * Runs {@code work} over {@code [0, size)} in up to {@code parallelism} contiguous parts, at least
+   * {@value #MIN_PART} indexes each, and returns the sum of their counts. The first parts are forked to
+   * the common pool and the calling thread runs the last one itself (on two cores, one worker and the
+   * caller: no thread sits idle waiting); then it joins the forked parts in order. If a part throws,
+   * every other part is still waited for before the first exception is rethrown, so no part is left
+   * writing into the caller's arrays.
    *
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
@@ -36,33 +39,52 @@ public final class ParallelBatches {
     if (parts == 1) {
       return work.apply(0, size);
     }
-    return ForkJoinPool.commonPool().invoke(new Part(work, 0, size, parts));
+    Part[] forked = new Part[parts - 1];
+    for (int p = 0; p < forked.length; p++) {
+      forked[p] = new Part(work, bound(size, parts, p), bound(size, parts, p + 1));
+      forked[p].fork();
+    }
+    RuntimeException failure = null;
+    int total = 0;
+    try {
+      total = work.apply(bound(size, parts, parts - 1), size);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    for (Part part : forked) {
+      try {
+        total += part.join();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return total;
+  }
+
+  /** Start of part {@code p} of {@code parts} over {@code [0, size)}. */
+  private static int bound(int size, int parts, int p) {
+    return (int) ((long) size * p / parts);
   }
 
   private static final class Part extends RecursiveTask<Integer> {
     private final RangeCount work;
     private final int from;
     private final int to;
-    private final int parts;
 
-    Part(RangeCount work, int from, int to, int parts) {
+    Part(RangeCount work, int from, int to) {
       this.work = work;
       this.from = from;
       this.to = to;
-      this.parts = parts;
     }
 
     @Override
     protected Integer compute() {
-      if (parts == 1) {
-        return work.apply(from, to);
-      }
-      int leftParts = parts / 2;
-      int middle = (int) (from + (long) (to - from) * leftParts / parts);
-      Part left = new Part(work, from, middle, leftParts);
-      left.fork();
-      int right = new Part(work, middle, to, parts - leftParts).compute();
-      return left.join() + right;
+      return work.apply(from, to);
     }
   }
 }
