@@ -166,9 +166,18 @@ public final class SparkBuildBenchmark {
     private final java.util.concurrent.atomic.AtomicLong shuffleBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong shuffleRecords = new java.util.concurrent.atomic.AtomicLong();
 
+    private final java.util.Map<Integer, Long> stageMillis = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final java.util.Map<Integer, String> stageNames = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void onStageCompleted(org.apache.spark.scheduler.SparkListenerStageCompleted completed) {
+      stageNames.put(completed.stageInfo().stageId(), completed.stageInfo().name());
+    }
+
     @Override
     public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
       if (end.taskMetrics() != null) {
+        stageMillis.merge(end.stageId(), end.taskMetrics().executorRunTime(), Long::sum);
         runMillis.addAndGet(end.taskMetrics().executorRunTime());
         shuffleBytes.addAndGet(end.taskMetrics().shuffleWriteMetrics().bytesWritten());
         shuffleRecords.addAndGet(end.taskMetrics().shuffleWriteMetrics().recordsWritten());
@@ -177,8 +186,11 @@ public final class SparkBuildBenchmark {
 
     String describe(long n) {
       double coreSeconds = runMillis.get() / 1e3;
-      return String.format(Locale.ROOT, "tasks %.1f core-s (%.0f items/s per core), shuffle written %d bytes in %d records (%.2f bytes/item)",
-          coreSeconds, n / coreSeconds, shuffleBytes.get(), shuffleRecords.get(), (double) shuffleBytes.get() / n);
+      StringBuilder stages = new StringBuilder();
+      stageMillis.forEach((stage, millis) -> stages.append(String.format(Locale.ROOT, " [stage %d %s: %.1f core-s]", stage,
+          stageNames.getOrDefault(stage, "?"), millis / 1e3)));
+      return String.format(Locale.ROOT, "tasks %.1f core-s (%.0f items/s per core), shuffle written %d bytes in %d records (%.2f bytes/item);%s",
+          coreSeconds, n / coreSeconds, shuffleBytes.get(), shuffleRecords.get(), (double) shuffleBytes.get() / n, stages);
     }
   }
 
