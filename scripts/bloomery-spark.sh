@@ -46,7 +46,10 @@ spark_module_options=(
 )
 
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+# Spark's progress bar redraws standard error: only when that is a terminal.
+progress=false
+if [ -t 2 ]; then progress=true; fi
 # shellcheck disable=SC2086 # BLOOMERY_SPARK_JAVA_OPTS is a list of flags
 exec java ${BLOOMERY_SPARK_JAVA_OPTS:--Xmx4g} "${spark_module_options[@]}" \
-  -Dlog4j2.configurationFile="$BLOOMERY_ROOT/scripts/bloomery-spark-log4j2.properties" \
+  -Dlog4j2.configurationFile="$BLOOMERY_ROOT/scripts/bloomery-spark-log4j2.properties" -Dbloomery.spark.progress="$progress" \
   -cp "$jar:$(cat "$runtime_file"):$(cat "$classpath_file")" io.bloomery.spark.cli.SparkCommand "$@"

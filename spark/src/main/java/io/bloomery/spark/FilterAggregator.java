@@ -17,6 +17,12 @@ import org.apache.spark.sql.expressions.Aggregator;
  * module: a String as UTF-8, a byte[] as itself, a Long as 8 little-endian bytes; a null is refused
  * or skipped per the spec.
  *
+ * <p>A {@code Dataset<String>} holds decoded Java strings: text that was not valid UTF-8 (Spark's
+ * text source keeps such bytes) has become replacement characters before this aggregator sees it, so
+ * it is another item than {@code bloomery build} reads. Aggregate such text as bytes ({@code
+ * Encoders.BINARY()} over {@code CAST(col AS BINARY)}), or use {@link BloomerySpark#build} or the SQL
+ * functions, which hash the bytes.
+ *
  * <p>The buffer is a filter held as an object between rows; between tasks it travels as its
  * FilterFormat bytes (Java serialization of one byte array, not of the filter's fields).
  *

@@ -52,10 +52,11 @@ final class ItemColumn implements Serializable {
       throw new BloomerySparkException("no column '" + column + "' in the dataset (columns: "
           + String.join(", ", Arrays.asList(dataset.columns())) + ")", e);
     }
-    return new ItemColumn(column, typeOf(column, type), nulls);
+    return new ItemColumn(column, typeOf("column '" + column + "'", type), nulls);
   }
 
-  static Type typeOf(String column, DataType type) {
+  /** The item type of a value of {@code type}, or an error that names it as {@code what}. */
+  static Type typeOf(String what, DataType type) {
     if (type instanceof StringType) {
       return Type.STRING;
     }
@@ -65,7 +66,7 @@ final class ItemColumn implements Serializable {
     if (type instanceof LongType) {
       return Type.LONG;
     }
-    throw new BloomerySparkException("column '" + column + "' is of type " + type.simpleString()
+    throw new BloomerySparkException(what + " is of type " + type.simpleString()
         + "; filter items come from string, binary or bigint columns (cast it, for example to string)");
   }
 

@@ -10,21 +10,33 @@ import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.expressions.Aggregator;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.NullType;
+import scala.Function1;
+import scala.Option;
 import scala.Tuple3;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * SQL functions over Bloomery filters, registered on a session with {@link #register}:
  *
  * <ul>
  *   <li>{@code bloomery_build(item, n, p)}: aggregate; the classic filter for n items at rate p
- *       (planned as {@code bloomery build --expected n --fpp p} plans it) over a string column, as
- *       FilterFormat bytes (BINARY). {@code bloomery_build_binary} and {@code bloomery_build_long}
- *       take binary and bigint items (Spark would otherwise cast a bigint to its decimal text);
- *       {@code bloomery_build_blocked} builds a blocked filter over a string column. n and p are
- *       read from the first row of each group and must be the same on every row.
- *   <li>{@code bloomery_might_contain(filter, item)}: whether a string, binary or bigint item may be in
- *       the filter (FilterFormat BINARY, for example the result of {@code bloomery_build}); null for
- *       a null item or a null filter.
+ *       (planned as {@code bloomery build --expected n --fpp p} plans it) over a string, binary or
+ *       bigint column, as FilterFormat bytes (BINARY); {@code bloomery_build_blocked} builds a
+ *       blocked filter. The item is hashed as its bytes: a string's bytes as Spark holds them (not
+ *       decoded, so text that is not valid UTF-8 is the same item as for {@code bloomery build}), a
+ *       binary value's bytes, a bigint's 8 little-endian bytes. n and p are read from the first row
+ *       of each group and must be the same on every row. {@code bloomery_build_binary} and {@code
+ *       bloomery_build_long} are the classic aggregate with its item cast to binary / bigint.
+ *   <li>{@code bloomery_might_contain(filter, item)}: whether a string, binary or bigint item (its
+ *       bytes, as above) may be in the filter (FilterFormat BINARY, for example the result of {@code
+ *       bloomery_build}); null for a null item or a null filter.
  * </ul>
  *
  * <pre>{@code
@@ -39,17 +51,83 @@ import scala.Tuple3;
 public final class SqlFunctions {
   private SqlFunctions() {}
 
-  /** Registers every function above on {@code session}. */
+  /**
+   * Registers every function above on {@code session}.
+   *
+   * <p>The item argument is dispatched on its type when the query is analysed: a string is cast to
+   * binary first, which hands over its bytes as Spark holds them (a text file's line that is not
+   * valid UTF-8 stays the bytes read, where a function receiving the decoded string would see
+   * replacement characters, hash another item and miss members); a binary item passes as it is, a
+   * bigint becomes its 8 little-endian bytes; any other type is refused by name.
+   */
   public static void register(SparkSession session) {
-    session.udf().register("bloomery_build", functions.udaf(new Sized<String>(FilterSpec.Kind.CLASSIC),
-        Encoders.tuple(Encoders.STRING(), Encoders.LONG(), Encoders.DOUBLE())));
-    session.udf().register("bloomery_build_blocked", functions.udaf(new Sized<String>(FilterSpec.Kind.BLOCKED),
-        Encoders.tuple(Encoders.STRING(), Encoders.LONG(), Encoders.DOUBLE())));
-    session.udf().register("bloomery_build_binary", functions.udaf(new Sized<byte[]>(FilterSpec.Kind.CLASSIC),
-        Encoders.tuple(Encoders.BINARY(), Encoders.LONG(), Encoders.DOUBLE())));
-    session.udf().register("bloomery_build_long", functions.udaf(new Sized<Long>(FilterSpec.Kind.CLASSIC),
-        Encoders.tuple(Encoders.LONG(), Encoders.LONG(), Encoders.DOUBLE())));
+    FunctionRegistry registry = session.sessionState().functionRegistry();
+    // Each typed function is registered through the public API, its builder taken from the registry,
+    // and the public name then bound to a builder that picks one by the item's type.
+    Builder classicBytes = typed(session, "bloomery_build", new Sized<byte[]>(FilterSpec.Kind.CLASSIC), Encoders.BINARY());
+    Builder classicLongs = typed(session, "bloomery_build", new Sized<Long>(FilterSpec.Kind.CLASSIC), Encoders.LONG());
+    Builder blockedBytes = typed(session, "bloomery_build_blocked", new Sized<byte[]>(FilterSpec.Kind.BLOCKED), Encoders.BINARY());
+    Builder blockedLongs = typed(session, "bloomery_build_blocked", new Sized<Long>(FilterSpec.Kind.BLOCKED), Encoders.LONG());
+    registry.createOrReplaceTempFunction("bloomery_build", byItemType("bloomery_build", 0, classicBytes, classicLongs), "scala_udf");
+    registry.createOrReplaceTempFunction("bloomery_build_blocked", byItemType("bloomery_build_blocked", 0, blockedBytes, blockedLongs),
+        "scala_udf");
+    typed(session, "bloomery_build_binary", new Sized<byte[]>(FilterSpec.Kind.CLASSIC), Encoders.BINARY());
+    typed(session, "bloomery_build_long", new Sized<Long>(FilterSpec.Kind.CLASSIC), Encoders.LONG());
     session.udf().register("bloomery_might_contain", new MightContain(), DataTypes.BooleanType);
+    Builder probe = builder(registry, "bloomery_might_contain");
+    registry.createOrReplaceTempFunction("bloomery_might_contain", byItemType("bloomery_might_contain", 1, probe, probe), "java_udf");
+  }
+
+  /** A function's expression builder, as the registry holds it. */
+  @FunctionalInterface
+  interface Builder extends Function1<Seq<Expression>, Expression> {}
+
+  /** Registers {@code aggregator} over (item, n, p) as {@code name}; returns its builder. */
+  private static <T> Builder typed(SparkSession session, String name, Sized<T> aggregator, Encoder<T> item) {
+    session.udf().register(name, functions.udaf(aggregator, Encoders.tuple(item, Encoders.LONG(), Encoders.DOUBLE())));
+    return builder(session.sessionState().functionRegistry(), name);
+  }
+
+  /**
+   * The builder of the temporary function {@code name}: its identifier is the bare name up to Spark
+   * 4.1 and {@code system.session.name} from 4.2, so it is found by listing.
+   */
+  private static Builder builder(FunctionRegistry registry, String name) {
+    for (FunctionIdentifier id : CollectionConverters.asJava(registry.listFunction())) {
+      boolean temporary = id.database().isEmpty() || id.database().get().equals("session");
+      if (id.funcName().equals(name) && temporary) {
+        Function1<Seq<Expression>, Expression> registered = registry.lookupFunctionBuilder(id).get();
+        return registered::apply;
+      }
+    }
+    throw new IllegalStateException("the function " + name + " just registered is not in the session's registry");
+  }
+
+  /**
+   * A builder that hands argument {@code index}, the item, over as bytes: a string cast to binary,
+   * to {@code bytes}; a binary or null-typed item to {@code bytes} as it is; a bigint to {@code longs}.
+   */
+  private static Builder byItemType(String function, int index, Builder bytes, Builder longs) {
+    return arguments -> {
+      if (arguments.length() <= index) {
+        return bytes.apply(arguments); // the typed builder reports the wrong argument count
+      }
+      Expression item = arguments.apply(index);
+      DataType type = item.dataType();
+      if (type instanceof NullType) {
+        return bytes.apply(arguments);
+      }
+      switch (ItemColumn.typeOf(function + "'s item", type)) {
+        case STRING:
+          java.util.List<Expression> cast = new java.util.ArrayList<>(CollectionConverters.asJava(arguments));
+          cast.set(index, new Cast(item, DataTypes.BinaryType, Option.empty()));
+          return bytes.apply(CollectionConverters.asScala(cast).toList());
+        case BINARY:
+          return bytes.apply(arguments);
+        default:
+          return longs.apply(arguments);
+      }
+    };
   }
 
   /** bloomery_build*: the spec comes from the (n, p) of the rows. */

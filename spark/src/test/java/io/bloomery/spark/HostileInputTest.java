@@ -98,4 +98,68 @@ class HostileInputTest {
     assertThatThrownBy(() -> BloomerySpark.keepAbsent(urls, "url", CountingBloomFilter.create(10, 0.01)))
         .isInstanceOf(BloomerySparkException.class).hasMessageContaining("found a counting filter");
   }
+
+  private static List<String> sorted(Dataset<Row> rows) {
+    List<String> out = new java.util.ArrayList<>(rows.toDF().as(Encoders.STRING()).collectAsList());
+    out.sort(null);
+    return out;
+  }
+
+  @Test
+  void emptyDatasetsAndEmptyPartitionsGiveEmptyAnswersAndTheEmptyFilter() throws IOException {
+    Dataset<Row> none = spark.createDataset(List.<String>of(), Encoders.STRING()).toDF("u");
+    // Three rows over eight partitions: five of them empty.
+    Dataset<Row> sparse = spark.createDataset(List.of("a", "b", "c"), Encoders.STRING()).toDF("u").repartition(8);
+    for (FilterSpec spec : List.of(FilterSpec.classic(1_000, 0.01), FilterSpec.blocked(1_000, 0.01))) {
+      MembershipFilter filter = spec.newFilter();
+      filter.add("a");
+      Path file = dir.resolve(spec.kind() + ".blmf");
+      BloomerySpark.writeFilter(spark, filter, file.toString());
+      assertThat(BloomerySpark.keepAbsent(none, "u", filter).count()).isZero();
+      assertThat(BloomerySpark.keepAbsentSharded(none, "u", file.toString(), FilterSpec.Nulls.REFUSE, 3).count()).isZero();
+      assertThat(BloomerySpark.keepMaybeSharded(none, "u", file.toString(), FilterSpec.Nulls.REFUSE, 3).count()).isZero();
+      List<String> absent = sorted(BloomerySpark.keepAbsent(sparse, "u", filter));
+      assertThat(absent).containsExactly("b", "c");
+      assertThat(sorted(BloomerySpark.keepAbsentSharded(sparse, "u", file.toString(), FilterSpec.Nulls.REFUSE, 3)))
+          .isEqualTo(absent);
+      assertThat(sorted(BloomerySpark.keepMaybeSharded(sparse, "u", file.toString(), FilterSpec.Nulls.REFUSE, 3)))
+          .containsExactly("a");
+
+      Dataset<String> noStrings = spark.createDataset(List.<String>of(), Encoders.STRING());
+      byte[] aggregated = noStrings.select(FilterAggregator.of(spec, Encoders.STRING()).toColumn()).first();
+      assertThat(aggregated).isEqualTo(FilterFormat.toBytes(spec.newFilter()));
+    }
+    SqlFunctions.register(spark);
+    none.createOrReplaceTempView("nothing");
+    Row empty = spark.sql("SELECT bloomery_build(u, 10, 0.01), bloomery_build_blocked(u, 10, 0.01) FROM nothing").first();
+    assertThat(empty.isNullAt(0)).isTrue(); // a group without rows has no n and p to size a filter by
+    assertThat(empty.isNullAt(1)).isTrue();
+  }
+
+  @Test
+  void sqlFunctionsRefuseBytesThatAreNotAClassicOrBlockedFilterAndBadSizes() {
+    SqlFunctions.register(spark);
+    byte[] blocked = FilterFormat.toBytes(FilterSpec.blocked(100, 0.01).newFilter());
+    byte[] wrongProtocol = blocked.clone();
+    wrongProtocol[6] = 1; // xxh3-edh-v1 under a blocked body
+    byte[] truncated = Arrays.copyOf(FilterFormat.toBytes(BloomFilter.create(100, 0.01)), 40);
+    List<byte[]> bad = List.of("not a filter".getBytes(java.nio.charset.StandardCharsets.UTF_8), wrongProtocol, truncated,
+        FilterFormat.toBytes(CountingBloomFilter.create(100, 0.01)));
+    List<String> messages = List.of("bloomery_might_contain's filter is not a valid Bloomery filter",
+        "bloomery_might_contain's filter is not a valid Bloomery filter", "bloomery_might_contain's filter is not a valid Bloomery filter",
+        "bloomery_might_contain's filter needs a classic or blocked Bloom filter, found a counting filter");
+    for (int i = 0; i < bad.size(); i++) {
+      spark.createDataset(List.of(bad.get(i)), Encoders.BINARY()).toDF("f").createOrReplaceTempView("bad_filter");
+      assertThatThrownBy(() -> spark.sql("SELECT bloomery_might_contain(f, 'a') FROM bad_filter").first())
+          .as("filter %d", i).hasMessageContaining(messages.get(i));
+    }
+    spark.createDataset(List.of(blocked), Encoders.BINARY()).toDF("f").createOrReplaceTempView("good_filter");
+    assertThat(spark.sql("SELECT bloomery_might_contain(f, 'a') FROM good_filter").first().getBoolean(0)).isFalse();
+
+    spark.createDataset(List.of("a"), Encoders.STRING()).toDF("u").createOrReplaceTempView("one_row");
+    assertThatThrownBy(() -> spark.sql("SELECT bloomery_build(u, CAST(NULL AS BIGINT), 0.01) FROM one_row").first())
+        .hasMessageContaining("bloomery_build(item, n, p): n and p must not be null");
+    assertThatThrownBy(() -> spark.sql("SELECT bloomery_build(u, 10, 1.5) FROM one_row").first())
+        .hasMessageContaining("bloomery_build(item, n, p): false-positive rate p must be in (0, 1)");
+  }
 }

@@ -45,13 +45,24 @@ public final class SparkCommand implements Runnable {
     this.sessions = sessions;
   }
 
-  /** Starts a session on {@code master}, Spark's console progress bar on when stderr is a terminal. */
+  /** Starts a session on {@code master}, Spark's console progress bar on when {@link #showProgress}. */
   static SparkSession startSession(String master) {
     return SparkSession.builder()
         .master(master)
         .appName("bloomery")
-        .config("spark.ui.showConsoleProgress", String.valueOf(System.console() != null))
+        .config("spark.ui.showConsoleProgress", String.valueOf(showProgress()))
         .getOrCreate();
+  }
+
+  /**
+   * Whether to draw Spark's progress bar (on standard error): as the launcher script says, which
+   * passes {@code -Dbloomery.spark.progress=true} exactly when standard error is a terminal; without
+   * it, when the JVM has a console (standard input and output on a terminal). Without a terminal it
+   * stays off, so logs and pipes get no carriage-return redraws.
+   */
+  static boolean showProgress() {
+    String told = System.getProperty("bloomery.spark.progress");
+    return told != null ? Boolean.parseBoolean(told) : System.console() != null;
   }
 
   public static void main(String[] args) {

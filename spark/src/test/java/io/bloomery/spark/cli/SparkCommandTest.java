@@ -141,4 +141,30 @@ class SparkCommandTest {
         + ": needs a classic or blocked Bloom filter, found a counting filter");
     assertThat(dir.resolve("o")).doesNotExist();
   }
+
+  @Test
+  void aNullItemFailsTheBuildNamingTheColumnAndLeavesNoOutputUnlessSkipped() throws IOException {
+    Path csv = Files.writeString(dir.resolve("holes.csv"), "id,url\n1,https://a.example/\n2,\n3,https://c.example/\n");
+    for (boolean sharded : List.of(false, true)) {
+      Path out = dir.resolve("holes-" + sharded + ".blmf");
+      List<String> args = new ArrayList<>(List.of("build", "--input", csv.toString(), "--format", "csv", "--column", "url",
+          "--output", out.toString(), "--expected", "10", "--fpp", "0.01"));
+      if (sharded) {
+        args.add("--sharded");
+      }
+      Run refused = run(args.toArray(String[]::new));
+      assertThat(refused.code()).as(refused.err()).isEqualTo(1);
+      assertThat(refused.err()).startsWith("bloomery spark: ").contains("column 'url' holds a null");
+      try (Stream<Path> left = Files.list(dir)) {
+        assertThat(left.map(p -> p.getFileName().toString())).containsExactly("holes.csv");
+      }
+      args.add("--skip-nulls");
+      Run skipped = run(args.toArray(String[]::new));
+      assertThat(skipped.code()).as(skipped.err()).isZero();
+      MembershipFilter filter = (MembershipFilter) FilterFormat.read(out);
+      assertThat(filter.mightContain("https://a.example/")).isTrue();
+      assertThat(filter.mightContain("https://c.example/")).isTrue();
+      Files.delete(out);
+    }
+  }
 }
