@@ -174,21 +174,21 @@ final class FilterSnapshotFile {
       throw new FilterFormatException(where + "filter length " + filterLength + ", but " + (afterIdentity - 12)
           + " bytes remain");
     }
+    BoundedStream body = new BoundedStream(in, filterLength);
     Summary read;
     try {
-      read = FilterFormat.read(new BoundedStream(in, filterLength), filterLength);
+      read = FilterFormat.read(body, filterLength);
     } catch (FilterFormatException e) {
+      // Bad bytes inside the filter are usually a corrupt file: say so if the whole-file checksum agrees.
+      body.transferTo(OutputStream.nullOutputStream());
+      requireChecksum(crc, raw, where, e);
       throw new FilterFormatException(where + "filter: " + e.getMessage(), e);
     }
-    int computed = (int) crc.getValue();
-    int stored = read(raw, 4, where).getInt();
-    if (stored != computed) {
-      throw new FilterFormatException(where + "CRC-32C mismatch (expected " + Integer.toHexString(stored)
-          + ", computed " + Integer.toHexString(computed) + "); the file is corrupt");
+    if (body.left != 0) {
+      throw new FilterFormatException(where + "filter length " + filterLength + ", but its envelope ends "
+          + body.left + " bytes before that");
     }
-    if (raw.read() != -1) {
-      throw new FilterFormatException(where + "filter length " + filterLength + " ends before the file does");
-    }
+    requireChecksum(crc, raw, where, null);
     GuardFilter filter = GuardFilter.of(read);
     if (filter == null) {
       throw new FilterFormatException(where + "holds a " + read.kind().kindName() + " filter; a guard uses one of "
@@ -196,6 +196,16 @@ final class FilterSnapshotFile {
     }
     return new Snapshot(clean, watermark, generation, builtAt, expected, fpp,
         new String(identity, StandardCharsets.UTF_8), filter, replicationLsn);
+  }
+
+  /** Reads the stored CRC-32C that ends the file and compares it with {@code crc} of everything before it. */
+  private static void requireChecksum(CRC32C crc, InputStream raw, String where, Throwable cause) throws IOException {
+    int computed = (int) crc.getValue();
+    int stored = read(raw, 4, where).getInt();
+    if (stored != computed) {
+      throw new FilterFormatException(where + "CRC-32C mismatch (expected " + Integer.toHexString(stored)
+          + ", computed " + Integer.toHexString(computed) + "); the file is corrupt", cause);
+    }
   }
 
   /** Exactly {@code length} bytes, little-endian, or a format error naming the truncation. */
