@@ -22,4 +22,10 @@ final class BenchFigures {
   static double round(double value) {
     return Double.parseDouble(String.format(Locale.ROOT, "%.3f", value));
   }
+
+  /** {@code /proc/loadavg} as it reads now, or "unknown" where there is none. */
+  static String loadAverage() throws java.io.IOException {
+    java.nio.file.Path loadavg = java.nio.file.Path.of("/proc/loadavg");
+    return java.nio.file.Files.isReadable(loadavg) ? java.nio.file.Files.readString(loadavg).strip() : "unknown";
+  }
 }

@@ -1,6 +1,7 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.format.FilterFormat;
@@ -52,6 +53,32 @@ final class FilterFiles {
           ? " (it looks like a Guava BloomFilter.writeTo file: add --format guava)" : "";
       throw CliException.failure(path + ": not a valid " + (format == FileFormat.GUAVA ? "Guava" : "Bloomery")
           + " filter file: " + e.getMessage() + hint, e);
+    }
+  }
+
+  /**
+   * Opens a filter that will only be queried: a classic or blocked Bloomery file is mapped read-only
+   * ({@link FilterFormat#map(Path)}: header and checksum verified, nothing copied onto the heap, so a
+   * filter larger than the heap can be queried); anything else is {@link #read} onto the heap.
+   */
+  static Object openForQueries(Path path, FileFormat format) throws IOException {
+    requireReadableFile(path);
+    if (format != FileFormat.BLOOMERY || !Files.isRegularFile(path)) {
+      return read(path, format);
+    }
+    FilterKind kind;
+    try {
+      kind = FilterFormat.describe(path).kind();
+    } catch (FilterFormatException e) {
+      return read(path, format); // the heap reader's message, with its hints
+    }
+    if (kind != FilterKind.CLASSIC_BLOOM && kind != FilterKind.BLOCKED_BLOOM) {
+      return read(path, format);
+    }
+    try {
+      return FilterFormat.map(path);
+    } catch (FilterFormatException e) {
+      throw CliException.failure("not a valid Bloomery filter file: " + e.getMessage(), e);
     }
   }
 

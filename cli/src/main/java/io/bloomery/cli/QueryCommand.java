@@ -1,6 +1,8 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.format.MappedBlockedBloomFilter;
+import io.bloomery.format.MappedBloomFilter;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
@@ -76,7 +78,7 @@ final class QueryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    Object loaded = FilterFiles.read(filterPath, filterFormat.format);
+    Object loaded = FilterFiles.openForQueries(filterPath, filterFormat.format);
     if (!(loaded instanceof MembershipFilter filter)) {
       throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(loaded) + ", which does not answer membership queries");
     }
@@ -138,6 +140,12 @@ final class QueryCommand implements Callable<Integer> {
     if (filter instanceof BloomFilter bloom) {
       return bloom.mightContain(bytes, offset, length);
     }
+    if (filter instanceof MappedBloomFilter bloom) {
+      return bloom.mightContain(bytes, offset, length);
+    }
+    if (filter instanceof MappedBlockedBloomFilter blocked) {
+      return blocked.mightContain(bytes, offset, length);
+    }
     return filter.mightContain(Arrays.copyOfRange(bytes, offset, offset + length));
   }
 
@@ -186,9 +194,9 @@ final class QueryCommand implements Callable<Integer> {
           .field("realized_fpp", tally.realizedFpp())
           .field("false_negatives", tally.falseNegatives);
     }
-    if (filter instanceof BloomFilter bloom) {
-      w.field("estimated_fpp", bloom.estimatedFpp())
-          .field("model_fpp", BloomMath.falsePositiveRate(bloom.bitSize(), bloom.hashCount(), bloom.insertedCount()));
+    ClassicModel model = ClassicModel.of(filter);
+    if (model != null) {
+      w.field("estimated_fpp", model.estimatedFpp()).field("model_fpp", model.modelFpp());
     }
     w.endObject();
   }
@@ -202,16 +210,30 @@ final class QueryCommand implements Callable<Integer> {
       err.printf(Locale.ROOT, "realized false-positive rate: %s of %s non-members = %s%n",
           Units.grouped(tally.falsePositives), Units.grouped(tally.nonMembers), Units.probability(tally.realizedFpp()));
     }
-    if (filter instanceof BloomFilter bloom) {
+    ClassicModel model = ClassicModel.of(filter);
+    if (model != null) {
       err.printf(Locale.ROOT, "model: estimated_fpp %s (from the fill), %s (from %s inserted items)%n",
-          Units.probability(bloom.estimatedFpp()),
-          Units.probability(BloomMath.falsePositiveRate(bloom.bitSize(), bloom.hashCount(), bloom.insertedCount())),
-          Units.grouped(bloom.insertedCount()));
+          Units.probability(model.estimatedFpp()), Units.probability(model.modelFpp()), Units.grouped(model.inserted()));
     }
     if (tally.falseNegatives > 0) {
       err.printf(Locale.ROOT, "FALSE NEGATIVES: %s%n", Units.grouped(tally.falseNegatives));
     }
     err.flush();
+  }
+
+  /** A classic filter's model figures, on the heap or mapped; null for other kinds. */
+  private record ClassicModel(double estimatedFpp, double modelFpp, long inserted) {
+    static ClassicModel of(MembershipFilter filter) {
+      if (filter instanceof BloomFilter bloom) {
+        return new ClassicModel(bloom.estimatedFpp(),
+            BloomMath.falsePositiveRate(bloom.bitSize(), bloom.hashCount(), bloom.insertedCount()), bloom.insertedCount());
+      }
+      if (filter instanceof MappedBloomFilter bloom) {
+        return new ClassicModel(bloom.estimatedFpp(),
+            BloomMath.falsePositiveRate(bloom.bitSize(), bloom.hashCount(), bloom.insertedCount()), bloom.insertedCount());
+      }
+      return null;
+    }
   }
 
   /** What the exact check concluded about one item. */

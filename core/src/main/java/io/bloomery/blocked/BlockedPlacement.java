@@ -68,6 +68,19 @@ public final class BlockedPlacement {
   }
 
   /**
+   * The position in [0, 512) of the item's {@code i}-th bit inside its {@link #block block}: bit
+   * {@code p & 63} of the block's word {@code p >>> 6}. Positions may repeat. For readers that hold a
+   * filter's words somewhere other than a {@code long[]} (a mapped file); {@link #setBits} sets
+   * exactly these bits.
+   *
+   * @throws IndexOutOfBoundsException unless {@code 0 <= i < k}
+   */
+  public int position(long hash, int i) {
+    Objects.checkIndex(i, hashes);
+    return ((int) hash * BlockedBloomFilter.SALTS[i]) >>> 23;
+  }
+
+  /**
    * Sets the item's k bits in its block, whose 8 words are {@code words[offset .. offset+8)}.
    *
    * @return whether any bit was newly set

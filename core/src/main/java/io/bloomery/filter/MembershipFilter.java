@@ -42,7 +42,9 @@ public interface MembershipFilter extends Summary {
    *     cannot hold. Nothing changed, and the filter keeps answering. The bit-array kinds (classic, blocked,
    *     split-block, counting, age-partitioned) never throw this: past their capacity they keep accepting items
    *     and their false-positive rate rises (see their {@code isNearCapacity()})
-   * @throws UnsupportedOperationException on an immutable kind (binary fuse, built once from its whole set)
+   * @throws UnsupportedOperationException on an immutable kind (binary fuse, built once from its whole set) and on
+   *     a read-only view of a serialized filter ({@code io.bloomery.format.MappedFilter}: a classic or blocked filter
+   *     mapped from a file or wrapped around a buffer); nothing changed
    * @throws NullPointerException if {@code item} is null
    */
   boolean add(byte[] item);

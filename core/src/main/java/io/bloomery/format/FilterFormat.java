@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -318,6 +319,74 @@ public final class FilterFormat {
     return (BloomFilter) readFile(file, FilterKind.CLASSIC_BLOOM);
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Reading in place
+
+  /**
+   * Opens the classic or blocked filter in {@code file} read-only and in place: the file is mapped into
+   * memory in segments of at most 1 GiB ({@link java.nio.MappedByteBuffer}s; any size the kinds allow
+   * works, past 2 GiB included) and nothing is copied onto the heap. The header is validated as
+   * {@link #read(Path)} validates it, then the CRC-32C over the whole file is verified (one sequential
+   * read of every page); see {@link MappedFilter} for what the mapping requires of the file.
+   *
+   * @return a {@link MappedBloomFilter} or a {@link MappedBlockedBloomFilter}, answering as the filter
+   *     {@link #read(Path)} returns would
+   * @throws FilterFormatException naming the file if it is not a valid filter, or of a kind that cannot
+   *     be mapped
+   */
+  public static MappedFilter map(Path file) throws FilterFormatException, IOException {
+    return map(file, MappedFilter.Verification.CHECKSUM);
+  }
+
+  /** As {@link #map(Path)}, checking as much as {@code verification} says when opening. */
+  public static MappedFilter map(Path file, MappedFilter.Verification verification)
+      throws FilterFormatException, IOException {
+    return MappedImage.map(file, verification, MappedWords.DEFAULT_SEGMENT_SHIFT);
+  }
+
+  /**
+   * As {@link #map(Path)}, expecting a {@code type} ({@link MappedBloomFilter} or {@link
+   * MappedBlockedBloomFilter}).
+   *
+   * @throws FilterFormatException if the file is not a valid filter or of another kind
+   */
+  public static <F extends MappedFilter> F map(Path file, Class<F> type) throws FilterFormatException, IOException {
+    return expectMapped(map(file), type, file.toString());
+  }
+
+  /**
+   * Opens the classic or blocked filter held in {@code buffer}'s remaining bytes (exactly one envelope)
+   * read-only and in place, verifying header and checksum as {@link #map(Path)} does. The buffer's
+   * position and limit are not changed; its contents must not change while the filter is in use.
+   *
+   * @throws FilterFormatException if the bytes are not a valid filter, or of a kind that cannot be mapped
+   */
+  public static MappedFilter wrap(ByteBuffer buffer) throws FilterFormatException {
+    return wrap(buffer, MappedFilter.Verification.CHECKSUM);
+  }
+
+  /** As {@link #wrap(ByteBuffer)}, checking as much as {@code verification} says. */
+  public static MappedFilter wrap(ByteBuffer buffer, MappedFilter.Verification verification)
+      throws FilterFormatException {
+    return MappedImage.wrap(buffer, verification, MappedWords.DEFAULT_SEGMENT_SHIFT);
+  }
+
+  /** As {@link #wrap(ByteBuffer)}, expecting a {@code type}. */
+  public static <F extends MappedFilter> F wrap(ByteBuffer buffer, Class<F> type) throws FilterFormatException {
+    return expectMapped(wrap(buffer), type, "buffer");
+  }
+
+  private static <F extends MappedFilter> F expectMapped(MappedFilter filter, Class<F> type, String source)
+      throws FilterFormatException {
+    Objects.requireNonNull(type, "type");
+    if (!type.isInstance(filter)) {
+      throw new FilterFormatException(source + ": filter kind at offset 5: expected a " + type.getSimpleName()
+          + ", found " + filter.kind().code() + " '" + filter.kind().kindName() + "' (a "
+          + filter.getClass().getSimpleName() + ")");
+    }
+    return type.cast(filter);
+  }
+
   /**
    * The largest body {@link #read(InputStream)} accepts from a stream of unknown length: the JVM's
    * maximum heap, so a hostile header declaring a filter larger than the heap is refused with a
@@ -598,7 +667,7 @@ public final class FilterFormat {
    * Reads and validates everything before the body. {@code expected}: null, the {@link FilterKind} or the
    * {@link Summary} class the caller expects.
    */
-  private static Envelope readEnvelope(FormatReader reader, Object expected, boolean wholeSource)
+  static Envelope readEnvelope(FormatReader reader, Object expected, boolean wholeSource)
       throws IOException {
     byte[] magic = new byte[MAGIC.length];
     for (int i = 0; i < magic.length; i++) {

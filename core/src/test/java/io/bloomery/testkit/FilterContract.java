@@ -9,6 +9,8 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
+import io.bloomery.format.FilterFormat;
+import io.bloomery.format.MappedFilter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,6 +202,30 @@ public abstract class FilterContract {
     Object state = factory.state(filter);
     if (state != null) {
       assertThat(factory.state(copy)).isEqualTo(state);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void aMappedViewAnswersAsTheFilterAndRefusesWrites(FilterFactory factory) throws Exception {
+    assumeTrue(factory.supportsMapping(), "kind cannot be mapped");
+    MembershipFilter filter = factory.create(N, P, SEED);
+    members().forEach(filter::add);
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("contract", FilterFormat.FILE_EXTENSION);
+    try {
+      FilterFormat.write(filter, file);
+      MappedFilter mapped = FilterFormat.map(file);
+      MappedFilter wrapped = FilterFormat.wrap(java.nio.ByteBuffer.wrap(FilterFormat.toBytes(filter)));
+      List<byte[]> probes = new ArrayList<>(members());
+      probes.addAll(nonMembers(2_000));
+      for (MappedFilter view : List.of(mapped, wrapped)) {
+        assertThat(view.kind()).isEqualTo(filter.kind());
+        assertThat(answers(view, probes)).isEqualTo(answers(filter, probes));
+        assertThatThrownBy(() -> view.add(members().get(0))).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(answers(view.toHeap(), probes)).isEqualTo(answers(filter, probes));
+      }
+    } finally {
+      java.nio.file.Files.delete(file);
     }
   }
 

@@ -422,6 +422,14 @@ public enum FilterFactory {
     return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM || kind == FilterKind.SPLIT_BLOCK_BLOOM;
   }
 
+  /**
+   * Whether the kind can be read in place ({@code FilterFormat.map} / {@code wrap}: a read-only view over its
+   * serialized bytes).
+   */
+  public boolean supportsMapping() {
+    return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM;
+  }
+
   /** Whether two filters made with the same arguments can be merged. */
   public boolean supportsMerge() {
     return kind == FilterKind.CLASSIC_BLOOM || kind == FilterKind.BLOCKED_BLOOM || kind == FilterKind.SPLIT_BLOCK_BLOOM;

@@ -1,6 +1,6 @@
 package io.bloomery.guard;
 
-import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,13 +78,15 @@ public final class Guard implements AutoCloseable {
   private final long configuredExpected;
   private final double configuredFpp;
   private final LogicalReplication replication;
+  /** The configured kind; null: the kind the planner picks (blocked unless p is tiny). */
+  private final FilterKind filterKind;
   private ReplicationFollower follower; // set once in recover(), before the guard is shared
   private boolean followStream; // the follower streams (false: off, or the fallback)
 
   private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
   private final Object rebuildLock = new Object();
-  private volatile BloomFilter current;
-  private volatile BloomFilter rebuildTarget;
+  private volatile GuardFilter current;
+  private volatile GuardFilter rebuildTarget;
   private volatile long generation;
   private long snapshotGeneration; // of a readable snapshot found on open, else 0
   private volatile Instant builtAt;
@@ -107,6 +109,7 @@ public final class Guard implements AutoCloseable {
     this.configuredExpected = builder.expectedInsertions;
     this.configuredFpp = builder.fpp;
     this.replication = builder.replication;
+    this.filterKind = builder.filterKind;
   }
 
   /** Starts configuring a guard in front of {@code store}; the guard closes the store on close. */
@@ -121,6 +124,7 @@ public final class Guard implements AutoCloseable {
     private double fpp = 0.01;
     private Path snapshotFile;
     private LogicalReplication replication;
+    private FilterKind filterKind;
 
     private Builder(ExactStore store) {
       this.store = store;
@@ -145,6 +149,25 @@ public final class Guard implements AutoCloseable {
         throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
       }
       this.fpp = fpp;
+      return this;
+    }
+
+    /**
+     * The kind of filter the guard builds: {@link FilterKind#CLASSIC_BLOOM}, {@link
+     * FilterKind#BLOCKED_BLOOM} or {@link FilterKind#SPLIT_BLOCK_BLOOM}, each sized for {@link
+     * #expectedInsertions} at {@link #fpp} by its own model. By default the guard builds what {@code
+     * FilterPlanner.plan(n, p)} plans: a blocked filter (one cache line per lookup) unless p is so low
+     * that blocked needs more than 15% more memory than classic. A snapshot of another kind is then
+     * still loaded (the snapshot says its kind; the next rebuild builds the planned kind); with a kind
+     * set here, a snapshot of another kind is rebuilt from the store on open.
+     *
+     * @throws IllegalArgumentException for any other kind
+     */
+    public Builder filterKind(FilterKind kind) {
+      if (!GuardFilter.KINDS.contains(Objects.requireNonNull(kind, "kind"))) {
+        throw GuardFilter.unsupported(kind);
+      }
+      this.filterKind = kind;
       return this;
     }
 
@@ -237,7 +260,7 @@ public final class Guard implements AutoCloseable {
   /** Builds from the snapshot a new replication slot exports: the stream starts where it ends. */
   private void buildFromNewSlot(String reason) {
     long expected = sizeFor(configuredExpected);
-    BloomFilter filter = BloomFilter.create(expected, configuredFpp);
+    GuardFilter filter = GuardFilter.create(filterKind, expected, configuredFpp);
     long started = System.nanoTime();
     long rows;
     try {
@@ -266,7 +289,7 @@ public final class Guard implements AutoCloseable {
     gate.readLock().lock();
     try {
       current.add(item);
-      BloomFilter target = rebuildTarget;
+      GuardFilter target = rebuildTarget;
       if (target != null) {
         target.add(item);
       }
@@ -328,6 +351,9 @@ public final class Guard implements AutoCloseable {
       return String.format(Locale.ROOT, "sizing changed from n=%d p=%s to n=%d p=%s",
           snapshot.expectedInsertions(), snapshot.fpp(), configuredExpected, configuredFpp);
     }
+    if (filterKind != null && snapshot.filter().kind() != filterKind) {
+      return "filter kind changed from " + snapshot.filter().kind().kindName() + " to " + filterKind.kindName();
+    }
     if (followStream) {
       String refusal = follower.resumeRefusal(snapshot.replicationLsn());
       if (refusal != null) {
@@ -339,7 +365,7 @@ public final class Guard implements AutoCloseable {
       return "store watermark " + storeWatermark + " is behind the snapshot's "
           + snapshot.watermark() + " (store restored or replaced?)";
     }
-    BloomFilter filter = snapshot.filter();
+    GuardFilter filter = snapshot.filter();
     long started = System.nanoTime();
     long replayed = store.scanAfter(snapshot.watermark(), filter::add);
     install(filter, snapshot.generation(), snapshot.builtAt(), String.format(Locale.ROOT,
@@ -353,17 +379,17 @@ public final class Guard implements AutoCloseable {
 
   private void buildAtOpen(String reason) {
     long expected = sizeFor(configuredExpected);
-    BloomFilter filter = BloomFilter.create(expected, configuredFpp);
+    GuardFilter filter = GuardFilter.create(filterKind, expected, configuredFpp);
     long started = System.nanoTime();
     ExactStore.ScanResult scan = store.scan(filter::add);
     install(filter, snapshotGeneration + 1, Instant.now(), "rebuilt from store: " + reason);
     LOG.info("guard {}: rebuilt from store: {} ({} rows streamed in {} ms, {} rows/s;"
-            + " n={} p={} m={} k={})", store.identity(), reason, scan.rows(), millisSince(started),
-        rowsPerSecond(scan.rows(), started), expected, configuredFpp, filter.bitSize(),
+            + " {} n={} p={} m={} k={})", store.identity(), reason, scan.rows(), millisSince(started),
+        rowsPerSecond(scan.rows(), started), filter.kind().kindName(), expected, configuredFpp, filter.bitSize(),
         filter.hashCount());
   }
 
-  private void install(BloomFilter filter, long newGeneration, Instant when, String how) {
+  private void install(GuardFilter filter, long newGeneration, Instant when, String how) {
     current = filter;
     generation = newGeneration;
     builtAt = when;
@@ -399,7 +425,7 @@ public final class Guard implements AutoCloseable {
     requireOpen();
     synchronized (rebuildLock) {
       long expected = sizeFor(expectedInsertions);
-      BloomFilter next = BloomFilter.create(expected, fpp);
+      GuardFilter next = GuardFilter.create(filterKind, expected, fpp);
       LongAdder nextItems = new LongAdder();
       gate.writeLock().lock(); // waits out inserts that added to F only
       try {
@@ -464,8 +490,8 @@ public final class Guard implements AutoCloseable {
       long watermark = store.watermark(); // no insert is in flight: every row <= W is in F
       // Nor is a streamed add: every transaction ending at or before the LSN is in F.
       long lsn = followStream ? follower.appliedLsn() : 0;
-      BloomFilter filter = current;
-      BloomFilter copy = filter.copy();
+      GuardFilter filter = current;
+      GuardFilter copy = filter.copy();
       snapshot = new FilterSnapshotFile.Snapshot(clean, watermark, generation, builtAt,
           configuredExpected, configuredFpp, store.identity(), copy, lsn);
     } finally {
@@ -499,7 +525,7 @@ public final class Guard implements AutoCloseable {
   public Verdict lookup(byte[] item) {
     Objects.requireNonNull(item, "item");
     requireOpen();
-    BloomFilter filter = current;
+    GuardFilter filter = current;
     if (!filter.mightContain(item)
         && !(store.catchUp(this::observe) > 0 && current.mightContain(item))) {
       if (!followStream || !follower.negativesNeedConfirmation()) {
@@ -533,14 +559,14 @@ public final class Guard implements AutoCloseable {
     int n = items.size();
     Verdict[] out = new Verdict[n];
     boolean[] negative = new boolean[n];
-    BloomFilter filter = current;
+    GuardFilter filter = current;
     boolean anyNegative = false;
     for (int i = 0; i < n; i++) {
       negative[i] = !filter.mightContain(Objects.requireNonNull(items.get(i), "items[" + i + "]"));
       anyNegative |= negative[i];
     }
     if (anyNegative && store.catchUp(this::observe) > 0) {
-      BloomFilter now = current;
+      GuardFilter now = current;
       for (int i = 0; i < n; i++) {
         negative[i] = negative[i] && !now.mightContain(items.get(i));
       }
@@ -684,8 +710,8 @@ public final class Guard implements AutoCloseable {
     boolean[] maybe = new boolean[items.size()];
     gate.readLock().lock();
     try {
-      BloomFilter filter = current;
-      BloomFilter target = rebuildTarget;
+      GuardFilter filter = current;
+      GuardFilter target = rebuildTarget;
       for (int i = 0; i < maybe.length; i++) {
         maybe[i] = !filter.add(items.get(i)); // unchanged = every bit already set = "maybe"
       }
@@ -740,7 +766,7 @@ public final class Guard implements AutoCloseable {
     }
   }
 
-  private void warnIfNearCapacity(BloomFilter filter) {
+  private void warnIfNearCapacity(GuardFilter filter) {
     if (filter.isNearCapacity() && nearCapacityWarned.compareAndSet(false, true)) {
       LOG.warn("guard {}: filter generation {} holds {} items, >= 80% of its capacity {};"
               + " its false-positive rate is climbing (model {}): rebuild with a larger"
@@ -753,7 +779,7 @@ public final class Guard implements AutoCloseable {
 
   /** Freshness and honesty figures at this moment. */
   public GuardStats stats() {
-    BloomFilter filter = current;
+    GuardFilter filter = current;
     return new GuardStats(generation, builtAt, recovery, itemsSinceBuild.sum(),
         insertFailures.sum(), storeLookupsMade.sum(), storeLookupsAvoided.sum(),
         realizedFalsePositives.sum(), staleNegatives.sum(), filter.estimatedFpp(),
@@ -771,6 +797,11 @@ public final class Guard implements AutoCloseable {
   public boolean awaitFresh(Duration timeout) throws InterruptedException {
     requireOpen();
     return followStream && follower.awaitFresh(timeout.toMillis());
+  }
+
+  /** The kind of the current filter (classic, blocked or split-block; see {@link Builder#filterKind}). */
+  public FilterKind filterKind() {
+    return current.kind();
   }
 
   /** Items added to the current filter (rows of its build plus adds and replicated rows since). */
