@@ -509,7 +509,7 @@ final class FileLoads implements AutoCloseable {
         } catch (OutOfMemoryError e) {
           inv.server().stats().oomRejections.increment();
           reply.complete(Reply.error(Errors.OOM));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // the reply must complete, or the connection would wait forever
           LOG.error("{} failed", what, e);
           reply.complete(Reply.error("ERR internal error: " + e.getClass().getSimpleName()));
         }
