@@ -5,6 +5,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -36,6 +37,7 @@ final class AgePartitionedBody {
 
   static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
     AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
+    KindAccess.Classic access = KindAccess.classic();
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
     long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
     return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocolId(), filter.seed(), length, out -> {
@@ -48,7 +50,7 @@ final class AgePartitionedBody {
         BloomFilter generation = snapshot.generation(i);
         out.u64(generation.insertedCount());
         for (long j = 0; j < words; j++) {
-          out.word(generation.word(j));
+          out.word(access.word(generation, j));
         }
       }
     });
@@ -115,9 +117,9 @@ final class AgePartitionedBody {
     HashProtocol protocol = envelope.checkedProtocol(f.bits, f.hashes);
     FormatReader.WordStream[] current = {null};
     try {
-      return AgePartitionedFilter.restore(
+      return KindAccess.aging().restore(
           protocol, envelope.seed(), f.bits, f.hashes, f.generations, f.span, f.newest, System::currentTimeMillis,
-          new AgePartitionedFilter.GenerationSource() {
+          new KindAccess.GenerationSource() {
             @Override
             public long nextInsertedCount() throws IOException {
               long offset = in.position();
@@ -136,7 +138,7 @@ final class AgePartitionedBody {
             }
           });
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("age-partitioned filter rejected by AgePartitionedFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("age-partitioned filter rejected: " + e.getMessage(), e);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -27,38 +28,12 @@ final class BlockedBloomBody {
 
   private BlockedBloomBody() {}
 
-  static FilterFormat.BodyWriter writer(BlockedBloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.BLOCKED_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocolId();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(filter.blockCount());
-        out.u32(filter.hashCount());
-        out.u64(filter.insertedCount());
-        for (long j = 0, words = filter.wordCount(); j < words; j++) {
-          out.word(filter.word(j));
-        }
-      }
-    };
+  /** A writer for {@code filter}'s body recording {@code insertedCount}, fed from the filter's words. */
+  static FilterFormat.BodyWriter writer(BlockedBloomFilter filter, long insertedCount) {
+    KindAccess.Blocked access = KindAccess.blocked();
+    long[] next = {0};
+    return streamingWriter(filter.seed(), filter.blockCount(), filter.hashCount(), insertedCount,
+        () -> access.word(filter, next[0]++));
   }
 
   /**
@@ -66,7 +41,7 @@ final class BlockedBloomBody {
    * FilterFormat#writeBlocked}); every parameter is checked here, before the first byte is written.
    */
   static FilterFormat.BodyWriter streamingWriter(
-      byte[] seed, long blocks, int hashes, long insertedCount, BloomFilter.WordSource words) {
+      byte[] seed, long blocks, int hashes, long insertedCount, FilterFormat.WordSource words) {
     java.util.Objects.requireNonNull(seed, "seed");
     java.util.Objects.requireNonNull(words, "words");
     if (blocks < 1 || blocks > BlockedBloomFilter.MAX_BLOCKS) {
@@ -166,9 +141,9 @@ final class BlockedBloomBody {
     Fields fields = readFields(envelope, in);
     FormatReader.WordStream payload = in.words(fields.blocks * 8, "payload");
     try {
-      return BlockedBloomFilter.restore(envelope.seed(), fields.blocks, fields.hashes, fields.inserted, payload::next);
+      return KindAccess.blocked().restore(envelope.seed(), fields.blocks, fields.hashes, fields.inserted, payload::next);
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("blocked filter rejected by BlockedBloomFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("blocked filter rejected: " + e.getMessage(), e);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -48,49 +49,15 @@ final class ClassicBloomBody {
 
   private ClassicBloomBody() {}
 
-  static FilterFormat.BodyWriter writer(BloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.CLASSIC_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocolId();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        if (filter.hashCount() < 1 || filter.hashCount() > MAX_HASHES) {
-          throw new IllegalArgumentException(
-              "cannot serialize a classic filter with k = " + filter.hashCount() + ": the format stores 1 <= k <= "
-                  + MAX_HASHES);
-        }
-        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        long bits = filter.bitSize();
-        long words = filter.wordCount();
-        out.u64(bits);
-        out.u32(filter.hashCount());
-        out.u64(filter.insertedCount());
-        for (long j = 0; j < words; j++) {
-          long word = filter.word(j);
-          if (j == words - 1) {
-            word &= lastWordMask(bits);
-          }
-          out.word(word);
-        }
-      }
-    };
+  /**
+   * A writer for {@code filter}'s body recording {@code insertedCount}: the same checks and bytes as the streamed
+   * writer below, fed from the filter's words.
+   */
+  static FilterFormat.BodyWriter writer(BloomFilter filter, long insertedCount) {
+    KindAccess.Classic access = KindAccess.classic();
+    long[] next = {0};
+    return streamingWriter(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
+        () -> access.word(filter, next[0]++));
   }
 
   /**
@@ -98,7 +65,7 @@ final class ClassicBloomBody {
    * FilterFormat#writeClassic}); every parameter is checked here, before the first byte is written.
    */
   static FilterFormat.BodyWriter streamingWriter(
-      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, BloomFilter.WordSource words) {
+      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, FilterFormat.WordSource words) {
     java.util.Objects.requireNonNull(protocol, "protocol");
     java.util.Objects.requireNonNull(seed, "seed");
     java.util.Objects.requireNonNull(words, "words");
@@ -207,7 +174,7 @@ final class ClassicBloomBody {
     long padding = ~lastWordMask(fields.bits);
     long payloadOffset = in.position();
     try {
-      return BloomFilter.restore(
+      return KindAccess.classic().restore(
           protocol,
           envelope.seed(),
           fields.bits,
@@ -224,7 +191,7 @@ final class ClassicBloomBody {
             return word;
           });
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("classic filter rejected by BloomFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("classic filter rejected: " + e.getMessage(), e);
     }
   }
 

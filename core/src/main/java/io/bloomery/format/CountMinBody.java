@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -28,13 +29,14 @@ final class CountMinBody {
   static FilterFormat.BodyWriter writer(CountMinSketch sketch) {
     long cells = sketch.width() * sketch.depth();
     long length = FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
+    KindAccess.CountMin access = KindAccess.countMin();
     return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
       out.u64(sketch.width());
       out.u64(sketch.depth());
       out.u64(sketch.insertedCount());
       for (long i = 0; i < cells; i += 2) {
-        long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
-        out.word(sketch.counterAt(i) | high << 32);
+        long high = i + 1 < cells ? access.counterAt(sketch, i + 1) : 0;
+        out.word(access.counterAt(sketch, i) | high << 32);
       }
     });
   }
@@ -72,7 +74,7 @@ final class CountMinBody {
     FormatReader.WordStream payload = in.words(f[3], "counters");
     long[] state = {0, 0}; // next cell, current word
     try {
-      return CountMinSketch.restore(f[0], f[1], f[2], () -> {
+      return KindAccess.countMin().restore(f[0], f[1], f[2], () -> {
         long cell = state[0]++;
         if ((cell & 1) == 0) {
           state[1] = payload.next();

@@ -4,6 +4,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -29,14 +30,16 @@ final class CountingBloomBody {
   private CountingBloomBody() {}
 
   static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
+    KindAccess.Counting access = KindAccess.counting();
+    long words = access.wordCount(filter);
     return BodyWriters.of(
-        FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
+        FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * words, out -> {
           out.u64(filter.counterCount());
           out.u32(filter.hashCount());
           out.u8(filter.counterBits());
           out.u64(filter.insertedCount());
-          for (long j = 0; j < filter.wordCount(); j++) {
-            out.word(filter.word(j));
+          for (long j = 0; j < words; j++) {
+            out.word(access.word(filter, j));
           }
         });
   }
@@ -91,7 +94,7 @@ final class CountingBloomBody {
     HashProtocol protocol = envelope.checkedProtocol(f.counters, f.hashes);
     FormatReader.WordStream payload = in.words(f.words, "counters");
     try {
-      return CountingBloomFilter.restore(protocol, envelope.seed(), f.counters, f.hashes, f.width, f.items, payload::next);
+      return KindAccess.counting().restore(protocol, envelope.seed(), f.counters, f.hashes, f.width, f.items, payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("counting filter rejected by CountingBloomFilter.restore: " + e.getMessage(), e);
     }

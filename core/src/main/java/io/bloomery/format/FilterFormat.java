@@ -129,6 +129,39 @@ public final class FilterFormat {
   }
 
   /**
+   * Writes a classic or blocked Bloom filter as {@link #write(Summary, OutputStream)} does, but recording
+   * {@code insertedCount} in the header instead of the filter's own count: for builds whose recorded count is the
+   * number of items offered (duplicates included) rather than the adds that changed the filter, so that every
+   * build path of the same items writes the same bytes. The stream is flushed, not closed.
+   *
+   * @param insertedCount the count recorded in the header, in [0, 2^62]
+   * @throws IllegalArgumentException before anything is written if the filter is of another kind or the count is
+   *     out of range
+   */
+  public static void write(MembershipFilter filter, long insertedCount, OutputStream out) throws IOException {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(out, "out");
+    BodyWriter body;
+    if (filter instanceof BloomFilter) {
+      body = ClassicBloomBody.writer((BloomFilter) filter, insertedCount);
+    } else if (filter instanceof BlockedBloomFilter) {
+      body = BlockedBloomBody.writer((BlockedBloomFilter) filter, insertedCount);
+    } else {
+      throw new IllegalArgumentException("a recorded count other than the filter's own is written for the "
+          + FilterKind.CLASSIC_BLOOM.kindName() + " and " + FilterKind.BLOCKED_BLOOM.kindName() + " kinds only, not "
+          + filter.kind().kindName());
+    }
+    write(body, out);
+  }
+
+  /** Supplies the words of a filter being streamed, in order; word j holds bits 64j .. 64j+63. */
+  @FunctionalInterface
+  public interface WordSource {
+    /** The next word. */
+    long nextWord() throws IOException;
+  }
+
+  /**
    * Writes a classic Bloom filter file whose words are streamed from {@code words} instead of held
    * in a {@link BloomFilter}: the bytes are exactly those {@link #write(Summary, OutputStream)}
    * produces for a filter with these parameters and words. For assembling a filter that no single
@@ -144,7 +177,7 @@ public final class FilterFormat {
    * @throws IOException if {@code words} or {@code out} does
    */
   public static void writeClassic(HashProtocol protocol, byte[] seed, long bits, int hashes,
-      long insertedCount, BloomFilter.WordSource words, OutputStream out) throws IOException {
+      long insertedCount, WordSource words, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     write(ClassicBloomBody.streamingWriter(protocol, seed, bits, hashes, insertedCount, words), out);
   }
@@ -160,7 +193,7 @@ public final class FilterFormat {
    * @throws IOException if {@code words} or {@code out} does
    */
   public static void writeBlocked(byte[] seed, long blocks, int hashes, long insertedCount,
-      BloomFilter.WordSource words, OutputStream out) throws IOException {
+      WordSource words, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     write(BlockedBloomBody.streamingWriter(seed, blocks, hashes, insertedCount, words), out);
   }
@@ -398,7 +431,8 @@ public final class FilterFormat {
     FilterKind kind = kindOf(filter);
     switch (kind) {
       case CLASSIC_BLOOM:
-        return ClassicBloomBody.writer(as(BloomFilter.class, filter, kind));
+        BloomFilter classic = as(BloomFilter.class, filter, kind);
+        return ClassicBloomBody.writer(classic, classic.insertedCount());
       case SCALABLE_BLOOM:
         return ScalableBloomBody.writer(as(ScalableBloomFilter.class, filter, kind));
       case CUCKOO:
@@ -412,7 +446,8 @@ public final class FilterFormat {
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.writer(as(AgePartitionedFilter.class, filter, kind));
       case BLOCKED_BLOOM:
-        return BlockedBloomBody.writer(as(BlockedBloomFilter.class, filter, kind));
+        BlockedBloomFilter blocked = as(BlockedBloomFilter.class, filter, kind);
+        return BlockedBloomBody.writer(blocked, blocked.insertedCount());
       case SPLIT_BLOCK_BLOOM:
         return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
       case BINARY_FUSE:

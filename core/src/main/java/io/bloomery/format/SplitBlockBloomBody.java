@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -53,8 +54,9 @@ final class SplitBlockBloomBody {
       public void writeBody(FormatWriter out) throws IOException {
         out.u64(filter.blockCount());
         out.u64(filter.insertedCount());
-        for (long j = 0, words = filter.wordCount(); j < words; j++) {
-          out.word(filter.word(j));
+        KindAccess.SplitBlock access = KindAccess.splitBlock();
+        for (long j = 0, words = access.wordCount(filter); j < words; j++) {
+          out.word(access.word(filter, j));
         }
       }
     };
@@ -95,7 +97,7 @@ final class SplitBlockBloomBody {
     long[] fields = readFields(envelope, in);
     FormatReader.WordStream payload = in.words(fields[0] * 4, "payload");
     try {
-      return SplitBlockBloomFilter.restore(fields[0], fields[1], payload::next);
+      return KindAccess.splitBlock().restore(fields[0], fields[1], payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("split-block filter rejected by SplitBlockBloomFilter.restore: " + e.getMessage(), e);
     }

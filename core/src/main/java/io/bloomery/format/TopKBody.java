@@ -4,6 +4,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -35,11 +36,12 @@ final class TopKBody {
   private TopKBody() {}
 
   static FilterFormat.BodyWriter writer(TopK topK) {
+    KindAccess.TopKs access = KindAccess.topK();
     long cells = topK.width() * topK.depth();
     int k = (int) topK.k();
     long itemBytes = 0;
     for (int slot = 0; slot < k; slot++) {
-      byte[] item = topK.heapItem(slot);
+      byte[] item = access.heapItem(topK, slot);
       itemBytes += item == null ? 0 : item.length;
     }
     long length = FIXED_LENGTH + Long.BYTES * cells + 8L * k + itemBytes;
@@ -49,11 +51,11 @@ final class TopKBody {
       out.u32(topK.depth());
       out.u64(Double.doubleToRawLongBits(topK.decay()));
       for (long i = 0; i < cells; i++) {
-        out.word((topK.bucketFingerprint(i) & 0xFFFF_FFFFL) | topK.bucketCount(i) << 32);
+        out.word((access.bucketFingerprint(topK, i) & 0xFFFF_FFFFL) | access.bucketCount(topK, i) << 32);
       }
       for (int slot = 0; slot < k; slot++) {
-        byte[] item = topK.heapItem(slot);
-        out.u32(topK.heapCount(slot));
+        byte[] item = access.heapItem(topK, slot);
+        out.u32(access.heapCount(topK, slot));
         out.u32(item == null ? EMPTY_SLOT : item.length);
         if (item != null) {
           out.bytes(item);
@@ -110,7 +112,7 @@ final class TopKBody {
     FormatReader.WordStream buckets = in.words(f.width * f.depth, "buckets");
     long[] word = {0};
     try {
-      return TopK.restore(f.k, f.width, f.depth, f.decay, DecayRandom.glibc(1), new TopK.StateSource() {
+      return KindAccess.topK().restore(f.k, f.width, f.depth, f.decay, DecayRandom.glibc(1), new KindAccess.TopKStateSource() {
         private long pendingCount;
 
         @Override
