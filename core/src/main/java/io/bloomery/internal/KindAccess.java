@@ -7,6 +7,8 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
+import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
@@ -164,6 +166,38 @@ public final class KindAccess {
     long heapCount(TopK topK, int slot);
   }
 
+  /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */
+  public record DumpChunk(long iterator, byte[] data) {}
+
+  /**
+   * RedisBloom's SCANDUMP/LOADCHUNK codec for {@link ScalableBloomFilter} and {@link CuckooFilter}; the rules are
+   * {@code io.bloomery.format.RedisBloomDump}'s, which delegates here.
+   */
+  public interface RedisBloomDumps {
+    DumpChunk scanDump(ScalableBloomFilter filter, long iterator);
+
+    byte[] bloomHeader(ScalableBloomFilter filter);
+
+    ScalableBloomFilter loadHeader(byte[] header);
+
+    long bloomPayloadBytes(byte[] header);
+
+    void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data);
+
+    DumpChunk scanDump(CuckooFilter filter, long position);
+
+    /** {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, inside one sub-filter. */
+    byte[] cuckooSlots(CuckooFilter filter, long offset, int length);
+
+    byte[] cuckooHeader(CuckooFilter filter);
+
+    CuckooFilter loadCuckooHeader(byte[] header);
+
+    long cuckooPayloadBytes(byte[] header);
+
+    void loadChunk(CuckooFilter filter, long position, byte[] data);
+  }
+
   private static final Slot<Classic> CLASSIC = new Slot<>(BloomFilter.class);
   private static final Slot<Blocked> BLOCKED = new Slot<>(BlockedBloomFilter.class);
   private static final Slot<SplitBlock> SPLIT_BLOCK = new Slot<>(SplitBlockBloomFilter.class);
@@ -172,6 +206,7 @@ public final class KindAccess {
   private static final Slot<Fuse> FUSE = new Slot<>(BinaryFuseFilter.class);
   private static final Slot<CountMin> COUNT_MIN = new Slot<>(CountMinSketch.class);
   private static final Slot<TopKs> TOP_K = new Slot<>(TopK.class);
+  private static final Slot<RedisBloomDumps> REDIS_BLOOM_DUMPS = new Slot<>(ScalableBloomFilter.class);
 
   public static void register(Classic access) {
     CLASSIC.set(access);
@@ -205,6 +240,10 @@ public final class KindAccess {
     TOP_K.set(access);
   }
 
+  public static void register(RedisBloomDumps access) {
+    REDIS_BLOOM_DUMPS.set(access);
+  }
+
   public static Classic classic() {
     return CLASSIC.get();
   }
@@ -235,6 +274,10 @@ public final class KindAccess {
 
   public static TopKs topK() {
     return TOP_K.get();
+  }
+
+  public static RedisBloomDumps redisBloomDumps() {
+    return REDIS_BLOOM_DUMPS.get();
   }
 
   /** One kind's registered access object. */

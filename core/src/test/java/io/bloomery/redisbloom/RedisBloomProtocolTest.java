@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;

@@ -15,7 +15,7 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
 import java.io.ByteArrayInputStream;
