@@ -383,10 +383,10 @@ class GuardWireBenchmark {
       return fresh;
     };
     String insert = "INSERT INTO plain_adds (url) VALUES (?) ON CONFLICT DO NOTHING RETURNING url";
-    timedSumVirtual(CLIENTS, warm, port, singleAdds);
+    timedPerClient(CLIENTS, warm, port, singleAdds);
     timedSql(CLIENTS, warm, url, insert, perItem);
     Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
-    double[] group = timedSumVirtual(CLIENTS, timedItems, port, singleAdds);
+    double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
     String groupCpu = lastCpu;
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
@@ -422,8 +422,8 @@ class GuardWireBenchmark {
         batchedCpu, delta(before, after, "ack_transactions"), loadAverage());
   }
 
-  /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a virtual thread. */
-  private static double[] timedSumVirtual(int conns, List<List<String>> perClient, int port, JedisCall call)
+  /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */
+  private static double[] timedPerClient(int conns, List<List<String>> perClient, int port, JedisCall call)
       throws Exception {
     List<Jedis> clients = new ArrayList<>();
     try {
@@ -434,16 +434,7 @@ class GuardWireBenchmark {
       AtomicLong sum = new AtomicLong();
       double[] cpu0 = cpu();
       long t0 = System.nanoTime();
-      try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-        List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
-        for (int i = 0; i < conns; i++) {
-          int index = i;
-          fs.add(pool.submit(() -> sum.addAndGet(call.run(clients.get(index), perClient.get(index)))));
-        }
-        for (java.util.concurrent.Future<?> f : fs) {
-          f.get();
-        }
-      }
+      parallel(conns, i -> sum.addAndGet(call.run(clients.get(i), perClient.get(i))));
       double seconds = (System.nanoTime() - t0) / 1e9;
       lastCpu = cpuSince(cpu0);
       return new double[] {seconds, sum.get()};

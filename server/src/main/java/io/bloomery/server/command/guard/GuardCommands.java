@@ -284,6 +284,7 @@ public final class GuardCommands {
     f.put("ack_transactions", set.ackTransactions.sum());
     f.put("confirm_queries", set.confirmQueries.sum());
     f.put("confirm_lookups", set.confirmLookups.sum());
+    f.put("confirm_waiting", (long) set.confirmWaiting.get());
     ReplicationStatus r = s.replication();
     f.put("replication_state", r.state());
     f.put("replication_slot", r.slot());

@@ -50,7 +50,9 @@ import org.slf4j.LoggerFactory;
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
   static final int MAX_BATCH = 1000;
-  static final int MAX_IN_FLIGHT = 2;
+  static final int MAX_IN_FLIGHT = Integer.getInteger("bloomery.guard.addsInFlight", 1);
+  /** Confirmation queries of a key's lookups in flight at once. */
+  static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
   private static final long MARK_WAIT_MILLIS = 10_000;
   /** How long delivered items' marks wait for a batch to carry their deletion before a transaction of their own. */
@@ -87,6 +89,8 @@ final class GuardedSet {
   /** Confirmation queries run, and how many lookups (GUARD.EXISTS/MEXISTS calls) they answered. */
   final LongAdder confirmQueries = new LongAdder();
   final LongAdder confirmLookups = new LongAdder();
+  /** Lookups waiting for the store now (queued or in a running query). */
+  final AtomicInteger confirmWaiting = new AtomicInteger();
 
   /** One GUARD.ADD or GUARD.MADD: its items, its token (or null), its answers once committed. */
   final class Request {
@@ -389,6 +393,8 @@ final class GuardedSet {
   CompletableFuture<List<Verdict>> confirm(Guard g, Guard.Lookup lookup, long timeoutMillis) {
     Confirmation c = new Confirmation(lookup,
         new CompletableFuture<List<Verdict>>().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
+    confirmWaiting.incrementAndGet();
+    c.result.whenComplete((v, e) -> confirmWaiting.decrementAndGet());
     confirmations.add(c);
     kickConfirmations(g);
     return c.result;
@@ -400,7 +406,7 @@ final class GuardedSet {
   private void kickConfirmations(Guard g) {
     while (!confirmations.isEmpty()) {
       int n = confirmsInFlight.get();
-      if (n >= MAX_IN_FLIGHT) {
+      if (n >= MAX_CONFIRMS_IN_FLIGHT) {
         return; // a running query takes the queue when it ends
       }
       if (confirmsInFlight.compareAndSet(n, n + 1)) {
