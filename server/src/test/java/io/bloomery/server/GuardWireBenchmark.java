@@ -21,14 +21,18 @@ import redis.clients.jedis.Jedis;
  *
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000]
+ *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c] \
+ *     [-Dbloomery.guardwire.connections=1,4]
  * </pre>
  *
- * (a) the crawler's check: GUARD.MEXISTS of 100 links, 95 % never seen, against
- * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows;
+ * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
+ * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows,
+ * over 1 and 4 connections on both sides, each after an untimed warm-up pass; and all-new calls beside BF.MEXISTS;
  * (b) 50 concurrent clients each sending single GUARD.ADDs (group commit) against 50 JDBC connections each running
  * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per item, and one client sending GUARD.MADD batches of 1000;
+ * (f) (b) again with the cluster's {@code fsync} on, where a commit costs a disk flush;
  * (c) the freshness lag of a read-only foreign table followed by logical replication at 10,000 inserts/s.
+ * Each loop also prints the CPU seconds this JVM (clients and server) and PostgreSQL spent in it.
  */
 @EnabledIfSystemProperty(named = "bloomery.guardwire.bench", matches = "true")
 class GuardWireBenchmark {
