@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
  * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; at most
- * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued (up to {@link #MAX_BATCH}
- * items) as one multi-row statement. While one commits, the next batch gathers, as an append-only log's shared
- * fsync does. Each request completes with its own items' outcomes only after that transaction committed. A request
+ * {@link #MAX_IN_FLIGHT} store transaction runs at a time, taking what is queued when it starts (up to
+ * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an append-only
+ * log's shared fsync does (with two in flight the batches were half as large: 12.6 rows against 23.8 for 50
+ * clients in docs/BENCHMARKS.md). Each request completes with its own items' outcomes only after that transaction committed. A request
  * with a token runs in a transaction of its own (its reply is stored under the token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
   static final int MAX_BATCH = 1000;
-  static final int MAX_IN_FLIGHT = Integer.getInteger("bloomery.guard.addsInFlight", 1);
+  static final int MAX_IN_FLIGHT = 1;
   /** Confirmation queries of a key's lookups in flight at once. */
   static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
