@@ -580,7 +580,8 @@ public final class Guard implements AutoCloseable {
       BloomFilter filter = current;
       boolean anyNegative = false;
       for (int i = 0; i < n; i++) {
-        negative[i] = !filter.mightContain(Objects.requireNonNull(items.get(i), "items[" + i + "]"));
+        byte[] item = Objects.requireNonNull(items.get(i), "items[" + i + "]");
+        negative[i] = !filter.mightContain(item);
         anyNegative |= negative[i];
       }
       catchUpPending = anyNegative && store.catchesUp();
@@ -605,7 +606,7 @@ public final class Guard implements AutoCloseable {
       ask = java.util.Arrays.copyOf(asked, count);
     }
 
-    /** Whether every verdict is known without the store (then {@link #verdicts} takes an empty array). */
+    /** Whether every verdict is known without the store ({@link #verdicts} then takes {}). */
     public boolean answered() {
       return !catchUpPending && ask.length == 0;
     }

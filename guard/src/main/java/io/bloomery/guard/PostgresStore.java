@@ -693,7 +693,7 @@ public final class PostgresStore implements ExactStore {
         ps.setString(next++, markOwner);
       }
       if (acks) {
-        ps.setObject(next++, LedgerCodec.digestsOf(ledger.acknowledged())); // byte[][]: sent as binary bytea[]
+        ps.setObject(next++, LedgerCodec.digestsOf(ledger.acknowledged())); // binary bytea[]
         ps.setString(next, ledger.owner());
       }
       try (ResultSet rs = ps.executeQuery()) {

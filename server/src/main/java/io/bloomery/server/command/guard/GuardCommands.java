@@ -200,10 +200,10 @@ public final class GuardCommands {
         return verdicts(lookup.verdicts(new boolean[0]), protocol, single);
       }
     } catch (RuntimeException e) {
-      return failure(store, e, t, "a retry is safe");
+      return failure(store, e, t, AFTER_LOOKUP_TIMEOUT);
     }
     return inv.defer(set.confirm(g, lookup, t).thenApply(vs -> verdicts(vs, protocol, single))
-        .exceptionally(e -> failure(store, e, t, "a retry is safe")));
+        .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
   }
 
   private static Reply verdicts(List<Verdict> vs, int protocol, boolean single) {
@@ -357,13 +357,9 @@ public final class GuardCommands {
     return "STOREDOWN store '" + store + "' is unavailable: " + why;
   }
 
+  private static final String AFTER_LOOKUP_TIMEOUT = "a retry is safe";
   private static final String AFTER_ADD_TIMEOUT =
       "if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe";
-
-  private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
-      long timeoutMillis) {
-    return onStore(sets, store, work, timeoutMillis, "a retry is safe");
-  }
 
   /**
    * Runs {@code work} on the store's threads; past {@code timeoutMillis} the reply is {@code STOREDOWN ... no answer

@@ -37,12 +37,13 @@ import org.slf4j.LoggerFactory;
  * {@link #MAX_IN_FLIGHT} store transaction runs at a time, taking what is queued when it starts (up to
  * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an append-only
  * log's shared fsync does (with two in flight the batches were half as large: 12.6 rows against 23.8 for 50
- * clients in docs/BENCHMARKS.md). Each request completes with its own items' outcomes only after that transaction committed. A request
- * with a token runs in a transaction of its own (its reply is stored under the token).
+ * clients in docs/BENCHMARKS.md). Each request completes with its own items' outcomes only after that transaction
+ * committed. A request with a token runs in a transaction of its own (its reply is stored under the token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
  * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
- * cleared, in the next transaction or a short one of its own, once the reply reached the client's socket. An item
+ * cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its own, once the reply reached
+ * the client's socket. An item
  * whose {@code 1} reached nobody keeps its mark, so a later add of it answers {@code 1}: in this process through
  * the in-memory mark (which also keeps two of this process's clients from both being told 1), in another process or
  * after a restart through the store's mark of a foreign owner, which that add claims in its transaction. With a
