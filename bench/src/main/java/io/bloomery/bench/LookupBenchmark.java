@@ -91,7 +91,7 @@ public class LookupBenchmark {
       }
     }
     if (withFloor) {
-      floorLines = new long[Math.toIntExact(blocked.wordCount())];
+      floorLines = new long[Math.toIntExact(blocked.bitSize() / 64)];
     }
     SyntheticUrls.Probes probes = urls.probes(keys, queries);
     absentStrings = probes.absentStrings();

@@ -132,7 +132,7 @@ public final class QuickBench {
     byte[][] absent = probes.absent();
     byte[][] present = probes.present();
     boolean[] out = new boolean[q];
-    long[] floorLines = new long[Math.toIntExact(blocked.wordCount())];
+    long[] floorLines = new long[Math.toIntExact(blocked.bitSize() / 64)];
     int lines = floorLines.length / 8;
     for (int i = 0; i < floorLines.length; i++) {
       floorLines[i] = i;

@@ -133,11 +133,7 @@ final class FilterFiles {
     if (format == FileFormat.GUAVA) {
       return write(path, filter, format);
     }
-    return AtomicFile.write(path, out -> {
-      long[] next = {0};
-      FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
-          () -> filter.word(next[0]++), out);
-    });
+    return AtomicFile.write(path, out -> FilterFormat.write(filter, insertedCount, out));
   }
 
   /** Guava's format records neither protocol nor seed: only guava-murmur128-mitz64 filters fit. */

@@ -1,6 +1,10 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -19,11 +23,7 @@ final class PackedBits {
     if (filter.bitSize() > MAX_BITS_SHOWN) {
       throw new IllegalArgumentException("filter too large to show: " + filter.bitSize() + " bits");
     }
-    byte[] packed = new byte[(int) byteCount(filter)];
-    for (int i = 0; i < packed.length; i++) {
-      packed[i] = byteAt(filter, i);
-    }
-    return packed;
+    return filter.toPackedBytes();
   }
 
   /** SHA-256 of the packed bytes, hex: identifies a filter's bits at any size. */
@@ -34,23 +34,15 @@ final class PackedBits {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
-    long bytes = byteCount(filter);
-    byte[] chunk = new byte[1 << 16];
-    for (long start = 0; start < bytes; start += chunk.length) {
-      int length = (int) Math.min(chunk.length, bytes - start);
-      for (int i = 0; i < length; i++) {
-        chunk[i] = byteAt(filter, start + i);
-      }
-      digest.update(chunk, 0, length);
+    try (DigestOutputStream out = new DigestOutputStream(OutputStream.nullOutputStream(), digest)) {
+      filter.writePackedBytes(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException("a null stream does not fail", e);
     }
     return Hex.encode(digest.digest());
   }
 
   static long byteCount(BloomFilter filter) {
     return (filter.bitSize() + 7) >>> 3;
-  }
-
-  private static byte byteAt(BloomFilter filter, long byteIndex) {
-    return (byte) (filter.word(byteIndex >>> 3) >>> ((byteIndex & 7) << 3));
   }
 }

@@ -116,9 +116,7 @@ class BigFileLoadDemoTest {
     assertThat(expected.subList(0, PROBES)).containsOnly(true);
     long started = System.nanoTime();
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
-      long[] next = {0};
-      FilterFormat.writeClassic(protocol, new byte[0], BITS, HASHES, filter.insertedCount(),
-          () -> filter.word(next[0]++), out);
+      FilterFormat.write(filter, out); // streams the words; never one array
     }
     System.out.printf("wrote %s: %d bytes in %.1f s%n", file, Files.size(file), seconds(started));
     assertThat(Files.size(file)).isEqualTo(18 + 20 + 8 * (BITS / 64) + 4).isGreaterThan(1L << 31);

@@ -11,6 +11,7 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.time.Clock;
@@ -217,6 +218,13 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
     return -Math.expm1(Math.log1p(-fppOverWindow) / generations);
   }
 
+  static {
+    KindAccess.register(AgePartitionedFilter::restore);
+  }
+
+  /** The generations' words, read on every query: a constant the JIT folds, not a lookup per bit. */
+  private static final KindAccess.Classic GENERATIONS = KindAccess.classic();
+
   /** The false-positive rate over the window given each live generation's rate: 1 − Π(1 − pᵢ). */
   public static double windowFpp(double... generationFpps) {
     double logAllNegative = 0;
@@ -239,22 +247,13 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
     }
   }
 
-  /** Supplies persisted generations while restoring, oldest first. */
-  public interface GenerationSource {
-    /** Inserted count of the next generation. */
-    long nextInsertedCount() throws IOException;
-
-    /** The next word of the current generation's bitmap. */
-    long nextWord() throws IOException;
-  }
-
   /**
    * Rebuilds a filter from its persisted state: g generations, oldest first, each an inserted count
    * followed by ⌈m / 64⌉ words, the newest being generation {@code newestGeneration}. Time then
    * comes from {@code clockMillis}; generations that are already expired by its current time are
    * dropped at the next add or query.
    */
-  public static AgePartitionedFilter restore(
+  static AgePartitionedFilter restore(
       HashProtocol protocol,
       byte[] seed,
       long bitsPerGeneration,
@@ -263,7 +262,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
       long spanMillis,
       long newestGeneration,
       LongSupplier clockMillis,
-      GenerationSource source)
+      KindAccess.GenerationSource source)
       throws IOException {
     Objects.requireNonNull(protocol, "protocol");
     Objects.requireNonNull(seed, "seed");
@@ -276,7 +275,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
     BloomFilter[] filters = new BloomFilter[generations];
     for (int i = 0; i < generations; i++) {
       long inserted = source.nextInsertedCount();
-      filters[i] = BloomFilter.restore(protocol, seed, bitsPerGeneration, hashes, inserted, source::nextWord);
+      filters[i] = GENERATIONS.restore(protocol, seed, bitsPerGeneration, hashes, inserted, source::nextWord);
     }
     return new AgePartitionedFilter(
         protocol, seed.clone(), bitsPerGeneration, hashes, generations, spanMillis, clockMillis, newestGeneration, filters);
@@ -377,7 +376,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   private static boolean isSet(BloomFilter generation, long position) {
-    return (generation.word(position >>> 6) & (1L << position)) != 0;
+    return (GENERATIONS.word(generation, position >>> 6) & (1L << position)) != 0;
   }
 
   /**

@@ -8,6 +8,7 @@ import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
 import io.bloomery.sizing.BloomMath;
 import java.io.EOFException;
@@ -118,6 +119,26 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     this.words = new long[this.blocks * 8 + 7];
   }
 
+  static {
+    KindAccess.register(new KindAccess.Blocked() {
+      @Override
+      public BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
+          KindAccess.WordSource words) throws IOException {
+        return BlockedBloomFilter.restore(seed, blocks, hashes, insertedCount, words);
+      }
+
+      @Override
+      public long wordCount(BlockedBloomFilter filter) {
+        return filter.wordCount();
+      }
+
+      @Override
+      public long word(BlockedBloomFilter filter, long index) {
+        return filter.word(index);
+      }
+    });
+  }
+
   /**
    * A filter sized for {@code expectedInsertions} distinct keys at false-positive rate {@code fpp}
    * by the blocked model (fewest blocks, then the k that minimises the model), empty seed.
@@ -149,7 +170,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws EOFException if the stream ends early
    * @throws IllegalArgumentException if the parameters are invalid
    */
-  public static BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount, InputStream words)
+  static BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount, InputStream words)
       throws IOException {
     if (insertedCount < 0) {
       throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
@@ -166,8 +187,8 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    *
    * @throws IllegalArgumentException if the parameters are invalid
    */
-  public static BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
-      BloomFilter.WordSource words) throws IOException {
+  static BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
+      KindAccess.WordSource words) throws IOException {
     if (insertedCount < 0) {
       throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
     }
@@ -226,18 +247,18 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Number of 64-bit words, 8 × blocks. */
-  public long wordCount() {
+  long wordCount() {
     return (long) blocks * 8;
   }
 
   /** Word {@code index} (bits 64·index .. 64·index+63, least significant first). */
-  public long word(long index) {
+  long word(long index) {
     Objects.checkIndex(index, wordCount());
     return (long) WORDS.getOpaque(words, BASE_INDEX + (int) index);
   }
 
   /** Writes the {@link #wordCount()} words as 8-byte little-endian values. */
-  public void writeWords(OutputStream out) throws IOException {
+  void writeWords(OutputStream out) throws IOException {
     LittleEndianWords.write(out, words, BASE_INDEX, blocks * 8);
   }
 

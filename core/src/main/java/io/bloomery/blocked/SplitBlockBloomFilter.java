@@ -8,6 +8,7 @@ import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,6 +58,37 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
 
   /** Bytes per block. */
   public static final int BLOCK_BYTES = 32;
+
+  static {
+    KindAccess.register(new KindAccess.SplitBlock() {
+      @Override
+      public SplitBlockBloomFilter restore(long blocks, long insertedCount, KindAccess.WordSource words)
+          throws IOException {
+        return SplitBlockBloomFilter.restore(blocks, insertedCount, words);
+      }
+
+      @Override
+      public SplitBlockBloomFilter restoreBitset(long numBytes, long insertedCount, InputStream bitset)
+          throws IOException {
+        return SplitBlockBloomFilter.restore(numBytes, insertedCount, bitset);
+      }
+
+      @Override
+      public void writeBitset(SplitBlockBloomFilter filter, OutputStream out) throws IOException {
+        filter.writeBitset(out);
+      }
+
+      @Override
+      public long wordCount(SplitBlockBloomFilter filter) {
+        return filter.wordCount();
+      }
+
+      @Override
+      public long word(SplitBlockBloomFilter filter, long index) {
+        return filter.word(index);
+      }
+    });
+  }
 
   /** Largest block count that fits one {@code int[]} (8 GiB of bitset). */
   public static final long MAX_BLOCKS = (Integer.MAX_VALUE - 16L) / 8;
@@ -123,7 +155,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
    *
    * @throws java.io.EOFException if the stream ends early
    */
-  public static SplitBlockBloomFilter restore(long numBytes, long insertedCount, InputStream bitset) throws IOException {
+  static SplitBlockBloomFilter restore(long numBytes, long insertedCount, InputStream bitset) throws IOException {
     if (insertedCount < 0) {
       throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
     }
@@ -138,7 +170,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
    * reading of 8 bitset bytes (so 32-bit word 2j is the low half of word j), as the binary format
    * streams them.
    */
-  public static SplitBlockBloomFilter restore(long blocks, long insertedCount, BloomFilter.WordSource words)
+  static SplitBlockBloomFilter restore(long blocks, long insertedCount, KindAccess.WordSource words)
       throws IOException {
     if (insertedCount < 0) {
       throw new IllegalArgumentException("insertedCount must be >= 0, was " + insertedCount);
@@ -159,7 +191,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
    *
    * @throws IndexOutOfBoundsException unless {@code 0 <= index < wordCount()}
    */
-  public long word(long index) {
+  long word(long index) {
     Objects.checkIndex(index, wordCount());
     int low = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index));
     int high = (int) WORDS.getOpaque(words, BASE_INDEX + (int) (2 * index) + 1);
@@ -197,12 +229,12 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   }
 
   /** Number of 64-bit words, 4 × blocks (the bitset holds 8 × blocks 32-bit words, two per 64-bit word). */
-  public long wordCount() {
+  long wordCount() {
     return (long) blocks * 4;
   }
 
   /** Writes the Parquet bitset: {@link #byteSize()} bytes, words little-endian. No header. */
-  public void writeBitset(OutputStream out) throws IOException {
+  void writeBitset(OutputStream out) throws IOException {
     LittleEndianWords.write(out, words, BASE_INDEX, blocks * 8);
   }
 

@@ -12,6 +12,7 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.FilterCompatibility;
 import io.bloomery.internal.Items;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -140,6 +141,26 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
     return create(Protocols.defaultProtocol(), new byte[0], m, k, DEFAULT_COUNTER_BITS);
   }
 
+  static {
+    KindAccess.register(new KindAccess.Counting() {
+      @Override
+      public CountingBloomFilter restore(HashProtocol protocol, byte[] seed, long counters, int hashes,
+          int counterBits, long insertedCount, KindAccess.WordSource words) throws IOException {
+        return CountingBloomFilter.restore(protocol, seed, counters, hashes, counterBits, insertedCount, words);
+      }
+
+      @Override
+      public long wordCount(CountingBloomFilter filter) {
+        return filter.wordCount();
+      }
+
+      @Override
+      public long word(CountingBloomFilter filter, long index) {
+        return filter.word(index);
+      }
+    });
+  }
+
   /**
    * An empty filter with explicit parameters.
    *
@@ -155,12 +176,6 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
     return new CountingBloomFilter(protocol, seed, counters, hashes, counterBits);
   }
 
-  /** Supplies a filter's counter words in order when restoring it. */
-  @FunctionalInterface
-  public interface WordSource {
-    long nextWord() throws IOException;
-  }
-
   /**
    * Rebuilds a filter from its recorded parameters, item count and counter words (word j holds
    * counters j·c … j·c + c − 1, c = 64 / width, counter i in bits (i mod c)·w upwards).
@@ -168,8 +183,9 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
    * @throws IllegalArgumentException if the parameters are invalid, {@code insertedCount < 0}, or the
    *     last word has bits set beyond counter m − 1
    */
-  public static CountingBloomFilter restore(
-      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long insertedCount, WordSource words)
+  static CountingBloomFilter restore(
+      HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long insertedCount,
+      KindAccess.WordSource words)
       throws IOException {
     if (insertedCount < 0) {
       throw new IllegalArgumentException("inserted count must be >= 0, was " + insertedCount);
@@ -362,7 +378,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** The value of counter {@code index} (0 ≤ index &lt; m). */
-  public long counterAt(long index) {
+  long counterAt(long index) {
     Objects.checkIndex(index, counters);
     return counter(index);
   }
@@ -403,12 +419,12 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** The number of 64-bit words holding the counters. */
-  public long wordCount() {
+  long wordCount() {
     return words.length;
   }
 
   /** Counter word {@code index}. */
-  public long word(long index) {
+  long word(long index) {
     return (long) WORDS.getVolatile(words, (int) Objects.checkIndex(index, (long) words.length));
   }
 
@@ -473,7 +489,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   public BloomFilter toBloomFilter() {
     long[] next = {0};
     try {
-      return BloomFilter.restore(
+      return KindAccess.classic().restore(
           protocol,
           seed,
           counters,

@@ -6,10 +6,13 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.FilterCompatibility;
+import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.KindAccess.WordSource;
 import io.bloomery.internal.ParallelBatches;
 import io.bloomery.internal.Utf8Scratch;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -77,7 +80,7 @@ import java.util.concurrent.atomic.LongAdder;
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
- * io.bloomery.format.FilterFormat}; {@link #restore} rebuilds a filter from those and its words.
+ * io.bloomery.format.FilterFormat}, which rebuilds a filter from those and its words.
  */
 public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilter> {
 
@@ -101,11 +104,24 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     }
   }
 
-  /** Supplies a filter's words in order when restoring it; word j holds bits 64j .. 64j+63. */
-  @FunctionalInterface
-  public interface WordSource {
-    /** The next word. */
-    long nextWord() throws IOException;
+  static {
+    KindAccess.register(new KindAccess.Classic() {
+      @Override
+      public BloomFilter restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount,
+          WordSource words) throws IOException {
+        return BloomFilter.restore(protocol, seed, bits, hashes, insertedCount, words);
+      }
+
+      @Override
+      public long wordCount(BloomFilter filter) {
+        return filter.wordCount();
+      }
+
+      @Override
+      public long word(BloomFilter filter, long index) {
+        return filter.word(index);
+      }
+    });
   }
 
   private final HashProtocol protocol;
@@ -197,8 +213,8 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * of threads may still call {@link #mightContain} concurrently and never see a torn word; an add
    * is visible to another thread once a happens-before edge (a lock, a volatile write, a thread
    * start or join) orders it before the query. Adds from two threads at once can lose bits and
-   * break the no-false-negative contract. {@link #mergeFrom} stays atomic; {@link #copy} and {@link
-   * #restore} return concurrent filters.
+   * break the no-false-negative contract. {@link #mergeFrom} stays atomic; {@link #copy} and {@code
+   * FilterFormat}'s reads return concurrent filters.
    *
    * @throws IllegalArgumentException as {@link #create(HashProtocol, byte[], long, int)} does
    */
@@ -217,7 +233,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    *     insertedCount < 0}, or the last word has bits set at or beyond position m
    * @throws IOException if {@code words} does
    */
-  public static BloomFilter restore(
+  static BloomFilter restore(
       HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, WordSource words)
       throws IOException {
     Objects.requireNonNull(words, "words");
@@ -670,7 +686,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /** The number of 64-bit words, {@code ceil(m / 64)}. */
-  public long wordCount() {
+  long wordCount() {
     return wordCount;
   }
 
@@ -680,7 +696,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    *
    * @throws IndexOutOfBoundsException unless {@code 0 <= index < wordCount()}
    */
-  public long word(long index) {
+  long word(long index) {
     Objects.checkIndex(index, wordCount);
     return (long) WORDS.getVolatile(segments[(int) (index >>> segmentShift)], (int) (index & segmentMask));
   }
@@ -797,6 +813,28 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     }
     copy.inserted.add(insertedCount());
     return copy;
+  }
+
+  /**
+   * Writes the bits packed little-endian, the {@code ceil(m / 8)} bytes {@link #toPackedBytes()} returns, at any
+   * size. Concurrent adds may or may not be included. The stream is not flushed or closed.
+   *
+   * @throws IOException if {@code out} does
+   */
+  public void writePackedBytes(OutputStream out) throws IOException {
+    Objects.requireNonNull(out, "out");
+    long byteCount = (bits + 7) >>> 3;
+    byte[] chunk = new byte[(int) Math.min(1 << 16, byteCount + 7 & ~7L)];
+    for (long start = 0; start < byteCount; start += chunk.length) {
+      int length = (int) Math.min(chunk.length, byteCount - start);
+      for (int i = 0; i < length; i += Long.BYTES) {
+        long word = word((start + i) >>> 3);
+        for (int b = i, end = Math.min(length, i + Long.BYTES); b < end; b++, word >>>= 8) {
+          chunk[b] = (byte) word;
+        }
+      }
+      out.write(chunk, 0, length);
+    }
   }
 
   /**

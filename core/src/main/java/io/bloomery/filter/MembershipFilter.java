@@ -1,6 +1,8 @@
 package io.bloomery.filter;
 
 import io.bloomery.internal.Items;
+import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * An approximate-membership filter over byte-string items.
@@ -21,6 +23,15 @@ import io.bloomery.internal.Items;
  * kinds' {@code RedisBloomException}); bytes that are not a filter raise {@code FilterFormatException}, an {@code
  * IOException}. A filter that cannot take another item throws {@link FilterFullException}. Kinds that combine implement {@link
  * Mergeable}, with one set of rules for {@code null}, self-merges and mismatches.
+ *
+ * <p><b>Batches.</b> {@code addAll} and {@code mightContainAll} take {@code byte[][]}, {@code CharSequence[]} and
+ * {@code long[]} on every kind and answer exactly as the single calls in order would. The defaults loop over the
+ * single calls; the classic, blocked and split-block kinds override them where hashing a batch first lets the
+ * cache misses of different keys overlap. Those kinds also take keys packed in one array ({@code addAll(buffer,
+ * offsets, lengths, count)}) and, classic and blocked, a {@code parallelism} argument.
+ *
+ * <p><b>Objects.</b> {@link #typed(ItemEncoder)} views a filter as one of {@code T}s, with an {@link ItemEncoder}
+ * saying how a {@code T} becomes the item's bytes.
  */
 public interface MembershipFilter extends Summary {
 
@@ -72,5 +83,84 @@ public interface MembershipFilter extends Summary {
   /** Queries the 8 little-endian bytes of {@code item}. */
   default boolean mightContain(long item) {
     return mightContain(Items.littleEndian(item));
+  }
+
+  /**
+   * Adds every item, as {@link #add(byte[])} on each in order.
+   *
+   * @return the number of adds that returned {@code true}
+   * @throws NullPointerException if {@code items} or one of them is null (the items before it are added)
+   */
+  default int addAll(byte[][] items) {
+    Objects.requireNonNull(items, "items");
+    return countTrue(items.length, null, i -> add(items[i]));
+  }
+
+  /** Adds the UTF-8 encoding of every item, as {@link #addAll(byte[][])}. */
+  default int addAll(CharSequence[] items) {
+    Objects.requireNonNull(items, "items");
+    return countTrue(items.length, null, i -> add(items[i]));
+  }
+
+  /** Adds the 8 little-endian bytes of every item, as {@link #addAll(byte[][])}. */
+  default int addAll(long[] items) {
+    Objects.requireNonNull(items, "items");
+    return countTrue(items.length, null, i -> add(items[i]));
+  }
+
+  /**
+   * Queries every item: {@code out[i]} is set to {@code mightContain(items[i])}; {@code out} beyond
+   * {@code items.length} is left as it was.
+   *
+   * @return the number of {@code true} answers
+   * @throws IllegalArgumentException if {@code out} is shorter than {@code items}
+   * @throws NullPointerException if {@code items}, {@code out} or one of the items is null
+   */
+  default int mightContainAll(byte[][] items, boolean[] out) {
+    Objects.requireNonNull(items, "items");
+    checkOut(out, items.length);
+    return countTrue(items.length, out, i -> mightContain(items[i]));
+  }
+
+  /** Queries the UTF-8 encoding of every item, as {@link #mightContainAll(byte[][], boolean[])}. */
+  default int mightContainAll(CharSequence[] items, boolean[] out) {
+    Objects.requireNonNull(items, "items");
+    checkOut(out, items.length);
+    return countTrue(items.length, out, i -> mightContain(items[i]));
+  }
+
+  /** Queries the 8 little-endian bytes of every item, as {@link #mightContainAll(byte[][], boolean[])}. */
+  default int mightContainAll(long[] items, boolean[] out) {
+    Objects.requireNonNull(items, "items");
+    checkOut(out, items.length);
+    return countTrue(items.length, out, i -> mightContain(items[i]));
+  }
+
+  /**
+   * This filter seen as a filter of {@code T}s: each {@code T} is added and queried as the bytes {@code encoder}
+   * gives it. The view holds no state of its own; it is as thread-safe as this filter.
+   */
+  default <T> TypedFilter<T> typed(ItemEncoder<? super T> encoder) {
+    return new TypedFilter<>(this, encoder);
+  }
+
+  /** Runs {@code call} for 0 .. count − 1 in order, storing each answer in {@code out} if given; counts the trues. */
+  private static int countTrue(int count, boolean[] out, IntPredicate call) {
+    int trues = 0;
+    for (int i = 0; i < count; i++) {
+      boolean answer = call.test(i);
+      if (out != null) {
+        out[i] = answer;
+      }
+      trues += answer ? 1 : 0;
+    }
+    return trues;
+  }
+
+  private static void checkOut(boolean[] out, int needed) {
+    Objects.requireNonNull(out, "out");
+    if (out.length < needed) {
+      throw new IllegalArgumentException("out has " + out.length + " elements, needs " + needed);
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -36,6 +37,7 @@ final class AgePartitionedBody {
 
   static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
     AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
+    KindAccess.Classic access = KindAccess.classic();
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
     long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
     return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocolId(), filter.seed(), length, out -> {
@@ -48,76 +50,57 @@ final class AgePartitionedBody {
         BloomFilter generation = snapshot.generation(i);
         out.u64(generation.insertedCount());
         for (long j = 0; j < words; j++) {
-          out.word(generation.word(j));
+          out.word(access.word(generation, j));
         }
       }
     });
   }
 
-  private static final class Fields {
-    long bits;
-    int hashes;
-    int generations;
-    long span;
-    long newest;
-    long words;
+  private record Fields(long bits, int hashes, int generations, long span, long newest) {
+    long words() {
+      return (bits + 63) >>> 6;
+    }
   }
 
   private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
     long offset = in.position();
-    Fields f = new Fields();
-    f.bits = in.u64("bits per generation (m)");
-    long hashes = in.u32("hashes (k)");
-    long generations = in.u32("generations (g)");
-    f.span = in.u64("span (ms)");
-    f.newest = in.u64("newest generation");
-    if (f.bits < 1 || f.bits > MAX_BITS) {
-      throw new FilterFormatException(
-          "bits per generation (m) at offset " + offset + ": expected 1 <= m <= 2^40, found " + Long.toUnsignedString(f.bits));
-    }
-    if (hashes < 1 || hashes > MAX_HASHES) {
-      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + hashes);
-    }
-    if (generations < AgePartitionedFilter.MIN_GENERATIONS || generations > AgePartitionedFilter.MAX_GENERATIONS) {
-      throw new FilterFormatException(
-          "generations (g) at offset " + (offset + 12) + ": expected " + AgePartitionedFilter.MIN_GENERATIONS + " <= g <= "
-              + AgePartitionedFilter.MAX_GENERATIONS + ", found " + generations);
-    }
-    if (f.span < 1) {
-      throw new FilterFormatException("span (ms) at offset " + (offset + 16) + ": expected >= 1, found " + Long.toUnsignedString(f.span));
-    }
-    if (f.newest > Long.MAX_VALUE / f.span || f.newest < Long.MIN_VALUE / f.span) {
+    long bits = in.u64("bits per generation (m)", 1, MAX_BITS, "1 <= m <= 2^40");
+    long hashes = in.u32("hashes (k)", 1, MAX_HASHES, "1 <= k <= " + MAX_HASHES);
+    long generations = in.u32("generations (g)", AgePartitionedFilter.MIN_GENERATIONS,
+        AgePartitionedFilter.MAX_GENERATIONS,
+        AgePartitionedFilter.MIN_GENERATIONS + " <= g <= " + AgePartitionedFilter.MAX_GENERATIONS);
+    long span = in.u64("span (ms)", 1, Long.MAX_VALUE, ">= 1");
+    long newest = in.u64("newest generation");
+    if (newest > Long.MAX_VALUE / span || newest < Long.MIN_VALUE / span) {
       throw new FilterFormatException(
           "newest generation at offset " + (offset + 24) + ": expected a generation whose start time fits 64 bits for span "
-              + f.span + ", found " + f.newest);
+              + span + ", found " + newest);
     }
-    f.hashes = (int) hashes;
-    f.generations = (int) generations;
-    f.words = (f.bits + 63) >>> 6;
+    Fields f = new Fields(bits, (int) hashes, (int) generations, span, newest);
     envelope.requireBodyLength(
-        FIXED_LENGTH + f.generations * (Long.BYTES + Long.BYTES * f.words),
-        "m = " + f.bits + ", g = " + f.generations + " (32 + " + f.generations + " x (8 + 8 x " + f.words + "))");
+        FIXED_LENGTH + f.generations() * (Long.BYTES + Long.BYTES * f.words()),
+        "m = " + bits + ", g = " + f.generations() + " (32 + " + f.generations() + " x (8 + 8 x " + f.words() + "))");
     return f;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
     Fields f = readFields(envelope, in);
-    envelope.checkedProtocol(f.bits, f.hashes);
-    parameters.put("bits", f.bits);
-    parameters.put("hashes", (long) f.hashes);
-    parameters.put("generations", (long) f.generations);
-    parameters.put("spanMillis", f.span);
-    parameters.put("newestGeneration", f.newest);
+    envelope.checkedProtocol(f.bits(), f.hashes());
+    parameters.put("bits", f.bits());
+    parameters.put("hashes", (long) f.hashes());
+    parameters.put("generations", (long) f.generations());
+    parameters.put("spanMillis", f.span());
+    parameters.put("newestGeneration", f.newest());
   }
 
   static AgePartitionedFilter read(Envelope envelope, FormatReader in) throws IOException {
     Fields f = readFields(envelope, in);
-    HashProtocol protocol = envelope.checkedProtocol(f.bits, f.hashes);
+    HashProtocol protocol = envelope.checkedProtocol(f.bits(), f.hashes());
     FormatReader.WordStream[] current = {null};
     try {
-      return AgePartitionedFilter.restore(
-          protocol, envelope.seed(), f.bits, f.hashes, f.generations, f.span, f.newest, System::currentTimeMillis,
-          new AgePartitionedFilter.GenerationSource() {
+      return KindAccess.aging().restore(
+          protocol, envelope.seed(), f.bits(), f.hashes(), f.generations(), f.span(), f.newest(), System::currentTimeMillis,
+          new KindAccess.GenerationSource() {
             @Override
             public long nextInsertedCount() throws IOException {
               long offset = in.position();
@@ -126,7 +109,7 @@ final class AgePartitionedBody {
                 throw new FilterFormatException(
                     "inserted count at offset " + offset + ": expected 0 <= n <= 2^62, found " + Long.toUnsignedString(inserted));
               }
-              current[0] = in.words(f.words, "generation words");
+              current[0] = in.words(f.words(), "generation words");
               return inserted;
             }
 
@@ -136,7 +119,7 @@ final class AgePartitionedBody {
             }
           });
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("age-partitioned filter rejected by AgePartitionedFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("age-partitioned filter rejected: " + e.getMessage(), e);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -33,6 +34,7 @@ final class BinaryFuseBody {
   static FilterFormat.BodyWriter writer(BinaryFuseFilter filter) {
     int width = filter.fingerprintBits() / 8;
     long slots = filter.slotCount();
+    KindAccess.Fuse access = KindAccess.fuse();
     return BodyWriters.of(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1, new byte[0], FIXED_LENGTH + width * slots,
         out -> {
           out.u8(filter.fingerprintBits());
@@ -42,9 +44,9 @@ final class BinaryFuseBody {
           out.u64(filter.insertedCount());
           for (long i = 0; i < slots; i++) {
             if (width == 1) {
-              out.u8(filter.fingerprint(i));
+              out.u8(access.fingerprint(filter, i));
             } else {
-              out.u16(filter.fingerprint(i));
+              out.u16(access.fingerprint(filter, i));
             }
           }
         });
@@ -118,7 +120,7 @@ final class BinaryFuseBody {
       }
     }
     try {
-      return BinaryFuseFilter.restore(fields.bits(), fields.seed(), fields.segmentLength(), fields.segmentCount(),
+      return KindAccess.fuse().restore(fields.bits(), fields.seed(), fields.segmentLength(), fields.segmentCount(),
           fields.keys(), eight, sixteen);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("binary fuse filter rejected by BinaryFuseFilter.restore: " + e.getMessage(), e);

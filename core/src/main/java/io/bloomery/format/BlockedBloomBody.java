@@ -4,6 +4,7 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -27,38 +28,12 @@ final class BlockedBloomBody {
 
   private BlockedBloomBody() {}
 
-  static FilterFormat.BodyWriter writer(BlockedBloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.BLOCKED_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocolId();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(filter.blockCount());
-        out.u32(filter.hashCount());
-        out.u64(filter.insertedCount());
-        for (long j = 0, words = filter.wordCount(); j < words; j++) {
-          out.word(filter.word(j));
-        }
-      }
-    };
+  /** A writer for {@code filter}'s body recording {@code insertedCount}, fed from the filter's words. */
+  static FilterFormat.BodyWriter writer(BlockedBloomFilter filter, long insertedCount) {
+    KindAccess.Blocked access = KindAccess.blocked();
+    long[] next = {0};
+    return streamingWriter(filter.seed(), filter.blockCount(), filter.hashCount(), insertedCount,
+        () -> access.word(filter, next[0]++));
   }
 
   /**
@@ -66,7 +41,7 @@ final class BlockedBloomBody {
    * FilterFormat#writeBlocked}); every parameter is checked here, before the first byte is written.
    */
   static FilterFormat.BodyWriter streamingWriter(
-      byte[] seed, long blocks, int hashes, long insertedCount, BloomFilter.WordSource words) {
+      byte[] seed, long blocks, int hashes, long insertedCount, FilterFormat.WordSource words) {
     java.util.Objects.requireNonNull(seed, "seed");
     java.util.Objects.requireNonNull(words, "words");
     if (blocks < 1 || blocks > BlockedBloomFilter.MAX_BLOCKS) {
@@ -82,50 +57,17 @@ final class BlockedBloomBody {
       throw new IllegalArgumentException("inserted count must be in [0, 2^62], was " + insertedCount);
     }
     byte[] seedCopy = seed.clone();
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.BLOCKED_BLOOM;
+    return BodyWriters.of(FilterKind.BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1, seedCopy, FIXED_LENGTH + Long.BYTES * 8 * blocks, out -> {
+      out.u64(blocks);
+      out.u32(hashes);
+      out.u64(insertedCount);
+      for (long j = 0, count = 8 * blocks; j < count; j++) {
+        out.word(words.nextWord());
       }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.XXH3_BLOCKED_V1;
-      }
-
-      @Override
-      public byte[] seed() {
-        return seedCopy.clone();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * 8 * blocks;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(blocks);
-        out.u32(hashes);
-        out.u64(insertedCount);
-        for (long j = 0, count = 8 * blocks; j < count; j++) {
-          out.word(words.nextWord());
-        }
-      }
-    };
+    });
   }
 
-  private static final class Fields {
-    final long blocks;
-    final int hashes;
-    final long inserted;
-
-    Fields(long blocks, int hashes, long inserted) {
-      this.blocks = blocks;
-      this.hashes = hashes;
-      this.inserted = inserted;
-    }
-  }
+  private record Fields(long blocks, int hashes, long inserted) {}
 
   private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
     if (envelope.protocolId != ProtocolId.XXH3_BLOCKED_V1) {
@@ -135,40 +77,30 @@ final class BlockedBloomBody {
     if (envelope.seed().length > BlockedBloomFilter.MAX_SEED_BYTES) {
       throw new FilterFormatException("seed: a blocked filter expects at most 255 bytes, found " + envelope.seed().length);
     }
-    long offset = in.position();
-    long blocks = in.u64("blocks");
-    if (blocks < 1 || blocks > BlockedBloomFilter.MAX_BLOCKS) {
-      throw new FilterFormatException("blocks at offset " + offset + ": expected 1 <= blocks <= "
-          + BlockedBloomFilter.MAX_BLOCKS + ", found " + Long.toUnsignedString(blocks));
-    }
-    long hashes = in.u32("hashes (k)");
-    if (hashes < 1 || hashes > 16) {
-      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= 16, found " + hashes);
-    }
-    long inserted = in.u64("inserted count");
-    if (inserted < 0 || inserted > ClassicBloomBody.MAX_INSERTED) {
-      throw new FilterFormatException("inserted count at offset " + (offset + 12) + ": expected 0 <= n <= 2^62, found "
-          + Long.toUnsignedString(inserted));
-    }
-    envelope.requireBodyLength(FIXED_LENGTH + 64 * blocks, blocks + " blocks (20 + 64 x " + blocks + " bytes)");
-    return new Fields(blocks, (int) hashes, inserted);
+    Fields fields = new Fields(
+        in.u64("blocks", 1, BlockedBloomFilter.MAX_BLOCKS, "1 <= blocks <= " + BlockedBloomFilter.MAX_BLOCKS),
+        (int) in.u32("hashes (k)", 1, 16, "1 <= k <= 16"),
+        in.u64("inserted count", 0, ClassicBloomBody.MAX_INSERTED, "0 <= n <= 2^62"));
+    envelope.requireBodyLength(
+        FIXED_LENGTH + 64 * fields.blocks(), fields.blocks() + " blocks (20 + 64 x " + fields.blocks() + " bytes)");
+    return fields;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
     Fields fields = readFields(envelope, in);
-    parameters.put("blocks", fields.blocks);
-    parameters.put("bits", fields.blocks * 512);
-    parameters.put("hashes", (long) fields.hashes);
-    parameters.put("inserted", fields.inserted);
+    parameters.put("blocks", fields.blocks());
+    parameters.put("bits", fields.blocks() * 512);
+    parameters.put("hashes", (long) fields.hashes());
+    parameters.put("inserted", fields.inserted());
   }
 
   static BlockedBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
     Fields fields = readFields(envelope, in);
-    FormatReader.WordStream payload = in.words(fields.blocks * 8, "payload");
+    FormatReader.WordStream payload = in.words(fields.blocks() * 8, "payload");
     try {
-      return BlockedBloomFilter.restore(envelope.seed(), fields.blocks, fields.hashes, fields.inserted, payload::next);
+      return KindAccess.blocked().restore(envelope.seed(), fields.blocks(), fields.hashes(), fields.inserted(), payload::next);
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("blocked filter rejected by BlockedBloomFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("blocked filter rejected: " + e.getMessage(), e);
     }
   }
 }

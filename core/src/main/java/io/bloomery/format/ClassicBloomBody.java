@@ -4,6 +4,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -25,7 +26,12 @@ final class ClassicBloomBody {
   /* The payload is the filter's own word array, streamed: the reader hands words one at a time to
    * BloomFilter.restore, so a large filter is never held twice. Words are little-endian, which makes
    * the payload bytes exactly the "little-endian packed bits" of docs/PROTOCOLS.md (bit 0 = LSB of byte 0),
-   * so the sha256-doc-v1 fixture's payload starts with its published packed bits "d291". */
+   * so the sha256-doc-v1 fixture's payload starts with its published packed bits "d291".
+ *
+ * One writer, one rule: a filter's own words and words streamed from elsewhere (FilterFormat.writeClassic)
+ * go through the same writer, which checks every parameter before the first byte and refuses - never masks -
+ * a last word with bits at or beyond m (a filter never holds such bits, so for it the check cannot fire;
+ * streamed words that have them belong to another m). The reader refuses them too. */
 
   /** Bytes of the fixed fields before the payload. */
   static final int FIXED_LENGTH = Long.BYTES + Integer.BYTES + Long.BYTES;
@@ -48,49 +54,15 @@ final class ClassicBloomBody {
 
   private ClassicBloomBody() {}
 
-  static FilterFormat.BodyWriter writer(BloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.CLASSIC_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocolId();
-      }
-
-      @Override
-      public byte[] seed() {
-        return filter.seed();
-      }
-
-      @Override
-      public long bodyLength() {
-        if (filter.hashCount() < 1 || filter.hashCount() > MAX_HASHES) {
-          throw new IllegalArgumentException(
-              "cannot serialize a classic filter with k = " + filter.hashCount() + ": the format stores 1 <= k <= "
-                  + MAX_HASHES);
-        }
-        return FIXED_LENGTH + Long.BYTES * filter.wordCount();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        long bits = filter.bitSize();
-        long words = filter.wordCount();
-        out.u64(bits);
-        out.u32(filter.hashCount());
-        out.u64(filter.insertedCount());
-        for (long j = 0; j < words; j++) {
-          long word = filter.word(j);
-          if (j == words - 1) {
-            word &= lastWordMask(bits);
-          }
-          out.word(word);
-        }
-      }
-    };
+  /**
+   * A writer for {@code filter}'s body recording {@code insertedCount}: the same checks and bytes as the streamed
+   * writer below, fed from the filter's words.
+   */
+  static FilterFormat.BodyWriter writer(BloomFilter filter, long insertedCount) {
+    KindAccess.Classic access = KindAccess.classic();
+    long[] next = {0};
+    return streamingWriter(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
+        () -> access.word(filter, next[0]++));
   }
 
   /**
@@ -98,7 +70,7 @@ final class ClassicBloomBody {
    * FilterFormat#writeClassic}); every parameter is checked here, before the first byte is written.
    */
   static FilterFormat.BodyWriter streamingWriter(
-      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, BloomFilter.WordSource words) {
+      HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, FilterFormat.WordSource words) {
     java.util.Objects.requireNonNull(protocol, "protocol");
     java.util.Objects.requireNonNull(seed, "seed");
     java.util.Objects.requireNonNull(words, "words");
@@ -114,117 +86,72 @@ final class ClassicBloomBody {
     protocol.checkParameters(bits, hashes, seed);
     byte[] seedCopy = seed.clone();
     long wordCount = wordCount(bits);
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.CLASSIC_BLOOM;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return protocol.id();
-      }
-
-      @Override
-      public byte[] seed() {
-        return seedCopy.clone();
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + Long.BYTES * wordCount;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(bits);
-        out.u32(hashes);
-        out.u64(insertedCount);
-        long padding = ~lastWordMask(bits);
-        for (long j = 0; j < wordCount; j++) {
-          long word = words.nextWord();
-          if (j == wordCount - 1 && (word & padding) != 0) {
-            throw new IllegalArgumentException("word " + j + " has bits set at or beyond m = " + bits
-                + "; the words do not belong to an m-bit filter");
-          }
-          out.word(word);
+    return BodyWriters.of(FilterKind.CLASSIC_BLOOM, protocol.id(), seedCopy, FIXED_LENGTH + Long.BYTES * wordCount, out -> {
+      out.u64(bits);
+      out.u32(hashes);
+      out.u64(insertedCount);
+      long padding = ~lastWordMask(bits);
+      for (long j = 0; j < wordCount; j++) {
+        long word = words.nextWord();
+        if (j == wordCount - 1 && (word & padding) != 0) {
+          throw new IllegalArgumentException("word " + j + " has bits set at or beyond m = " + bits
+              + "; the words do not belong to an m-bit filter");
         }
+        out.word(word);
       }
-    };
+    });
   }
 
   /** The validated fixed fields of a classic body. */
-  private static final class Fields {
-    final long bits;
-    final int hashes;
-    final long inserted;
-    final long words;
-
-    Fields(long bits, int hashes, long inserted) {
-      this.bits = bits;
-      this.hashes = hashes;
-      this.inserted = inserted;
-      this.words = wordCount(bits);
+  private record Fields(long bits, int hashes, long inserted) {
+    long words() {
+      return wordCount(bits);
     }
   }
 
   private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
-    long offset = in.position();
-    long bits = in.u64("bits (m)");
-    if (bits < 1 || bits > MAX_BITS) {
-      throw new FilterFormatException(
-          "bits (m) at offset " + offset + ": expected 1 <= m <= 2^40, found " + Long.toUnsignedString(bits));
-    }
-    long hashes = in.u32("hashes (k)");
-    if (hashes < 1 || hashes > MAX_HASHES) {
-      throw new FilterFormatException(
-          "hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + hashes);
-    }
-    long inserted = in.u64("inserted count");
-    if (inserted < 0 || inserted > MAX_INSERTED) {
-      throw new FilterFormatException(
-          "inserted count at offset " + (offset + 12) + ": expected 0 <= n <= 2^62, found "
-              + Long.toUnsignedString(inserted));
-    }
-    Fields fields = new Fields(bits, (int) hashes, inserted);
+    Fields fields = new Fields(
+        in.u64("bits (m)", 1, MAX_BITS, "1 <= m <= 2^40"),
+        (int) in.u32("hashes (k)", 1, MAX_HASHES, "1 <= k <= " + MAX_HASHES),
+        in.u64("inserted count", 0, MAX_INSERTED, "0 <= n <= 2^62"));
     envelope.requireBodyLength(
-        FIXED_LENGTH + Long.BYTES * fields.words, "m = " + bits + " (20 + 8 x " + fields.words + " words)");
+        FIXED_LENGTH + Long.BYTES * fields.words(), "m = " + fields.bits() + " (20 + 8 x " + fields.words() + " words)");
     return fields;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
     Fields fields = readFields(envelope, in);
-    envelope.checkedProtocol(fields.bits, fields.hashes);
-    parameters.put("bits", fields.bits);
-    parameters.put("hashes", (long) fields.hashes);
-    parameters.put("inserted", fields.inserted);
+    envelope.checkedProtocol(fields.bits(), fields.hashes());
+    parameters.put("bits", fields.bits());
+    parameters.put("hashes", (long) fields.hashes());
+    parameters.put("inserted", fields.inserted());
   }
 
   static BloomFilter read(Envelope envelope, FormatReader in) throws IOException {
     Fields fields = readFields(envelope, in);
-    HashProtocol protocol = envelope.checkedProtocol(fields.bits, fields.hashes);
-    FormatReader.WordStream payload = in.words(fields.words, "payload");
-    long padding = ~lastWordMask(fields.bits);
+    HashProtocol protocol = envelope.checkedProtocol(fields.bits(), fields.hashes());
+    FormatReader.WordStream payload = in.words(fields.words(), "payload");
+    long padding = ~lastWordMask(fields.bits());
     long payloadOffset = in.position();
     try {
-      return BloomFilter.restore(
+      return KindAccess.classic().restore(
           protocol,
           envelope.seed(),
-          fields.bits,
-          fields.hashes,
-          fields.inserted,
+          fields.bits(),
+          fields.hashes(),
+          fields.inserted(),
           () -> {
             long word = payload.next();
             if (payload.wordsLeft() == 0 && (word & padding) != 0) {
               throw new FilterFormatException(
-                  "payload: expected bits >= m = " + fields.bits + " to be 0 in the last word (at offset "
-                      + (payloadOffset + Long.BYTES * (fields.words - 1)) + "), found "
+                  "payload: expected bits >= m = " + fields.bits() + " to be 0 in the last word (at offset "
+                      + (payloadOffset + Long.BYTES * (fields.words() - 1)) + "), found "
                       + Long.bitCount(word & padding) + " set");
             }
             return word;
           });
     } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("classic filter rejected by BloomFilter.restore: " + e.getMessage(), e);
+      throw new FilterFormatException("classic filter rejected: " + e.getMessage(), e);
     }
   }
 

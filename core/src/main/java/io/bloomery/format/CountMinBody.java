@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -28,51 +29,54 @@ final class CountMinBody {
   static FilterFormat.BodyWriter writer(CountMinSketch sketch) {
     long cells = sketch.width() * sketch.depth();
     long length = FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
+    KindAccess.CountMin access = KindAccess.countMin();
     return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
       out.u64(sketch.width());
       out.u64(sketch.depth());
       out.u64(sketch.insertedCount());
       for (long i = 0; i < cells; i += 2) {
-        long high = i + 1 < cells ? sketch.counterAt(i + 1) : 0;
-        out.word(sketch.counterAt(i) | high << 32);
+        long high = i + 1 < cells ? access.counterAt(sketch, i + 1) : 0;
+        out.word(access.counterAt(sketch, i) | high << 32);
       }
     });
   }
 
-  private static long[] readFields(Envelope envelope, FormatReader in) throws IOException {
-    long offset = in.position();
-    RedisBloomSketchBodies.requireProtocol(envelope);
-    long width = in.u64("width");
-    long depth = in.u64("depth");
-    long count = in.u64("count");
-    if (width < 1 || width > CountMinSketch.MAX_CELLS) {
-      throw new FilterFormatException(
-          "width at offset " + offset + ": expected 1 <= width <= " + CountMinSketch.MAX_CELLS + ", found " + Long.toUnsignedString(width));
+  private record Fields(long width, long depth, long count) {
+    long words() {
+      return (width * depth + 1) / 2;
     }
+  }
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
+    RedisBloomSketchBodies.requireProtocol(envelope);
+    long offset = in.position();
+    long width = in.u64("width", 1, CountMinSketch.MAX_CELLS, "1 <= width <= " + CountMinSketch.MAX_CELLS);
+    long depth = in.u64("depth");
     if (depth < 1 || depth > CountMinSketch.MAX_CELLS / width) {
       throw new FilterFormatException(
           "depth at offset " + (offset + 8) + ": expected 1 <= depth and width x depth <= " + CountMinSketch.MAX_CELLS
               + ", found depth " + Long.toUnsignedString(depth) + " with width " + width);
     }
-    long words = (width * depth + 1) / 2;
-    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * words, width + " x " + depth + " counters (24 + 8 x " + words + " words)");
-    return new long[] {width, depth, count, words};
+    Fields fields = new Fields(width, depth, in.u64("count"));
+    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * fields.words(),
+        width + " x " + depth + " counters (24 + 8 x " + fields.words() + " words)");
+    return fields;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
-    long[] f = readFields(envelope, in);
-    parameters.put("width", f[0]);
-    parameters.put("depth", f[1]);
-    parameters.put("count", f[2]);
+    Fields f = readFields(envelope, in);
+    parameters.put("width", f.width());
+    parameters.put("depth", f.depth());
+    parameters.put("count", f.count());
   }
 
   static CountMinSketch read(Envelope envelope, FormatReader in) throws IOException {
-    long[] f = readFields(envelope, in);
-    long cells = f[0] * f[1];
-    FormatReader.WordStream payload = in.words(f[3], "counters");
+    Fields f = readFields(envelope, in);
+    long cells = f.width() * f.depth();
+    FormatReader.WordStream payload = in.words(f.words(), "counters");
     long[] state = {0, 0}; // next cell, current word
     try {
-      return CountMinSketch.restore(f[0], f[1], f[2], () -> {
+      return KindAccess.countMin().restore(f.width(), f.depth(), f.count(), () -> {
         long cell = state[0]++;
         if ((cell & 1) == 0) {
           state[1] = payload.next();

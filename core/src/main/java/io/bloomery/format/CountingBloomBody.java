@@ -4,6 +4,7 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -29,69 +30,69 @@ final class CountingBloomBody {
   private CountingBloomBody() {}
 
   static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
+    KindAccess.Counting access = KindAccess.counting();
+    long words = access.wordCount(filter);
     return BodyWriters.of(
-        FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * filter.wordCount(), out -> {
+        FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * words, out -> {
           out.u64(filter.counterCount());
           out.u32(filter.hashCount());
           out.u8(filter.counterBits());
           out.u64(filter.insertedCount());
-          for (long j = 0; j < filter.wordCount(); j++) {
-            out.word(filter.word(j));
+          for (long j = 0; j < words; j++) {
+            out.word(access.word(filter, j));
           }
         });
   }
 
-  private static final class Fields {
-    long counters;
-    int hashes;
-    int width;
-    long items;
-    long words;
+  private record Fields(long counters, int hashes, int width, long items) {
+    long words() {
+      long perWord = 64 / width;
+      return (counters + perWord - 1) / perWord;
+    }
   }
 
   private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
     long offset = in.position();
-    Fields f = new Fields();
-    f.counters = in.u64("counters (m)");
-    f.hashes = (int) Math.min(in.u32("hashes (k)"), Integer.MAX_VALUE);
-    f.width = in.u8("counter width");
-    f.items = in.u64("item count");
-    if (f.width != 4 && f.width != 8 && f.width != 16) {
-      throw new FilterFormatException("counter width at offset " + (offset + 12) + ": expected 4, 8 or 16, found " + f.width);
+    long counters = in.u64("counters (m)");
+    int hashes = (int) Math.min(in.u32("hashes (k)"), Integer.MAX_VALUE);
+    int width = in.u8("counter width");
+    long items = in.u64("item count");
+    // the width decides m's bound, so the fields are checked once all are read
+    if (width != 4 && width != 8 && width != 16) {
+      throw new FilterFormatException("counter width at offset " + (offset + 12) + ": expected 4, 8 or 16, found " + width);
     }
-    long maxCounters = CountingBloomFilter.maxCounters(f.width);
-    if (f.counters < 1 || f.counters > maxCounters) {
+    long maxCounters = CountingBloomFilter.maxCounters(width);
+    if (counters < 1 || counters > maxCounters) {
       throw new FilterFormatException(
-          "counters (m) at offset " + offset + ": expected 1 <= m <= " + maxCounters + ", found " + Long.toUnsignedString(f.counters));
+          "counters (m) at offset " + offset + ": expected 1 <= m <= " + maxCounters + ", found " + Long.toUnsignedString(counters));
     }
-    if (f.hashes < 1 || f.hashes > MAX_HASHES) {
-      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + f.hashes);
+    if (hashes < 1 || hashes > MAX_HASHES) {
+      throw new FilterFormatException("hashes (k) at offset " + (offset + 8) + ": expected 1 <= k <= " + MAX_HASHES + ", found " + hashes);
     }
-    if (f.items < 0 || f.items > MAX_ITEMS) {
+    if (items < 0 || items > MAX_ITEMS) {
       throw new FilterFormatException(
-          "item count at offset " + (offset + 13) + ": expected 0 <= n <= 2^62, found " + Long.toUnsignedString(f.items));
+          "item count at offset " + (offset + 13) + ": expected 0 <= n <= 2^62, found " + Long.toUnsignedString(items));
     }
-    long perWord = 64 / f.width;
-    f.words = (f.counters + perWord - 1) / perWord;
-    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * f.words, "m = " + f.counters + ", w = " + f.width + " (21 + 8 x " + f.words + " words)");
+    Fields f = new Fields(counters, hashes, width, items);
+    envelope.requireBodyLength(FIXED_LENGTH + Long.BYTES * f.words(), "m = " + counters + ", w = " + width + " (21 + 8 x " + f.words() + " words)");
     return f;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
     Fields f = readFields(envelope, in);
-    envelope.checkedProtocol(f.counters, f.hashes);
-    parameters.put("counters", f.counters);
-    parameters.put("hashes", (long) f.hashes);
-    parameters.put("counterBits", (long) f.width);
-    parameters.put("items", f.items);
+    envelope.checkedProtocol(f.counters(), f.hashes());
+    parameters.put("counters", f.counters());
+    parameters.put("hashes", (long) f.hashes());
+    parameters.put("counterBits", (long) f.width());
+    parameters.put("items", f.items());
   }
 
   static CountingBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
     Fields f = readFields(envelope, in);
-    HashProtocol protocol = envelope.checkedProtocol(f.counters, f.hashes);
-    FormatReader.WordStream payload = in.words(f.words, "counters");
+    HashProtocol protocol = envelope.checkedProtocol(f.counters(), f.hashes());
+    FormatReader.WordStream payload = in.words(f.words(), "counters");
     try {
-      return CountingBloomFilter.restore(protocol, envelope.seed(), f.counters, f.hashes, f.width, f.items, payload::next);
+      return KindAccess.counting().restore(protocol, envelope.seed(), f.counters(), f.hashes(), f.width(), f.items(), payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("counting filter rejected by CountingBloomFilter.restore: " + e.getMessage(), e);
     }

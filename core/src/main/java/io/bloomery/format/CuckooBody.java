@@ -2,7 +2,6 @@ package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
 import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -130,6 +130,39 @@ public final class FilterFormat {
   }
 
   /**
+   * Writes a classic or blocked Bloom filter as {@link #write(Summary, OutputStream)} does, but recording
+   * {@code insertedCount} in the header instead of the filter's own count: for builds whose recorded count is the
+   * number of items offered (duplicates included) rather than the adds that changed the filter, so that every
+   * build path of the same items writes the same bytes. The stream is flushed, not closed.
+   *
+   * @param insertedCount the count recorded in the header, in [0, 2^62]
+   * @throws IllegalArgumentException before anything is written if the filter is of another kind or the count is
+   *     out of range
+   */
+  public static void write(MembershipFilter filter, long insertedCount, OutputStream out) throws IOException {
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(out, "out");
+    BodyWriter body;
+    if (filter instanceof BloomFilter) {
+      body = ClassicBloomBody.writer((BloomFilter) filter, insertedCount);
+    } else if (filter instanceof BlockedBloomFilter) {
+      body = BlockedBloomBody.writer((BlockedBloomFilter) filter, insertedCount);
+    } else {
+      throw new IllegalArgumentException("a recorded count other than the filter's own is written for the "
+          + FilterKind.CLASSIC_BLOOM.kindName() + " and " + FilterKind.BLOCKED_BLOOM.kindName() + " kinds only, not "
+          + filter.kind().kindName());
+    }
+    write(body, out);
+  }
+
+  /** Supplies the words of a filter being streamed, in order; word j holds bits 64j .. 64j+63. */
+  @FunctionalInterface
+  public interface WordSource {
+    /** The next word. */
+    long nextWord() throws IOException;
+  }
+
+  /**
    * Writes a classic Bloom filter file whose words are streamed from {@code words} instead of held
    * in a {@link BloomFilter}: the bytes are exactly those {@link #write(Summary, OutputStream)}
    * produces for a filter with these parameters and words. For assembling a filter that no single
@@ -145,7 +178,7 @@ public final class FilterFormat {
    * @throws IOException if {@code words} or {@code out} does
    */
   public static void writeClassic(HashProtocol protocol, byte[] seed, long bits, int hashes,
-      long insertedCount, BloomFilter.WordSource words, OutputStream out) throws IOException {
+      long insertedCount, WordSource words, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     write(ClassicBloomBody.streamingWriter(protocol, seed, bits, hashes, insertedCount, words), out);
   }
@@ -161,7 +194,7 @@ public final class FilterFormat {
    * @throws IOException if {@code words} or {@code out} does
    */
   public static void writeBlocked(byte[] seed, long blocks, int hashes, long insertedCount,
-      BloomFilter.WordSource words, OutputStream out) throws IOException {
+      WordSource words, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     write(BlockedBloomBody.streamingWriter(seed, blocks, hashes, insertedCount, words), out);
   }
@@ -210,6 +243,18 @@ public final class FilterFormat {
    */
   public static byte[] toBytes(Summary filter) {
     return FormatWriter.toBytes(serializedLength(filter), "serialized filter", out -> write(filter, out));
+  }
+
+  /**
+   * The bytes {@code [from, to)} of the file {@link #write(Summary, OutputStream)} would write for {@code filter},
+   * without writing the rest: for the classic and blocked kinds the payload is read straight from the filter's
+   * words, so a range costs its own size, and only a range that reaches the CRC-32C trailer streams the whole
+   * file once to compute it. This is how a server hands out a large filter in bounded chunks.
+   *
+   * @throws IllegalArgumentException if the range is not within the file or is longer than one array can hold
+   */
+  public static byte[] serializedRange(Summary filter, long from, long to) {
+    return SerializedRange.of(filter, from, to);
   }
 
   /** The exact number of bytes {@link #write} produces for {@code filter}. */
@@ -467,7 +512,8 @@ public final class FilterFormat {
     FilterKind kind = kindOf(filter);
     switch (kind) {
       case CLASSIC_BLOOM:
-        return ClassicBloomBody.writer(as(BloomFilter.class, filter, kind));
+        BloomFilter classic = as(BloomFilter.class, filter, kind);
+        return ClassicBloomBody.writer(classic, classic.insertedCount());
       case SCALABLE_BLOOM:
         return ScalableBloomBody.writer(as(ScalableBloomFilter.class, filter, kind));
       case CUCKOO:
@@ -481,7 +527,8 @@ public final class FilterFormat {
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.writer(as(AgePartitionedFilter.class, filter, kind));
       case BLOCKED_BLOOM:
-        return BlockedBloomBody.writer(as(BlockedBloomFilter.class, filter, kind));
+        BlockedBloomFilter blocked = as(BlockedBloomFilter.class, filter, kind);
+        return BlockedBloomBody.writer(blocked, blocked.insertedCount());
       case SPLIT_BLOCK_BLOOM:
         return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
       case BINARY_FUSE:

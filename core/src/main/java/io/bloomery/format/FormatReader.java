@@ -136,6 +136,31 @@ final class FormatReader {
     return decode(scratch, 0, 8);
   }
 
+  /**
+   * A field read and range-checked in one step, the idiom of every body: an unsigned 64-bit value in
+   * {@code [min, max]} (both non-negative), else a {@link FilterFormatException} saying {@code "<field> at
+   * offset <n>: expected <rule>, found <value>"}.
+   */
+  long u64(String field, long min, long max, String rule) throws IOException {
+    long offset = position();
+    return inRange(field, offset, u64(field), min, max, rule);
+  }
+
+  /** {@link #u64(String, long, long, String)} for an unsigned 32-bit field. */
+  long u32(String field, long min, long max, String rule) throws IOException {
+    long offset = position();
+    return inRange(field, offset, u32(field), min, max, rule);
+  }
+
+  private static long inRange(String field, long offset, long value, long min, long max, String rule)
+      throws FilterFormatException {
+    if (value < min || value > max) { // a value >= 2^63 reads as negative, below every min
+      throw new FilterFormatException(
+          field + " at offset " + offset + ": expected " + rule + ", found " + Long.toUnsignedString(value));
+    }
+    return value;
+  }
+
   /** Reads {@code length} bytes into a new array, after checking the length against the bounds. */
   byte[] bytes(int length, String field) throws IOException {
     requireAvailable(length, field);

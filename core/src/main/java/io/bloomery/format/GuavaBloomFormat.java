@@ -4,6 +4,7 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.KindAccess;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -109,12 +110,13 @@ public final class GuavaBloomFormat {
     Objects.requireNonNull(out, "out");
     requireGuavaProtocol(filter);
     FormatWriter writer = new FormatWriter(out, ByteOrder.BIG_ENDIAN);
-    long words = filter.wordCount();
+    KindAccess.Classic access = KindAccess.classic();
+    long words = access.wordCount(filter);
     writer.u8(MURMUR128_MITZ_64_ORDINAL);
     writer.u8(filter.hashCount());
     writer.u32(words);
     for (long j = 0; j < words; j++) {
-      writer.word(filter.word(j));
+      writer.word(access.word(filter, j));
     }
     writer.flush();
   }
@@ -124,7 +126,7 @@ public final class GuavaBloomFormat {
     Objects.requireNonNull(filter, "filter");
     requireGuavaProtocol(filter);
     return FormatWriter.toBytes(
-        HEADER_LENGTH + Long.BYTES * filter.wordCount(), "Guava filter", out -> write(filter, out));
+        HEADER_LENGTH + Long.BYTES * KindAccess.classic().wordCount(filter), "Guava filter", out -> write(filter, out));
   }
 
   private static void requireGuavaProtocol(BloomFilter filter) {
@@ -174,7 +176,7 @@ public final class GuavaBloomFormat {
         left -= chunk.length;
       }
       long[] position = {0};
-      return BloomFilter.restore(
+      return KindAccess.classic().restore(
           protocol,
           new byte[0],
           bits,

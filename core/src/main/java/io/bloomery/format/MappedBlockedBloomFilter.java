@@ -5,6 +5,7 @@ import io.bloomery.blocked.BlockedPlacement;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.Items;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -165,7 +166,7 @@ public final class MappedBlockedBloomFilter extends MappedViews implements Mappe
   @Override
   public BlockedBloomFilter toHeap() {
     try {
-      return BlockedBloomFilter.restore(placement.seed(), blocks, hashes, inserted, words.source());
+      return KindAccess.blocked().restore(placement.seed(), blocks, hashes, inserted, words.source());
     } catch (IOException e) {
       throw new AssertionError("reading mapped words cannot fail with an IOException", e);
     }

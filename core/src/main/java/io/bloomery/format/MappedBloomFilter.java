@@ -7,6 +7,7 @@ import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.Items;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -161,7 +162,7 @@ public final class MappedBloomFilter extends MappedViews implements MappedFilter
   @Override
   public BloomFilter toHeap() {
     try {
-      return BloomFilter.restore(protocol, seed, bits, hashes, inserted, words.source());
+      return KindAccess.classic().restore(protocol, seed, bits, hashes, inserted, words.source());
     } catch (IOException e) {
       throw new AssertionError("reading mapped words cannot fail with an IOException", e);
     }

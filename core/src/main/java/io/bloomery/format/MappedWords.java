@@ -1,5 +1,6 @@
 package io.bloomery.format;
 
+import io.bloomery.internal.KindAccess;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -73,7 +74,7 @@ final class MappedWords {
   }
 
   /** Supplies the words in order, for copying the payload onto the heap. */
-  io.bloomery.filter.BloomFilter.WordSource source() {
+  KindAccess.WordSource source() {
     long[] next = {0};
     return () -> word(next[0]++);
   }

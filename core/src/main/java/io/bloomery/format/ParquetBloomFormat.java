@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.internal.KindAccess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -22,7 +23,7 @@ import java.util.Objects;
  *   3: required BloomFilterHash hash               1c 1c 00 00   union { 1: XxHash XXHASH {} }
  *   4: required BloomFilterCompression compression 1c 1c 00 00   union { 1: Uncompressed UNCOMPRESSED {} }
  * }                                                00            stop
- * bitset: numBytes bytes, 32-bit words little-endian ({@link SplitBlockBloomFilter#writeBitset})
+ * bitset: numBytes bytes, 32-bit words little-endian (as parquet-java's {@code BlockSplitBloomFilter.writeTo})
  * </pre>
  *
  * <p>Reading validates every header field before allocating: numBytes must be a positive multiple of
@@ -65,7 +66,7 @@ public final class ParquetBloomFormat {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(out, "out");
     out.write(header(filter.byteSize()));
-    filter.writeBitset(out);
+    KindAccess.splitBlock().writeBitset(filter, out);
   }
 
   /** Header and bitset as one array. */
@@ -112,7 +113,7 @@ public final class ParquetBloomFormat {
     Objects.requireNonNull(in, "in");
     int numBytes = readHeader(in);
     try {
-      return SplitBlockBloomFilter.restore(numBytes, 0, in);
+      return KindAccess.splitBlock().restoreBitset(numBytes, 0, in);
     } catch (EOFException e) {
       throw new FilterFormatException("Parquet Bloom bitset truncated: header says " + numBytes + " bytes", e);
     }
@@ -132,7 +133,7 @@ public final class ParquetBloomFormat {
         throw new FilterFormatException(
             "Parquet Bloom bitset truncated: header says " + numBytes + " bytes, " + in.available() + " remain");
       }
-      SplitBlockBloomFilter filter = SplitBlockBloomFilter.restore(numBytes, 0, in);
+      SplitBlockBloomFilter filter = KindAccess.splitBlock().restoreBitset(numBytes, 0, in);
       if (in.available() != 0) {
         throw new FilterFormatException("expected the bitset to end the input, found " + in.available() + " trailing bytes");
       }

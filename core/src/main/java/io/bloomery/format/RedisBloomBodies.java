@@ -8,39 +8,9 @@ import java.io.IOException;
 final class RedisBloomBodies {
   private RedisBloomBodies() {}
 
-  /** Writes a body's bytes. */
-  interface Payload {
-    void write(FormatWriter out) throws IOException;
-  }
-
   /** A writer for a body of exactly {@code bodyLength} bytes, protocol {@code redisbloom-murmur64a}, no seed. */
-  static FilterFormat.BodyWriter writer(FilterKind kind, long bodyLength, Payload payload) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return kind;
-      }
-
-      @Override
-      public ProtocolId protocol() {
-        return ProtocolId.REDISBLOOM_MURMUR64A;
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return bodyLength;
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        payload.write(out);
-      }
-    };
+  static FilterFormat.BodyWriter writer(FilterKind kind, long bodyLength, BodyWriters.Content payload) {
+    return BodyWriters.of(kind, ProtocolId.REDISBLOOM_MURMUR64A, new byte[0], bodyLength, payload);
   }
 
   /** Fails unless the envelope records {@code redisbloom-murmur64a} with an empty seed. */

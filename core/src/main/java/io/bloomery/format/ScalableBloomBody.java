@@ -1,7 +1,6 @@
 package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
-import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import java.io.IOException;

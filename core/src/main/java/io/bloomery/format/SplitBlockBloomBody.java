@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -28,39 +29,19 @@ final class SplitBlockBloomBody {
   private SplitBlockBloomBody() {}
 
   static FilterFormat.BodyWriter writer(SplitBlockBloomFilter filter) {
-    return new FilterFormat.BodyWriter() {
-      @Override
-      public FilterKind kind() {
-        return FilterKind.SPLIT_BLOCK_BLOOM;
+    return BodyWriters.of(FilterKind.SPLIT_BLOCK_BLOOM, filter.protocolId(), new byte[0], FIXED_LENGTH + filter.byteSize(), out -> {
+      out.u64(filter.blockCount());
+      out.u64(filter.insertedCount());
+      KindAccess.SplitBlock access = KindAccess.splitBlock();
+      for (long j = 0, words = access.wordCount(filter); j < words; j++) {
+        out.word(access.word(filter, j));
       }
-
-      @Override
-      public ProtocolId protocol() {
-        return filter.protocolId();
-      }
-
-      @Override
-      public byte[] seed() {
-        return new byte[0];
-      }
-
-      @Override
-      public long bodyLength() {
-        return FIXED_LENGTH + filter.byteSize();
-      }
-
-      @Override
-      public void writeBody(FormatWriter out) throws IOException {
-        out.u64(filter.blockCount());
-        out.u64(filter.insertedCount());
-        for (long j = 0, words = filter.wordCount(); j < words; j++) {
-          out.word(filter.word(j));
-        }
-      }
-    };
+    });
   }
 
-  private static long[] readFields(Envelope envelope, FormatReader in) throws IOException {
+  private record Fields(long blocks, long inserted) {}
+
+  private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
     if (envelope.protocolId != ProtocolId.PARQUET_XXH64) {
       throw new FilterFormatException("hash protocol: a split-block filter expects '" + ProtocolId.PARQUET_XXH64.protocolName()
           + "', found '" + envelope.protocolId.protocolName() + "'");
@@ -68,34 +49,27 @@ final class SplitBlockBloomBody {
     if (envelope.seed().length != 0) {
       throw new FilterFormatException("seed: the Parquet protocol has none, found " + envelope.seed().length + " bytes");
     }
-    long offset = in.position();
-    long blocks = in.u64("blocks");
-    if (blocks < 1 || blocks > SplitBlockBloomFilter.MAX_BLOCKS) {
-      throw new FilterFormatException("blocks at offset " + offset + ": expected 1 <= blocks <= "
-          + SplitBlockBloomFilter.MAX_BLOCKS + ", found " + Long.toUnsignedString(blocks));
-    }
-    long inserted = in.u64("inserted count");
-    if (inserted < 0 || inserted > ClassicBloomBody.MAX_INSERTED) {
-      throw new FilterFormatException("inserted count at offset " + (offset + 8) + ": expected 0 <= n <= 2^62, found "
-          + Long.toUnsignedString(inserted));
-    }
-    envelope.requireBodyLength(FIXED_LENGTH + 32 * blocks, blocks + " blocks (16 + 32 x " + blocks + " bytes)");
-    return new long[] {blocks, inserted};
+    Fields fields = new Fields(
+        in.u64("blocks", 1, SplitBlockBloomFilter.MAX_BLOCKS, "1 <= blocks <= " + SplitBlockBloomFilter.MAX_BLOCKS),
+        in.u64("inserted count", 0, ClassicBloomBody.MAX_INSERTED, "0 <= n <= 2^62"));
+    envelope.requireBodyLength(
+        FIXED_LENGTH + 32 * fields.blocks(), fields.blocks() + " blocks (16 + 32 x " + fields.blocks() + " bytes)");
+    return fields;
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
-    long[] fields = readFields(envelope, in);
-    parameters.put("blocks", fields[0]);
-    parameters.put("bits", fields[0] * 256);
+    Fields fields = readFields(envelope, in);
+    parameters.put("blocks", fields.blocks());
+    parameters.put("bits", fields.blocks() * 256);
     parameters.put("hashes", 8L);
-    parameters.put("inserted", fields[1]);
+    parameters.put("inserted", fields.inserted());
   }
 
   static SplitBlockBloomFilter read(Envelope envelope, FormatReader in) throws IOException {
-    long[] fields = readFields(envelope, in);
-    FormatReader.WordStream payload = in.words(fields[0] * 4, "payload");
+    Fields fields = readFields(envelope, in);
+    FormatReader.WordStream payload = in.words(fields.blocks() * 4, "payload");
     try {
-      return SplitBlockBloomFilter.restore(fields[0], fields[1], payload::next);
+      return KindAccess.splitBlock().restore(fields.blocks(), fields.inserted(), payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("split-block filter rejected by SplitBlockBloomFilter.restore: " + e.getMessage(), e);
     }

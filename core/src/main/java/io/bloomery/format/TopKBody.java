@@ -4,6 +4,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -35,11 +36,12 @@ final class TopKBody {
   private TopKBody() {}
 
   static FilterFormat.BodyWriter writer(TopK topK) {
+    KindAccess.TopKs access = KindAccess.topK();
     long cells = topK.width() * topK.depth();
     int k = (int) topK.k();
     long itemBytes = 0;
     for (int slot = 0; slot < k; slot++) {
-      byte[] item = topK.heapItem(slot);
+      byte[] item = access.heapItem(topK, slot);
       itemBytes += item == null ? 0 : item.length;
     }
     long length = FIXED_LENGTH + Long.BYTES * cells + 8L * k + itemBytes;
@@ -49,11 +51,11 @@ final class TopKBody {
       out.u32(topK.depth());
       out.u64(Double.doubleToRawLongBits(topK.decay()));
       for (long i = 0; i < cells; i++) {
-        out.word((topK.bucketFingerprint(i) & 0xFFFF_FFFFL) | topK.bucketCount(i) << 32);
+        out.word((access.bucketFingerprint(topK, i) & 0xFFFF_FFFFL) | access.bucketCount(topK, i) << 32);
       }
       for (int slot = 0; slot < k; slot++) {
-        byte[] item = topK.heapItem(slot);
-        out.u32(topK.heapCount(slot));
+        byte[] item = access.heapItem(topK, slot);
+        out.u32(access.heapCount(topK, slot));
         out.u32(item == null ? EMPTY_SLOT : item.length);
         if (item != null) {
           out.bytes(item);
@@ -62,55 +64,46 @@ final class TopKBody {
     });
   }
 
-  private static final class Fields {
-    long k;
-    long width;
-    long depth;
-    double decay;
-  }
+  private record Fields(long k, long width, long depth, double decay) {}
 
   private static Fields readFields(Envelope envelope, FormatReader in) throws IOException {
-    long offset = in.position();
     RedisBloomSketchBodies.requireProtocol(envelope);
-    Fields f = new Fields();
-    f.k = in.u32("k");
-    f.width = in.u32("width");
-    f.depth = in.u32("depth");
-    f.decay = Double.longBitsToDouble(in.u64("decay"));
-    if (f.k < 1) {
-      throw new FilterFormatException("k at offset " + offset + ": expected k >= 1, found " + f.k);
-    }
-    if (f.width < 1 || f.depth < 1 || f.width > TopK.MAX_CELLS / f.depth) { // the product can pass 2^63
+    long offset = in.position();
+    long k = in.u32("k", 1, Long.MAX_VALUE, "k >= 1");
+    long width = in.u32("width");
+    long depth = in.u32("depth");
+    if (width < 1 || depth < 1 || width > TopK.MAX_CELLS / depth) { // the product can pass 2^63
       throw new FilterFormatException(
           "width x depth at offset " + (offset + 4) + ": expected each >= 1 and width x depth <= " + TopK.MAX_CELLS
-              + ", found " + f.width + " x " + f.depth);
+              + ", found " + width + " x " + depth);
     }
-    if (!(f.decay > 0 && f.decay <= 1)) {
-      throw new FilterFormatException("decay at offset " + (offset + 12) + ": expected 0 < decay <= 1, found " + f.decay);
+    double decay = Double.longBitsToDouble(in.u64("decay"));
+    if (!(decay > 0 && decay <= 1)) {
+      throw new FilterFormatException("decay at offset " + (offset + 12) + ": expected 0 < decay <= 1, found " + decay);
     }
-    long minimum = FIXED_LENGTH + Long.BYTES * f.width * f.depth + 8 * f.k;
+    long minimum = FIXED_LENGTH + Long.BYTES * width * depth + 8 * k;
     if (envelope.bodyLength < minimum) {
       throw new FilterFormatException(
           "body length at offset " + (envelope.bodyOffset - Long.BYTES) + ": expected at least " + minimum
-              + " bytes for a top-k body with k = " + f.k + ", " + f.width + " x " + f.depth + " buckets, found " + envelope.bodyLength);
+              + " bytes for a top-k body with k = " + k + ", " + width + " x " + depth + " buckets, found " + envelope.bodyLength);
     }
-    return f;
+    return new Fields(k, width, depth, decay);
   }
 
   static void describe(Envelope envelope, FormatReader in, Map<String, Long> parameters) throws IOException {
     Fields f = readFields(envelope, in);
-    parameters.put("k", f.k);
-    parameters.put("width", f.width);
-    parameters.put("depth", f.depth);
+    parameters.put("k", f.k());
+    parameters.put("width", f.width());
+    parameters.put("depth", f.depth());
   }
 
   static TopK read(Envelope envelope, FormatReader in) throws IOException {
     Fields f = readFields(envelope, in);
     long bodyEnd = envelope.bodyOffset + envelope.bodyLength;
-    FormatReader.WordStream buckets = in.words(f.width * f.depth, "buckets");
+    FormatReader.WordStream buckets = in.words(f.width() * f.depth(), "buckets");
     long[] word = {0};
     try {
-      return TopK.restore(f.k, f.width, f.depth, f.decay, DecayRandom.glibc(1), new TopK.StateSource() {
+      return KindAccess.topK().restore(f.k(), f.width(), f.depth(), f.decay(), DecayRandom.glibc(1), new KindAccess.TopKStateSource() {
         private long pendingCount;
 
         @Override

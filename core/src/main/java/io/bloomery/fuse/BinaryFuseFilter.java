@@ -5,6 +5,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -141,13 +142,29 @@ public final class BinaryFuseFilter implements MembershipFilter {
     return construct(itemHashes, distinct, fingerprintBits);
   }
 
+  static {
+    KindAccess.register(new KindAccess.Fuse() {
+      @Override
+      public BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength,
+          int segmentCount, long keyCount, byte[] fingerprints8, short[] fingerprints16) {
+        return BinaryFuseFilter.restore(fingerprintBits, constructionSeed, segmentLength, segmentCount, keyCount,
+            fingerprints8, fingerprints16);
+      }
+
+      @Override
+      public int fingerprint(BinaryFuseFilter filter, long index) {
+        return filter.fingerprint(index);
+      }
+    });
+  }
+
   /** The {@code xxh3-fuse-v1} hash of an item: XXH3-64 of its bytes with seed 0. */
   public static long itemHash(byte[] item) {
     return XXH3.hashBytesToLong(Objects.requireNonNull(item, "item"));
   }
 
   /** Rebuilds a filter from its stored parts; used by the format. Validates every parameter. */
-  public static BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength, int segmentCount,
+  static BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength, int segmentCount,
       long keyCount, byte[] fingerprints8, short[] fingerprints16) {
     checkFingerprintBits(fingerprintBits);
     Shape shape = checkShape(segmentLength, segmentCount);
@@ -512,7 +529,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** The fingerprint in slot {@code index} as an unsigned value (for the format). */
-  public int fingerprint(long index) {
+  int fingerprint(long index) {
     Objects.checkIndex(index, slotCount());
     return fingerprints8 != null ? fingerprints8[(int) index] & 0xFF : fingerprints16[(int) index] & 0xFFFF;
   }

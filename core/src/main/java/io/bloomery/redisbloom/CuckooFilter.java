@@ -41,7 +41,7 @@ import java.util.Objects;
 
 /**
  * RedisBloom's cuckoo filter ({@code CF.*}): a membership filter that supports delete and counting, compatible with
- * RedisBloom's tables and with CF.SCANDUMP / CF.LOADCHUNK through {@link RedisBloomDump}.
+ * RedisBloom's tables and with CF.SCANDUMP / CF.LOADCHUNK through {@link io.bloomery.format.RedisBloomDump}.
  *
  * <p><b>What the answers mean.</b> {@link #mightContain} is one-sided for items added and not deleted: such an item
  * is never reported absent — unless a delete removed its fingerprint by mistake (below). {@code true} means
@@ -642,7 +642,7 @@ public final class CuckooFilter implements MembershipFilter {
     });
   }
 
-  // ---- package-private access for RedisBloomDump and the format body
+  // ---- package-private access for the dump codec (DumpCodec)
 
   <T> T withTablesLocked(java.util.function.Function<CuckooTable[], T> reader) {
     return lock.readLocked(() -> reader.apply(tables));

@@ -7,6 +7,7 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ import java.util.Objects;
  *
  * This implementation is RedisBloom's BF.* chain (src/sb.c, deps/bloom/bloom.c at master b28c29451ad4) bit for bit,
  * so that a filter can travel between a real RedisBloom and Bloomery through BF.SCANDUMP / BF.LOADCHUNK
- * (RedisBloomDump):
+ * (io.bloomery.format.RedisBloomDump):
  *  - the first layer is built at error·0.5 (ERROR_TIGHTENING_RATIO) unless NONSCALING, where it takes the error as is;
  *  - layers are sized by bloom_init (BloomLayer), new filters with options FORCE64|NOROUND (+NO_SCALING);
  *  - a = MurmurHash64A(item, 0xc6a4a7935bd1e995), b = MurmurHash64A(item, a); bit i at (a + i·b) mod m, LSB-first;
@@ -43,7 +44,7 @@ import java.util.Objects;
 
 /**
  * RedisBloom's scalable Bloom filter ({@code BF.*}), bit-for-bit compatible with RedisBloom's layout, hashing and
- * growth, with {@link RedisBloomDump} for BF.SCANDUMP / BF.LOADCHUNK byte compatibility.
+ * growth, with {@link io.bloomery.format.RedisBloomDump} for BF.SCANDUMP / BF.LOADCHUNK byte compatibility.
  *
  * <p><b>What the answers mean.</b> {@link #mightContain} is one-sided: an item whose {@code add} returned (with
  * {@code true} or {@code false}) is never reported absent. {@code true} means "maybe": the compound
@@ -119,6 +120,10 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     this.growth = growth;
     this.size = size;
     this.layers = layers;
+  }
+
+  static {
+    KindAccess.register(DumpCodec.ACCESS);
   }
 
   /** A scaling filter with RedisBloom's default expansion 2 ({@code BF.RESERVE key errorRate capacity}). */
@@ -523,7 +528,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     });
   }
 
-  // ---- package-private access for RedisBloomDump and the format body
+  // ---- package-private access for the dump codec (DumpCodec)
 
   <T> T withLayersLocked(java.util.function.Function<BloomLayer[], T> reader) {
     return lock.readLocked(() -> reader.apply(layers));

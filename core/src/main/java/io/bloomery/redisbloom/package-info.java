@@ -1,7 +1,7 @@
 /**
  * RedisBloom-compatible filters: {@link io.bloomery.redisbloom.ScalableBloomFilter} ({@code BF.*}) and
  * {@link io.bloomery.redisbloom.CuckooFilter} ({@code CF.*}), bit for bit as RedisBloom builds them, with
- * {@link io.bloomery.redisbloom.RedisBloomDump} for byte-compatible {@code SCANDUMP}/{@code LOADCHUNK} and
+ * {@link io.bloomery.format.RedisBloomDump} for byte-compatible {@code SCANDUMP}/{@code LOADCHUNK} and
  * {@link io.bloomery.redisbloom.RedisBloomErrors} for RedisBloom's exact error replies.
  *
  * <pre>{@code

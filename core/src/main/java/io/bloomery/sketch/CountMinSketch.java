@@ -5,6 +5,7 @@ import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
@@ -111,6 +112,21 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
     this.count = count;
   }
 
+  static {
+    KindAccess.register(new KindAccess.CountMin() {
+      @Override
+      public CountMinSketch restore(long width, long depth, long count, KindAccess.CounterSource counters)
+          throws IOException {
+        return CountMinSketch.restore(width, depth, count, counters);
+      }
+
+      @Override
+      public long counterAt(CountMinSketch sketch, long index) {
+        return sketch.counterAt(index);
+      }
+    });
+  }
+
   /**
    * {@code CMS.INITBYDIM width depth}: an empty sketch of {@code depth} rows of {@code width} counters.
    *
@@ -188,13 +204,6 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
     }
   }
 
-  /** Supplies counters in row-major order while restoring a sketch. */
-  @FunctionalInterface
-  public interface CounterSource {
-    /** The next counter, an unsigned 32-bit value in [0, {@link #MAX_COUNTER}]. */
-    long nextCounter() throws IOException;
-  }
-
   /**
    * Rebuilds a sketch from its persisted state (used by the binary format).
    *
@@ -202,7 +211,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
    * @param counters {@code width × depth} counters in row-major order
    * @throws IllegalArgumentException if the dimensions are invalid or a counter is out of range
    */
-  public static CountMinSketch restore(long width, long depth, long count, CounterSource counters)
+  static CountMinSketch restore(long width, long depth, long count, KindAccess.CounterSource counters)
       throws IOException {
     if (width < 1) {
       throw new IllegalArgumentException(ERR_INVALID_WIDTH);
@@ -247,7 +256,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   }
 
   /** The counter at row-major {@code index} (row × width + column), unsigned. */
-  public long counterAt(long index) {
+  long counterAt(long index) {
     Objects.checkIndex(index, (long) counters.length);
     return counters[(int) index] & MAX_COUNTER;
   }

@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -142,6 +143,36 @@ public final class TopK implements Summary {
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY, e);
     }
+  }
+
+  static {
+    KindAccess.register(new KindAccess.TopKs() {
+      @Override
+      public TopK restore(long k, long width, long depth, double decay, DecayRandom random,
+          KindAccess.TopKStateSource state) throws IOException {
+        return TopK.restore(k, width, depth, decay, random, state);
+      }
+
+      @Override
+      public int bucketFingerprint(TopK topK, long index) {
+        return topK.bucketFingerprint(index);
+      }
+
+      @Override
+      public long bucketCount(TopK topK, long index) {
+        return topK.bucketCount(index);
+      }
+
+      @Override
+      public byte[] heapItem(TopK topK, int slot) {
+        return topK.heapItem(slot);
+      }
+
+      @Override
+      public long heapCount(TopK topK, int slot) {
+        return topK.heapCount(slot);
+      }
+    });
   }
 
   /**
@@ -454,39 +485,24 @@ public final class TopK implements Summary {
   // ---- persisted state, for the binary format ----
 
   /** The fingerprint of bucket {@code index} (row-major: row × width + column). */
-  public int bucketFingerprint(long index) {
+  int bucketFingerprint(long index) {
     return bucketFingerprints[Math.toIntExact(Objects.checkIndex(index, (long) bucketFingerprints.length))];
   }
 
   /** The unsigned count of bucket {@code index}. */
-  public long bucketCount(long index) {
+  long bucketCount(long index) {
     return bucketCounts[Math.toIntExact(Objects.checkIndex(index, (long) bucketCounts.length))] & 0xFFFF_FFFFL;
   }
 
   /** The item in heap slot {@code slot} (a copy), or {@code null} if the slot is empty. */
-  public byte[] heapItem(int slot) {
+  byte[] heapItem(int slot) {
     byte[] item = heapItems[Objects.checkIndex(slot, k)];
     return item == null ? null : item.clone();
   }
 
   /** The unsigned count of heap slot {@code slot}. */
-  public long heapCount(int slot) {
+  long heapCount(int slot) {
     return heapCounts[Objects.checkIndex(slot, k)] & 0xFFFF_FFFFL;
-  }
-
-  /** Supplies persisted state while restoring a sketch. */
-  public interface StateSource {
-    /** Bucket {@code index}'s fingerprint, then {@link #nextBucketCount()}; called in index order. */
-    int nextBucketFingerprint() throws IOException;
-
-    /** Bucket count, unsigned 32-bit. */
-    long nextBucketCount() throws IOException;
-
-    /** Heap slot item, or {@code null} for an empty slot; called in slot order. */
-    byte[] nextHeapItem() throws IOException;
-
-    /** Heap slot count, unsigned 32-bit. */
-    long nextHeapCount() throws IOException;
   }
 
   /**
@@ -497,7 +513,8 @@ public final class TopK implements Summary {
    *
    * @throws IllegalArgumentException if parameters or state are invalid
    */
-  public static TopK restore(long k, long width, long depth, double decay, DecayRandom random, StateSource state)
+  static TopK restore(long k, long width, long depth, double decay, DecayRandom random,
+      KindAccess.TopKStateSource state)
       throws IOException {
     checkParameters(k, width, depth, decay);
     TopK topK = new TopK((int) k, (int) width, (int) depth, decay, random);

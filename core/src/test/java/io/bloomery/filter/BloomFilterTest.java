@@ -295,6 +295,19 @@ class BloomFilterTest {
   }
 
   @Test
+  void writePackedBytesStreamsExactlyTheBytesOfToPackedBytes() throws IOException {
+    for (long bits : new long[] {1, 7, 8, 63, 64, 65, 1_000, 524_288 + 3, 1_048_583}) {
+      BloomFilter filter = BloomFilter.create(XXH3, NO_SEED, bits, 3);
+      for (int i = 0; i < bits / 10 + 1; i++) {
+        filter.add("item-" + i);
+      }
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      filter.writePackedBytes(out);
+      assertThat(out.toByteArray()).as("m = %d", bits).isEqualTo(filter.toPackedBytes());
+    }
+  }
+
+  @Test
   void invalidParametersAreRefused() {
     assertThatThrownBy(() -> BloomFilter.create(XXH3, NO_SEED, 0, 3)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> BloomFilter.create(XXH3, NO_SEED, BloomFilter.MAX_BITS + 1, 3))

@@ -18,6 +18,21 @@ class FormatReaderTest {
   }
 
   @Test
+  void rangeCheckedFieldsNameTheFieldTheOffsetTheRuleAndTheUnsignedValue() throws IOException {
+    byte[] bytes = new byte[8 + 8 + 4 + 4];
+    java.nio.ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(5).putLong(-1L).putInt(0).putInt(7);
+    FormatReader in = reader(bytes, ByteOrder.LITTLE_ENDIAN);
+    assertThat(in.u64("bits (m)", 1, 5, "1 <= m <= 5")).isEqualTo(5);
+    assertThatThrownBy(() -> in.u64("blocks", 1, 100, "1 <= blocks <= 100"))
+        .isInstanceOf(FilterFormatException.class)
+        .hasMessage("blocks at offset 8: expected 1 <= blocks <= 100, found 18446744073709551615");
+    assertThatThrownBy(() -> in.u32("hashes (k)", 1, 16, "1 <= k <= 16"))
+        .isInstanceOf(FilterFormatException.class).hasMessage("hashes (k) at offset 16: expected 1 <= k <= 16, found 0");
+    assertThatThrownBy(() -> in.u32("k", 8, 8, "k = 8"))
+        .isInstanceOf(FilterFormatException.class).hasMessage("k at offset 20: expected k = 8, found 7");
+  }
+
+  @Test
   void fixedWidthFieldsDecodeInTheirByteOrder() throws IOException {
     byte[] bytes = FormatFixtures.hex("01" + "0201" + "04030201" + "0807060504030201" + "ffffffffffffffff");
     FormatReader little = reader(bytes, ByteOrder.LITTLE_ENDIAN);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.testkit.FormatCorruptionSweep;
 import java.io.ByteArrayInputStream;

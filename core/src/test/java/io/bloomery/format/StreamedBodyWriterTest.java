@@ -8,6 +8,7 @@ import io.bloomery.blocked.BlockedPlacement;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.testkit.Internals;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ class StreamedBodyWriterTest {
       long[] next = {0};
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(),
-          filter.insertedCount(), () -> filter.word(next[0]++), out);
+          filter.insertedCount(), () -> Internals.word(filter, next[0]++), out);
       assertThat(out.toByteArray()).isEqualTo(FilterFormat.toBytes(filter));
     }
   }
@@ -46,7 +47,7 @@ class StreamedBodyWriterTest {
       assertThat(changedWords).as("item %d", i).isEqualTo(changedFilter);
     }
     for (int j = 0; j < words.length; j++) {
-      assertThat(words[j]).as("word %d", j).isEqualTo(filter.word(j));
+      assertThat(words[j]).as("word %d", j).isEqualTo(Internals.word(filter, j));
     }
     int[] next = {0};
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -73,5 +74,44 @@ class StreamedBodyWriterTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     assertThatThrownBy(() -> FilterFormat.writeClassic(Protocols.defaultProtocol(), new byte[0], 100, 3, 0,
         () -> -1L, out)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("beyond m = 100");
+  }
+
+  @Test
+  void writingWithARecordedCountChangesOnlyTheCountField() throws IOException {
+    BloomFilter classic = BloomFilter.create(Protocols.defaultProtocol(), new byte[0], 4_099, 4);
+    BlockedBloomFilter blocked = BlockedBloomFilter.create(new byte[] {7}, 9, 6);
+    for (int i = 0; i < 300; i++) {
+      classic.add("c" + i);
+      blocked.add("b" + i);
+      blocked.add("b" + i); // a duplicate: offered twice, counted once by the filter
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    FilterFormat.write(classic, 1_234, out);
+    assertThat(FilterFormat.fromBytes(out.toByteArray(), BloomFilter.class).insertedCount()).isEqualTo(1_234);
+    long[] next = {0};
+    ByteArrayOutputStream streamed = new ByteArrayOutputStream();
+    FilterFormat.writeClassic(classic.hashProtocol(), classic.seed(), classic.bitSize(), classic.hashCount(), 1_234,
+        () -> Internals.word(classic, next[0]++), streamed);
+    assertThat(out.toByteArray()).isEqualTo(streamed.toByteArray());
+
+    out.reset();
+    FilterFormat.write(blocked, 600, out);
+    BlockedBloomFilter read = FilterFormat.fromBytes(out.toByteArray(), BlockedBloomFilter.class);
+    assertThat(read.insertedCount()).isEqualTo(600);
+    out.reset();
+    FilterFormat.write(blocked, blocked.insertedCount(), out);
+    assertThat(out.toByteArray()).isEqualTo(FilterFormat.toBytes(blocked));
+  }
+
+  @Test
+  void writingWithARecordedCountRefusesOtherKindsAndBadCountsBeforeAnyByte() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    assertThatThrownBy(() -> FilterFormat.write(io.bloomery.blocked.SplitBlockBloomFilter.ofBytes(64), 1, out))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("split-block");
+    assertThatThrownBy(() -> FilterFormat.write(BloomFilter.create(1_000, 0.01), -1, out))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inserted count");
+    assertThatThrownBy(() -> FilterFormat.write(BlockedBloomFilter.create(1_000, 0.01), (1L << 62) + 1, out))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inserted count");
+    assertThat(out.size()).isZero();
   }
 }

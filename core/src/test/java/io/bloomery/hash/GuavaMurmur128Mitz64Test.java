@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.common.hash.Funnels;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.testkit.Keys;
+import io.bloomery.testkit.Internals;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -39,9 +40,9 @@ class GuavaMurmur128Mitz64Test {
   }
 
   private static long[] wordsOf(BloomFilter filter) {
-    long[] words = new long[(int) filter.wordCount()];
+    long[] words = new long[(int) Internals.wordCount(filter)];
     for (int j = 0; j < words.length; j++) {
-      words[j] = filter.word(j);
+      words[j] = Internals.word(filter, j);
     }
     return words;
   }

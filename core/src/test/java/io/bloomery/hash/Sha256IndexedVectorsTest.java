@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.testkit.Hex;
 import io.bloomery.testkit.Vectors;
+import io.bloomery.testkit.Internals;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,9 +43,9 @@ class Sha256IndexedVectorsTest {
   }
 
   private static long[] wordsOf(BloomFilter filter) {
-    long[] words = new long[(int) filter.wordCount()];
+    long[] words = new long[(int) Internals.wordCount(filter)];
     for (int j = 0; j < words.length; j++) {
-      words[j] = filter.word(j);
+      words[j] = Internals.word(filter, j);
     }
     return words;
   }
@@ -84,7 +85,7 @@ class Sha256IndexedVectorsTest {
     assertThat(Hex.encode(filter.toPackedBytes())).isEqualTo(INDEX8.get("packed_bits_hex").asText()).isEqualTo("3a33");
     List<Long> occupied = new ArrayList<>();
     for (long i = 0; i < m; i++) {
-      if (((filter.word(i >>> 6) >>> i) & 1) != 0) {
+      if (((Internals.word(filter, i >>> 6) >>> i) & 1) != 0) {
         occupied.add(i);
       }
     }

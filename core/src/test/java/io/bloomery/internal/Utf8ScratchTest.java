@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.testkit.Internals;
 import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -54,8 +55,8 @@ class Utf8ScratchTest {
       assertThat(blockedString.add(text)).isTrue();
       blockedBytes.add(bytes);
       assertThat(classicString.toPackedBytes()).as(describe(text)).isEqualTo(classicBytes.toPackedBytes());
-      for (long w = 0; w < blockedString.wordCount(); w++) {
-        assertThat(blockedString.word(w)).as(describe(text)).isEqualTo(blockedBytes.word(w));
+      for (long w = 0; w < Internals.wordCount(blockedString); w++) {
+        assertThat(Internals.word(blockedString, w)).as(describe(text)).isEqualTo(Internals.word(blockedBytes, w));
       }
       assertThat(classicBytes.mightContain(text)).isTrue();
       assertThat(blockedBytes.mightContain(text)).isTrue();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.hash.MurmurHash2;
 import java.nio.ByteBuffer;
@@ -24,6 +25,14 @@ class BloomDumpTest {
       filter.add(Items.of(prefix + i));
     }
     return filter;
+  }
+
+  @Test
+  void theFormatsPublicDumpConstantsAreTheCodecs() {
+    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(DumpCodec.MAX_CHUNK_BYTES);
+    assertThat(RedisBloomDump.BF_HEADER_BYTES).isEqualTo(DumpCodec.BF_HEADER_BYTES);
+    assertThat(RedisBloomDump.BF_LINK_BYTES).isEqualTo(DumpCodec.BF_LINK_BYTES);
+    assertThat(RedisBloomDump.CF_HEADER_BYTES).isEqualTo(DumpCodec.CF_HEADER_BYTES);
   }
 
   @Test

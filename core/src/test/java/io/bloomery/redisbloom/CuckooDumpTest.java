@@ -3,6 +3,7 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.format.RedisBloomDump;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -173,7 +174,7 @@ class CuckooDumpTest {
     CuckooFilter filter = RedisBloomDump.loadCuckooHeader(header);
     byte[] data = {1, 2, 3, 4};
     RedisBloomDump.loadChunk(filter, 129 + data.length + 1, data);
-    assertThat(RedisBloomDump.cuckooSlots(filter, 1, 4)).containsExactly(1, 2, 3, 4);
+    assertThat(io.bloomery.internal.KindAccess.redisBloomDumps().cuckooSlots(filter, 1, 4)).containsExactly(1, 2, 3, 4);
     // ... if it fits there
     assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 126 + data.length + 1, data))
         .hasMessage("Couldn't load chunk!");

@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.testkit.FprAssert;
 import io.bloomery.testkit.Keys;
 import java.util.List;

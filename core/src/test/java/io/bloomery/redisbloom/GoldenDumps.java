@@ -1,5 +1,6 @@
 package io.bloomery.redisbloom;
 
+import io.bloomery.format.RedisBloomDump;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

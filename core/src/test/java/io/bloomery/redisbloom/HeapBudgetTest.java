@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.format.RedisBloomDump;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

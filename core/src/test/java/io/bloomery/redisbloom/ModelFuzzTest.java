@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.FilterFullException;
 import java.util.HashMap;
 import java.util.HashSet;

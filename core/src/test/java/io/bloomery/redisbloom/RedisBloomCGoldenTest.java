@@ -2,6 +2,7 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.format.RedisBloomDump;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

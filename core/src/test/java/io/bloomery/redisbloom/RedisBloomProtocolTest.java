@@ -3,10 +3,12 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.testkit.Internals;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,8 +29,8 @@ class RedisBloomProtocolTest {
       assertThat(classic.add(Items.number(i))).isEqualTo(layer.add(Items.number(i)));
     }
     ByteBuffer bytes = ByteBuffer.wrap(RedisBloomDump.scanDump(layer, 1).data()).order(ByteOrder.LITTLE_ENDIAN);
-    for (long j = 0; j < classic.wordCount(); j++) {
-      assertThat(classic.word(j)).as("word %d", j).isEqualTo(bytes.getLong());
+    for (long j = 0; j < Internals.wordCount(classic); j++) {
+      assertThat(Internals.word(classic, j)).as("word %d", j).isEqualTo(bytes.getLong());
     }
   }
 

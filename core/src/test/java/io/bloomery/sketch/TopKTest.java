@@ -300,7 +300,7 @@ class TopKTest {
     }
     int[] bucket = {0, 0};
     int[] slot = {0, 0};
-    TopK restored = TopK.restore(4, 16, 3, 0.9, DecayRandom.glibc(3), new TopK.StateSource() {
+    TopK restored = TopK.restore(4, 16, 3, 0.9, DecayRandom.glibc(3), new io.bloomery.internal.KindAccess.TopKStateSource() {
       @Override
       public int nextBucketFingerprint() {
         return topK.bucketFingerprint(bucket[0]++);

@@ -128,6 +128,94 @@ public abstract class FilterContract {
 
   @ParameterizedTest
   @EnumSource(FilterFactory.class)
+  void batchCallsAnswerAsTheSingleCallsInOrder(FilterFactory factory) {
+    List<byte[]> members = members().subList(0, 600);
+    List<byte[]> keys = new ArrayList<>(members);
+    keys.addAll(members.subList(0, 50)); // re-inserts inside the batch
+    MembershipFilter batched = factory.create(N, P, SEED);
+    MembershipFilter single = factory.create(N, P, SEED);
+    int changed = batched.addAll(keys.toArray(new byte[0][]));
+    int singleChanged = 0;
+    for (byte[] key : keys) {
+      singleChanged += single.add(key) ? 1 : 0;
+    }
+    if (factory.addReportsChange()) {
+      assertThat(changed).as("addAll counts the adds that changed the filter").isEqualTo(singleChanged);
+    }
+    String[] texts = {"a", "caf\u00e9", ""};
+    long[] numbers = {0, -1, 0x0102030405060708L};
+    batched.addAll(texts);
+    batched.addAll(numbers);
+    for (String text : texts) {
+      single.add(text);
+    }
+    for (long number : numbers) {
+      single.add(number);
+    }
+
+    List<byte[]> probes = new ArrayList<>(members);
+    probes.addAll(nonMembers(600));
+    byte[][] items = probes.toArray(new byte[0][]);
+    boolean[] out = new boolean[items.length + 1];
+    out[items.length] = true; // beyond items.length: left as it was
+    int maybe = batched.mightContainAll(items, out);
+    int expected = 0;
+    for (int i = 0; i < items.length; i++) {
+      assertThat(out[i]).as("item %d", i).isEqualTo(batched.mightContain(items[i])).isEqualTo(single.mightContain(items[i]));
+      expected += out[i] ? 1 : 0;
+    }
+    assertThat(maybe).isEqualTo(expected);
+    assertThat(out[items.length]).isTrue();
+    boolean[] textOut = new boolean[texts.length];
+    assertThat(batched.mightContainAll(texts, textOut)).isEqualTo(texts.length);
+    assertThat(textOut).containsOnly(true);
+    boolean[] numberOut = new boolean[numbers.length];
+    assertThat(batched.mightContainAll(numbers, numberOut)).isEqualTo(numbers.length);
+    assertThat(numberOut).containsOnly(true);
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void batchCallsRefuseAShortOutAndNullsTheSameWayOnEveryKind(FilterFactory factory) {
+    MembershipFilter filter = factory.create(N, P, SEED);
+    assertThatThrownBy(() -> filter.mightContainAll(new byte[][] {{1}, {2}}, new boolean[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("out");
+    assertThatThrownBy(() -> filter.mightContainAll(new String[] {"a", "b"}, new boolean[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("out");
+    assertThatThrownBy(() -> filter.mightContainAll(new long[] {1, 2}, new boolean[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("out");
+    assertThatThrownBy(() -> filter.addAll((byte[][]) null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> filter.mightContainAll(new byte[][] {{1}}, null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> filter.mightContainAll(new byte[][] {null}, new boolean[1]))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
+  void aTypedViewAddsAndQueriesTheEncodersBytes(FilterFactory factory) {
+    record Visit(String tenant, long id) {}
+    MembershipFilter filter = factory.create(N, P, SEED);
+    io.bloomery.filter.ItemEncoder<Visit> encoder = io.bloomery.filter.ItemEncoder.composite(
+        io.bloomery.filter.ItemEncoder.utf8().on(Visit::tenant), io.bloomery.filter.ItemEncoder.longs().on(Visit::id));
+    io.bloomery.filter.TypedFilter<Visit> visits = filter.typed(encoder);
+    List<Visit> added = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      added.add(new Visit("tenant-" + (i % 7), i));
+    }
+    visits.add(added.get(0));
+    visits.addAll(added.subList(1, added.size()));
+    boolean[] out = new boolean[added.size()];
+    assertThat(visits.mightContainAll(added, out)).isEqualTo(added.size());
+    for (Visit visit : added) {
+      assertThat(visits.mightContain(visit)).isTrue();
+      assertThat(filter.mightContain(encoder.encode(visit))).as("the filter holds the encoder's bytes").isTrue();
+    }
+    assertThat(visits.filter()).isSameAs(filter);
+    assertThatThrownBy(() -> visits.add(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("item");
+  }
+
+  @ParameterizedTest
+  @EnumSource(FilterFactory.class)
   void compatibleFiltersMergeToTheUnion(FilterFactory factory) {
     assumeTrue(factory.supportsMerge(), "kind does not merge");
     MembershipFilter left = factory.create(N, P, SEED);

@@ -15,7 +15,7 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
 import java.io.ByteArrayInputStream;
@@ -77,8 +77,8 @@ public enum FilterFactory {
     public Object state(MembershipFilter filter) {
       BlockedBloomFilter blocked = (BlockedBloomFilter) filter;
       List<Long> words = new ArrayList<>();
-      for (long j = 0; j < blocked.wordCount(); j++) {
-        words.add(blocked.word(j));
+      for (long j = 0; j < Internals.wordCount(blocked); j++) {
+        words.add(Internals.word(blocked, j));
       }
       return List.of(Hex.encode(blocked.seed()), blocked.blockCount(), blocked.hashCount(), words);
     }
@@ -109,8 +109,8 @@ public enum FilterFactory {
     public Object state(MembershipFilter filter) {
       SplitBlockBloomFilter split = (SplitBlockBloomFilter) filter;
       List<Long> words = new ArrayList<>();
-      for (long j = 0; j < split.wordCount(); j++) {
-        words.add(split.word(j));
+      for (long j = 0; j < Internals.wordCount(split); j++) {
+        words.add(Internals.word(split, j));
       }
       return List.of(split.blockCount(), words);
     }
@@ -508,8 +508,8 @@ public enum FilterFactory {
     if (kind == FilterKind.CLASSIC_BLOOM) {
       BloomFilter bloom = (BloomFilter) filter;
       List<Long> words = new ArrayList<>();
-      for (long j = 0; j < bloom.wordCount(); j++) {
-        words.add(bloom.word(j));
+      for (long j = 0; j < Internals.wordCount(bloom); j++) {
+        words.add(Internals.word(bloom, j));
       }
       return List.of(bloom.protocolId(), Hex.encode(bloom.seed()), bloom.bitSize(), bloom.hashCount(), words);
     }
@@ -524,7 +524,7 @@ public enum FilterFactory {
     BinaryFuseFilter fuse = ((StaticSetFilter) filter).filter();
     List<Integer> fingerprints = new ArrayList<>();
     for (long i = 0; i < fuse.slotCount(); i++) {
-      fingerprints.add(fuse.fingerprint(i));
+      fingerprints.add(Internals.fingerprint(fuse, i));
     }
     return List.of(fuse.fingerprintBits(), fuse.constructionSeed(), fuse.segmentLength(), fuse.segmentCount(),
         fuse.insertedCount(), fingerprints);

@@ -204,6 +204,14 @@ public interface ExactStore extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * Whether {@link #catchUp} can see anything (a store call before a filter negative is trusted);
+   * {@code false} for the default, which sees none.
+   */
+  default boolean catchesUp() {
+    return false;
+  }
+
   /** Releases connections. */
   @Override
   void close();

@@ -555,40 +555,124 @@ public final class Guard implements AutoCloseable {
    * @throws StoreUnavailableException if the "maybe"s could not be confirmed
    */
   public List<Verdict> lookup(List<byte[]> items) {
+    Lookup lookup = lookupInFilter(items);
+    if (lookup.answered()) {
+      return lookup.verdicts(new boolean[0]);
+    }
+    List<byte[]> asked = lookup.toConfirm();
+    return lookup.verdicts(asked.isEmpty() ? new boolean[0] : confirm(asked));
+  }
+
+  /**
+   * The first half of {@link #lookup(List)}: the filter's answers, without touching the store, so
+   * that a caller on a thread that must not block (a network event loop) can answer at once when
+   * every verdict is known ({@link Lookup#answered()}), and otherwise confirm the "maybe"s of
+   * several lookups in one store round trip ({@link #confirm}, {@link Lookup#verdicts}).
+   */
+  public Lookup lookupInFilter(List<byte[]> items) {
     requireOpen();
-    int n = items.size();
-    Verdict[] out = new Verdict[n];
-    boolean[] negative = new boolean[n];
-    GuardFilter filter = current;
-    boolean anyNegative = false;
-    for (int i = 0; i < n; i++) {
-      negative[i] = !filter.mightContain(Objects.requireNonNull(items.get(i), "items[" + i + "]"));
-      anyNegative |= negative[i];
-    }
-    if (anyNegative && store.catchUp(this::observe) > 0) {
-      GuardFilter now = current;
+    return new Lookup(items);
+  }
+
+  /**
+   * Whether each item is in the store, byte for byte, in one round trip: the confirmation of the
+   * "maybe"s of one or more {@link Lookup}s ({@link Lookup#toConfirm()}, possibly merged).
+   *
+   * @throws StoreUnavailableException if the store could not answer
+   */
+  public boolean[] confirm(List<byte[]> items) {
+    requireOpen();
+    return store.containsAll(items);
+  }
+
+  /**
+   * One {@link #lookup(List)} in two steps: the filter's answers (made when it is created), then
+   * the store's for the items it could not answer ({@link #toConfirm()}, {@link #verdicts}).
+   * Counters are those of {@link #lookup(List)}. Not thread-safe; use each once.
+   */
+  public final class Lookup {
+    private final List<byte[]> items;
+    private final boolean[] negative;
+    private final Verdict[] out;
+    private boolean catchUpPending;
+    private boolean confirmNegatives;
+    private int[] ask;
+
+    private Lookup(List<byte[]> items) {
+      this.items = items;
+      int n = items.size();
+      out = new Verdict[n];
+      negative = new boolean[n];
+      GuardFilter filter = current;
+      boolean anyNegative = false;
       for (int i = 0; i < n; i++) {
-        negative[i] = negative[i] && !now.mightContain(items.get(i));
+        byte[] item = Objects.requireNonNull(items.get(i), "items[" + i + "]");
+        negative[i] = !filter.mightContain(item);
+        anyNegative |= negative[i];
+      }
+      catchUpPending = anyNegative && store.catchesUp();
+      if (!catchUpPending) {
+        decideAsked();
       }
     }
-    boolean confirmNegatives = followStream && follower.negativesNeedConfirmation();
-    List<Integer> ask = new java.util.ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      if (negative[i] && !confirmNegatives) {
-        storeLookupsAvoided.increment();
-        out[i] = Verdict.ABSENT;
-      } else {
-        ask.add(i);
+
+    /** The items the filter cannot answer, and the negatives that are trusted (counted avoided). */
+    private void decideAsked() {
+      confirmNegatives = followStream && follower.negativesNeedConfirmation();
+      int[] asked = new int[out.length];
+      int count = 0;
+      for (int i = 0; i < out.length; i++) {
+        if (negative[i] && !confirmNegatives) {
+          storeLookupsAvoided.increment();
+          out[i] = Verdict.ABSENT;
+        } else {
+          asked[count++] = i;
+        }
       }
+      ask = java.util.Arrays.copyOf(asked, count);
     }
-    if (!ask.isEmpty()) {
-      List<byte[]> asked = new java.util.ArrayList<>(ask.size());
+
+    /** Whether every verdict is known without the store ({@link #verdicts} then takes {}). */
+    public boolean answered() {
+      return !catchUpPending && ask.length == 0;
+    }
+
+    /**
+     * The items whose verdict needs the store, in order. Where the store follows other writers
+     * ({@link SqliteStore#openFollowingOtherWriters}) and the filter said "never seen" to some
+     * item, this first reads the rows others committed (a store call: blocking).
+     *
+     * @throws StoreUnavailableException if that catch-up failed
+     */
+    public List<byte[]> toConfirm() {
+      if (catchUpPending) {
+        catchUpPending = false;
+        if (store.catchUp(Guard.this::observe) > 0) {
+          GuardFilter now = current;
+          for (int i = 0; i < negative.length; i++) {
+            negative[i] = negative[i] && !now.mightContain(items.get(i));
+          }
+        }
+        decideAsked();
+      }
+      List<byte[]> asked = new java.util.ArrayList<>(ask.length);
       for (int i : ask) {
         asked.add(items.get(i));
       }
-      boolean[] present = store.containsAll(asked);
+      return asked;
+    }
+
+    /**
+     * The verdicts, in the order of the items, given whether each item of {@link #toConfirm()} is
+     * in the store ({@link #confirm}).
+     */
+    public List<Verdict> verdicts(boolean[] present) {
+      if (catchUpPending || present.length != ask.length) {
+        throw new IllegalArgumentException("expected " + (catchUpPending ? "toConfirm() first"
+            : ask.length + " store answers, got " + present.length));
+      }
       for (int a = 0; a < present.length; a++) {
-        int i = ask.get(a);
+        int i = ask[a];
         storeLookupsMade.increment();
         if (negative[i]) {
           if (present[a]) { // the stream may not have delivered it yet
@@ -598,10 +682,10 @@ public final class Guard implements AutoCloseable {
         } else if (!present[a]) {
           realizedFalsePositives.increment();
         }
-        out[i] = new Verdict(true, true, present[a]);
+        out[i] = present[a] ? Verdict.DUPLICATE : Verdict.CHECKED_ABSENT;
       }
+      return List.of(out);
     }
-    return List.of(out);
   }
 
   /** {@link #lookup(byte[])} of the UTF-8 bytes of {@code item} (no normalisation). */

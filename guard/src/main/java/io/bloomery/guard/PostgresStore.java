@@ -281,7 +281,7 @@ public final class PostgresStore implements ExactStore {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement("SELECT digest, item FROM " + table
             + " WHERE digest = ANY(?)")) {
-      ps.setArray(1, c.createArrayOf("bytea", digests));
+      ps.setObject(1, digests); // byte[][]: sent as binary bytea[]
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           stored.put(java.nio.ByteBuffer.wrap(rs.getBytes(1)), rs.getBytes(2));
@@ -555,7 +555,7 @@ public final class PostgresStore implements ExactStore {
     java.util.Set<ItemDigest.Key> taken = new java.util.HashSet<>();
     try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
         + " WHERE digest = ANY(?) AND owner <> ? RETURNING digest")) {
-      ps.setArray(1, c.createArrayOf("bytea", candidates));
+      ps.setObject(1, candidates); // byte[][]: sent as binary bytea[]
       ps.setString(2, owner);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -590,7 +590,7 @@ public final class PostgresStore implements ExactStore {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pendingTable
             + " (digest, owner) SELECT unnest(?::bytea[]), ? ON CONFLICT (digest)"
             + " DO UPDATE SET owner = excluded.owner")) {
-          ps.setArray(1, c.createArrayOf("bytea", marks));
+          ps.setObject(1, marks); // byte[][]: sent as binary bytea[]
           ps.setString(2, ledger.owner());
           ps.executeUpdate();
         }
@@ -626,7 +626,7 @@ public final class PostgresStore implements ExactStore {
   private void deletePending(Connection c, String owner, byte[][] digests) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
         + " WHERE digest = ANY(?)" + (owner == null ? "" : " AND owner = ?"))) {
-      ps.setArray(1, c.createArrayOf("bytea", digests));
+      ps.setObject(1, digests); // byte[][]: sent as binary bytea[]
       if (owner != null) {
         ps.setString(2, owner);
       }
@@ -686,14 +686,14 @@ public final class PostgresStore implements ExactStore {
             + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
             + " LEFT JOIN ins ON ins.digest = i.digest"
             + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
-      ps.setArray(1, c.createArrayOf("bytea", digests.toArray(new byte[0][])));
-      ps.setArray(2, c.createArrayOf("bytea", distinct.toArray(new byte[0][])));
+      ps.setObject(1, digests.toArray(new byte[0][])); // byte[][]: sent as binary bytea[]
+      ps.setObject(2, distinct.toArray(new byte[0][])); // byte[][]: sent as binary bytea[]
       int next = 3;
       if (markOwner != null) {
         ps.setString(next++, markOwner);
       }
       if (acks) {
-        ps.setArray(next++, c.createArrayOf("bytea", LedgerCodec.digestsOf(ledger.acknowledged())));
+        ps.setObject(next++, LedgerCodec.digestsOf(ledger.acknowledged())); // binary bytea[]
         ps.setString(next, ledger.owner());
       }
       try (ResultSet rs = ps.executeQuery()) {

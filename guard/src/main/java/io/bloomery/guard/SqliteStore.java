@@ -108,6 +108,11 @@ public final class SqliteStore implements ExactStore {
   }
 
   @Override
+  public boolean catchesUp() {
+    return catchUp != null;
+  }
+
+  @Override
   public long catchUp(ItemSink sink) {
     if (catchUp == null) {
       return 0;

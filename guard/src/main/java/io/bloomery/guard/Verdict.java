@@ -21,6 +21,8 @@ package io.bloomery.guard;
 public record Verdict(boolean maybePresent, boolean exactChecked, boolean duplicate) {
 
   static final Verdict ABSENT = new Verdict(false, false, false);
+  static final Verdict CHECKED_ABSENT = new Verdict(true, true, false);
+  static final Verdict DUPLICATE = new Verdict(true, true, true);
 
   public Verdict {
     if (!maybePresent && (exactChecked || duplicate)) {

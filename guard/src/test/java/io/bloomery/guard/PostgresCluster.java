@@ -61,6 +61,10 @@ public final class PostgresCluster implements AutoCloseable {
       }
       run(List.of(BIN.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
           "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"), true);
+      // in the config file, not on the command line, so that a benchmark may turn it on with
+      // ALTER SYSTEM SET fsync = on and pg_reload_conf() (and back with ALTER SYSTEM RESET)
+      Files.writeString(data.resolve("postgresql.conf"), "\nfsync = off\n",
+          StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
       start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       close(); // a half-started server and its directory go now, not at JVM exit
@@ -136,7 +140,7 @@ public final class PostgresCluster implements AutoCloseable {
     try {
       run(List.of(BIN.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-t", "120",
           "-l", directory.resolve("server.log").toString(), "-o",
-          "-p " + port + " -k " + sockets + " -c listen_addresses=127.0.0.1 -c fsync=off"
+          "-p " + port + " -k " + sockets + " -c listen_addresses=127.0.0.1"
               + " -c max_connections=200 -c wal_level=" + walLevel
               + " -c max_replication_slots=20 -c max_wal_senders=20", "start"), true);
     } catch (IOException | InterruptedException e) {

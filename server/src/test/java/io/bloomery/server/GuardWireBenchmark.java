@@ -21,14 +21,18 @@ import redis.clients.jedis.Jedis;
  *
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000]
+ *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c] \
+ *     [-Dbloomery.guardwire.connections=1,4]
  * </pre>
  *
- * (a) the crawler's check: GUARD.MEXISTS of 100 links, 95 % never seen, against
- * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows;
+ * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
+ * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows,
+ * over 1 and 4 connections on both sides, each after an untimed warm-up pass; and all-new calls beside BF.MEXISTS;
  * (b) 50 concurrent clients each sending single GUARD.ADDs (group commit) against 50 JDBC connections each running
  * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per item, and one client sending GUARD.MADD batches of 1000;
+ * (f) (b) again with the cluster's {@code fsync} on, where a commit costs a disk flush;
  * (c) the freshness lag of a read-only foreign table followed by logical replication at 10,000 inserts/s.
+ * Each loop also prints the CPU seconds this JVM (clients and server) and PostgreSQL spent in it.
  */
 @EnabledIfSystemProperty(named = "bloomery.guardwire.bench", matches = "true")
 class GuardWireBenchmark {
@@ -50,6 +54,11 @@ class GuardWireBenchmark {
   static Object call(Jedis j, String... args) {
     return j.sendCommand(GuardCommandsTest.cmd(args[0]), java.util.Arrays.copyOfRange(args, 1, args.length));
   }
+
+  /** Which parts run: {@code a} crawler's check, {@code b} concurrent adds, {@code f} (b) with fsync on, {@code c} freshness. */
+  static final String PARTS = System.getProperty("bloomery.guardwire.parts", "a,b,f,c");
+  /** The numbers of concurrent connections (a) runs with, on both sides. */
+  static final String CONNECTIONS = System.getProperty("bloomery.guardwire.connections", "1,4");
 
   @Test
   void run() throws Exception {
@@ -73,110 +82,113 @@ class GuardWireBenchmark {
       call(j, "GUARD.REBUILD", "crawl");
       GuardCommandsTest.server = server;
       GuardCommandsTest.awaitStreaming("crawl");
-
-      // (a) the crawler's check, 100 links per call, 5 of them already seen
-      List<List<String>> batches = crawlerCheck(j, url, "(a) 5%% seen, 100 links per call", 100, 20, "a");
-      // the same calls with every link new: no store query at all, only the server's own path
-      long t5 = System.nanoTime();
-      for (int b = 0; b < batches.size(); b++) {
-        List<String> args = new ArrayList<>(List.of("GUARD.MEXISTS", "crawl"));
-        for (int i = 0; i < 100; i++) {
-          args.add(newUrl("z", b * 100L + i));
-        }
-        call(j, args.toArray(String[]::new));
+      System.out.printf(Locale.ROOT, "BENCH start %s, load average %s, %d cores%n", java.time.Instant.now(),
+          loadAverage(), Runtime.getRuntime().availableProcessors());
+      if (PARTS.contains("a")) {
+        crawlerChecks(j, server.port(), url);
       }
-      double allNewSeconds = (System.nanoTime() - t5) / 1e9;
-      crawlerCheck(j, url, "(a'') 1%% seen, 1000 links per call", 1000, 100, "m");
-      long t6 = System.nanoTime();
-      call(j, "BF.RESERVE", "bf", "0.01", String.valueOf(ROWS * 4L));
-      for (int b = 0; b < batches.size(); b++) {
-        List<String> args = new ArrayList<>(List.of("BF.MEXISTS", "bf"));
-        args.addAll(batches.get(b));
-        call(j, args.toArray(String[]::new));
+      if (PARTS.contains("b")) {
+        concurrentAdds(j, server.port(), url, "b", ADDS_PER_CLIENT);
       }
-      double bfSeconds = (System.nanoTime() - t6) / 1e9;
-      System.out.printf(Locale.ROOT, "BENCH (a') GUARD.MEXISTS all new (no store query) %.0f links/s;"
-          + " BF.MEXISTS (no guard, event loop) %.0f links/s%n", LINKS / allNewSeconds, LINKS / bfSeconds);
-
-      // (b) 50 clients, single adds, all new
-      int total = CLIENTS * ADDS_PER_CLIENT;
-      AtomicLong newGuard = new AtomicLong();
-      long t2 = System.nanoTime();
-      List<CompletableFuture<Void>> fs = new ArrayList<>();
-      for (int cI = 0; cI < CLIENTS; cI++) {
-        int client = cI;
-        fs.add(CompletableFuture.runAsync(() -> {
-          try (Jedis jc = new Jedis("127.0.0.1", server.port(), 120_000)) {
-            for (int i = 0; i < ADDS_PER_CLIENT; i++) {
-              newGuard.addAndGet((Long) call(jc, "GUARD.ADD", "crawl", newUrl("b" + client, i)));
-            }
-          }
-        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()));
-      }
-      for (CompletableFuture<Void> f : fs) {
-        f.get();
-      }
-      double groupSeconds = (System.nanoTime() - t2) / 1e9;
-      Map<String, Object> afterAdds = GuardCommandsTest.infoOf(j, "crawl");
-      AtomicLong newSql = new AtomicLong();
-      long t3 = System.nanoTime();
-      fs.clear();
-      for (int cI = 0; cI < CLIENTS; cI++) {
-        int client = cI;
-        fs.add(CompletableFuture.runAsync(() -> {
-          try (Connection c = DriverManager.getConnection(url); PreparedStatement ps = c.prepareStatement(
-              "INSERT INTO plain_adds (url) VALUES (?) ON CONFLICT DO NOTHING RETURNING url")) {
-            for (int i = 0; i < ADDS_PER_CLIENT; i++) {
-              ps.setString(1, newUrl("b" + client, i));
-              try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                  newSql.incrementAndGet();
-                }
-              }
-            }
-          } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-          }
-        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()));
-      }
-      for (CompletableFuture<Void> f : fs) {
-        f.get();
-      }
-      double perItemSeconds = (System.nanoTime() - t3) / 1e9;
-      long t4 = System.nanoTime();
-      long newBatched = 0;
-      for (int b = 0; b < total / 1000; b++) {
-        List<String> args = new ArrayList<>(List.of("GUARD.MADD", "crawl"));
-        for (int i = 0; i < 1000; i++) {
-          args.add(newUrl("c", b * 1000L + i));
-        }
-        for (Object r : (List<?>) call(j, args.toArray(String[]::new))) {
-          newBatched += (Long) r;
+      if (PARTS.contains("f")) {
+        setFsync(url, true);
+        try {
+          concurrentAdds(j, server.port(), url, "f", ADDS_PER_CLIENT / 2);
+        } finally {
+          setFsync(url, false);
         }
       }
-      double batchedSeconds = (System.nanoTime() - t4) / 1e9;
-      System.out.printf(Locale.ROOT, "BENCH (b) %d clients x %d single adds: GUARD.ADD group commit %.0f adds/s"
-              + " (%d new, %d group commits of %.1f rows on average); INSERT ... ON CONFLICT per item %.0f adds/s"
-              + " (%d new); ratio %.2f; one client GUARD.MADD x1000 %.0f adds/s (%d new); group/batched %.2f%n",
-          CLIENTS, ADDS_PER_CLIENT, total / groupSeconds, newGuard.get(), (Long) afterAdds.get("group_commits"),
-          (double) (Long) afterAdds.get("group_commit_rows") / Math.max(1L, (Long) afterAdds.get("group_commits")),
-          total / perItemSeconds, newSql.get(), perItemSeconds / groupSeconds, total / batchedSeconds, newBatched,
-          batchedSeconds / groupSeconds);
-
-      freshness(j, server.port(), url);
+      if (PARTS.contains("c")) {
+        freshness(j, server.port(), url);
+      }
     }
   }
 
-  /**
-   * The crawler's check: {@link #LINKS} links in calls of {@code perCall}, every {@code seenEvery}-th one seen,
-   * GUARD.MEXISTS against {@code SELECT url FROM plain WHERE url = ANY(?)} of the same links per statement (one
-   * connection each). (a) is 100 a call with 5 % seen; (a'') the issue's "links that are mostly new", 1000 a call
-   * with 1 % seen. Returns the calls.
-   */
-  private static List<List<String>> crawlerCheck(Jedis j, String url, String label, int perCall, int seenEvery,
-      String run) throws Exception {
+  /** CPU seconds so far of this JVM and of every postgres process: where a phase's time went. */
+  static double[] cpu() {
+    double jvm = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+    double pg = 0;
+    long hz = 100; // USER_HZ on Linux
+    java.io.File[] procs = new java.io.File("/proc").listFiles((d, n) -> n.chars().allMatch(Character::isDigit));
+    for (java.io.File p : procs == null ? new java.io.File[0] : procs) {
+      try {
+        String stat = java.nio.file.Files.readString(p.toPath().resolve("stat"));
+        int close = stat.lastIndexOf(')');
+        if (!stat.substring(stat.indexOf('(') + 1, close).equals("postgres")) {
+          continue;
+        }
+        String[] f = stat.substring(close + 2).split(" ");
+        pg += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) hz;
+      } catch (java.io.IOException | RuntimeException e) {
+        // the process ended meanwhile
+      }
+    }
+    return new double[] {jvm, pg};
+  }
+
+  static String cpuSince(double[] start) {
+    double[] now = cpu();
+    return String.format(Locale.ROOT, "cpu jvm %.2f s, postgres %.2f s", now[0] - start[0], now[1] - start[1]);
+  }
+
+  static String loadAverage() {
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip();
+    } catch (java.io.IOException e) {
+      return "?";
+    }
+  }
+
+  /** {@code fsync} is reloadable: the throwaway cluster runs without it, a realistic store with it. */
+  private static void setFsync(String url, boolean on) throws java.sql.SQLException {
+    try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+      st.execute(on ? "ALTER SYSTEM SET fsync = on" : "ALTER SYSTEM RESET fsync");
+      st.execute("SELECT pg_reload_conf()");
+      for (int i = 0; i < 100; i++) {
+        try (ResultSet rs = st.executeQuery("SHOW fsync")) {
+          rs.next();
+          if (rs.getString(1).equals(on ? "on" : "off")) {
+            System.out.printf(Locale.ROOT, "BENCH fsync=%s synchronous_commit=on%n", on ? "on" : "off");
+            return;
+          }
+        }
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      throw new IllegalStateException("fsync did not change");
+    }
+  }
+
+  /** (a) in its shapes: 100 links a call with 5 % seen, 1000 with 1 % seen, and all new; 1 and more connections. */
+  private static void crawlerChecks(Jedis j, int port, String url) throws Exception {
+    for (String cs : CONNECTIONS.split(",")) {
+      int conns = Integer.parseInt(cs.strip());
+      crawlerCheck(j, port, url, "(a) 5%% seen, 100 links per call", 100, 20, LINKS, conns);
+      crawlerCheck(j, port, url, "(a'') 1%% seen, 1000 links per call", 1000, 100, 10 * LINKS, conns);
+      // all new: no store query at all, only the server's own path; and a plain Bloom key on the event loop
+      List<List<String>> calls = links(100, Integer.MAX_VALUE, LINKS, "z" + conns);
+      call(j, "BF.RESERVE", "bf" + conns, "0.01", String.valueOf(ROWS * 4L));
+      double[] seconds = new double[2];
+      for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT up
+        List<List<String>> these = pass == 0 ? calls.subList(0, calls.size() / 5) : calls;
+        seconds[0] = timed(conns, these, port, (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch));
+        seconds[1] = timed(conns, these, port, (jc, batch) -> mexists(jc, "BF.MEXISTS", "bf" + conns, batch));
+      }
+      System.out.printf(Locale.ROOT, "BENCH (a') connections=%d links=%d: GUARD.MEXISTS all new (no store query)"
+          + " %.0f links/s; BF.MEXISTS (no guard, event loop) %.0f links/s (%s)%n", conns, LINKS, LINKS / seconds[0],
+          LINKS / seconds[1], lastCpu);
+    }
+  }
+
+  /** Calls of {@code perCall} links, every {@code seenEvery}-th one seen, {@code total} links in all. */
+  private static List<List<String>> links(int perCall, int seenEvery, int total, String run) {
     List<List<String>> batches = new ArrayList<>();
-    for (int b = 0; b < LINKS / perCall; b++) {
+    for (int b = 0; b < total / perCall; b++) {
       List<String> batch = new ArrayList<>();
       for (int i = 0; i < perCall; i++) {
         long n = (long) b * perCall + i;
@@ -184,40 +196,255 @@ class GuardWireBenchmark {
       }
       batches.add(batch);
     }
-    Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
-    long t0 = System.nanoTime();
-    long dupGuard = 0;
-    for (List<String> batch : batches) {
-      List<String> args = new ArrayList<>(List.of("GUARD.MEXISTS", "crawl"));
-      args.addAll(batch);
-      for (Object v : (List<?>) call(j, args.toArray(String[]::new))) {
-        dupGuard += (Long) ((List<?>) v).get(2);
+    return batches;
+  }
+
+  private static long mexists(Jedis j, String command, String key, List<String> batch) {
+    List<String> args = new ArrayList<>(batch.size() + 1);
+    args.add(key);
+    args.addAll(batch);
+    long duplicates = 0;
+    for (Object v : (List<?>) j.sendCommand(GuardCommandsTest.cmd(command), args.toArray(String[]::new))) {
+      if (v instanceof List<?> verdict) {
+        duplicates += (Long) verdict.get(2);
       }
     }
-    double guardSeconds = (System.nanoTime() - t0) / 1e9;
-    Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
-    long made = (Long) after.get("store_lookups_made") - (Long) before.get("store_lookups_made");
-    long avoided = (Long) after.get("store_lookups_avoided") - (Long) before.get("store_lookups_avoided");
-    long dupSql = 0;
-    double sqlSeconds;
-    try (Connection c = DriverManager.getConnection(url);
-        PreparedStatement ps = c.prepareStatement("SELECT url FROM plain WHERE url = ANY(?)")) {
-      long t1 = System.nanoTime();
-      for (List<String> batch : batches) {
-        ps.setArray(1, c.createArrayOf("text", batch.toArray()));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            dupSql++;
+    return duplicates;
+  }
+
+  /** The CPU split of the last timed loop. */
+  static volatile String lastCpu = "";
+
+  @FunctionalInterface
+  interface JedisCall {
+    long run(Jedis j, List<String> batch);
+  }
+
+  @FunctionalInterface
+  interface SqlCall {
+    long run(Connection c, PreparedStatement ps, List<String> batch) throws java.sql.SQLException;
+  }
+
+  /** Runs the calls over {@code conns} connections at once (call i on connection i mod conns); the seconds taken. */
+  private static double timed(int conns, List<List<String>> calls, int port, JedisCall call) throws Exception {
+    return timedSum(conns, calls, port, call)[0];
+  }
+
+  /** {seconds, sum of what the calls returned}; the connections are open before the clock starts. */
+  private static double[] timedSum(int conns, List<List<String>> calls, int port, JedisCall call)
+      throws Exception {
+    List<Jedis> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < conns; i++) {
+        clients.add(new Jedis("127.0.0.1", port, 120_000));
+        clients.get(i).ping();
+      }
+      AtomicLong sum = new AtomicLong();
+      double[] cpu0 = cpu();
+      long t0 = System.nanoTime();
+      parallel(conns, i -> {
+        for (int b = i; b < calls.size(); b += conns) {
+          sum.addAndGet(call.run(clients.get(i), calls.get(b)));
+        }
+      });
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      lastCpu = cpuSince(cpu0);
+      return new double[] {seconds, sum.get()};
+    } finally {
+      clients.forEach(Jedis::close);
+    }
+  }
+
+  /** As {@link #timedSum} with JDBC connections, each with {@code sql} prepared. */
+  private static double[] timedSql(int conns, List<List<String>> calls, String url, String sql, SqlCall call)
+      throws Exception {
+    List<Connection> cs = new ArrayList<>();
+    List<PreparedStatement> ps = new ArrayList<>();
+    try {
+      for (int i = 0; i < conns; i++) {
+        cs.add(DriverManager.getConnection(url));
+        ps.add(cs.get(i).prepareStatement(sql));
+      }
+      AtomicLong sum = new AtomicLong();
+      double[] cpu0 = cpu();
+      long t0 = System.nanoTime();
+      parallel(conns, i -> {
+        try {
+          for (int b = i; b < calls.size(); b += conns) {
+            sum.addAndGet(call.run(cs.get(i), ps.get(i), calls.get(b)));
           }
+        } catch (java.sql.SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      lastCpu = cpuSince(cpu0);
+      return new double[] {seconds, sum.get()};
+    } finally {
+      for (Connection c : cs) {
+        c.close();
+      }
+    }
+  }
+
+  /** Runs {@code body(i)} for i in [0, n) on n threads and waits for all; the first failure is rethrown. */
+  private static void parallel(int n, java.util.function.IntConsumer body) throws Exception {
+    try (var pool = java.util.concurrent.Executors.newFixedThreadPool(n)) {
+      List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int index = i;
+        fs.add(pool.submit(() -> body.accept(index)));
+      }
+      for (java.util.concurrent.Future<?> f : fs) {
+        f.get();
+      }
+    }
+  }
+
+  private static long selectAny(Connection c, PreparedStatement ps, List<String> batch) throws java.sql.SQLException {
+    ps.setArray(1, c.createArrayOf("text", batch.toArray()));
+    long found = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        found++;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The crawler's check: {@code total} links in calls of {@code perCall}, every {@code seenEvery}-th one seen,
+   * GUARD.MEXISTS against {@code SELECT url FROM plain WHERE url = ANY(?)} of the same links per statement, each
+   * over {@code conns} connections at once. A warm-up pass of a fifth of the calls (other links) runs first on
+   * both sides, untimed.
+   */
+  private static void crawlerCheck(Jedis j, int port, String url, String label, int perCall, int seenEvery,
+      int total, int conns) throws Exception {
+    String sql = "SELECT url FROM plain WHERE url = ANY(?)";
+    List<List<String>> warm = links(perCall, seenEvery, total / 5, "w" + perCall + "-" + conns);
+    timedSum(conns, warm, port, (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch));
+    timedSql(conns, warm, url, sql, GuardWireBenchmark::selectAny);
+    List<List<String>> batches = links(perCall, seenEvery, total, "r" + perCall + "-" + conns);
+    Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    double[] guard = timedSum(conns, batches, port, (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch));
+    String guardCpu = lastCpu;
+    Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    double[] plain = timedSql(conns, batches, url, sql, GuardWireBenchmark::selectAny);
+    String plainCpu = lastCpu;
+    long made = delta(before, after, "store_lookups_made");
+    long avoided = delta(before, after, "store_lookups_avoided");
+    System.out.printf(Locale.ROOT, "BENCH " + label + " connections=%d rows=%d links=%d: GUARD.MEXISTS %.0f links/s"
+            + " (%d duplicates, store lookups made %d avoided %d = %.2f%%, %d confirmation queries for %d calls);"
+            + " SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f; guard %s; plain %s; load %s%n",
+        conns, ROWS, total, total / guard[0], (long) guard[1], made, avoided, 100.0 * avoided / (made + avoided),
+        delta(before, after, "confirm_queries"), batches.size(), total / plain[0], (long) plain[1],
+        plain[0] / guard[0], guardCpu, plainCpu, loadAverage());
+  }
+
+  private static long delta(Map<String, Object> before, Map<String, Object> after, String field) {
+    Object a = after.get(field);
+    Object b = before.get(field);
+    return a instanceof Long x && b instanceof Long y ? x - y : -1;
+  }
+
+  /**
+   * (b) {@link #CLIENTS} clients, each sending {@code perClient} single adds of new items one after another:
+   * GUARD.ADD (group commit) against JDBC connections each running INSERT ... ON CONFLICT DO NOTHING RETURNING per
+   * item (autocommit); then one client's GUARD.MADD of 1000 items per call. Connections are open before the clock
+   * starts; a warm-up round of 20 adds per client runs first on each side, untimed.
+   */
+  private static void concurrentAdds(Jedis j, int port, String url, String run, int perClient) throws Exception {
+    List<List<String>> warm = new ArrayList<>();
+    List<List<String>> timedItems = new ArrayList<>();
+    for (int c = 0; c < CLIENTS; c++) {
+      List<String> w = new ArrayList<>();
+      List<String> t = new ArrayList<>();
+      for (int i = 0; i < perClient; i++) {
+        t.add(newUrl(run + c, i));
+        if (i < 20) {
+          w.add(newUrl(run + "w" + c, i));
         }
       }
-      sqlSeconds = (System.nanoTime() - t1) / 1e9;
+      warm.add(w);
+      timedItems.add(t);
     }
-    System.out.printf(Locale.ROOT, "BENCH " + label + " rows=%d links=%d: GUARD.MEXISTS %.0f links/s (%d duplicates,"
-            + " store lookups made %d avoided %d = %.2f%%); SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f%n",
-        ROWS, LINKS, LINKS / guardSeconds, dupGuard, made, avoided, 100.0 * avoided / (made + avoided),
-        LINKS / sqlSeconds, dupSql, sqlSeconds / guardSeconds);
-    return batches;
+    int total = CLIENTS * perClient;
+    JedisCall singleAdds = (jc, items) -> {
+      long fresh = 0;
+      for (String item : items) {
+        fresh += (Long) call(jc, "GUARD.ADD", "crawl", item);
+      }
+      return fresh;
+    };
+    SqlCall perItem = (c, ps, items) -> {
+      long fresh = 0;
+      for (String item : items) {
+        ps.setString(1, item);
+        try (ResultSet rs = ps.executeQuery()) {
+          fresh += rs.next() ? 1 : 0;
+        }
+      }
+      return fresh;
+    };
+    String insert = "INSERT INTO plain_adds (url) VALUES (?) ON CONFLICT DO NOTHING RETURNING url";
+    timedPerClient(CLIENTS, warm, port, singleAdds);
+    timedSql(CLIENTS, warm, url, insert, perItem);
+    Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    String groupCpu = lastCpu;
+    Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
+    String sqlCpu = lastCpu;
+    List<List<String>> madds = new ArrayList<>();
+    for (int b = 0; b < total / 1000 + 5; b++) {
+      List<String> items = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        items.add(newUrl(run + "m", b * 1000L + i));
+      }
+      madds.add(items);
+    }
+    JedisCall madd = (jc, items) -> {
+      List<String> args = new ArrayList<>(List.of("GUARD.MADD", "crawl"));
+      args.addAll(items);
+      long fresh = 0;
+      for (Object r : (List<?>) call(jc, args.toArray(String[]::new))) {
+        fresh += (Long) r;
+      }
+      return fresh;
+    };
+    timedSum(1, madds.subList(0, 5), port, madd);
+    double[] batched = timedSum(1, madds.subList(5, madds.size()), port, madd);
+    String batchedCpu = lastCpu;
+    long commits = delta(before, after, "group_commits");
+    System.out.printf(Locale.ROOT, "BENCH (%s) %d clients x %d single adds: GUARD.ADD group commit %.0f adds/s"
+            + " (%d new, %d group commits of %.1f rows on average); INSERT ... ON CONFLICT per item %.0f adds/s"
+            + " (%d new); ratio %.2f; one client GUARD.MADD x1000 %.0f adds/s (%d new); group/batched %.2f;"
+            + " group %s; per item %s; batched %s; %d standalone acknowledgement transactions; load %s%n",
+        run, CLIENTS, perClient, total / group[0], (long) group[1], commits,
+        (double) delta(before, after, "group_commit_rows") / Math.max(1L, commits), total / sql[0], (long) sql[1],
+        sql[0] / group[0], total / batched[0], (long) batched[1], batched[0] / group[0], groupCpu, sqlCpu,
+        batchedCpu, delta(before, after, "ack_transactions"), loadAverage());
+  }
+
+  /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */
+  private static double[] timedPerClient(int conns, List<List<String>> perClient, int port, JedisCall call)
+      throws Exception {
+    List<Jedis> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < conns; i++) {
+        clients.add(new Jedis("127.0.0.1", port, 120_000));
+        clients.get(i).ping();
+      }
+      AtomicLong sum = new AtomicLong();
+      double[] cpu0 = cpu();
+      long t0 = System.nanoTime();
+      parallel(conns, i -> sum.addAndGet(call.run(clients.get(i), perClient.get(i))));
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      lastCpu = cpuSince(cpu0);
+      return new double[] {seconds, sum.get()};
+    } finally {
+      clients.forEach(Jedis::close);
+    }
   }
 
   /**

@@ -49,15 +49,7 @@ final class Filters {
    * {@code bloomery build} record, whatever the order or partitioning (docs/SPARK.md).
    */
   static void write(MembershipFilter filter, long offered, OutputStream out) throws IOException {
-    long[] next = {0};
-    if (filter instanceof BloomFilter classic) {
-      FilterFormat.writeClassic(classic.hashProtocol(), classic.seed(), classic.bitSize(), classic.hashCount(), offered,
-          () -> classic.word(next[0]++), out);
-    } else {
-      BlockedBloomFilter blocked = (BlockedBloomFilter) requireBloom(filter, "write");
-      FilterFormat.writeBlocked(blocked.seed(), blocked.blockCount(), blocked.hashCount(), offered,
-          () -> blocked.word(next[0]++), out);
-    }
+    FilterFormat.write(requireBloom(filter, "write"), offered, out);
   }
 
   /** {@link #write(MembershipFilter, long, OutputStream)} into a byte array. */

@@ -10,7 +10,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
-import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Key;

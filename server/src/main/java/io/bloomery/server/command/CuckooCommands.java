@@ -7,7 +7,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;

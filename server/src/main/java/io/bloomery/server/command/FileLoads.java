@@ -11,7 +11,6 @@ import io.bloomery.server.resp.Reply;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -734,87 +733,9 @@ final class FileLoads implements AutoCloseable {
     return new long[] {start + 1, start, Math.min(total, start + DUMP_CHUNK)};
   }
 
-  /**
-   * The bytes [from, to) of {@code filter}'s file. Payload bytes are read straight from the filter's words, so a
-   * chunk costs its own size; only a range that reaches the CRC-32C trailer streams the whole file once to compute it.
-   */
+  /** The bytes [from, to) of {@code filter}'s file, through core (payload bytes straight from the words). */
   static byte[] slice(Summary filter, long from, long to) {
-    byte[] out = new byte[(int) (to - from)];
-    long total = FilterFormat.serializedLength(filter);
-    long payloadStart = headerLengthOf(filter) + BODY_FIXED;
-    long payloadEnd = total - 4;
-    if (from < payloadStart || to > payloadEnd) {
-      // header, fixed fields or trailer: through the writer (it stops at the window's end)
-      window(filter, from, to, out, to > payloadEnd ? total : Math.min(to, payloadStart));
-    }
-    long lo = Math.max(from, payloadStart);
-    long hi = Math.min(to, payloadEnd);
-    for (long at = lo; at < hi; ) {
-      long wordIndex = (at - payloadStart) >>> 3;
-      long word = word(filter, wordIndex);
-      int inWord = (int) ((at - payloadStart) & 7);
-      for (int b = inWord; b < 8 && at < hi; b++, at++) {
-        out[(int) (at - from)] = (byte) (word >>> (8 * b));
-      }
-    }
-    return out;
-  }
-
-  private static long word(Summary filter, long index) {
-    if (filter instanceof BloomFilter c) {
-      long word = c.word(index);
-      if (index == c.wordCount() - 1 && (c.bitSize() & 63) != 0) {
-        word &= (1L << (c.bitSize() & 63)) - 1;
-      }
-      return word;
-    }
-    return ((BlockedBloomFilter) filter).word(index);
-  }
-
-  /** Copies the bytes [from, to) of the serialized filter that fall outside the payload into {@code out}. */
-  private static void window(Summary filter, long from, long to, byte[] out, long stopAt) {
-    OutputStream window = new OutputStream() {
-      long at;
-
-      @Override
-      public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
-      }
-
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        long lo = Math.max(at, from);
-        long hi = Math.min(at + len, to);
-        if (lo < hi) {
-          System.arraycopy(b, off + (int) (lo - at), out, (int) (lo - from), (int) (hi - lo));
-        }
-        at += len;
-        if (at >= stopAt) {
-          throw WindowFull.INSTANCE; // the rest of the file is not needed
-        }
-      }
-    };
-    try {
-      FilterFormat.write(filter, window);
-    } catch (WindowFull e) {
-      return;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Stops the serialization once the window is filled. */
-  private static final class WindowFull extends IOException {
-    static final WindowFull INSTANCE = new WindowFull();
-
-    private WindowFull() {
-      super("window filled", null);
-    }
-
-    @Override
-    public synchronized Throwable fillInStackTrace() {
-      return this;
-    }
+    return FilterFormat.serializedRange(filter, from, to);
   }
 
   /** The envelope header's length (magic to body length) of a fixed filter's file. */

@@ -59,8 +59,8 @@ public final class Values {
       case TopK t -> 8 * t.width() * t.depth() + 16 * t.k() + 48;
       case CountingBloomFilter f -> f.counterBytes() + 48;
       case AgePartitionedFilter f -> f.generations() * (f.bitsPerGeneration() / 8) + 64;
-      case BloomFilter f -> f.wordCount() * 8 + 48;
-      case BlockedBloomFilter f -> f.wordCount() * 8 + 48;
+      case BloomFilter f -> (f.bitSize() + 63) / 64 * 8 + 48;
+      case BlockedBloomFilter f -> f.bitSize() / 8 + 48;
       default -> 0;
     };
   }

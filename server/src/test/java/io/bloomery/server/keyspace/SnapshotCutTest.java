@@ -2,7 +2,7 @@ package io.bloomery.server.keyspace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomery.redisbloom.RedisBloomDump;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.command.ClientState;
 import io.bloomery.server.command.Dispatcher;

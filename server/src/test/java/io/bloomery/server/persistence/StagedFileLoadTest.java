@@ -109,7 +109,7 @@ class StagedFileLoadTest {
       // mid-load: the bytes are on disk in the staging file, the filter's memory is promised, no key exists yet
       assertThat(info(j)).contains("file_loads_pending:1")
           .contains("file_loads_staged_bytes:" + (file.length - 100))
-          .contains("file_loads_reserved_bytes:" + (classic.wordCount() * 8));
+          .contains("file_loads_reserved_bytes:" + (((classic.bitSize() + 63) >>> 6) * 8));
       assertThat(loadFiles()).hasSize(1).allMatch(n -> n.endsWith(".part"));
       assertThat(j.exists("c")).isFalse();
       assertThat(j.bfLoadChunk("c", file.length - 100 + 1, Arrays.copyOfRange(file, file.length - 100, file.length)))

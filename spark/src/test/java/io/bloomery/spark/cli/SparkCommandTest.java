@@ -52,19 +52,16 @@ class SparkCommandTest {
   private static byte[] bloomeryBuild(Path items, boolean blocked) throws IOException {
     List<String> lines = Files.readAllLines(items, StandardCharsets.UTF_8);
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    long[] next = {0};
     if (blocked) {
       io.bloomery.blocked.BlockedBloomFilter filter = io.bloomery.blocked.BlockedBloomFilter.create(2_000, 0.01);
       lines.forEach(filter::add);
-      FilterFormat.writeBlocked(filter.seed(), filter.blockCount(), filter.hashCount(), lines.size(),
-          () -> filter.word(next[0]++), out);
+      FilterFormat.write(filter, lines.size(), out);
     } else {
       io.bloomery.filter.BloomFilter filter = io.bloomery.filter.BloomFilter.create(
           io.bloomery.hash.Protocols.defaultProtocol(), new byte[0],
           io.bloomery.sizing.BloomMath.plan(2_000, 0.01).bits(), io.bloomery.sizing.BloomMath.plan(2_000, 0.01).hashes());
       lines.forEach(filter::add);
-      FilterFormat.writeClassic(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), lines.size(),
-          () -> filter.word(next[0]++), out);
+      FilterFormat.write(filter, lines.size(), out);
     }
     return out.toByteArray();
   }

@@ -173,28 +173,48 @@ public final class GuardCommands {
   }
 
   private static Reply exists(Invocation inv) {
-    GuardSets sets = inv.server().guards();
-    GuardedSet set = ready(sets, inv.key(1));
-    int protocol = inv.client().protocol();
-    Guard g = set.guard();
-    byte[] item = inv.arg(2);
-    return inv.defer(onStore(sets, sets.store(set.storeName), () -> verdict(g.lookup(item), protocol),
-        sets.timeoutMillis()));
+    return lookups(inv, List.of(inv.arg(2)), true);
   }
 
   private static Reply mexists(Invocation inv) {
+    return lookups(inv, inv.argv().subList(2, inv.argc()), false);
+  }
+
+  /**
+   * GUARD.EXISTS and MEXISTS: the filter answers on the connection's own thread; only if it leaves a "maybe" (or the
+   * store must be consulted for negatives: a stream that is not fresh, a store that catches up with other writers)
+   * does the call wait for the store, in one query together with the other connections' lookups of the key that
+   * are waiting at the same time.
+   */
+  private static Reply lookups(Invocation inv, List<byte[]> items, boolean single) {
     GuardSets sets = inv.server().guards();
     GuardedSet set = ready(sets, inv.key(1));
+    StoreDeclaration store = sets.store(set.storeName);
     int protocol = inv.client().protocol();
+    long t = sets.timeoutMillis();
     Guard g = set.guard();
-    List<byte[]> items = inv.argv().subList(2, inv.argc());
-    return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
-      List<Reply> out = new ArrayList<>(items.size());
-      for (Verdict v : GuardedSet.lookupAll(g, items)) {
-        out.add(verdict(v, protocol));
+    Guard.Lookup lookup;
+    try {
+      lookup = g.lookupInFilter(items);
+      if (lookup.answered()) {
+        return verdicts(lookup.verdicts(new boolean[0]), protocol, single);
       }
-      return Reply.array(out);
-    }, sets.timeoutMillis()));
+    } catch (RuntimeException e) {
+      return failure(store, e, t, AFTER_LOOKUP_TIMEOUT);
+    }
+    return inv.defer(set.confirm(g, lookup, t).thenApply(vs -> verdicts(vs, protocol, single))
+        .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
+  }
+
+  private static Reply verdicts(List<Verdict> vs, int protocol, boolean single) {
+    if (single) {
+      return verdict(vs.get(0), protocol);
+    }
+    Reply[] out = new Reply[vs.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = verdict(vs.get(i), protocol);
+    }
+    return Reply.array(java.util.Arrays.asList(out));
   }
 
   private static Reply rebuild(Invocation inv) {
@@ -261,6 +281,10 @@ public final class GuardCommands {
     f.put("group_commits", set.groupCommits.sum());
     f.put("group_commit_rows", set.groupCommitRows.sum());
     f.put("unacknowledged_items", (long) set.unacknowledged());
+    f.put("ack_transactions", set.ackTransactions.sum());
+    f.put("confirm_queries", set.confirmQueries.sum());
+    f.put("confirm_lookups", set.confirmLookups.sum());
+    f.put("confirm_waiting", (long) set.confirmWaiting.get());
     ReplicationStatus r = s.replication();
     f.put("replication_state", r.state());
     f.put("replication_slot", r.slot());
@@ -285,14 +309,22 @@ public final class GuardCommands {
 
   /** RESP3: a map {maybe_present, exact_checked, duplicate}; RESP2: an array of the three integers in that order. */
   static Reply verdict(Verdict v, int protocol) {
-    Reply a = Reply.integer(v.maybePresent() ? 1 : 0);
-    Reply b = Reply.integer(v.exactChecked() ? 1 : 0);
-    Reply c = Reply.integer(v.duplicate() ? 1 : 0);
-    if (protocol >= 3) {
-      return new Reply.MapReply(List.of(new Reply.Simple("maybe_present"), a, new Reply.Simple("exact_checked"), b,
-          new Reply.Simple("duplicate"), c));
+    return VERDICTS[protocol >= 3 ? 1 : 0][(v.maybePresent() ? 4 : 0) + (v.exactChecked() ? 2 : 0)
+        + (v.duplicate() ? 1 : 0)];
+  }
+
+  /** Every verdict's reply, built once (they are immutable): [RESP2, RESP3][maybe*4 + checked*2 + duplicate]. */
+  private static final Reply[][] VERDICTS = new Reply[2][8];
+
+  static {
+    for (int bits = 0; bits < 8; bits++) {
+      Reply a = Reply.integer((bits >> 2) & 1);
+      Reply b = Reply.integer((bits >> 1) & 1);
+      Reply c = Reply.integer(bits & 1);
+      VERDICTS[0][bits] = Reply.arrayOf(a, b, c);
+      VERDICTS[1][bits] = new Reply.MapReply(List.of(new Reply.Simple("maybe_present"), a,
+          new Reply.Simple("exact_checked"), b, new Reply.Simple("duplicate"), c));
     }
-    return Reply.arrayOf(a, b, c);
   }
 
   private static GuardedSet ready(GuardSets sets, Key key) {
@@ -325,13 +357,9 @@ public final class GuardCommands {
     return "STOREDOWN store '" + store + "' is unavailable: " + why;
   }
 
+  private static final String AFTER_LOOKUP_TIMEOUT = "a retry is safe";
   private static final String AFTER_ADD_TIMEOUT =
       "if the add commits later, the next GUARD.ADD of the item answers 1; a retry is safe";
-
-  private static CompletableFuture<Reply> onStore(GuardSets sets, StoreDeclaration store, Supplier<Reply> work,
-      long timeoutMillis) {
-    return onStore(sets, store, work, timeoutMillis, "a retry is safe");
-  }
 
   /**
    * Runs {@code work} on the store's threads; past {@code timeoutMillis} the reply is {@code STOREDOWN ... no answer

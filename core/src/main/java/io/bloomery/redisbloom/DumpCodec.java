@@ -1,78 +1,98 @@
 package io.bloomery.redisbloom;
 
+import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.KindAccess.DumpChunk;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 
 /**
- * Byte-compatible {@code BF.SCANDUMP}/{@code BF.LOADCHUNK} and {@code CF.SCANDUMP}/{@code CF.LOADCHUNK}, so a filter
- * can move between a real RedisBloom and Bloomery in either direction (RedisBloom master {@code b28c29451ad4},
- * {@code src/sb.c}, {@code src/cf.c}, {@code src/rebloom.c}).
- *
- * <p><b>BF dump.</b> Iterator 0 answers the header; every other iterator {@code i} answers the bytes at offset
- * {@code i-1} of the layers' bit arrays concatenated (oldest first), at most {@value #MAX_CHUNK_BYTES} bytes and
- * never across a layer boundary, with next iterator {@code i + length}; past the end, {@code [0, ""]}. Header (packed,
- * little-endian), {@code 20 + 53·n} bytes:
- *
- * <pre>
- * offset  type    field                       each 53-byte link:  +0 u64 bytes   +8 u64 bits    +16 u64 size
- *   0     u64     size (items)                                    +24 f64 error  +32 f64 bpe    +40 u32 hashes
- *   8     u32     nfilters                                        +44 u64 entries (capacity)    +52 u8  n2
- *  12     u32     options (1 NOROUND, 2 ENTS_IS_BITS, 4 FORCE64, 8 NO_SCALING)
- *  16     u32     growth
- *  20     link[nfilters]
- * </pre>
- *
- * <p><b>CF dump.</b> An empty filter (no items) dumps as {@code [0, nil]} even at iterator 0, as RedisBloom does.
- * Otherwise iterator 0 answers the 38-byte header {@code u64 numItems, u64 numBuckets, u64 numDeletes, u64
- * numFilters, u16 bucketSize, u16 maxIterations, u16 expansion}; every other iterator answers slot bytes of the
- * sub-filters concatenated: a whole sub-filter (from its start, whatever the offset) when it is at most 16 MiB,
- * otherwise a slice of at most 16 MiB from the offset.
- *
- * <p><b>Loading</b> validates the whole header, including the total size against the maximum heap, before allocating
- * anything (an allocation the heap cannot hold even after a collection is refused too, keeping nothing), and
- * rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where RedisBloom accepts
- * a crafted value only through C undefined behaviour or writes a chunk that starts past the end into the last
- * sub-filter, we refuse it; everything a real SCANDUMP produces loads.
+ * The byte-level work of RedisBloom's {@code SCANDUMP}/{@code LOADCHUNK} codec beside the layers and tables it
+ * reads and fills; its API, with the layouts and the rules, is {@code io.bloomery.format.RedisBloomDump}, which
+ * reaches this class through {@link KindAccess.RedisBloomDumps} (registered by {@link ScalableBloomFilter}).
  */
-public final class RedisBloomDump {
-  /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
-  public static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
-  /** Fixed part of the BF header. */
-  public static final int BF_HEADER_BYTES = 20;
-  /** Per-layer part of the BF header. */
-  public static final int BF_LINK_BYTES = 53;
-  /** The CF header. */
-  public static final int CF_HEADER_BYTES = 38;
-
-  private RedisBloomDump() {}
-
-  /**
-   * One SCANDUMP reply: the next iterator and the data. The final reply has iterator 0 and empty data (BF) or
-   * {@code null} data (CF, a RESP nil).
-   */
-  public record Chunk(long iterator, byte[] data) {
-    /** Whether this is the end-of-dump reply. */
-    public boolean isEnd() {
-      return iterator == 0;
+final class DumpCodec {
+  /** The codec as the format reaches it. */
+  static final KindAccess.RedisBloomDumps ACCESS = new KindAccess.RedisBloomDumps() {
+    @Override
+    public DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
+      return DumpCodec.scanDump(filter, iterator);
     }
-  }
+
+    @Override
+    public byte[] bloomHeader(ScalableBloomFilter filter) {
+      return DumpCodec.bloomHeader(filter);
+    }
+
+    @Override
+    public ScalableBloomFilter loadHeader(byte[] header) {
+      return DumpCodec.loadHeader(header);
+    }
+
+    @Override
+    public long bloomPayloadBytes(byte[] header) {
+      return DumpCodec.bloomPayloadBytes(header);
+    }
+
+    @Override
+    public void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
+      DumpCodec.loadChunk(filter, iterator, data);
+    }
+
+    @Override
+    public DumpChunk scanDump(CuckooFilter filter, long position) {
+      return DumpCodec.scanDump(filter, position);
+    }
+
+    @Override
+    public byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
+      return DumpCodec.cuckooSlots(filter, offset, length);
+    }
+
+    @Override
+    public byte[] cuckooHeader(CuckooFilter filter) {
+      return DumpCodec.cuckooHeader(filter);
+    }
+
+    @Override
+    public CuckooFilter loadCuckooHeader(byte[] header) {
+      return DumpCodec.loadCuckooHeader(header);
+    }
+
+    @Override
+    public long cuckooPayloadBytes(byte[] header) {
+      return DumpCodec.cuckooPayloadBytes(header);
+    }
+
+    @Override
+    public void loadChunk(CuckooFilter filter, long position, byte[] data) {
+      DumpCodec.loadChunk(filter, position, data);
+    }
+  };
+
+  /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
+  static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
+  /** Fixed part of the BF header. */
+  static final int BF_HEADER_BYTES = 20;
+  /** Per-layer part of the BF header. */
+  static final int BF_LINK_BYTES = 53;
+  /** The CF header. */
+  static final int CF_HEADER_BYTES = 38;
+
+  private DumpCodec() {}
 
   // =========================================================================================== BF
 
   /** {@code BF.SCANDUMP key iterator}. */
-  public static Chunk scanDump(ScalableBloomFilter filter, long iterator) {
+  static DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
     Objects.requireNonNull(filter, "filter");
     if (iterator == 0) {
-      return new Chunk(1, bloomHeader(filter));
+      return new DumpChunk(1, bloomHeader(filter));
     }
     return filter.withLayersLocked(layers -> {
       LinkPosition position = linkAt(layers, iterator);
       if (position == null) {
-        return new Chunk(0, new byte[0]);
+        return new DumpChunk(0, new byte[0]);
       }
       BloomLayer layer = layers[position.index];
       long length = Math.min(MAX_CHUNK_BYTES, layer.bytes - position.offset);
@@ -80,32 +100,12 @@ public final class RedisBloomDump {
       for (int i = 0; i < data.length; i++) {
         data[i] = layer.byteAt(position.offset + i);
       }
-      return new Chunk(iterator + length, data);
+      return new DumpChunk(iterator + length, data);
     });
   }
 
-  /** Every reply of a full BF dump, from iterator 0 up to (not including) the end reply. */
-  public static List<Chunk> scanDumpAll(ScalableBloomFilter filter) {
-    Objects.requireNonNull(filter, "filter");
-    return scanAll(iterator -> scanDump(filter, iterator));
-  }
-
-  /** Follows SCANDUMP's iterator from 0 until the end reply. */
-  private static List<Chunk> scanAll(java.util.function.LongFunction<Chunk> scan) {
-    List<Chunk> chunks = new ArrayList<>();
-    long iterator = 0;
-    while (true) {
-      Chunk chunk = scan.apply(iterator);
-      if (chunk.isEnd()) {
-        return Collections.unmodifiableList(chunks);
-      }
-      chunks.add(chunk);
-      iterator = chunk.iterator();
-    }
-  }
-
   /** The BF header bytes (SCANDUMP iterator 0). */
-  public static byte[] bloomHeader(ScalableBloomFilter filter) {
+  static byte[] bloomHeader(ScalableBloomFilter filter) {
     return filter.withLayersLocked(layers -> {
       ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
           .order(ByteOrder.LITTLE_ENDIAN);
@@ -135,7 +135,7 @@ public final class RedisBloomDump {
    *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
    *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
    */
-  public static ScalableBloomFilter loadHeader(byte[] header) {
+  static ScalableBloomFilter loadHeader(byte[] header) {
     ParsedBloomHeader parsed = parseBloomHeader(header);
     if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
       throw badBloomData();
@@ -156,7 +156,7 @@ public final class RedisBloomDump {
    *
    * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
    */
-  public static long bloomPayloadBytes(byte[] header) {
+  static long bloomPayloadBytes(byte[] header) {
     return parseBloomHeader(header).payloadBytes;
   }
 
@@ -218,7 +218,7 @@ public final class RedisBloomDump {
    *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
    *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
    */
-  public static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
+  static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(data, "data");
     if (iterator <= 0 || iterator < data.length) {
@@ -234,19 +234,6 @@ public final class RedisBloomDump {
       throw new RedisBloomException(RedisBloomErrors.BF_CHUNK_TOO_BIG);
     }
     filter.writeBytes(layer, position.offset, data, 0, data.length);
-  }
-
-  /** Rebuilds a BF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */
-  public static ScalableBloomFilter loadBloom(List<Chunk> chunks) {
-    Objects.requireNonNull(chunks, "chunks");
-    if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw badBloomData();
-    }
-    ScalableBloomFilter filter = loadHeader(chunks.get(0).data());
-    for (Chunk chunk : chunks.subList(1, chunks.size())) {
-      loadChunk(filter, chunk.iterator(), chunk.data());
-    }
-    return filter;
   }
 
   private record LinkPosition(int index, long offset) {}
@@ -278,17 +265,17 @@ public final class RedisBloomDump {
    *
    * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
    */
-  public static Chunk scanDump(CuckooFilter filter, long position) {
+  static DumpChunk scanDump(CuckooFilter filter, long position) {
     Objects.requireNonNull(filter, "filter");
     if (position < 0) {
       throw new RedisBloomException(RedisBloomErrors.CF_INVALID_POSITION);
     }
     return filter.withTablesLocked(tables -> {
       if (filter.numItemsUnlocked() == 0) {
-        return new Chunk(0, null);
+        return new DumpChunk(0, null);
       }
       if (position == 0) {
-        return new Chunk(1, cuckooHeader(filter, tables));
+        return new DumpChunk(1, cuckooHeader(filter, tables));
       }
       long offset = position - 1;
       for (CuckooTable table : tables) {
@@ -304,18 +291,12 @@ public final class RedisBloomDump {
           }
           byte[] data = new byte[(int) length];
           table.copyOut(start, data, 0, data.length);
-          return new Chunk(position + length, data);
+          return new DumpChunk(position + length, data);
         }
         offset -= table.slots;
       }
-      return new Chunk(0, null);
+      return new DumpChunk(0, null);
     });
-  }
-
-  /** Every reply of a full CF dump up to (not including) the end reply; empty for a filter without items. */
-  public static List<Chunk> scanDumpAll(CuckooFilter filter) {
-    Objects.requireNonNull(filter, "filter");
-    return scanAll(position -> scanDump(filter, position));
   }
 
   /**
@@ -324,7 +305,7 @@ public final class RedisBloomDump {
    *
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter
    */
-  public static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
+  static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
     return filter.withTablesLocked(tables -> {
       long start = offset;
       for (CuckooTable table : tables) {
@@ -344,7 +325,7 @@ public final class RedisBloomDump {
   }
 
   /** The 38-byte CF header, whether or not the filter is empty. */
-  public static byte[] cuckooHeader(CuckooFilter filter) {
+  static byte[] cuckooHeader(CuckooFilter filter) {
     return filter.withTablesLocked(tables -> cuckooHeader(filter, tables));
   }
 
@@ -368,7 +349,7 @@ public final class RedisBloomDump {
    *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
    *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
    */
-  public static CuckooFilter loadCuckooHeader(byte[] header) {
+  static CuckooFilter loadCuckooHeader(byte[] header) {
     ParsedCuckooHeader parsed = parseCuckooHeader(header);
     if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
       throw couldNotCreate();
@@ -390,7 +371,7 @@ public final class RedisBloomDump {
    *
    * @throws RedisBloomException as {@link #loadCuckooHeader}
    */
-  public static long cuckooPayloadBytes(byte[] header) {
+  static long cuckooPayloadBytes(byte[] header) {
     return parseCuckooHeader(header).payloadBytes;
   }
 
@@ -451,7 +432,7 @@ public final class RedisBloomDump {
    *     sub-filter (an offset past the end counts, as in RedisBloom, from the start of the last sub-filter with
    *     the remainder left after subtracting every sub-filter's size)
    */
-  public static void loadChunk(CuckooFilter filter, long position, byte[] data) {
+  static void loadChunk(CuckooFilter filter, long position, byte[] data) {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(data, "data");
     if (position == 0) {
@@ -479,19 +460,6 @@ public final class RedisBloomDump {
       throw couldNotLoad();
     }
     filter.writeSlots(table, offset, data, 0, data.length);
-  }
-
-  /** Rebuilds a CF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */
-  public static CuckooFilter loadCuckoo(List<Chunk> chunks) {
-    Objects.requireNonNull(chunks, "chunks");
-    if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
-    }
-    CuckooFilter filter = loadCuckooHeader(chunks.get(0).data());
-    for (Chunk chunk : chunks.subList(1, chunks.size())) {
-      loadChunk(filter, chunk.iterator(), chunk.data());
-    }
-    return filter;
   }
 
   private static RedisBloomException couldNotCreate() {

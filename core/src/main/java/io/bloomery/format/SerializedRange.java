@@ -1,0 +1,119 @@
+package io.bloomery.format;
+
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.Summary;
+import io.bloomery.internal.KindAccess;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * A byte range of a filter's serialized file, without serializing the whole file: for the classic and blocked kinds
+ * the payload bytes are read straight from the filter's words (a range costs its own size); the header, the body's
+ * fixed fields and the CRC-32C trailer go through the writer, which stops once the range is filled (a range that
+ * reaches the trailer streams the whole file once to compute it). Other kinds go through the writer throughout.
+ */
+final class SerializedRange {
+  /** The classic and blocked bodies' fixed fields before the words: bits/blocks (8), hashes (4), inserted (8). */
+  private static final int BODY_FIXED = Long.BYTES + Integer.BYTES + Long.BYTES;
+
+  private SerializedRange() {}
+
+  static byte[] of(Summary filter, long from, long to) {
+    long total = FilterFormat.serializedLength(filter);
+    if (from < 0 || to < from || to > total || to - from > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "range [" + from + ", " + to + ") is not within the " + total + "-byte file or exceeds one array");
+    }
+    byte[] out = new byte[(int) (to - from)];
+    byte[] seed = seedOfWordKind(filter);
+    if (seed == null) {
+      window(filter, from, to, out, to);
+      return out;
+    }
+    long payloadStart = FilterFormat.FIXED_PREFIX_LENGTH + seed.length + Long.BYTES + BODY_FIXED;
+    long payloadEnd = total - Integer.BYTES;
+    if (from < payloadStart || to > payloadEnd) {
+      window(filter, from, to, out, to > payloadEnd ? total : Math.min(to, payloadStart));
+    }
+    long lo = Math.max(from, payloadStart);
+    long hi = Math.min(to, payloadEnd);
+    for (long at = lo; at < hi; ) {
+      long word = word(filter, (at - payloadStart) >>> 3);
+      for (int b = (int) ((at - payloadStart) & 7); b < 8 && at < hi; b++, at++) {
+        out[(int) (at - from)] = (byte) (word >>> (8 * b));
+      }
+    }
+    return out;
+  }
+
+  /** The seed of a classic or blocked filter (whose payload is its words), else null. */
+  private static byte[] seedOfWordKind(Summary filter) {
+    if (filter instanceof BloomFilter c) {
+      return c.seed();
+    }
+    if (filter instanceof BlockedBloomFilter b) {
+      return b.seed();
+    }
+    return null;
+  }
+
+  private static long word(Summary filter, long index) {
+    if (filter instanceof BloomFilter c) {
+      KindAccess.Classic access = KindAccess.classic();
+      long word = access.word(c, index);
+      if (index == access.wordCount(c) - 1 && (c.bitSize() & 63) != 0) {
+        word &= (1L << (c.bitSize() & 63)) - 1;
+      }
+      return word;
+    }
+    return KindAccess.blocked().word((BlockedBloomFilter) filter, index);
+  }
+
+  /** Copies the bytes [from, to) of the serialized filter into {@code out}, stopping the writer at {@code stopAt}. */
+  private static void window(Summary filter, long from, long to, byte[] out, long stopAt) {
+    OutputStream window = new OutputStream() {
+      long at;
+
+      @Override
+      public void write(int b) throws IOException {
+        write(new byte[] {(byte) b}, 0, 1);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        long lo = Math.max(at, from);
+        long hi = Math.min(at + len, to);
+        if (lo < hi) {
+          System.arraycopy(b, off + (int) (lo - at), out, (int) (lo - from), (int) (hi - lo));
+        }
+        at += len;
+        if (at >= stopAt) {
+          throw WindowFull.INSTANCE; // the rest of the file is not needed
+        }
+      }
+    };
+    try {
+      FilterFormat.write(filter, window);
+    } catch (WindowFull e) {
+      return;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Stops the serialization once the window is filled. */
+  private static final class WindowFull extends IOException {
+    static final WindowFull INSTANCE = new WindowFull();
+
+    private WindowFull() {
+      super("window filled", null);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+}

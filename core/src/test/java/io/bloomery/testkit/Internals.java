@@ -1,0 +1,71 @@
+package io.bloomery.testkit;
+
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.fuse.BinaryFuseFilter;
+import io.bloomery.internal.KindAccess;
+import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TopK;
+
+/** The kinds' non-public state for tests outside the kind's package, through core's {@link KindAccess}. */
+public final class Internals {
+  private Internals() {}
+
+  public static long wordCount(BloomFilter filter) {
+    return KindAccess.classic().wordCount(filter);
+  }
+
+  public static long word(BloomFilter filter, long index) {
+    return KindAccess.classic().word(filter, index);
+  }
+
+  public static long wordCount(BlockedBloomFilter filter) {
+    return KindAccess.blocked().wordCount(filter);
+  }
+
+  public static long word(BlockedBloomFilter filter, long index) {
+    return KindAccess.blocked().word(filter, index);
+  }
+
+  public static long wordCount(SplitBlockBloomFilter filter) {
+    return KindAccess.splitBlock().wordCount(filter);
+  }
+
+  public static long word(SplitBlockBloomFilter filter, long index) {
+    return KindAccess.splitBlock().word(filter, index);
+  }
+
+  public static long wordCount(CountingBloomFilter filter) {
+    return KindAccess.counting().wordCount(filter);
+  }
+
+  public static long word(CountingBloomFilter filter, long index) {
+    return KindAccess.counting().word(filter, index);
+  }
+
+  public static int fingerprint(BinaryFuseFilter filter, long index) {
+    return KindAccess.fuse().fingerprint(filter, index);
+  }
+
+  public static long counterAt(CountMinSketch sketch, long index) {
+    return KindAccess.countMin().counterAt(sketch, index);
+  }
+
+  public static int bucketFingerprint(TopK topK, long index) {
+    return KindAccess.topK().bucketFingerprint(topK, index);
+  }
+
+  public static long bucketCount(TopK topK, long index) {
+    return KindAccess.topK().bucketCount(topK, index);
+  }
+
+  public static byte[] heapItem(TopK topK, int slot) {
+    return KindAccess.topK().heapItem(topK, slot);
+  }
+
+  public static long heapCount(TopK topK, int slot) {
+    return KindAccess.topK().heapCount(topK, slot);
+  }
+}
