@@ -241,6 +241,8 @@ public final class BloomeryServer implements AutoCloseable {
     transport.close();
     http.close();
     context.guards().close();
+    // before the final snapshot: a load still being finished is cancelled (no half key), its files deleted
+    context.closeFileLoads();
     if (durability != null) {
       try {
         durability.close(snapshot);
@@ -248,7 +250,6 @@ public final class BloomeryServer implements AutoCloseable {
         LOG.error("final snapshot failed (the journal still holds every write)", e);
       }
     }
-    context.closeFileLoads();
     LOG.info("bye");
   }
 }

@@ -395,6 +395,11 @@ final class BloomCommands {
   private static Reply fileDump(Invocation inv, Summary f, long iterator) {
     int headerLength = FileLoads.headerLengthOf(f);
     long[] range = FileLoads.dumpRange(f, iterator, headerLength);
+    if (range[2] > range[1] && range[2] == FilterFormat.serializedLength(f) && range[2] >= FileLoads.DUMP_OFF_LOOP
+        && inv.mayDefer()) {
+      // the last chunk of a big filter streams all of it for the CRC: off the event loop (in MULTI, here)
+      return inv.defer(inv.server().fileLoads().dumpLater(inv, f, range[0], range[1], range[2]));
+    }
     byte[] data = range[2] == range[1] ? new byte[0] : FileLoads.slice(f, range[1], range[2]);
     return Reply.arrayOf(Reply.integer(range[0]), Reply.bulk(data));
   }
@@ -422,22 +427,33 @@ final class BloomCommands {
           loads.abandon(key); // the key appeared meanwhile: the load can never complete
           throw new CommandException(anyBloomOrNull(existing) != null ? RedisBloomErrors.ITEM_EXISTS : Errors.WRONGTYPE);
         }
-        FileLoads.Done done = fileHeader ? loads.begin(inv, key, data) : loads.next(inv, key, iterator, data);
-        if (done != null) {
+        FileLoads.Step step = fileHeader ? loads.begin(inv, key, data) : loads.next(inv, key, iterator, data);
+        if (step instanceof FileLoads.Done done) {
+          // the file came whole in this chunk (at most proto-max-bulk-len): one record holds it
           w.put(key, done.filter());
-          if (done.whole()) {
-            // the file came whole in this chunk (at most proto-max-bulk-len): one record holds it
-            inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("1"), data));
-          } else {
-            // The record names the fsynced loaded file, which stays until a snapshot holds the key. Without a
-            // journal (no name) the record only counts as a change towards the snapshot policy and is never read.
-            String name = done.loadedFile() == null ? "" : done.loadedFile();
-            inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("0"),
-                concat(FileLoads.LOADED_MARKER, Args.bytes(name))));
-            if (done.loadedFile() != null) {
-              loads.journaled(done.loadedFile());
-            }
+          inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), inv.arg(1), Args.bytes("1"), data));
+        } else if (step instanceof FileLoads.Finish finish) {
+          if (!inv.mayDefer()) {
+            // inside MULTI/EXEC no reply can be deferred: read it back here, under the transaction's write
+            loads.finishAndInstall(inv, finish, done -> installStaged(inv, w, finish, done));
+            return Reply.OK;
           }
+          // Reading a large file back takes seconds: a finishing thread does it, then installs the key under its lock
+          // (this write, and the connection's lease, are let go when this command returns).
+          return inv.defer(loads.finishLater(inv, finish, done -> {
+            try (Keyspace.Write later = inv.keyspace().write(key)) {
+              io.bloomery.server.command.guard.GuardSets guards = inv.server().guards();
+              if (guards != null && guards.isGuarded(key)) {
+                throw new CommandException(io.bloomery.server.command.guard.GuardSets.WRONGTYPE_GUARDED);
+              }
+              Object now = later.get(key);
+              if (now != null) { // another client created the key meanwhile
+                throw new CommandException(anyBloomOrNull(now) != null ? RedisBloomErrors.ITEM_EXISTS
+                    : Errors.WRONGTYPE);
+              }
+              return installStaged(inv, later, finish, done);
+            }
+          }));
         }
         return Reply.OK;
       }
@@ -451,6 +467,25 @@ final class BloomCommands {
       inv.journalVerbatim(w);
     }
     return Reply.OK;
+  }
+
+  /**
+   * Installs a staged load under {@code w} (its key's write lock): the record names the fsynced loaded file, which
+   * stays until a snapshot holds the key. Without a journal (no name) the record only counts as a change towards the
+   * snapshot policy and is never read.
+   */
+  private static java.util.concurrent.CompletionStage<Void> installStaged(Invocation inv, Keyspace.Write w,
+      FileLoads.Finish finish, FileLoads.Done done) {
+    FileLoads loads = inv.server().fileLoads();
+    loads.claim(finish);
+    w.put(finish.key, done.filter());
+    String name = done.loadedFile() == null ? "" : done.loadedFile();
+    inv.journal(w, List.of(Args.bytes("BF.LOADCHUNK"), finish.key.bytes(), Args.bytes("0"),
+        concat(FileLoads.LOADED_MARKER, Args.bytes(name))));
+    if (done.loadedFile() != null) {
+      loads.journaled(done.loadedFile());
+    }
+    return w.journaled();
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -7,6 +7,7 @@ import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.resp.Reply;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +24,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -48,6 +56,15 @@ import org.slf4j.LoggerFactory;
  * {@code maxmemory} by {@link #reservedBytes()}); it is released when a new header for its key arrives, when the
  * connection that sent its last chunk closes, or after {@code load-idle-timeout} seconds without a chunk.
  *
+ * <p>The last chunk's heavy work (forcing the staging file, reading the whole file back with its CRC-32C check,
+ * allocating and filling the filter) runs on a finishing thread, never on the event loop: the command answers through
+ * a deferred reply ({@link Invocation#defer}), and the finishing thread then takes the key's write lock, installs the
+ * key, journals it and completes the reply once that record is durable. While a load is finishing it still holds its
+ * reservation; a new header for its key, its connection closing or the server closing cancels it (it then installs
+ * nothing and deletes its files); once installed, the key stays. Inside MULTI/EXEC (and in journal replay, which
+ * never stages) the finish runs synchronously under the transaction's write, as a deferred reply cannot be queued
+ * there.
+ *
  * <p>A RedisBloom SCANDUMP header is never taken for a file: it starts with its u64 item count, and a count whose
  * first bytes read "BLMF" 01 would be at least 2^40 + 2^32 items (bytes 4..7 are the version 1, a kind of 1 or 2
  * and a protocol), far beyond what a RedisBloom chain can hold.
@@ -57,6 +74,9 @@ final class FileLoads implements AutoCloseable {
 
   /** The size of the data chunks BF.SCANDUMP hands out after the header. */
   static final int DUMP_CHUNK = 16 << 20;
+
+  /** A file at least this long has its last dump chunk (which streams the whole filter for the CRC) off the loop. */
+  static final long DUMP_OFF_LOOP = 1 << 20;
 
   /** The data of the journal record of a finished load: this marker, then the loaded file's name. */
   static final byte[] LOADED_MARKER = "BLOOMERY-LOADED-FILE:".getBytes(StandardCharsets.US_ASCII);
@@ -75,6 +95,15 @@ final class FileLoads implements AutoCloseable {
   private static final String LOADED = ".blmf";
 
   private final ConcurrentHashMap<Key, Pending> pending = new ConcurrentHashMap<>();
+  /** Loads whose last chunk has arrived and that a finishing thread reads back; removed by whoever claims them. */
+  private final ConcurrentHashMap<Key, Finish> finishing = new ConcurrentHashMap<>();
+  private final ThreadPoolExecutor finisher;
+
+  /**
+   * Tests only (package-private): runs on a finishing thread before its task (reading a staged load back, a dump's
+   * last chunk), so a test can hold that task deterministically. {@code null} in production.
+   */
+  static volatile Runnable finishHook;
   /** Loaded files the journal names and no published snapshot covers yet. */
   private final Set<String> loadedFiles = ConcurrentHashMap.newKeySet();
   private final AtomicLong reserved = new AtomicLong();
@@ -111,6 +140,11 @@ final class FileLoads implements AutoCloseable {
 
   FileLoads(LongSupplier clock) {
     this.clock = clock;
+    int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
+    AtomicInteger n = new AtomicInteger();
+    this.finisher = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> Thread.ofPlatform().daemon().name("bloomery-load-finish-" + n.incrementAndGet()).unstarted(r));
+    finisher.allowCoreThreadTimeOut(true);
   }
 
   /**
@@ -185,6 +219,11 @@ final class FileLoads implements AutoCloseable {
     return pending.size();
   }
 
+  /** Loads whose last chunk arrived and that are being read back. */
+  int finishingCount() {
+    return finishing.size();
+  }
+
   /** The memory the unfinished loads' filters will take, counted against {@code maxmemory} now. */
   long reservedBytes() {
     return reserved.get();
@@ -226,7 +265,10 @@ final class FileLoads implements AutoCloseable {
     release(p, true);
   }
 
-  /** Abandons the loads whose last chunk came from client {@code clientId} (its connection closed). */
+  /**
+   * Abandons the loads whose last chunk came from client {@code clientId} (its connection closed), also one being
+   * finished: that one installs nothing (a key it already installed stays).
+   */
   void clientGone(long clientId) {
     pending.forEach((key, p) -> {
       if (p.owner == clientId && pending.remove(key, p)) {
@@ -235,6 +277,23 @@ final class FileLoads implements AutoCloseable {
         release(p);
       }
     });
+    finishing.forEach((key, f) -> {
+      if (f.p.owner == clientId && cancel(f)) {
+        LOG.info("file load of key '{}' abandoned: its connection closed while it was being finished", key);
+      }
+    });
+  }
+
+  /**
+   * Cancels a finishing load: its accounting is given back now; the finishing thread deletes its files and installs
+   * nothing. {@code false} if it had already been claimed (installed or cancelled).
+   */
+  private boolean cancel(Finish f) {
+    if (!finishing.remove(f.key, f)) {
+      return false;
+    }
+    release(f.p, false); // the finishing thread may still be reading the file: it deletes it
+    return true;
   }
 
   /** Abandons the loads that received no chunk for the idle timeout. */
@@ -257,14 +316,39 @@ final class FileLoads implements AutoCloseable {
    * A finished load: the filter; whether its header chunk held the whole file; and the loaded file the journal
    * should name ({@code null} when the file came whole or no journal keeps it).
    */
-  record Done(Summary filter, boolean whole, String loadedFile) {}
+  record Done(Summary filter, boolean whole, String loadedFile) implements Step {}
+
+  /** What a chunk led to: a {@link Done} key, or a staged load whose last chunk arrived and must be finished. */
+  sealed interface Step permits Done, Finish {}
+
+  /** A staged load whose every byte is on disk (forced); {@link #finish} reads it back. */
+  static final class Finish implements Step {
+    final Key key;
+    private final Pending p;
+
+    private Finish(Key key, Pending p) {
+      this.key = key;
+      this.p = p;
+    }
+  }
+
+  /** Installs a finished load under the key's write lock; returns when its journal record is durable. */
+  @FunctionalInterface
+  interface Installer {
+    CompletionStage<Void> install(Done done);
+  }
 
   /**
    * Starts a load from its first chunk, refusing before allocation a file the memory budget, the heap or the disk
-   * cannot take. Returns the complete filter if the chunk held the whole file, else {@code null}.
+   * cannot take. Returns the complete filter if the chunk held the whole file, else {@code null}. A load of the same key
+   * that is being finished is cancelled: the new header supersedes it.
    */
-  Done begin(Invocation inv, Key key, byte[] chunk) {
+  Step begin(Invocation inv, Key key, byte[] chunk) {
     abandon(key);
+    Finish running = finishing.get(key);
+    if (running != null && cancel(running)) {
+      LOG.info("file load of key '{}' cancelled while being finished: a new header arrived", key);
+    }
     int header = headerLength(chunk);
     if (chunk.length < header) {
       throw invalid("the header chunk has " + chunk.length + " bytes, the envelope header " + header);
@@ -319,8 +403,8 @@ final class FileLoads implements AutoCloseable {
     return append(inv, key, p, chunk);
   }
 
-  /** Appends a later chunk; returns the complete filter after the last one, else {@code null}. */
-  Done next(Invocation inv, Key key, long iterator, byte[] chunk) {
+  /** Appends a later chunk; after the last one returns the load to {@link #finish}, else {@code null}. */
+  Step next(Invocation inv, Key key, long iterator, byte[] chunk) {
     Pending p = pending.get(key);
     if (p == null) { // released by the idle sweep or a disconnect since the caller looked
       throw abandoned();
@@ -343,7 +427,7 @@ final class FileLoads implements AutoCloseable {
     return invalid("the load was abandoned (idle, or its connection closed); start again with the header chunk");
   }
 
-  private Done append(Invocation inv, Key key, Pending p, byte[] chunk) {
+  private Step append(Invocation inv, Key key, Pending p, byte[] chunk) {
     boolean complete;
     try {
       synchronized (p) {
@@ -369,11 +453,115 @@ final class FileLoads implements AutoCloseable {
     if (!pending.remove(key, p)) {
       throw abandoned();
     }
-    release(p, false); // from here the file is this call's: read back, then renamed or deleted below
+    // Under the key's write lock, on the connection's own event loop: no new header, disconnect or idle sweep of
+    // this load can run between the two maps.
+    Finish f = new Finish(key, p);
+    finishing.put(key, f);
+    return f;
+  }
+
+  /**
+   * Claims {@code f} for the caller, which installs it under its key's write lock; throws if it was cancelled meanwhile
+   * (a new header, its connection closing, the server closing).
+   */
+  void claim(Finish f) {
+    if (!finishing.remove(f.key, f)) {
+      throw cancelled();
+    }
+  }
+
+  private static CommandException cancelled() {
+    return invalid("the load was cancelled while being finished (a new header, its connection or the server closed)");
+  }
+
+  /**
+   * Finishes {@code f} on a finishing thread: reads it back, installs it through {@code installer} (which takes the
+   * key's write lock and {@link #claim}s it) and completes with the reply once the journal record is durable.
+   */
+  CompletionStage<Reply> finishLater(Invocation inv, Finish f, Installer installer) {
+    return offLoop(inv, "finishing the file load of key '" + f.key + "'",
+        () -> finishAndInstall(inv, f, installer).handle((ok, failure) -> failure == null ? Reply.OK
+            : Reply.error("ERR write not persisted: " + failure.getMessage())),
+        () -> {
+          cancel(f);
+          release(f.p, true);
+        });
+  }
+
+  /**
+   * Runs {@code work} on a finishing thread and completes with its reply; a command error, an OOM or a failure
+   * becomes an error reply. If the server is closing, runs {@code refused} and answers an error.
+   */
+  private CompletionStage<Reply> offLoop(Invocation inv, String what,
+      java.util.function.Supplier<CompletionStage<Reply>> work, Runnable refused) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
     try {
-      // The filter is allocated only now, once: check again what other keys took meanwhile.
+      finisher.execute(() -> {
+        try {
+          Runnable hook = finishHook;
+          if (hook != null) {
+            hook.run();
+          }
+          work.get().whenComplete((r, failure) -> reply.complete(r));
+        } catch (CommandException e) {
+          reply.complete(Reply.error(e.reply()));
+        } catch (OutOfMemoryError e) {
+          inv.server().stats().oomRejections.increment();
+          reply.complete(Reply.error(Errors.OOM));
+        } catch (RuntimeException | Error e) { // the reply must complete, or the connection would wait forever
+          LOG.error("{} failed", what, e);
+          reply.complete(Reply.error("ERR internal error: " + e.getClass().getSimpleName()));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      refused.run();
+      reply.complete(Reply.error("ERR the server is shutting down"));
+    }
+    return reply;
+  }
+
+  /**
+   * BF.SCANDUMP's chunk [from, to) of a fixed filter, on a finishing thread: the chunk that reaches the trailer
+   * streams the whole filter once for its CRC-32C. The filter is read without the key's lock, as on the event loop.
+   */
+  CompletionStage<Reply> dumpLater(Invocation inv, Summary filter, long next, long from, long to) {
+    return offLoop(inv, "BF.SCANDUMP",
+        () -> CompletableFuture.completedFuture(Reply.arrayOf(Reply.integer(next), Reply.bulk(slice(filter, from, to)))),
+        () -> {});
+  }
+
+  /**
+   * Reads {@code f} back and installs it through {@code installer}, on whichever thread calls it; gives the load's
+   * accounting back and deletes its staging file (and the loaded file, unless installed) whatever happens.
+   */
+  CompletionStage<Void> finishAndInstall(Invocation inv, Finish f, Installer installer) {
+    Done done = null;
+    boolean installed = false;
+    try {
+      done = read(inv, f);
+      CompletionStage<Void> durable = installer.install(done);
+      installed = true;
+      return durable;
+    } finally {
+      finishing.remove(f.key, f);
+      release(f.p, true); // once: the keyspace counts the filter now; deletes the staging file unless renamed
+      if (!installed && done != null && done.loadedFile() != null) {
+        discard(done.loadedFile());
+      }
+    }
+  }
+
+  /** The heavy part of a finish: checks the file whole (CRC-32C included), allocates the filter, keeps the file. */
+  private Done read(Invocation inv, Finish f) {
+    Pending p = f.p;
+    try {
+      if (finishing.get(f.key) != f) {
+        throw cancelled();
+      }
+      // The filter is allocated only now, once: check again what other keys took meanwhile (its own reservation is
+      // still counted, so only the heap is checked against its size).
       long largest = p.classic ? Math.min(p.filterBytes, CLASSIC_SEGMENT_BYTES) : p.filterBytes;
-      Memory.admitFilter(inv, p.filterBytes, largest);
+      Memory.admitReserved(inv, p.filterBytes, largest);
       Summary filter = read(p.part);
       String loaded = null;
       if (keepLoadedFiles && !inv.replaying()) {
@@ -385,8 +573,6 @@ final class FileLoads implements AutoCloseable {
       return new Done(filter, false, loaded);
     } catch (IOException e) {
       throw new CommandException("ERR cannot read the staged load back: " + e.getMessage());
-    } finally {
-      release(p, true); // deletes the staging file unless it was renamed
     }
   }
 
@@ -496,11 +682,25 @@ final class FileLoads implements AutoCloseable {
     }
   }
 
-  /** Abandons every unfinished load; deletes the directory if it was a temporary one. */
+  /**
+   * Abandons every unfinished load, cancels the loads being finished and waits for their threads to delete their
+   * files (none installs a key after this); deletes the directory if it was a temporary one.
+   */
   @Override
   public void close() {
     for (Key key : List.copyOf(pending.keySet())) {
       abandon(key);
+    }
+    for (Finish f : List.copyOf(finishing.values())) {
+      cancel(f);
+    }
+    finisher.shutdownNow(); // interrupts a read back; each finishing thread cleans up after itself
+    try {
+      if (!finisher.awaitTermination(60, TimeUnit.SECONDS)) {
+        LOG.warn("a file load is still being finished after 60 s; its staging file is deleted at the next start");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     Path d = dir;
     if (temporaryDir && d != null) {

@@ -156,7 +156,7 @@ public final class Invocation {
    * no event-loop thread blocks; not allowed inside MULTI (such commands are NOMULTI) nor during replay.
    */
   public Reply defer(CompletionStage<Reply> reply) {
-    if (outer != null || replaying) {
+    if (!mayDefer()) {
       throw new IllegalStateException("a deferred reply inside a transaction or replay");
     }
     this.deferred = reply;
@@ -172,6 +172,11 @@ public final class Invocation {
     Reply r = defer(reply);
     this.written = written;
     return r;
+  }
+
+  /** Whether {@link #defer} is allowed: not inside MULTI/EXEC, not in journal replay. */
+  public boolean mayDefer() {
+    return outer == null && !replaying;
   }
 
   CompletionStage<Reply> deferred() {

@@ -37,6 +37,19 @@ final class Memory {
    */
   static void admitFilter(Invocation inv, long bytes, long largestArray) {
     admit(inv, bytes);
+    admitHeap(inv, bytes, largestArray);
+  }
+
+  /**
+   * {@link #admitFilter} of a filter whose {@code bytes} are already reserved (counted in {@link #used}): the budget
+   * must not be exceeded now, and the heap must take the filter.
+   */
+  static void admitReserved(Invocation inv, long bytes, long largestArray) {
+    admit(inv, 0);
+    admitHeap(inv, bytes, largestArray);
+  }
+
+  private static void admitHeap(Invocation inv, long bytes, long largestArray) {
     Runtime rt = Runtime.getRuntime();
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
     if (bytes > free - largestArray) {

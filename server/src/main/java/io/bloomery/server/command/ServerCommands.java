@@ -408,6 +408,7 @@ final class ServerCommands {
     bloomery.put("transport", server.transport());
     FileLoads loads = server.fileLoads();
     bloomery.put("file_loads_pending", Integer.toString(loads.pendingCount()));
+    bloomery.put("file_loads_finishing", Integer.toString(loads.finishingCount()));
     bloomery.put("file_loads_staged_bytes", Long.toString(loads.stagedBytes()));
     bloomery.put("file_loads_reserved_bytes", Long.toString(loads.reservedBytes()));
     out.put("bloomery", bloomery);

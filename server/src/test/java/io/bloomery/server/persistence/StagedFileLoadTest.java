@@ -84,23 +84,12 @@ class StagedFileLoadTest {
     return reply instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(reply);
   }
 
-  private List<String> loadFiles() throws IOException {
-    Path loads = dir.resolve("loads");
-    if (!Files.isDirectory(loads)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.list(loads)) {
-      return files.map(p -> p.getFileName().toString()).sorted().toList();
-    }
+  private List<String> loadFiles() {
+    return LoadDirectory.files(dir);
   }
 
-  /** Waits (at most 30 s, polling) for {@code condition}; the assertion is on the state, never on the time. */
   private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(condition.getAsBoolean()).isTrue();
+    LoadDirectory.await(condition);
   }
 
   @Test
