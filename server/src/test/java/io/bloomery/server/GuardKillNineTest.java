@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.guard.PostgresCluster;
 import io.bloomery.server.command.guard.GuardSetsAccess;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,7 +38,6 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * server answers 1.
  */
 class GuardKillNineTest {
-  private static final Pattern READY = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)");
   private static final int CLIENTS = 6;
   private static final int ITEMS = 480;
   private static final int PER_REQUEST = 3;
@@ -52,35 +47,10 @@ class GuardKillNineTest {
   /** A server child process. */
   private record Child(Process process, int port) {
     static Child start(Path dir, Path log, String storeUrl) throws Exception {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-          System.getProperty("java.class.path"), Main.class.getName(), "--port", "0", "--http-port", "0", "--dir",
-          dir.toString(), "--store", "main=" + storeUrl, "--guard-timeout", "400",
-          "--guard-statement-timeout", "600000")
-          .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-      CompletableFuture<Integer> port = new CompletableFuture<>();
-      Thread reader = new Thread(() -> {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-            StandardCharsets.UTF_8))) {
-          for (String line; (line = out.readLine()) != null; ) {
-            Matcher m = READY.matcher(line);
-            if (m.find()) {
-              port.complete(Integer.parseInt(m.group(1)));
-            }
-          }
-        } catch (Exception e) {
-          port.completeExceptionally(e);
-        }
-        port.completeExceptionally(new AssertionError("the server exited before it was ready; see " + log));
-      });
-      reader.setDaemon(true);
-      reader.start();
-      try {
-        return new Child(process, port.get(60, TimeUnit.SECONDS));
-      } catch (Exception e) {
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        throw e;
-      }
+      ChildServer.Started started = ChildServer.start(List.of("-Xmx256m", "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1"), List.of("--dir", dir.toString(), "--store", "main=" + storeUrl,
+          "--guard-timeout", "400", "--guard-statement-timeout", "600000"), log);
+      return new Child(started.process(), started.port());
     }
 
     void kill9() throws InterruptedException {

@@ -2,25 +2,17 @@ package io.bloomery.server.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomery.server.Main;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.bloomery.server.ChildServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Protocol;
@@ -36,7 +28,6 @@ import redis.clients.jedis.exceptions.JedisException;
  * at the end.
  */
 class ServerKillNineTest {
-  private static final Pattern READY = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)");
   private static final int WRITERS = 4;
   private static final String BIG = "big";
   private static final AtomicLong STARTUP_NANOS = new AtomicLong();
@@ -67,33 +58,9 @@ class ServerKillNineTest {
     }
 
     private static Child launch(Path dir, String fsync, Path log) throws Exception {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      Process process = new ProcessBuilder(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-          System.getProperty("java.class.path"), Main.class.getName(), "--port", "0", "--http-port", "0", "--dir",
-          dir.toString(), "--appendfsync", fsync)
-          .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-      CompletableFuture<Integer> port = new CompletableFuture<>();
-      Thread reader = new Thread(() -> {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = out.readLine()) != null; ) {
-            Matcher m = READY.matcher(line);
-            if (m.find()) {
-              port.complete(Integer.parseInt(m.group(1)));
-            }
-          }
-        } catch (IOException e) {
-          // the process died; the future below times out or was completed already
-        }
-        port.completeExceptionally(new IllegalStateException("server exited before it was ready"));
-      }, "child-stdout");
-      reader.setDaemon(true);
-      reader.start();
-      try {
-        return new Child(process, port.get(60, TimeUnit.SECONDS), log);
-      } catch (Exception e) {
-        process.destroyForcibly().waitFor();
-        throw new AssertionError("server did not start:\n" + Files.readString(log), e);
-      }
+      ChildServer.Started started = ChildServer.start(List.of("-Xmx384m", "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1"), List.of("--dir", dir.toString(), "--appendfsync", fsync), log);
+      return new Child(started.process(), started.port(), log);
     }
 
     /** SIGKILL (Process.destroyForcibly on Linux), and wait until the process is gone. */

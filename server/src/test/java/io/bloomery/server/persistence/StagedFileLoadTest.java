@@ -8,11 +8,9 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.server.BloomeryServer;
-import io.bloomery.server.Main;
+import io.bloomery.server.ChildServer;
 import io.bloomery.server.ServerConfig;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +31,6 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * the loaded file, released when abandoned, and never a half key after a crash.
  */
 class StagedFileLoadTest {
-  private static final Pattern READY = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)");
 
   @TempDir Path root;
   private Path dir;
@@ -260,10 +253,11 @@ class StagedFileLoadTest {
   void killNineMidLoadLeavesNoHalfKeyAndNoStagingFile() throws Exception {
     byte[] file = file(BloomFilter.create(50_000, 0.01), 1000);
     Path log = root.resolve("server.log");
-    Process child = launch(log);
+    ChildServer.Started started = ChildServer.start(List.of("-Xmx256m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1"), List.of("--dir", dir.toString(), "--appendfsync", "always"), log);
+    Process child = started.process();
     try {
-      int port = readyPort(child, log);
-      try (UnifiedJedis j = ServerPersistenceTest.client(port)) {
+      try (UnifiedJedis j = ServerPersistenceTest.client(started.port())) {
         j.bfAdd("other", "x");
         send(j, "half", file, 8192, file.length - 5000);
         assertThat(loadFiles()).hasSize(1).allMatch(n -> n.endsWith(".part"));
@@ -276,38 +270,6 @@ class StagedFileLoadTest {
       assertThat(j.bfExists("other", "x")).isTrue();
       assertThat(loadFiles()).isEmpty();
       assertThat(info(j)).contains("file_loads_pending:0");
-    }
-  }
-
-  private Process launch(Path log) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-        System.getProperty("java.class.path"), Main.class.getName(), "--port", "0", "--http-port", "0", "--dir",
-        dir.toString(), "--appendfsync", "always")
-        .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-  }
-
-  private static int readyPort(Process process, Path log) throws Exception {
-    CompletableFuture<Integer> port = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = out.readLine()) != null; ) {
-          Matcher m = READY.matcher(line);
-          if (m.find()) {
-            port.complete(Integer.parseInt(m.group(1)));
-          }
-        }
-      } catch (IOException e) {
-        // the process died; the future times out or was completed already
-      }
-      port.completeExceptionally(new IllegalStateException("server exited before it was ready"));
-    }, "child-stdout");
-    reader.setDaemon(true);
-    reader.start();
-    try {
-      return port.get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("server did not start:\n" + Files.readString(log), e);
     }
   }
 }
