@@ -1,5 +1,6 @@
 package io.bloomery.bench;
 
+import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,16 +53,20 @@ public final class BenchMain {
         scores.put(name.substring(name.lastIndexOf('.') + 1), result.getPrimaryResult().getScore());
       }
       report.append(jmhTable(scores, jmhKeys)).append('\n');
-      Files.createDirectories(out.toAbsolutePath().getParent());
-      Files.writeString(out, report, StandardCharsets.UTF_8);
+      writeReport(out, report);
     }
     System.err.printf(Locale.ROOT, "QuickBench at %,d keys%n", keys);
     Map<String, Object> figures = QuickBench.run(new QuickBench.Options(keys, 0.01, 1_000_000, 5), System.err);
     report.append("## Crawler workload (QuickBench)\n\n").append(QuickBench.toTable(figures)).append('\n')
         .append("JSON: `").append(QuickBench.toJson(figures)).append("`\n");
-    Files.createDirectories(out.toAbsolutePath().getParent());
-    Files.writeString(out, report, StandardCharsets.UTF_8);
+    writeReport(out, report);
     System.out.println(report);
+  }
+
+  /** Replaces {@code out} with the report so far (atomically, as every file the project writes). */
+  private static void writeReport(Path out, CharSequence report) throws IOException {
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    AtomicWrite.write(out, report.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static String jmhTable(Map<String, Double> scores, long keys) {

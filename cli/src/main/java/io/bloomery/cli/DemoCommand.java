@@ -2,7 +2,7 @@ package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.sizing.BloomMath;
-import io.bloomery.sizing.Plan;
+import io.bloomery.sizing.BloomSizing;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
@@ -75,7 +75,7 @@ final class DemoCommand implements Callable<Integer> {
     report.loadAverage = load;
 
     // 1. Plan.
-    Plan plan = BloomMath.plan(urls, fpp);
+    BloomSizing plan = BloomMath.sizing(urls, fpp);
     report.bits = plan.bits();
     report.hashes = plan.hashes();
     report.bitsPerKey = plan.bitsPerKey();

@@ -5,7 +5,7 @@ import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
-import io.bloomery.sizing.Plan;
+import io.bloomery.sizing.BloomSizing;
 import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
@@ -40,7 +40,7 @@ final class FilterShapeOptions {
     Explicit explicit;
   }
 
-  /** N and P for {@link io.bloomery.sizing.BloomMath#plan}; also {@code bloomery plan}'s options. */
+  /** N and P for {@link io.bloomery.sizing.BloomMath#sizing}; also {@code bloomery plan}'s options. */
   static final class Planned {
     @Option(names = "--expected", required = true, paramLabel = "N", converter = CountConverter.class,
         description = "Number of distinct items to size for (1000000, 1_000_000, 1e6, 1M; with --fpp).")
@@ -112,7 +112,7 @@ final class FilterShapeOptions {
     int hashes;
     try {
       if (size.planned != null) {
-        Plan plan = BloomMath.plan(size.planned.expected, size.planned.fpp);
+        BloomSizing plan = BloomMath.sizing(size.planned.expected, size.planned.fpp);
         bits = plan.bits();
         if (hashProtocol.id() == ProtocolId.GUAVA_MURMUR128_MITZ64) {
           bits = Math.ceilDiv(bits, Long.SIZE) * Long.SIZE;

@@ -1,7 +1,7 @@
 package io.bloomery.cli;
 
 import io.bloomery.sizing.BloomMath;
-import io.bloomery.sizing.Plan;
+import io.bloomery.sizing.BloomSizing;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -36,9 +36,9 @@ final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     plotOptions.validate(json);
-    Plan plan;
+    BloomSizing plan;
     try {
-      plan = BloomMath.plan(target.expected, target.fpp);
+      plan = BloomMath.sizing(target.expected, target.fpp);
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage(), e);
     }
@@ -63,7 +63,7 @@ final class PlanCommand implements Callable<Integer> {
           .field("bits_per_key", plan.bitsPerKey())
           .field("bitmap_bytes", plan.bitmapBytes());
       w.name("overfill").beginArray();
-      for (Plan.Overfill level : plan.overfill()) {
+      for (BloomSizing.Overfill level : plan.overfill()) {
         w.beginObject()
             .field("percent_of_expected", level.percentOfExpected())
             .field("insertions", level.insertions())
@@ -81,7 +81,7 @@ final class PlanCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "  bitmap         %s: the bit array alone; a file adds a small header%n",
         Units.bytes(plan.bitmapBytes()));
     out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
-    for (Plan.Overfill level : plan.overfill()) {
+    for (BloomSizing.Overfill level : plan.overfill()) {
       out.printf(Locale.ROOT, "  %4d%%  %15s items  %s%s%n", level.percentOfExpected(),
           Units.grouped(level.insertions()), Units.probability(level.falsePositiveRate()),
           level.percentOfExpected() == 80 ? "   <- 'near capacity' warning from here" : "");

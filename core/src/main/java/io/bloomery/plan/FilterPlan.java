@@ -14,8 +14,8 @@ import java.util.Objects;
  * sentence. {@link #build()} makes the empty filter it describes; {@link #build(Iterable)} makes it holding
  * a set of items (the only way for the static binary fuse kind).
  *
- * <p>(Not to be confused with {@link io.bloomery.sizing.Plan}, the sizing of one classic filter with its
- * overfill table.)
+ * <p>This is Bloomery's one plan type; the classic sizing math it draws on returns a {@link
+ * io.bloomery.sizing.BloomSizing} (m, k and the overfill table of one classic filter).
  *
  * @param kind {@link FilterKind#CLASSIC_BLOOM}, {@link FilterKind#BLOCKED_BLOOM} or {@link FilterKind#BINARY_FUSE}
  * @param bits the filter's bits (for binary fuse, slots × fingerprint bits)

@@ -4,6 +4,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.MurmurHash2;
+import io.bloomery.hash.ProtocolId;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -200,6 +201,14 @@ public final class CuckooFilter implements MembershipFilter {
   @Override
   public FilterKind kind() {
     return FilterKind.CUCKOO;
+  }
+
+  /**
+   * Always {@link ProtocolId#REDISBLOOM_MURMUR64A}: RedisBloom's MurmurHash64A of the item gives its fingerprint and
+   * buckets. The format records it, as for every kind.
+   */
+  public ProtocolId protocolId() {
+    return ProtocolId.REDISBLOOM_MURMUR64A;
   }
 
   /**

@@ -131,21 +131,21 @@ public final class BloomMath {
   }
 
   /**
-   * The plan for n items at rate p: {@link #optimalBits}, {@link #optimalHashes}, the resulting bits
+   * The sizing of a classic filter for n items at rate p: {@link #optimalBits}, {@link #optimalHashes}, the resulting bits
    * per key and bitmap size, and the model FPR at 50, 80, 100, 150 and 200% of n.
    *
    * @throws IllegalArgumentException as {@link #optimalBits} does
    */
-  public static Plan plan(long n, double p) {
+  public static BloomSizing sizing(long n, double p) {
     long m = optimalBits(n, p);
     int k = optimalHashes(n, m);
-    Plan.Overfill[] overfill = new Plan.Overfill[OVERFILL_PERCENTS.size()];
+    BloomSizing.Overfill[] overfill = new BloomSizing.Overfill[OVERFILL_PERCENTS.size()];
     for (int i = 0; i < overfill.length; i++) {
       int percent = OVERFILL_PERCENTS.get(i);
       long insertions = Math.multiplyExact(n, (long) percent) / 100;
-      overfill[i] = new Plan.Overfill(percent, insertions, falsePositiveRate(m, k, insertions));
+      overfill[i] = new BloomSizing.Overfill(percent, insertions, falsePositiveRate(m, k, insertions));
     }
-    return new Plan(n, p, m, k, (double) m / n, (m + 7) / 8, List.of(overfill));
+    return new BloomSizing(n, p, m, k, (double) m / n, (m + 7) / 8, List.of(overfill));
   }
 
   private static void checkRate(double p) {

@@ -33,7 +33,8 @@ class SplitBlockBloomFilterTest {
 
   @Test
   void xxh64KnownAnswers() {
-    // Third-party XXH64 seed-0 values quoted in java-anchors.md §2.3.
+    // Third-party XXH64 seed-0 values of the keys parquet-testing's bloom_filter.xxhash.bin was built from
+    // ("" is xxHash's own value for the empty input).
     assertThat(Long.toHexString(SplitBlockBloomFilter.hash(new byte[0], 0, 0))).isEqualTo("ef46db3751d8e999");
     assertThat(Long.toHexString(SplitBlockBloomFilter.hash(utf8("hello"), 0, 5))).isEqualTo("26c7827d889f6da3");
     assertThat(Long.toHexString(SplitBlockBloomFilter.hash(utf8("parquet"), 0, 7))).isEqualTo("3c9d29275c52e429");

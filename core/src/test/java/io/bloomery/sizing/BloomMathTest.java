@@ -85,15 +85,15 @@ class BloomMathTest {
 
   @Test
   void planForTenMillionUrlsAtOnePercent() {
-    Plan plan = BloomMath.plan(10_000_000, 0.01);
+    BloomSizing plan = BloomMath.sizing(10_000_000, 0.01);
     assertThat(plan.expectedInsertions()).isEqualTo(10_000_000);
     assertThat(plan.fpp()).isEqualTo(0.01);
     assertThat(plan.bits()).isEqualTo(95_850_584);
     assertThat(plan.hashes()).isEqualTo(7);
     assertThat(plan.bitsPerKey()).isCloseTo(9.5850584, within(1e-12));
     assertThat(plan.bitmapBytes()).isEqualTo(11_981_323); // ~12 MB of bitmap, as docs/ARCHITECTURE.md, contract 6 says
-    assertThat(plan.overfill()).extracting(Plan.Overfill::percentOfExpected).containsExactly(50, 80, 100, 150, 200);
-    assertThat(plan.overfill()).extracting(Plan.Overfill::insertions)
+    assertThat(plan.overfill()).extracting(BloomSizing.Overfill::percentOfExpected).containsExactly(50, 80, 100, 150, 200);
+    assertThat(plan.overfill()).extracting(BloomSizing.Overfill::insertions)
         .containsExactly(5_000_000L, 8_000_000L, 10_000_000L, 15_000_000L, 20_000_000L);
     double[] expected = {2.506929055997732E-4, 0.0033204806854881053, 0.01003921754575264, 0.05788294227787601, 0.1574529334903834};
     for (int i = 0; i < expected.length; i++) {
@@ -103,7 +103,7 @@ class BloomMathTest {
 
   @Test
   void planForTenBillionAtOnePerBillionDoesNotOverflow() {
-    Plan plan = BloomMath.plan(10_000_000_000L, 1e-9);
+    BloomSizing plan = BloomMath.sizing(10_000_000_000L, 1e-9);
     assertThat(plan.bits()).isEqualTo(431_327_626_982L);
     assertThat(plan.hashes()).isEqualTo(30);
     assertThat(plan.bitmapBytes()).isEqualTo(53_915_953_373L);
@@ -117,7 +117,7 @@ class BloomMathTest {
       assertThatThrownBy(() -> BloomMath.optimalBits(100, p))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("false-positive rate p must be in (0, 1)");
-      assertThatThrownBy(() -> BloomMath.plan(100, p)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> BloomMath.sizing(100, p)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> BloomMath.bitsPerKey(p)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> BloomMath.capacity(1000, 3, p)).isInstanceOf(IllegalArgumentException.class);
     }

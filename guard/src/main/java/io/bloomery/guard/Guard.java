@@ -2,6 +2,7 @@ package io.bloomery.guard;
 
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.plan.FilterPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>The invariant: the filter contains every committed row</h2>
  *
- * Only then may a negative skip the store. It is kept by four rules (DESIGN §1.8, reference §4.5):
+ * Only then may a negative skip the store (rule 8 of the contract in docs/ARCHITECTURE.md). It is kept by four
+ * rules:
  *
  * <ol>
  *   <li><b>Write order</b>: filter add → store insert → commit → acknowledge. A failed insert leaves at
@@ -80,6 +82,8 @@ public final class Guard implements AutoCloseable {
   private final LogicalReplication replication;
   /** The configured kind; null: the kind the planner picks (blocked unless p is tiny). */
   private final FilterKind filterKind;
+  /** The configured plan (a template for every filter at its rate), or null. */
+  private final FilterPlan plan;
   private ReplicationFollower follower; // set once in recover(), before the guard is shared
   private boolean followStream; // the follower streams (false: off, or the fallback)
 
@@ -110,6 +114,7 @@ public final class Guard implements AutoCloseable {
     this.configuredFpp = builder.fpp;
     this.replication = builder.replication;
     this.filterKind = builder.filterKind;
+    this.plan = builder.plan;
   }
 
   /** Starts configuring a guard in front of {@code store}; the guard closes the store on close. */
@@ -125,6 +130,8 @@ public final class Guard implements AutoCloseable {
     private Path snapshotFile;
     private LogicalReplication replication;
     private FilterKind filterKind;
+    private FilterPlan plan;
+    private boolean sized; // expectedInsertions, fpp or filterKind was set
 
     private Builder(ExactStore store) {
       this.store = store;
@@ -133,22 +140,32 @@ public final class Guard implements AutoCloseable {
     /**
      * Items the filter is sized for (default 1 000 000). A rebuild sizes for twice the store's rows
      * when the store already holds 80% of this.
+     *
+     * @throws IllegalStateException if a {@link #plan} was set (it fixes n)
      */
     public Builder expectedInsertions(long expectedInsertions) {
+      requireNoPlan("expectedInsertions");
       if (expectedInsertions <= 0) {
         throw new IllegalArgumentException("expectedInsertions must be > 0, got "
             + expectedInsertions);
       }
       this.expectedInsertions = expectedInsertions;
+      sized = true;
       return this;
     }
 
-    /** Target false-positive rate in (0, 1) (default 0.01). */
+    /**
+     * Target false-positive rate in (0, 1) (default 0.01).
+     *
+     * @throws IllegalStateException if a {@link #plan} was set (it fixes p)
+     */
     public Builder fpp(double fpp) {
+      requireNoPlan("fpp");
       if (!(fpp > 0 && fpp < 1)) {
         throw new IllegalArgumentException("fpp must be in (0, 1), got " + fpp);
       }
       this.fpp = fpp;
+      sized = true;
       return this;
     }
 
@@ -159,16 +176,56 @@ public final class Guard implements AutoCloseable {
      * FilterPlanner.plan(n, p)} plans: a blocked filter (one cache line per lookup) unless p is so low
      * that blocked needs more than 15% more memory than classic. A snapshot of another kind is then
      * still loaded (the snapshot says its kind; the next rebuild builds the planned kind); with a kind
-     * set here, a snapshot of another kind is rebuilt from the store on open.
+     * set here, a snapshot of another kind is rebuilt from the store on open. To fix the shape as well as the
+     * kind, give a {@link #plan} instead.
      *
      * @throws IllegalArgumentException for any other kind
+     * @throws IllegalStateException if a {@link #plan} was set (it fixes the kind)
      */
     public Builder filterKind(FilterKind kind) {
+      requireNoPlan("filterKind");
       if (!GuardFilter.KINDS.contains(Objects.requireNonNull(kind, "kind"))) {
         throw GuardFilter.unsupported(kind);
       }
       this.filterKind = kind;
+      sized = true;
       return this;
+    }
+
+    /**
+     * Builds the guard's filters from {@code plan}, a {@link io.bloomery.plan.FilterPlanner} plan of the classic
+     * or blocked kind, used as a template: the plan fixes the kind, k and the bits per key, hence the model rate,
+     * and each build is sized for its own n. The guard's n is the plan's ({@code bits / bitsPerKey}) and its p the
+     * plan's model rate. A build for that n is {@code plan.build()} itself; when the store already holds 80% of n
+     * (see {@link #expectedInsertions}) a build is for twice the store's rows, with m = ⌈n · bitsPerKey⌉ rounded
+     * up to a whole word or block, so the rate stays the plan's as the store grows (a plan made within a memory
+     * budget grows past that budget). {@link Guard#rebuild(long, double)} at another rate sizes the plan's kind for
+     * it by the kind's own model, as {@link #filterKind} does. A snapshot is loaded only if it has the plan's kind,
+     * k, n and rate; otherwise the guard rebuilds from the store on open.
+     *
+     * @throws IllegalArgumentException for a binary fuse plan (a static filter takes no adds) or a plan whose
+     *     figures cannot build a filter (no bits, no hashes, a blocked plan of partial blocks, a rate outside (0, 1))
+     * @throws IllegalStateException if {@link #expectedInsertions}, {@link #fpp} or {@link #filterKind} was set:
+     *     the plan fixes all three
+     */
+    public Builder plan(FilterPlan plan) {
+      GuardFilter.checkPlan(plan);
+      if (sized || this.plan != null) {
+        throw new IllegalStateException("a plan fixes the kind, expectedInsertions and fpp: set either a plan or"
+            + " those, once");
+      }
+      this.plan = plan;
+      this.filterKind = plan.kind();
+      this.expectedInsertions = GuardFilter.plannedItems(plan);
+      this.fpp = plan.modelFpp();
+      return this;
+    }
+
+    private void requireNoPlan(String setting) {
+      if (plan != null) {
+        throw new IllegalStateException("a plan fixes the kind, expectedInsertions and fpp: cannot also set "
+            + setting);
+      }
     }
 
     /**
@@ -260,7 +317,7 @@ public final class Guard implements AutoCloseable {
   /** Builds from the snapshot a new replication slot exports: the stream starts where it ends. */
   private void buildFromNewSlot(String reason) {
     long expected = sizeFor(configuredExpected);
-    GuardFilter filter = GuardFilter.create(filterKind, expected, configuredFpp);
+    GuardFilter filter = newFilter(expected, configuredFpp);
     long started = System.nanoTime();
     long rows;
     try {
@@ -354,6 +411,9 @@ public final class Guard implements AutoCloseable {
     if (filterKind != null && snapshot.filter().kind() != filterKind) {
       return "filter kind changed from " + snapshot.filter().kind().kindName() + " to " + filterKind.kindName();
     }
+    if (plan != null && snapshot.filter().hashCount() != plan.hashes()) {
+      return "the plan's k is " + plan.hashes() + ", the snapshot's filter has k=" + snapshot.filter().hashCount();
+    }
     if (followStream) {
       String refusal = follower.resumeRefusal(snapshot.replicationLsn());
       if (refusal != null) {
@@ -379,7 +439,7 @@ public final class Guard implements AutoCloseable {
 
   private void buildAtOpen(String reason) {
     long expected = sizeFor(configuredExpected);
-    GuardFilter filter = GuardFilter.create(filterKind, expected, configuredFpp);
+    GuardFilter filter = newFilter(expected, configuredFpp);
     long started = System.nanoTime();
     ExactStore.ScanResult scan = store.scan(filter::add);
     install(filter, snapshotGeneration + 1, Instant.now(), "rebuilt from store: " + reason);
@@ -396,6 +456,11 @@ public final class Guard implements AutoCloseable {
     recovery = how;
     nearCapacityWarned.set(false);
     warnIfNearCapacity(filter);
+  }
+
+  /** An empty filter for n items at rate p: the plan scaled to n at its own rate, else the kind (or planner's) for (n, p). */
+  private GuardFilter newFilter(long n, double p) {
+    return plan != null && p == plan.modelFpp() ? GuardFilter.fromPlan(plan, n) : GuardFilter.create(filterKind, n, p);
   }
 
   /** Grows the sizing when the store already holds 80% of it. */
@@ -425,7 +490,7 @@ public final class Guard implements AutoCloseable {
     requireOpen();
     synchronized (rebuildLock) {
       long expected = sizeFor(expectedInsertions);
-      GuardFilter next = GuardFilter.create(filterKind, expected, fpp);
+      GuardFilter next = newFilter(expected, fpp);
       LongAdder nextItems = new LongAdder();
       gate.writeLock().lock(); // waits out inserts that added to F only
       try {

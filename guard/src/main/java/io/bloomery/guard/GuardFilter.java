@@ -6,8 +6,11 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
+import io.bloomery.blocked.BlockedBloomMath;
+import io.bloomery.plan.FilterPlan;
 import io.bloomery.plan.FilterPlanner;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
@@ -48,6 +51,54 @@ final class GuardFilter {
       case SPLIT_BLOCK_BLOOM -> SplitBlockBloomFilter.create(n, fpp);
       default -> throw unsupported(kind);
     });
+  }
+
+  /**
+   * An empty filter from {@code plan} as a template for {@code n} items: {@code plan.build()} itself when {@code n}
+   * is the plan's n ({@link #plannedItems}); otherwise a filter of the plan's kind with its k and its bits per key,
+   * m = ⌈n · bitsPerKey⌉ rounded up to a whole word (classic) or block (blocked), built by the scaled plan. Equal
+   * bits per key and k give the plan's model rate at n, so the guard keeps the plan's rate as the store grows.
+   *
+   * @throws IllegalArgumentException if the scaled filter would exceed its kind's largest size
+   */
+  static GuardFilter fromPlan(FilterPlan plan, long n) {
+    if (n == plannedItems(plan)) {
+      return new GuardFilter(plan.build());
+    }
+    long unit = plan.kind() == FilterKind.BLOCKED_BLOOM ? BlockedBloomMath.BLOCKED_BLOCK_BITS : Long.SIZE;
+    double wanted = Math.ceil(n * plan.bitsPerKey() / unit) * unit;
+    if (!(wanted <= BloomFilter.MAX_BITS)) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT,
+          "the %s plan at %.2f bits per key needs %.0f bits for n=%d, over the largest filter of %d bits",
+          plan.kind().kindName(), plan.bitsPerKey(), wanted, n, BloomFilter.MAX_BITS));
+    }
+    long bits = (long) wanted;
+    return new GuardFilter(new FilterPlan(plan.kind(), bits, plan.hashes(), bits / 8, (double) bits / n,
+        plan.modelFpp(), "scaled to n=" + n + " from: " + plan.reason()).build());
+  }
+
+  /** The n a plan was made for: its bits over its bits per key. */
+  static long plannedItems(FilterPlan plan) {
+    return Math.max(1, Math.round(plan.bits() / plan.bitsPerKey()));
+  }
+
+  /**
+   * {@code plan}, if a guard can build its filters from it: a classic or blocked plan (binary fuse is static; it
+   * takes no adds) with positive bits, bits per key and k, whole blocks for blocked, and a model rate in (0, 1).
+   */
+  static FilterPlan checkPlan(FilterPlan plan) {
+    Objects.requireNonNull(plan, "plan");
+    if (plan.kind() != FilterKind.CLASSIC_BLOOM && plan.kind() != FilterKind.BLOCKED_BLOOM) {
+      throw new IllegalArgumentException("a guard builds from a classic or blocked plan (it adds to its filter), not a '"
+          + plan.kind().kindName() + "' plan");
+    }
+    if (plan.bits() < 1 || !(plan.bitsPerKey() > 0 && Double.isFinite(plan.bitsPerKey())) || plan.hashes() < 1
+        || !(plan.modelFpp() > 0 && plan.modelFpp() < 1)
+        || (plan.kind() == FilterKind.BLOCKED_BLOOM && plan.bits() % BlockedBloomMath.BLOCKED_BLOCK_BITS != 0)) {
+      throw new IllegalArgumentException("not a buildable " + plan.kind().kindName() + " plan: bits=" + plan.bits()
+          + " bitsPerKey=" + plan.bitsPerKey() + " hashes=" + plan.hashes() + " modelFpp=" + plan.modelFpp());
+    }
+    return plan;
   }
 
   /** Wraps a filter read from a snapshot; null if it is not of a kind a guard can use. */

@@ -27,7 +27,8 @@ class GuardFilterKindTest {
     return (kind == null ? builder : builder.filterKind(kind)).open();
   }
 
-  private static List<byte[]> items(String prefix, int count) {
+  /** {@code count} distinct items: {@code prefix} followed by 0, 1, 2, .... */
+  static List<byte[]> items(String prefix, int count) {
     List<byte[]> items = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       items.add(bytes(prefix + i));

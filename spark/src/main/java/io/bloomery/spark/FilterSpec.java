@@ -8,7 +8,7 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sizing.BloomMath;
-import io.bloomery.sizing.Plan;
+import io.bloomery.sizing.BloomSizing;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Objects;
@@ -18,7 +18,7 @@ import java.util.Objects;
  * blocked), its size (planned from n and p exactly as {@code bloomery build} and the library plan it,
  * or given as bits and hashes), the hash protocol and seed, and what to do with a null item.
  *
- * <p>Sizing matches the library: a classic plan is {@link BloomMath#plan}; a blocked plan is {@link
+ * <p>Sizing matches the library: a classic plan is {@link BloomMath#sizing}; a blocked plan is {@link
  * BlockedBloomFilter#create(long, double)}'s ({@link BlockedBloomMath#blockedBlocks} blocks and
  * {@link BlockedBloomMath#optimalBlockedHashes}); an explicit blocked size of M bits is
  * {@code ceil(M / 512)} blocks. Immutable; every parameter is checked when the spec is made.
@@ -61,7 +61,7 @@ public final class FilterSpec implements Serializable {
 
   /** A classic filter for {@code expected} distinct items at false-positive rate {@code fpp}. */
   public static FilterSpec classic(long expected, double fpp) {
-    Plan plan = BloomMath.plan(expected, fpp);
+    BloomSizing plan = BloomMath.sizing(expected, fpp);
     return new FilterSpec(Kind.CLASSIC, plan.bits(), plan.hashes(), Protocols.defaultProtocol().name(),
         new byte[0], Nulls.REFUSE);
   }

@@ -4,6 +4,7 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
+import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
@@ -568,7 +569,7 @@ final class FileLoads implements AutoCloseable {
         loaded = nextFile.incrementAndGet() + LOADED;
         p.channel.close();
         Files.move(p.part, dir().resolve(loaded), StandardCopyOption.ATOMIC_MOVE);
-        forceDirectory(dir());
+        AtomicWrite.forceDirectory(dir());
       }
       return new Done(filter, false, loaded);
     } catch (IOException e) {
@@ -673,12 +674,6 @@ final class FileLoads implements AutoCloseable {
       return FilterFormat.fromBytes(file);
     } catch (FilterFormatException e) {
       throw invalid(e.getMessage());
-    }
-  }
-
-  private static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
-      ch.force(true);
     }
   }
 

@@ -2,10 +2,11 @@ package io.bloomery.server.persistence;
 
 import io.bloomery.format.AtomicWrite;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -166,27 +167,32 @@ final class Recovery {
     return cut;
   }
 
-  /** Copies {@code file}'s bytes from {@code from} to its end into a new side file named after it. */
+  /**
+   * Copies {@code file}'s bytes from {@code from} to its end into a new side file named after it, through {@link
+   * AtomicWrite} (a crash during the copy leaves no partial side file under that name).
+   *
+   * @throws FileAlreadyExistsException if a side file of that name exists (it is never replaced)
+   */
   static Path keepCopy(Path file, long from, String why) throws IOException {
     Path kept = file.resolveSibling(file.getFileName() + "." + why + "-" + System.currentTimeMillis());
-    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
-        OutputStream out = Files.newOutputStream(kept, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      long size = in.size();
-      ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
-      for (long at = from; at < size; ) {
-        buffer.clear();
-        int n = in.read(buffer, at);
-        if (n < 0) {
-          break;
+    if (Files.exists(kept, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileAlreadyExistsException(kept.toString());
+    }
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+      AtomicWrite.write(kept, out -> {
+        long size = in.size();
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
+        for (long at = from; at < size; ) {
+          buffer.clear();
+          int n = in.read(buffer, at);
+          if (n < 0) {
+            break;
+          }
+          out.write(buffer.array(), 0, n);
+          at += n;
         }
-        out.write(buffer.array(), 0, n);
-        at += n;
-      }
+      });
     }
-    try (FileChannel sync = FileChannel.open(kept, StandardOpenOption.WRITE)) {
-      sync.force(true);
-    }
-    AtomicWrite.forceDirectory(file.getParent());
     return kept;
   }
 

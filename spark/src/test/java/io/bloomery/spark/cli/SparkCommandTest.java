@@ -59,7 +59,7 @@ class SparkCommandTest {
     } else {
       io.bloomery.filter.BloomFilter filter = io.bloomery.filter.BloomFilter.create(
           io.bloomery.hash.Protocols.defaultProtocol(), new byte[0],
-          io.bloomery.sizing.BloomMath.plan(2_000, 0.01).bits(), io.bloomery.sizing.BloomMath.plan(2_000, 0.01).hashes());
+          io.bloomery.sizing.BloomMath.sizing(2_000, 0.01).bits(), io.bloomery.sizing.BloomMath.sizing(2_000, 0.01).hashes());
       lines.forEach(filter::add);
       FilterFormat.write(filter, lines.size(), out);
     }

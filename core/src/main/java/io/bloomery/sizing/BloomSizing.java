@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A sizing plan for a classic Bloom filter, made by {@link BloomMath#plan}.
+ * The sizing of one classic Bloom filter, made by {@link BloomMath#sizing}: m, k and the overfill table.
+ * (Choosing a kind is {@code io.bloomery.plan.FilterPlanner}'s, whose answer is a {@code FilterPlan}.)
  *
  * @param expectedInsertions n, the number of distinct items the filter is sized for
  * @param fpp p, the target false-positive rate at n items
@@ -14,7 +15,7 @@ import java.util.Objects;
  * @param bitmapBytes {@code ceil(m / 8)}: the bitmap alone, without headers or object overhead
  * @param overfill the model FPR at 50, 80, 100, 150 and 200% of n, in that order
  */
-public record Plan(
+public record BloomSizing(
     long expectedInsertions,
     double fpp,
     long bits,
@@ -24,7 +25,7 @@ public record Plan(
     List<Overfill> overfill) {
 
   /** Copies {@code overfill}. */
-  public Plan {
+  public BloomSizing {
     overfill = List.copyOf(Objects.requireNonNull(overfill, "overfill"));
   }
 
