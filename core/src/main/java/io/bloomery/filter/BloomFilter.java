@@ -359,6 +359,17 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     return true;
   }
 
+  /** Counts {@code changedItems} adds that together set {@code newlySet} bits (a partitioned batch). */
+  private void recordAdds(int changedItems, long newlySet) {
+    if (singleWriter) {
+      WRITER_SET_BITS.setOpaque(this, writerSetBits + newlySet);
+      WRITER_INSERTED.setOpaque(this, writerInserted + changedItems);
+    } else {
+      setBits.add(newlySet);
+      inserted.add(changedItems);
+    }
+  }
+
   /**
    * Whether {@code item[offset .. offset+length)} may be present: {@code false} is definite,
    * {@code true} means "go and check".
@@ -628,19 +639,144 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
-   * of the common {@link java.util.concurrent.ForkJoinPool}. The filter is the same as after a
-   * one-thread {@code addAll} (adds are lock-free ORs); the returned count may differ from the
-   * one-thread count when equal items land in different threads at once (each may report the change).
+   * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
+   * then each thread sets only the bits in its own contiguous range of the filter's words (whole
+   * 64-byte lines), so no two threads write one cache line. The filter, {@link #insertedCount()} and
+   * the returned count are exactly those of the one-thread call: an item counts as changed if any
+   * range had a bit of it still unset, with equal items credited to the first one in order.
    *
-   * @throws IllegalStateException for a {@link #createSingleWriter single-writer} filter
+   * <p>Concurrency is the filter's own: on a concurrent filter the bits are set atomically, so {@link
+   * #add} and other batches may run at the same time from other threads; on a {@link
+   * #createSingleWriter single-writer} filter the call is that one writer and its threads use plain
+   * stores. Either way every bit is set, and visible to a query ordered after the call, when it
+   * returns (its threads are joined).
+   *
+   * @return the number of items that changed the filter
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
     Objects.requireNonNull(items, "items");
-    if (singleWriter && parallelism > 1) {
-      throw new IllegalStateException("a single-writer filter takes adds from one thread only");
+    int parts = ParallelBatches.parts(items.length, parallelism);
+    return parts == 1 ? addRange(items, 0, items.length) : addAllOwned(items, null, parts);
+  }
+
+  /**
+   * The partitioned insert over exactly {@code parts} word ranges, whatever the batch size (tests
+   * reach small batches and more ranges than lines through this); {@code changed}, if not null,
+   * receives what {@code add(items[i])} in order would have returned.
+   */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
+    Objects.requireNonNull(items, "items");
+    for (byte[] item : items) {
+      Objects.requireNonNull(item, "items[]");
     }
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addRange(items, from, to));
+    int stride = batchable() ? 1 : hashes;
+    long[] newlySet = new long[1];
+    int changedItems = ParallelBatches.insertOwned(items.length, parts, stride,
+        (keyHashes, start, from, to) -> hashItems(items, start, from, to, keyHashes, stride),
+        (keyHashes, count, part, ranges, marks) -> insertOwnedRange(keyHashes, stride, count, part, ranges, marks),
+        changed, newlySet);
+    recordAdds(changedItems, newlySet[0]);
+    return changedItems;
+  }
+
+  /**
+   * Writes what places {@code items[start + j]} to {@code keyHashes[j * stride, (j + 1) * stride)} for
+   * j in {@code [from, to)}: the default protocol's 64-bit hash (stride 1), or another protocol's k
+   * positions (stride k).
+   */
+  private void hashItems(byte[][] items, int start, int from, int to, long[] keyHashes, int stride) {
+    if (stride == 1) {
+      for (int j = from; j < to; j++) {
+        byte[] item = items[start + j];
+        keyHashes[j] = doubleHashing.hash(item, 0, item.length);
+      }
+      return;
+    }
+    long[] positions = new long[hashes];
+    for (int j = from; j < to; j++) {
+      byte[] item = items[start + j];
+      placement.positions(item, 0, item.length, positions);
+      System.arraycopy(positions, 0, keyHashes, j * stride, hashes);
+    }
+  }
+
+  /**
+   * Part {@code part}'s share of a partitioned insert: the bits of keys {@code [0, count)} that fall in
+   * its word range, in groups of {@value #PROBE_BATCH} keys, each group's words read first (the misses
+   * overlap) and then set; marks each key that set a bit. Returns the number of bits set.
+   */
+  private int insertOwnedRange(long[] keyHashes, int stride, int count, int part, int parts, long[] marks) {
+    long lo = ParallelBatches.alignedBound(wordCount, parts, part, ParallelBatches.LINE_WORDS);
+    long last = ParallelBatches.alignedBound(wordCount, parts, part + 1, ParallelBatches.LINE_WORDS) - 1 - lo;
+    if (last < 0) {
+      return 0;
+    }
+    long[] positions = new long[PROBE_BATCH * hashes];
+    long[] unset = new long[PROBE_BATCH * hashes];
+    int[] ends = new int[PROBE_BATCH];
+    int newlySet = 0;
+    for (int start = 0; start < count; start += PROBE_BATCH) {
+      int size = Math.min(PROBE_BATCH, count - start);
+      // The group's positions in this range, key by key: position[a] is kept iff its word is in [lo, lo + last].
+      int owned = 0;
+      for (int j = 0; j < size; j++) {
+        if (stride == 1) {
+          long x = keyHashes[start + j];
+          long y = EnhancedDoubleHashing.stride(x);
+          long d = EnhancedDoubleHashing.CUBIC_SCALE;
+          for (int i = 0; i < hashes; i++) {
+            long position = EnhancedDoubleHashing.reduce(x, bits);
+            long offset = (position >>> 6) - lo;
+            positions[owned] = position;
+            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
+            x += y;
+            y += d;
+            d += EnhancedDoubleHashing.CUBIC_SCALE;
+          }
+        } else {
+          for (int slot = (start + j) * stride, end = slot + hashes; slot < end; slot++) {
+            long position = keyHashes[slot];
+            long offset = (position >>> 6) - lo;
+            positions[owned] = position;
+            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
+          }
+        }
+        ends[j] = owned;
+      }
+      gatherUnset(positions, owned, unset);
+      long changedKeys = 0;
+      for (int j = 0, a = 0; j < size; j++) {
+        long changed = 0;
+        for (int end = ends[j]; a < end; a++) {
+          if (unset[a] != 0 && setBit(positions[a])) {
+            newlySet++;
+            changed = 1;
+          }
+        }
+        changedKeys |= changed << j;
+      }
+      marks[start >>> 6] |= changedKeys << (start & 63); // start is a multiple of PROBE_BATCH = 32
+    }
+    return newlySet;
+  }
+
+  /** {@code unset[a] = 1} if bit {@code positions[a]} is clear, else 0, for a < count (independent loads). */
+  private void gatherUnset(long[] positions, int count, long[] unset) {
+    if (segments.length == 1) {
+      long[] words = segments[0];
+      for (int a = 0; a < count; a++) {
+        long position = positions[a];
+        unset[a] = ~(long) WORDS.getOpaque(words, (int) (position >>> 6)) >>> position & 1;
+      }
+      return;
+    }
+    for (int a = 0; a < count; a++) {
+      long position = positions[a];
+      long wordIndex = position >>> 6;
+      long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
+      unset[a] = ~word >>> position & 1;
+    }
   }
 
   /**
