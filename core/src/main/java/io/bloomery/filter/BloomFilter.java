@@ -682,11 +682,11 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * Writes what places {@code items[start + j]} to {@code keyHashes[j * stride, (j + 1) * stride)} for
-   * j in {@code [from, to)}: the default protocol's 64-bit hash (stride 1), or another protocol's k
-   * positions (stride k).
+   * j in {@code [from, to)}: the default protocol's 64-bit hash (stride 1, when {@link #batchable()}),
+   * or the protocol's k positions (stride k).
    */
   private void hashItems(byte[][] items, int start, int from, int to, long[] keyHashes, int stride) {
-    if (stride == 1) {
+    if (batchable()) {
       for (int j = from; j < to; j++) {
         byte[] item = items[start + j];
         keyHashes[j] = doubleHashing.hash(item, 0, item.length);
@@ -712,6 +712,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     if (last < 0) {
       return 0;
     }
+    boolean placedInPlace = batchable(); // keyHashes holds 64-bit hashes, else k positions per key
     long[] positions = new long[PROBE_BATCH * hashes];
     long[] unset = new long[PROBE_BATCH * hashes];
     int[] ends = new int[PROBE_BATCH];
@@ -721,7 +722,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
       // The group's positions in this range, key by key: position[a] is kept iff its word is in [lo, lo + last].
       int owned = 0;
       for (int j = 0; j < size; j++) {
-        if (stride == 1) {
+        if (placedInPlace) {
           long x = keyHashes[start + j];
           long y = EnhancedDoubleHashing.stride(x);
           long d = EnhancedDoubleHashing.CUBIC_SCALE;
