@@ -2,6 +2,7 @@ package io.bloomery.internal;
 
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /*
  * Two ways to split a batch. Lookups split the keys: part p answers keys [bound(p), bound(p + 1)), and
@@ -24,6 +25,12 @@ public final class ParallelBatches {
 
   /** Smallest part worth a task of its own. */
   static final int MIN_PART = 4096;
+
+  /** Slices per thread of a {@link #sum} split: fine enough to even out, coarse enough to be free. */
+  static final int SLICES_PER_PART = 8;
+
+  /** Smallest slice of a {@link #sum} split. */
+  static final int MIN_SLICE = 1024;
 
   /** Keys hashed and inserted per round of {@link #insertOwned}: 256 KiB of hashes, within a core's L2. */
   static final int CHUNK = 1 << 15;
@@ -78,8 +85,11 @@ public final class ParallelBatches {
   }
 
   /**
-   * Runs {@code work} over {@code [0, size)} in {@link #parts(int, int)} contiguous parts and returns
-   * the sum of their counts, as {@link #sumParts} runs them.
+   * Runs {@code work} over {@code [0, size)} on {@link #parts(int, int)} threads and returns the sum of
+   * the counts. The range is cut into about {@value #SLICES_PER_PART} slices per thread (at least
+   * {@value #MIN_SLICE} indexes each), and each thread, the caller among them ({@link #sumParts}), takes
+   * the next unclaimed slice until none is left: a thread that starts late or runs slower (a busy core,
+   * a part of mostly members) leaves its share to the others instead of making them wait.
    *
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
@@ -88,7 +98,15 @@ public final class ParallelBatches {
     if (parts == 1) {
       return work.apply(0, size);
     }
-    return sumParts(parts, p -> work.apply(bound(size, parts, p), bound(size, parts, p + 1)));
+    int slice = Math.max(MIN_SLICE, size / (parts * SLICES_PER_PART));
+    AtomicInteger next = new AtomicInteger();
+    return sumParts(parts, p -> {
+      int total = 0;
+      for (int from = next.getAndAdd(slice); from >= 0 && from < size; from = next.getAndAdd(slice)) {
+        total += work.apply(from, Math.min(size, from + slice));
+      }
+      return total;
+    });
   }
 
   /**
