@@ -44,7 +44,7 @@ final class KeyBatches {
 
     /**
      * The first block of part {@code part}'s share of a partitioned insert over {@code parts} parts, a
-     * block that starts a cache line ({@code parts} for the block count).
+     * block that starts a cache line; {@code part == parts} gives the block count.
      */
     long ownedStart(int part, int parts);
   }
