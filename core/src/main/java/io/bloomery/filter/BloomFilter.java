@@ -562,8 +562,8 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   /**
    * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
    * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
-   * then each thread sets only the bits in its own contiguous range of the filter's words (whole
-   * 64-byte lines), so no two threads write one cache line. The filter, {@link #insertedCount()} and
+   * then each thread sets only the bits in its own contiguous range of the filter's words, cut at
+   * multiples of 8 words, so threads share at most the cache line at each cut. The filter, {@link #insertedCount()} and
    * the returned count are exactly those of the one-thread call: an item counts as changed if any
    * range had a bit of it still unset, with equal items credited to the first one in order.
    *

@@ -5,14 +5,15 @@ import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /*
- * Two ways to split a batch. Lookups split the keys: part p answers keys [bound(p), bound(p + 1)), and
- * nothing is written but the caller's answer array. A key-split insert would have every thread write
+ * Two ways to split a batch. Lookups split the keys: each thread claims slices of keys until none is
+ * left, and nothing is written but the caller's answer array. A key-split insert would have every thread write
  * anywhere in the filter, so its bit sets must be atomic and the lines they dirty bounce between cores;
  * measured on the 2-vCPU VM that capped two threads at 1.42x (classic) and 1.61x (blocked) of one
  * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (insertOwned): the keys go in
  * chunks; each chunk is hashed once, split by keys, and then every part walks all of the chunk's
- * hashes and sets only the bits that fall in its own contiguous range of the filter's words (whole
- * 64-byte lines, so two parts never write one line). A part sees the chunk's keys in index order, so
+ * hashes and sets only the bits that fall in its own contiguous range of the filter's words or blocks,
+ * cut at multiples of 64 bytes (whole lines where the storage is line-aligned, as the blocked kinds
+ * arrange; otherwise at most the line at each cut is shared). A part sees the chunk's keys in index order, so
  * for every bit the first key that sets it is the one a sequential add would have credited, and a key
  * "changed the filter" exactly when one of the parts says so: each part marks its keys in its own
  * bitset, and the bitsets are ORed after the join.
