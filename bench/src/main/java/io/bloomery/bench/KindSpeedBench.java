@@ -33,7 +33,7 @@ import java.util.function.IntSupplier;
  *       single-key {@code String} lookups (classic, blocked, Guava) with the bytes each allocates per
  *       lookup (the thread's allocation counter; also for non-ASCII strings on classic and blocked);
  *   <li>{@code addAll(items, 2)} and {@code mightContainAll(items, out, 2)} against the same calls with
- *       parallelism 1, classic and blocked.
+ *       parallelism 1, classic and blocked; {@code addAll} also on a single-writer classic filter (plain stores).
  * </ul>
  *
  * <p>Method: the n members are generated in chunks of 1M (generation is not timed); every build task
@@ -84,6 +84,10 @@ public final class KindSpeedBench {
     BloomFilter<CharSequence> guava = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, FPP);
     io.bloomery.filter.BloomFilter classic = io.bloomery.filter.BloomFilter.create(n, FPP);
     io.bloomery.filter.BloomFilter classic2 = io.bloomery.filter.BloomFilter.create(n, FPP);
+    io.bloomery.filter.BloomFilter classicWriter = io.bloomery.filter.BloomFilter.createSingleWriter(
+        io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
+    io.bloomery.filter.BloomFilter classicWriter2 = io.bloomery.filter.BloomFilter.createSingleWriter(
+        io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
     BlockedBloomFilter blocked = BlockedBloomFilter.create(n, FPP);
     BlockedBloomFilter blocked2 = BlockedBloomFilter.create(n, FPP);
     long[] hashes = new long[(int) n];
@@ -108,6 +112,8 @@ public final class KindSpeedBench {
     });
     builds.put("classic_p1", (strings, bytes, base) -> classic.addAll(bytes, 1));
     builds.put("classic_p2", (strings, bytes, base) -> classic2.addAll(bytes, 2));
+    builds.put("classic_single_writer_p1", (strings, bytes, base) -> classicWriter.addAll(bytes, 1));
+    builds.put("classic_single_writer_p2", (strings, bytes, base) -> classicWriter2.addAll(bytes, 2));
     builds.put("blocked_p1", (strings, bytes, base) -> blocked.addAll(bytes, 1));
     builds.put("blocked_p2", (strings, bytes, base) -> blocked2.addAll(bytes, 2));
     Map<String, Long> buildNanos = new LinkedHashMap<>();
@@ -136,8 +142,11 @@ public final class KindSpeedBench {
     buildNanos.remove("fuse_hashing");
     buildNanos.forEach((name, nanos) -> out.put("build_ns_per_key_" + name, round(nanos / (double) n)));
     out.put("build_p2_vs_p1_classic", round(buildNanos.get("classic_p1") / (double) buildNanos.get("classic_p2")));
+    out.put("build_p2_vs_p1_classic_single_writer",
+        round(buildNanos.get("classic_single_writer_p1") / (double) buildNanos.get("classic_single_writer_p2")));
     out.put("build_p2_vs_p1_blocked", round(buildNanos.get("blocked_p1") / (double) buildNanos.get("blocked_p2")));
-    if (classic.bitCount() != classic2.bitCount() || blocked.bitCount() != blocked2.bitCount()) {
+    if (classic.bitCount() != classic2.bitCount() || blocked.bitCount() != blocked2.bitCount()
+        || classicWriter.bitCount() != classic.bitCount() || classicWriter2.bitCount() != classic.bitCount()) {
       throw new AssertionError("a parallel build set different bits from the one-thread build");
     }
 

@@ -36,7 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
  * (an atomic {@code getAndBitwiseOr} per bit not yet set); lookups never block and never write. A
  * lookup that starts after an add returned (in the happens-before sense) sees that add; a lookup
  * racing with an add may or may not see it, never part of a word. Counters ({@link #insertedCount()})
- * are exact once all adds have returned.
+ * are exact once all adds have returned. A parallel {@link #addAll(byte[][], int)} gives each of its
+ * threads its own range of blocks; its bit sets stay atomic, so other threads' adds may run meanwhile,
+ * and all of its bits are set and visible to lookups ordered after it when it returns.
  *
  * <h2>Protocol {@code xxh3-blocked-v1} (frozen)</h2>
  *
@@ -445,6 +447,16 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     public boolean insert(long hash) {
       return addHash(hash);
     }
+
+    @Override
+    public int block(long hash) {
+      return (int) (((hash >>> 32) * blocks) >>> 32);
+    }
+
+    @Override
+    public long ownedStart(int part, int parts) {
+      return ParallelBatches.alignedBound(blocks, parts, part, 1); // block b is words 8b..8b+7: one line
+    }
   };
 
   // ---- batch API -----------------------------------------------------------------------------
@@ -502,16 +514,31 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /**
-   * {@link #addAll(byte[][])} split over {@code parallelism} threads of the common
-   * {@link java.util.concurrent.ForkJoinPool}; the filter ends the same as after a one-thread call
-   * (adds are lock-free ORs). The count may differ from the one-thread count when equal items are added
-   * by different threads at once.
+   * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
+   * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
+   * then each thread inserts only the items whose block lies in its own contiguous range of blocks,
+   * in order, so no two threads write one cache line. The filter, {@link #insertedCount()} and the
+   * returned count are exactly those of the one-thread call. The bits are still set atomically, so
+   * adds from other threads may run at the same time; every bit is set, and visible to a lookup
+   * ordered after the call, when it returns (its threads are joined).
    *
+   * @return the number of items that changed the filter
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
+    return addAllOwned(items, null, ParallelBatches.parts(Objects.requireNonNull(items, "items").length, parallelism));
+  }
+
+  /**
+   * The insert over exactly {@code parts} block ranges (one: the plain batch loop); {@code changed}, if
+   * not null, receives what {@code add(items[i])} in order would have returned.
+   */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
     KeyBatches.Source source = KeyBatches.of(items);
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> KeyBatches.insertAll(hasher, source, from, to, blockOps));
+    if (parts == 1 && changed == null) {
+      return KeyBatches.insertAll(hasher, source, 0, items.length, blockOps);
+    }
+    return KeyBatches.insertOwned(hasher, source, parts, blockOps, changed);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
+import io.bloomery.internal.ParallelBatches;
 import io.bloomery.internal.Utf8Scratch;
 import java.util.Objects;
 
@@ -21,8 +22,8 @@ final class KeyBatches {
   interface Source {
     int count();
 
-    /** Hashes keys [start, start + size) into {@code batch[0, size)}. */
-    void hash(Hasher64 hasher, long[] batch, int start, int size);
+    /** Hashes keys [start, start + size) into {@code batch[at, at + size)}. */
+    void hash(Hasher64 hasher, long[] batch, int at, int start, int size);
   }
 
   /** What the filter does with a hashed batch; returns what it counts (changed adds or maybes). */
@@ -37,11 +38,64 @@ final class KeyBatches {
 
     /** Sets the bits of {@code hash}; true if one of them changed. */
     boolean insert(long hash);
+
+    /** The block {@code hash} places its bits in. */
+    int block(long hash);
+
+    /**
+     * The first block of part {@code part}'s share of a partitioned insert over {@code parts} parts, a
+     * block that starts a cache line; {@code part == parts} gives the block count.
+     */
+    long ownedStart(int part, int parts);
   }
 
   /** Adds the keys {@code [from, to)} of {@code source}; returns how many changed the filter. */
   static int insertAll(Hasher64 hasher, Source source, int from, int to, Blocks blocks) {
-    return run(hasher, source, from, to, (batch, size, start) -> insert(blocks, batch, size));
+    return run(hasher, source, from, to, (batch, size, start) -> Long.bitCount(insert(blocks, batch, size)));
+  }
+
+  /**
+   * Adds every key of {@code source} over {@code parts} threads, each setting only the bits of the
+   * blocks in its own range ({@link ParallelBatches#insertOwned}); {@code changed}, if not null,
+   * receives what each {@code add} in order would have returned. Returns how many changed the filter.
+   */
+  static int insertOwned(Hasher64 hasher, Source source, int parts, Blocks blocks, boolean[] changed) {
+    return ParallelBatches.insertOwned(source.count(), parts, 1,
+        (hashes, start, from, to) -> source.hash(hasher, hashes, from, start + from, to - from),
+        (hashes, count, part, ranges, marks) -> insertOwnedRange(blocks, hashes, count, part, ranges, marks),
+        changed, null);
+  }
+
+  /** Part {@code part}'s share: the keys of {@code hashes[0, count)} whose block is in its range, in order. */
+  private static int insertOwnedRange(Blocks blocks, long[] hashes, int count, int part, int parts, long[] marks) {
+    long first = blocks.ownedStart(part, parts);
+    long span = blocks.ownedStart(part + 1, parts) - first;
+    if (span <= 0) {
+      return 0;
+    }
+    long[] batch = new long[BATCH];
+    int[] keys = new int[BATCH];
+    int owned = 0;
+    for (int j = 0; j < count; j++) {
+      long hash = hashes[j];
+      batch[owned] = hash;
+      keys[owned] = j;
+      owned += Long.compareUnsigned(blocks.block(hash) - first, span) < 0 ? 1 : 0;
+      if (owned == BATCH) {
+        mark(insert(blocks, batch, owned), keys, marks);
+        owned = 0;
+      }
+    }
+    mark(insert(blocks, batch, owned), keys, marks);
+    return 0;
+  }
+
+  /** Marks key {@code keys[b]} for every set bit b of {@code changedInBatch}. */
+  private static void mark(long changedInBatch, int[] keys, long[] marks) {
+    for (long rest = changedInBatch; rest != 0; rest &= rest - 1) {
+      int key = keys[Long.numberOfTrailingZeros(rest)];
+      marks[key >>> 6] |= 1L << key;
+    }
   }
 
   /** Queries the keys {@code [from, to)} of {@code source} into {@code out[from, to)}; returns the maybes. */
@@ -52,17 +106,18 @@ final class KeyBatches {
 
   /**
    * Pass 1 reads each key's block (independent loads, so the misses overlap) and notes which keys are
-   * already present; pass 2 does the atomic ORs of the others on lines that are now in L1.
+   * already present; pass 2 does the atomic ORs of the others on lines that are now in L1. Returns
+   * the keys that changed the filter, bit j for {@code batch[j]}.
    */
-  private static int insert(Blocks blocks, long[] batch, int count) {
+  private static long insert(Blocks blocks, long[] batch, int count) {
     long present = 0;
     for (int j = 0; j < count; j++) {
       present |= (blocks.containsBranchFree(batch[j]) ? 1L : 0L) << j;
     }
-    int changed = 0;
+    long changed = 0;
     for (int j = 0; j < count; j++) {
       if ((present & (1L << j)) == 0 && blocks.insert(batch[j])) {
-        changed++;
+        changed |= 1L << j;
       }
     }
     return changed;
@@ -84,7 +139,7 @@ final class KeyBatches {
     int total = 0;
     for (int start = from; start < to; start += BATCH) {
       int size = Math.min(BATCH, to - start);
-      source.hash(hasher, batch, start, size);
+      source.hash(hasher, batch, 0, start, size);
       total += step.apply(batch, size, start);
     }
     return total;
@@ -99,9 +154,9 @@ final class KeyBatches {
       }
 
       @Override
-      public void hash(Hasher64 hasher, long[] batch, int start, int size) {
+      public void hash(Hasher64 hasher, long[] batch, int at, int start, int size) {
         for (int j = 0; j < size; j++) {
-          batch[j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
+          batch[at + j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
         }
       }
     };
@@ -122,11 +177,11 @@ final class KeyBatches {
       }
 
       @Override
-      public void hash(Hasher64 hasher, long[] batch, int start, int size) {
+      public void hash(Hasher64 hasher, long[] batch, int at, int start, int size) {
         for (int j = 0; j < size; j++) {
           int i = start + j;
           Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
-          batch[j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
+          batch[at + j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
         }
       }
     };
@@ -141,9 +196,9 @@ final class KeyBatches {
       }
 
       @Override
-      public void hash(Hasher64 hasher, long[] batch, int start, int size) {
+      public void hash(Hasher64 hasher, long[] batch, int at, int start, int size) {
         for (int j = 0; j < size; j++) {
-          batch[j] = hashUtf8(hasher, items[start + j]);
+          batch[at + j] = hashUtf8(hasher, items[start + j]);
         }
       }
     };

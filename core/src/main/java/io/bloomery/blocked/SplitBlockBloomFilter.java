@@ -9,6 +9,7 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.ParallelBatches;
 import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.io.InputStream;
@@ -427,6 +428,18 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
     public boolean insert(long hash) {
       return insertHash(hash);
     }
+
+    @Override
+    public int block(long hash) {
+      return (int) (((hash >>> 32) * blocks) >>> 32);
+    }
+
+    @Override
+    public long ownedStart(int part, int parts) {
+      // Blocks are half lines and block 0 starts at byte 32 of its line (BASE_INDEX), so lines start at odd blocks.
+      long start = ParallelBatches.alignedBound(blocks, parts, part, 1);
+      return part == 0 || part >= parts ? start : Math.min(blocks, start | 1);
+    }
   };
 
   // ---- batch API -----------------------------------------------------------------------------
@@ -434,6 +447,26 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   /** Adds every item, hashing a batch of 32 first (see {@link BlockedBloomFilter#addAll(byte[][])}). */
   public int addAll(byte[][] items) {
     return KeyBatches.insertAll(XXH64, KeyBatches.of(items), 0, items.length, blockOps);
+  }
+
+  /**
+   * {@link #addAll(byte[][])} split over {@code parallelism} threads, each inserting only the items
+   * whose block lies in its own range of blocks: the same filter, count and concurrency as {@link
+   * BlockedBloomFilter#addAll(byte[][], int)}.
+   *
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  public int addAll(byte[][] items, int parallelism) {
+    return addAllOwned(items, null, ParallelBatches.parts(Objects.requireNonNull(items, "items").length, parallelism));
+  }
+
+  /** As {@link BlockedBloomFilter}'s: the insert over exactly {@code parts} block ranges. */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
+    KeyBatches.Source source = KeyBatches.of(items);
+    if (parts == 1 && changed == null) {
+      return KeyBatches.insertAll(XXH64, source, 0, items.length, blockOps);
+    }
+    return KeyBatches.insertOwned(XXH64, source, parts, blockOps, changed);
   }
 
   /** Adds the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])}. */

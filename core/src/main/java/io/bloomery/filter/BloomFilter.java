@@ -5,6 +5,7 @@ import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.internal.ClassicProbe;
 import io.bloomery.internal.FilterCompatibility;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.KindAccess.WordSource;
@@ -76,7 +77,11 @@ import java.util.concurrent.atomic.LongAdder;
  * number of threads (except on a {@link #createSingleWriter single-writer} filter, which allows one
  * adding thread beside any number of querying threads). An add that returns before a query starts
  * is seen by that query. {@link #insertedCount()}, {@link #bitCount()} and the statistics are exact
- * when no add is in flight and may lag concurrent adds otherwise. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * when no add is in flight and may lag concurrent adds otherwise. A parallel {@link #addAll(byte[][],
+ * int)} gives each of its threads its own range of words and keeps the filter's mode: atomic bit sets
+ * on a concurrent filter (other threads may add meanwhile), plain stores on a single-writer one (the
+ * call is its one writer); either way its bits are set and visible to queries ordered after it when it
+ * returns. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
@@ -131,6 +136,10 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   private final HashProtocol.Placement placement;
   /** Non-null when placement allows walking positions without an array (the default protocol). */
   private final DoubleHashingPlacement doubleHashing;
+  /** The batched probe, or null when batch calls go key by key (see {@link ClassicProbe#of}). */
+  private final ClassicProbe probe;
+  /** This filter's round of loads for {@link #probe}, made once (a method reference per call would allocate). */
+  private final ClassicProbe.Gather gather = this::gatherRound;
 
   private final long wordCount;
   private final int segmentShift;
@@ -167,6 +176,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     this.placement = protocol.bind(bits, hashes, this.seed);
     this.doubleHashing =
         placement instanceof DoubleHashingPlacement ? (DoubleHashingPlacement) placement : null;
+    this.probe = ClassicProbe.of(placement, bits, hashes);
     this.wordCount = (bits + 63) >>> 6;
     this.segmentShift = segmentShift;
     this.segmentMask = (1L << segmentShift) - 1;
@@ -213,7 +223,9 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * of threads may still call {@link #mightContain} concurrently and never see a torn word; an add
    * is visible to another thread once a happens-before edge (a lock, a volatile write, a thread
    * start or join) orders it before the query. Adds from two threads at once can lose bits and
-   * break the no-false-negative contract. {@link #mergeFrom} stays atomic; {@link #copy} and {@code
+   * break the no-false-negative contract. The writer may call {@link #addAll(byte[][], int)} with
+   * parallelism above 1: its threads write disjoint word ranges and are joined before it returns.
+   * {@link #mergeFrom} stays atomic; {@link #copy} and {@code
    * FilterFormat}'s reads return concurrent filters.
    *
    * @throws IllegalArgumentException as {@link #create(HashProtocol, byte[], long, int)} does
@@ -359,6 +371,17 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     return true;
   }
 
+  /** Counts {@code changedItems} adds that together set {@code newlySet} bits (a partitioned batch). */
+  private void recordAdds(int changedItems, long newlySet) {
+    if (singleWriter) {
+      WRITER_SET_BITS.setOpaque(this, writerSetBits + newlySet);
+      WRITER_INSERTED.setOpaque(this, writerInserted + changedItems);
+    } else {
+      setBits.add(newlySet);
+      inserted.add(changedItems);
+    }
+  }
+
   /**
    * Whether {@code item[offset .. offset+length)} may be present: {@code false} is definite,
    * {@code true} means "go and check".
@@ -420,8 +443,8 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * Queries every item: {@code out[i]} is set to {@code mightContain(items[i])}. With the default
-   * {@code xxh3-edh-v1} protocol (and k up to {@value #MAX_BATCHED_HASHES}) the keys go in groups of
-   * {@value #PROBE_BATCH}: every position of the group is computed first, then the words are read
+   * {@code xxh3-edh-v1} protocol (and k up to {@value ClassicProbe#MAX_HASHES}) the keys go in groups of
+   * {@value ClassicProbe#BATCH}: every position of the group is computed first, then the words are read
    * round by round (the i-th bit of every key of the group, then the (i+1)-th), so the cache misses of
    * many keys are in flight together. Other protocols query one by one. Allocates nothing per key.
    *
@@ -437,103 +460,25 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     return mightContainRange(items, 0, items.length, out);
   }
 
-  /*
-   * The batched probe and insert. A classic lookup of a member pays k independent cache misses, so
-   * what bounds a batch is how many misses the core keeps in flight, and that is bounded by how many
-   * instructions sit between two loads (the reorder window). Hence the shape: all k positions of a
-   * group of keys are computed while hashing (arithmetic only, no memory wait), and the gather loops
-   * that follow are a few instructions per load with no branch on what a load returns. Measured on
-   * the 2-vCPU VM, 10M keys at 1 % (12 MB bitmap): walking each key's positions in place from its hash
-   * while reading took ~415 ns per member lookup; precomputed positions took ~230 ns (docs/BENCHMARKS.md).
-   *
-   * Non-members mostly fail at their first or second bit, so a group that is mostly non-members is
-   * compacted after each of the first COMPACTING_ROUNDS rounds (keys found absent drop out; the
-   * compaction is a separate pass after the round's loads, so no load waits on an earlier one); the
-   * rest of the survivors' rounds are then read without compaction. A group that is mostly members
-   * would only pay for the compaction, so when the previous group found more than half of its keys,
-   * the next reads all k rounds of every key. Either way the answers are exactly mightContain's.
-   */
+  /* The batched probe and insert: see ClassicProbe's block comment for their shape and its measurement. */
 
-  /** Keys per group of the batched probe and insert: enough misses in flight, small enough for L1. */
-  static final int PROBE_BATCH = 32;
-
-  /** Rounds after which a mostly-absent group drops the keys found absent (7/8 of them at the optimal fill). */
-  static final int COMPACTING_ROUNDS = 3;
-
-  /** Above this k the batch calls go key by key (a group's positions, 32 × k longs, would outgrow L1). */
-  static final int MAX_BATCHED_HASHES = 32;
+  /** Keys per group of the batched probe and insert. */
+  static final int PROBE_BATCH = ClassicProbe.BATCH;
 
   private boolean batchable() {
-    return doubleHashing != null && hashes <= MAX_BATCHED_HASHES;
+    return probe != null;
   }
 
   private int mightContainRange(byte[][] items, int from, int to, boolean[] out) {
-    int maybe = 0;
     if (!batchable()) {
+      int maybe = 0;
       for (int i = from; i < to; i++) {
         out[i] = mightContain(Objects.requireNonNull(items[i], "items[]"));
         maybe += out[i] ? 1 : 0;
       }
       return maybe;
     }
-    long[] positions = new long[PROBE_BATCH * hashes];
-    long[] hit = new long[PROBE_BATCH];
-    int[] alive = new int[PROBE_BATCH];
-    boolean mostlyMembers = false;
-    for (int start = from; start < to; start += PROBE_BATCH) {
-      int size = Math.min(PROBE_BATCH, to - start);
-      place(items, start, size, positions);
-      Arrays.fill(hit, 0, size, 1L);
-      int found = 0;
-      if (mostlyMembers) {
-        for (int i = 0; i < hashes; i++) {
-          gather(positions, i * PROBE_BATCH, null, size, hit);
-        }
-        for (int j = 0; j < size; j++) {
-          int answer = (int) (hit[j] & 1);
-          out[start + j] = answer != 0;
-          found += answer;
-        }
-      } else {
-        for (int j = 0; j < size; j++) {
-          alive[j] = j;
-          out[start + j] = false;
-        }
-        int live = size;
-        for (int i = 0; i < hashes && live > 0; i++) {
-          gather(positions, i * PROBE_BATCH, alive, live, hit);
-          if (i < COMPACTING_ROUNDS || i == hashes - 1) {
-            live = compact(alive, hit, live);
-          }
-        }
-        for (int a = 0; a < live; a++) {
-          out[start + alive[a]] = true;
-        }
-        found = live;
-      }
-      mostlyMembers = 2 * found > size;
-      maybe += found;
-    }
-    return maybe;
-  }
-
-  /**
-   * Hashes {@code items[start, start + size)} and writes position i of key j to {@code
-   * positions[i * PROBE_BATCH + j]}: round-major, so each round of the gather reads one run.
-   */
-  private void place(byte[][] items, int start, int size, long[] positions) {
-    for (int j = 0; j < size; j++) {
-      byte[] item = Objects.requireNonNull(items[start + j], "items[]");
-      long x = doubleHashing.hash(item, 0, item.length);
-      long y = EnhancedDoubleHashing.stride(x);
-      long d = EnhancedDoubleHashing.CUBIC_SCALE;
-      for (int i = 0, slot = j; i < hashes; i++, slot += PROBE_BATCH) {
-        positions[slot] = EnhancedDoubleHashing.reduce(x, bits);
-        x += y;
-        y += d;
-        d += EnhancedDoubleHashing.CUBIC_SCALE;
-      }
-    }
+    return probe.probe(items, from, to, out, gather);
   }
 
   /**
@@ -541,7 +486,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * (or {@code base + a} when {@code alive} is null), a < live. Bit 0 of {@code hit[a]} is then whether
    * every bit read so far for that key was set.
    */
-  private void gather(long[] positions, int base, int[] alive, int live, long[] hit) {
+  private void gatherRound(long[] positions, int base, int[] alive, int live, long[] hit) {
     if (segments.length == 1) {
       long[] words = segments[0];
       if (alive == null) {
@@ -565,18 +510,6 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     }
   }
 
-  /** Keeps the keys whose hit bit is set, in order, in {@code alive[0, kept)}; returns kept. */
-  private static int compact(int[] alive, long[] hit, int live) {
-    int kept = 0;
-    for (int a = 0; a < live; a++) {
-      long h = hit[a];
-      alive[kept] = alive[a];
-      hit[kept] = h;
-      kept += (int) (h & 1);
-    }
-    return kept;
-  }
-
   /** Adds items {@code [from, to)}; returns how many changed the filter. */
   private int addRange(byte[][] items, int from, int to) {
     int changed = 0;
@@ -590,12 +523,12 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     long[] hit = new long[PROBE_BATCH];
     for (int start = from; start < to; start += PROBE_BATCH) {
       int size = Math.min(PROBE_BATCH, to - start);
-      place(items, start, size, positions);
+      probe.place(items, start, size, positions);
       // Read every word of the group first (the misses overlap), then set bits on lines now in cache.
       // A key whose bits were all set already is present (bits are never cleared) and is skipped.
       Arrays.fill(hit, 0, size, 1L);
       for (int i = 0; i < hashes; i++) {
-        gather(positions, i * PROBE_BATCH, null, size, hit);
+        gatherRound(positions, i * PROBE_BATCH, null, size, hit);
       }
       for (int j = 0; j < size; j++) {
         if ((hit[j] & 1) == 0) {
@@ -628,19 +561,145 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
-   * of the common {@link java.util.concurrent.ForkJoinPool}. The filter is the same as after a
-   * one-thread {@code addAll} (adds are lock-free ORs); the returned count may differ from the
-   * one-thread count when equal items land in different threads at once (each may report the change).
+   * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
+   * then each thread sets only the bits in its own contiguous range of the filter's words, cut at
+   * multiples of 8 words, so threads share at most the cache line at each cut. The filter, {@link #insertedCount()} and
+   * the returned count are exactly those of the one-thread call: an item counts as changed if any
+   * range had a bit of it still unset, with equal items credited to the first one in order.
    *
-   * @throws IllegalStateException for a {@link #createSingleWriter single-writer} filter
+   * <p>Concurrency is the filter's own: on a concurrent filter the bits are set atomically, so {@link
+   * #add} and other batches may run at the same time from other threads; on a {@link
+   * #createSingleWriter single-writer} filter the call is that one writer and its threads use plain
+   * stores. Either way every bit is set, and visible to a query ordered after the call, when it
+   * returns (its threads are joined).
+   *
+   * @return the number of items that changed the filter
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
     Objects.requireNonNull(items, "items");
-    if (singleWriter && parallelism > 1) {
-      throw new IllegalStateException("a single-writer filter takes adds from one thread only");
+    int parts = ParallelBatches.parts(items.length, parallelism);
+    return parts == 1 ? addRange(items, 0, items.length) : addAllOwned(items, null, parts);
+  }
+
+  /**
+   * The partitioned insert over exactly {@code parts} word ranges, whatever the batch size (tests
+   * reach small batches and more ranges than lines through this); {@code changed}, if not null,
+   * receives what {@code add(items[i])} in order would have returned.
+   */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
+    Objects.requireNonNull(items, "items");
+    for (byte[] item : items) {
+      Objects.requireNonNull(item, "items[]");
     }
-    return ParallelBatches.sum(items.length, parallelism, (from, to) -> addRange(items, from, to));
+    int stride = batchable() ? 1 : hashes;
+    long[] newlySet = new long[1];
+    int changedItems = ParallelBatches.insertOwned(items.length, parts, stride,
+        (keyHashes, start, from, to) -> hashItems(items, start, from, to, keyHashes, stride),
+        (keyHashes, count, part, ranges, marks) -> insertOwnedRange(keyHashes, stride, count, part, ranges, marks),
+        changed, newlySet);
+    recordAdds(changedItems, newlySet[0]);
+    return changedItems;
+  }
+
+  /**
+   * Writes what places {@code items[start + j]} to {@code keyHashes[j * stride, (j + 1) * stride)} for
+   * j in {@code [from, to)}: the default protocol's 64-bit hash (stride 1, when {@link #batchable()}),
+   * or the protocol's k positions (stride k).
+   */
+  private void hashItems(byte[][] items, int start, int from, int to, long[] keyHashes, int stride) {
+    if (batchable()) {
+      for (int j = from; j < to; j++) {
+        byte[] item = items[start + j];
+        keyHashes[j] = doubleHashing.hash(item, 0, item.length);
+      }
+      return;
+    }
+    long[] positions = new long[hashes];
+    for (int j = from; j < to; j++) {
+      byte[] item = items[start + j];
+      placement.positions(item, 0, item.length, positions);
+      System.arraycopy(positions, 0, keyHashes, j * stride, hashes);
+    }
+  }
+
+  /**
+   * Part {@code part}'s share of a partitioned insert: the bits of keys {@code [0, count)} that fall in
+   * its word range, in groups of {@value #PROBE_BATCH} keys, each group's words read first (the misses
+   * overlap) and then set; marks each key that set a bit. Returns the number of bits set.
+   */
+  private int insertOwnedRange(long[] keyHashes, int stride, int count, int part, int parts, long[] marks) {
+    long lo = ParallelBatches.alignedBound(wordCount, parts, part, ParallelBatches.LINE_WORDS);
+    long last = ParallelBatches.alignedBound(wordCount, parts, part + 1, ParallelBatches.LINE_WORDS) - 1 - lo;
+    if (last < 0) {
+      return 0;
+    }
+    boolean placedInPlace = batchable(); // keyHashes holds 64-bit hashes, else k positions per key
+    long[] positions = new long[PROBE_BATCH * hashes];
+    long[] unset = new long[PROBE_BATCH * hashes];
+    int[] ends = new int[PROBE_BATCH];
+    int newlySet = 0;
+    for (int start = 0; start < count; start += PROBE_BATCH) {
+      int size = Math.min(PROBE_BATCH, count - start);
+      // The group's positions in this range, key by key: position[a] is kept iff its word is in [lo, lo + last].
+      int owned = 0;
+      for (int j = 0; j < size; j++) {
+        if (placedInPlace) {
+          long x = keyHashes[start + j];
+          long y = EnhancedDoubleHashing.stride(x);
+          long d = EnhancedDoubleHashing.CUBIC_SCALE;
+          for (int i = 0; i < hashes; i++) {
+            long position = EnhancedDoubleHashing.reduce(x, bits);
+            long offset = (position >>> 6) - lo;
+            positions[owned] = position;
+            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
+            x += y;
+            y += d;
+            d += EnhancedDoubleHashing.CUBIC_SCALE;
+          }
+        } else {
+          for (int slot = (start + j) * stride, end = slot + hashes; slot < end; slot++) {
+            long position = keyHashes[slot];
+            long offset = (position >>> 6) - lo;
+            positions[owned] = position;
+            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
+          }
+        }
+        ends[j] = owned;
+      }
+      gatherUnset(positions, owned, unset);
+      long changedKeys = 0;
+      for (int j = 0, a = 0; j < size; j++) {
+        long changed = 0;
+        for (int end = ends[j]; a < end; a++) {
+          if (unset[a] != 0 && setBit(positions[a])) {
+            newlySet++;
+            changed = 1;
+          }
+        }
+        changedKeys |= changed << j;
+      }
+      marks[start >>> 6] |= changedKeys << (start & 63); // start is a multiple of PROBE_BATCH = 32
+    }
+    return newlySet;
+  }
+
+  /** {@code unset[a] = 1} if bit {@code positions[a]} is clear, else 0, for a < count (independent loads). */
+  private void gatherUnset(long[] positions, int count, long[] unset) {
+    if (segments.length == 1) {
+      long[] words = segments[0];
+      for (int a = 0; a < count; a++) {
+        long position = positions[a];
+        unset[a] = ~(long) WORDS.getOpaque(words, (int) (position >>> 6)) >>> position & 1;
+      }
+      return;
+    }
+    for (int a = 0; a < count; a++) {
+      long position = positions[a];
+      long wordIndex = position >>> 6;
+      long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
+      unset[a] = ~word >>> position & 1;
+    }
   }
 
   /**

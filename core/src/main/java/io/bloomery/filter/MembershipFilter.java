@@ -28,7 +28,8 @@ import java.util.function.IntPredicate;
  * {@code long[]} on every kind and answer exactly as the single calls in order would. The defaults loop over the
  * single calls; the classic, blocked and split-block kinds override them where hashing a batch first lets the
  * cache misses of different keys overlap. Those kinds also take keys packed in one array ({@code addAll(buffer,
- * offsets, lengths, count)}) and, classic and blocked, a {@code parallelism} argument.
+ * offsets, lengths, count)}) and a {@code parallelism} argument for {@code addAll(byte[][])} (all three) and {@code
+ * mightContainAll(byte[][], boolean[])} (classic and blocked), with the same answers and counts as one thread.
  *
  * <p><b>Objects.</b> {@link #typed(ItemEncoder)} views a filter as one of {@code T}s, with an {@link ItemEncoder}
  * saying how a {@code T} becomes the item's bytes.

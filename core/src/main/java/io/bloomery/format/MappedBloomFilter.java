@@ -6,6 +6,7 @@ import io.bloomery.hash.DoubleHashingPlacement;
 import io.bloomery.hash.EnhancedDoubleHashing;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.ClassicProbe;
 import io.bloomery.internal.Items;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.sizing.BloomMath;
@@ -22,9 +23,11 @@ import java.util.Objects;
 public final class MappedBloomFilter extends MappedViews implements MappedFilter {
   /* A separate class rather than a storage mode of BloomFilter: the heap filter's probe loops read a
    * long[][] through a VarHandle, and a second storage behind the same call sites would make them
-   * polymorphic. This class repeats the classic probe (the enhanced double hashing walk of
-   * DoubleHashingPlacement, or the protocol's positions array) over MappedWords instead; the
-   * contract suite and MappedFilterTest check that both answer every query alike. */
+   * polymorphic. This class repeats the one-key classic probe (the enhanced double hashing walk of
+   * DoubleHashingPlacement, or the protocol's positions array) over MappedWords instead, and shares
+   * the grouped batch probe (ClassicProbe), handing it its own round of loads; the heap filter hands
+   * it its own, so each round is a loop over one storage. The contract suite and MappedFilterTest
+   * check that both answer every query alike. */
 
   private final HashProtocol protocol;
   private final byte[] seed;
@@ -32,6 +35,9 @@ public final class MappedBloomFilter extends MappedViews implements MappedFilter
   private final int hashes;
   private final HashProtocol.Placement placement;
   private final DoubleHashingPlacement doubleHashing;
+  /** The batched probe, or null when batch calls go key by key. */
+  private final ClassicProbe probe;
+  private final ClassicProbe.Gather gather = this::gatherRound;
 
   MappedBloomFilter(MappedImage image) throws FilterFormatException {
     super(image);
@@ -41,6 +47,7 @@ public final class MappedBloomFilter extends MappedViews implements MappedFilter
     this.seed = image.envelope.seed().clone();
     this.placement = protocol.bind(bits, hashes, seed);
     this.doubleHashing = placement instanceof DoubleHashingPlacement ? (DoubleHashingPlacement) placement : null;
+    this.probe = ClassicProbe.of(placement, bits, hashes);
   }
 
   @Override
@@ -94,16 +101,38 @@ public final class MappedBloomFilter extends MappedViews implements MappedFilter
     return (words.word(position >>> 6) & (1L << position)) != 0;
   }
 
-  /** Queries every item one by one (a classic lookup's k reads are already independent loads). */
+  /**
+   * Queries every item, in groups as {@link BloomFilter#mightContainAll(byte[][], boolean[])} does
+   * (every position of a group first, then the words round by round), with the default protocol and
+   * k up to {@value ClassicProbe#MAX_HASHES}; other protocols query one by one.
+   */
   @Override
   public int mightContainAll(byte[][] items, boolean[] out) {
     checkBatch(items, out);
+    if (probe != null) {
+      return probe.probe(items, 0, items.length, out, gather);
+    }
     int maybe = 0;
     for (int i = 0; i < items.length; i++) {
       out[i] = mightContain(Objects.requireNonNull(items[i], "items[]"));
       maybe += out[i] ? 1 : 0;
     }
     return maybe;
+  }
+
+  /** {@link ClassicProbe.Gather} over the mapped words. */
+  private void gatherRound(long[] positions, int base, int[] alive, int live, long[] hit) {
+    if (alive == null) {
+      for (int a = 0; a < live; a++) {
+        long position = positions[base + a];
+        hit[a] &= words.word(position >>> 6) >>> position;
+      }
+    } else {
+      for (int a = 0; a < live; a++) {
+        long position = positions[base + alive[a]];
+        hit[a] &= words.word(position >>> 6) >>> position;
+      }
+    }
   }
 
   @Override
