@@ -43,7 +43,37 @@ public final class RespDecoder extends ByteToMessageDecoder {
   public RespDecoder(RespLimits limits, BooleanSupplier authenticated) {
     this.limits = limits;
     this.authenticated = authenticated;
+    setCumulator(HEAP_CUMULATOR);
   }
+
+  /**
+   * Gathers what the socket delivers in a heap buffer, one bulk copy per read. The decoder reads a request in many
+   * small pieces (a call of 1000 items: 1000 header lines and 1000 argument copies); on a heap buffer each is an
+   * array read or {@code System.arraycopy}, while on a direct buffer without {@code sun.misc.Unsafe} (Netty's
+   * default from Java 25) each goes through a fresh {@code ByteBuffer} view, which made header parsing and argument
+   * copies half of a GUARD.MEXISTS call's time on the event loop (docs/BENCHMARKS.md, "Guarded sets over RESP").
+   */
+  static final Cumulator HEAP_CUMULATOR = (alloc, cumulation, in) -> {
+    if (!cumulation.isReadable() && in.hasArray()) {
+      cumulation.release();
+      return in; // already on the heap
+    }
+    try {
+      int needed = in.readableBytes();
+      if (cumulation.hasArray() && cumulation.refCnt() == 1 && !cumulation.isReadOnly()
+          && needed <= cumulation.maxWritableBytes()) {
+        cumulation.writeBytes(in);
+        return cumulation;
+      }
+      int unread = cumulation.readableBytes();
+      ByteBuf merged = alloc.heapBuffer(alloc.calculateNewCapacity(unread + needed, Integer.MAX_VALUE));
+      merged.writeBytes(cumulation, cumulation.readerIndex(), unread).writeBytes(in);
+      cumulation.release();
+      return merged;
+    } finally {
+      in.release();
+    }
+  };
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {

@@ -76,6 +76,39 @@ class RespDecoderTest {
     assertThat(decode(one)).isEqualTo(EXPECTED);
   }
 
+  /**
+   * Sockets deliver direct buffers, which the decoder gathers on the heap ({@link RespDecoder#HEAP_CUMULATOR}): split
+   * at every byte into direct buffers, with and without a heap piece after a direct one, every request comes out
+   * whole and every buffer handed in is released.
+   */
+  @Test
+  void directBuffersSplitAnywhereDecodeTheSameAndAreReleased() {
+    byte[] all = PIPELINE.getBytes(StandardCharsets.ISO_8859_1);
+    for (int cut = 1; cut < all.length; cut++) {
+      for (boolean heapTail : new boolean[] {false, true}) {
+        EmbeddedChannel ch = channel(true);
+        ByteBuf head = Unpooled.directBuffer(cut).writeBytes(all, 0, cut);
+        ByteBuf tail = heapTail ? Unpooled.copiedBuffer(all, cut, all.length - cut)
+            : Unpooled.directBuffer(all.length - cut).writeBytes(all, cut, all.length - cut);
+        ch.writeInbound(head);
+        ch.writeInbound(tail);
+        assertThat(decode(ch)).as("split at %d, heap tail %s", cut, heapTail).isEqualTo(EXPECTED);
+        assertThat(head.refCnt()).as("head released").isZero();
+        assertThat(tail.refCnt()).as("tail released").isZero();
+        ch.finishAndReleaseAll();
+      }
+    }
+    EmbeddedChannel one = channel(true);
+    List<ByteBuf> pieces = new ArrayList<>();
+    for (byte b : all) {
+      ByteBuf piece = Unpooled.directBuffer(1).writeByte(b);
+      pieces.add(piece);
+      one.writeInbound(piece);
+    }
+    assertThat(decode(one)).isEqualTo(EXPECTED);
+    assertThat(pieces).allSatisfy(piece -> assertThat(piece.refCnt()).isZero());
+  }
+
   private static String protocolError(String input, boolean authenticated) {
     EmbeddedChannel ch = channel(authenticated);
     try {
