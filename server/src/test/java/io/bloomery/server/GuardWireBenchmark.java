@@ -27,7 +27,8 @@ import redis.clients.jedis.Jedis;
  *
  * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
  * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows,
- * over 1 and 4 connections on both sides, each after an untimed warm-up pass; and all-new calls beside BF.MEXISTS;
+ * over 1 and 4 connections on both sides, each after an untimed warm-up pass, the GUARD.MEXISTS calls sent once by
+ * Jedis and once more by a lean RESP client ({@link RawResp}); and all-new calls beside BF.MEXISTS;
  * (b) 50 concurrent clients each sending single GUARD.ADDs (group commit) against 50 JDBC connections each running
  * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per item, and one client sending GUARD.MADD batches of 1000;
  * (f) (b) again with the cluster's {@code fsync} on, where a commit costs a disk flush;
@@ -566,14 +567,20 @@ class GuardWireBenchmark {
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
     double[] plain = timedSql(conns, batches, url, sql, GuardWireBenchmark::selectAny);
     String plainCpu = lastCpu;
+    List<byte[]> requests = RawResp.requests("GUARD.MEXISTS", "crawl", batches);
+    timedRaw(conns, RawResp.requests("GUARD.MEXISTS", "crawl", warm), port);
+    double[] lean = timedRaw(conns, requests, port); // the same calls again, sent by the lean client
+    String leanCpu = lastCpu;
     long made = delta(before, after, "store_lookups_made");
     long avoided = delta(before, after, "store_lookups_avoided");
     System.out.printf(Locale.ROOT, "BENCH " + label + " connections=%d rows=%d links=%d: GUARD.MEXISTS %.0f links/s"
             + " (%d duplicates, store lookups made %d avoided %d = %.2f%%, %d confirmation queries for %d calls);"
-            + " SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f; guard %s; plain %s; load %s%n",
+            + " SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f; guard %s; plain %s;"
+            + " GUARD.MEXISTS from a lean RESP client %.0f links/s (%d duplicates), ratio %.2f, %s; load %s%n",
         conns, ROWS, total, total / guard[0], (long) guard[1], made, avoided, 100.0 * avoided / (made + avoided),
         delta(before, after, "confirm_queries"), batches.size(), total / plain[0], (long) plain[1],
-        plain[0] / guard[0], guardCpu, plainCpu, loadAverage());
+        plain[0] / guard[0], guardCpu, plainCpu, total / lean[0], (long) lean[1], plain[0] / lean[0], leanCpu,
+        loadAverage());
   }
 
   private static long delta(Map<String, Object> before, Map<String, Object> after, String field) {
