@@ -94,8 +94,16 @@ public sealed interface Reply {
     }
   }
 
-  /** {@code reply} encoded once, for a reply sent many times (a command's fixed answers); see {@link Constant}. */
+  /**
+   * {@code reply} encoded once, for a reply sent many times (a command's fixed answers); see {@link Constant}.
+   *
+   * @throws IllegalArgumentException for an {@link Error}, which stays an error frame (the dispatcher counts errors
+   *     by their kind)
+   */
   static Reply constant(Reply reply) {
+    if (reply instanceof Error) {
+      throw new IllegalArgumentException("an error reply cannot be a constant");
+    }
     return reply instanceof Constant c ? c : new Constant(reply);
   }
 

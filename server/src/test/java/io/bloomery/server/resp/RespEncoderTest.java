@@ -1,6 +1,7 @@
 package io.bloomery.server.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -46,8 +47,7 @@ class RespEncoderTest {
     List<Reply> replies = List.of(Reply.OK, Reply.integer(-12345678901L), Reply.integer(7), Reply.bulk("a\r\nb"),
         Reply.NIL, Reply.NIL_ARRAY, Reply.EMPTY_ARRAY, Reply.bool(true), new Reply.Dbl(1e-5),
         new Reply.Verbatim("txt", "hi"), Reply.map(m), new Reply.SetReply(List.of(Reply.integer(1))),
-        Reply.arrayOf(Reply.arrayOf(Reply.integer(0), Reply.integer(1), Reply.integer(0)), Reply.NIL),
-        Reply.error("ERR no"));
+        Reply.arrayOf(Reply.arrayOf(Reply.integer(0), Reply.integer(1), Reply.integer(0)), Reply.NIL));
     for (Reply r : replies) {
       Reply constant = Reply.constant(r);
       for (int protocol : new int[] {2, 3}) {
@@ -59,6 +59,8 @@ class RespEncoderTest {
         .isEqualTo("%4\r\n+maybe_present\r\n:1\r\n+rate\r\n,0.5\r\n+none\r\n_\r\n+name\r\n$3\r\nx\u00c3\u00a9\r\n");
     assertThat(encode(Reply.array(List.of(Reply.constant(Reply.integer(1)), Reply.integer(2))), 2))
         .isEqualTo("*2\r\n:1\r\n:2\r\n");
+    assertThatThrownBy(() -> Reply.constant(Reply.error("ERR no"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("an error reply cannot be a constant");
   }
 
   @Test
