@@ -134,6 +134,32 @@ class RespDecoderTest {
         .isEqualTo("ERR Protocol error: too big mbulk count string");
   }
 
+  /**
+   * Bulk headers are read in place when they are plain ({@code $}, digits, CRLF); every other line goes the general
+   * way, so both read the same: odd but accepted lines, lengths past the limits, and a header longer than a tight
+   * {@code maxInlineBytes}.
+   */
+  @Test
+  void bulkHeadersReadInPlaceAgreeWithTheGeneralPath() {
+    EmbeddedChannel ch = channel(true);
+    ch.writeInbound(bytes("*3\r\n$4\r\nECHO\r\n$0\r\n\r\n$10\r\n0123456789\r\n*1\r\n$4\rXPING\r\n"));
+    assertThat(decode(ch)).as("a CR then any byte ends a header line, as in Redis")
+        .isEqualTo(List.of("ECHO||0123456789", "PING"));
+    assertThat(protocolError("*1\r\n$100000000000000000\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$1000000000000000000\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$" + "9".repeat(21) + "\r\n", true))
+        .isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$01\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$+1\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    RespLimits tight = new RespLimits(1 << 20, 16, 1 << 20, 10, 16);
+    for (int digits : new int[] {15, 16}) { // "$" and 15 digits fill a 16-byte line; one more does not
+      EmbeddedChannel narrow = new EmbeddedChannel(new RespDecoder(tight, () -> true));
+      assertThatThrownBy(() -> narrow.writeInbound(bytes("*1\r\n$" + "1".repeat(digits) + "\r\n")))
+          .isInstanceOf(DecoderException.class).cause()
+          .hasMessage(digits == 15 ? "Protocol error: invalid bulk length" : "Protocol error: too big bulk count string");
+    }
+  }
+
   @Test
   void unauthenticatedClientsGetTightLimits() {
     assertThat(protocolError("*11\r\n", false)).isEqualTo("ERR Protocol error: unauthenticated multibulk length");
