@@ -671,7 +671,10 @@ public final class Guard implements AutoCloseable {
       GuardFilter filter = current;
       boolean anyNegative = false;
       for (int i = 0; i < n; i++) {
-        byte[] item = Objects.requireNonNull(items.get(i), "items[" + i + "]");
+        byte[] item = items.get(i);
+        if (item == null) { // the message is built only here: per item it cost more than the probe
+          throw new NullPointerException("items[" + i + "]");
+        }
         negative[i] = !filter.mightContain(item);
         anyNegative |= negative[i];
       }
@@ -688,11 +691,13 @@ public final class Guard implements AutoCloseable {
       int count = 0;
       for (int i = 0; i < out.length; i++) {
         if (negative[i] && !confirmNegatives) {
-          storeLookupsAvoided.increment();
           out[i] = Verdict.ABSENT;
         } else {
           asked[count++] = i;
         }
+      }
+      if (count < out.length) {
+        storeLookupsAvoided.add(out.length - count); // once per call, not per item
       }
       ask = java.util.Arrays.copyOf(asked, count);
     }

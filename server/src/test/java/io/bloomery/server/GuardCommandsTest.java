@@ -122,11 +122,18 @@ class GuardCommandsTest {
       assertThat(c.call("GUARD.ADD", "r3", "x")).isEqualTo(":1\r\n");
       awaitStreaming("r3");
       assertThat(c.call("GUARD.EXISTS", "r3", "x")).isEqualTo("*3\r\n:1\r\n:1\r\n:1\r\n");
+      assertThat(c.call("GUARD.MEXISTS", "r3", "never-added", "x", "never-added-2")).as("one maybe: from the store")
+          .isEqualTo("*3\r\n*3\r\n:0\r\n:0\r\n:0\r\n*3\r\n:1\r\n:1\r\n:1\r\n*3\r\n:0\r\n:0\r\n:0\r\n");
+      assertThat(c.call("GUARD.MEXISTS", "r3", "never-added", "never-added-2")).as("answered on the event loop")
+          .isEqualTo("*2\r\n*3\r\n:0\r\n:0\r\n:0\r\n*3\r\n:0\r\n:0\r\n:0\r\n");
       c.call("HELLO", "3");
       assertThat(c.call("GUARD.EXISTS", "r3", "x"))
           .isEqualTo("%3\r\n+maybe_present\r\n:1\r\n+exact_checked\r\n:1\r\n+duplicate\r\n:1\r\n");
       assertThat(c.call("GUARD.MEXISTS", "r3", "never-added")).isEqualTo(
           "*1\r\n%3\r\n+maybe_present\r\n:0\r\n+exact_checked\r\n:0\r\n+duplicate\r\n:0\r\n");
+      assertThat(c.call("GUARD.MEXISTS", "r3", "x", "never-added")).isEqualTo("*2\r\n"
+          + "%3\r\n+maybe_present\r\n:1\r\n+exact_checked\r\n:1\r\n+duplicate\r\n:1\r\n"
+          + "%3\r\n+maybe_present\r\n:0\r\n+exact_checked\r\n:0\r\n+duplicate\r\n:0\r\n");
     }
   }
 

@@ -21,17 +21,19 @@ import redis.clients.jedis.Jedis;
  *
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c] \
+ *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
  *     [-Dbloomery.guardwire.connections=1,4]
  * </pre>
  *
  * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
  * {@code SELECT url FROM plain WHERE url = ANY(?)} on a table with a primary key on url, both on the same rows,
- * over 1 and 4 connections on both sides, each after an untimed warm-up pass; and all-new calls beside BF.MEXISTS;
+ * over 1 and 4 connections on both sides, each after an untimed warm-up pass, the GUARD.MEXISTS calls sent once by
+ * Jedis and once more by a lean RESP client ({@link RawResp}); and all-new calls beside BF.MEXISTS;
  * (b) 50 concurrent clients each sending single GUARD.ADDs (group commit) against 50 JDBC connections each running
  * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per item, and one client sending GUARD.MADD batches of 1000;
  * (f) (b) again with the cluster's {@code fsync} on, where a commit costs a disk flush;
- * (c) the freshness lag of a read-only foreign table followed by logical replication at 10,000 inserts/s.
+ * (c) the freshness lag of a read-only foreign table followed by logical replication at 10,000 inserts/s;
+ * (l) (a'') in long loops, sent by Jedis and by a lean client, beside BF.MEXISTS, optionally recorded by JFR.
  * Each loop also prints the CPU seconds this JVM (clients and server) and PostgreSQL spent in it.
  */
 @EnabledIfSystemProperty(named = "bloomery.guardwire.bench", matches = "true")
@@ -62,6 +64,10 @@ class GuardWireBenchmark {
 
   @Test
   void run() throws Exception {
+    if (System.getProperty("io.netty.leakDetection.level") == null) {
+      // as `bloomery serve` runs (Main): Netty's sampled leak tracking off, a debugging aid that costs every command
+      io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+    }
     PostgresCluster pg = PostgresCluster.shared();
     String url = pg.createDatabase();
     try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
@@ -86,6 +92,9 @@ class GuardWireBenchmark {
           loadAverage(), Runtime.getRuntime().availableProcessors());
       if (PARTS.contains("a")) {
         crawlerChecks(j, server.port(), url);
+      }
+      if (PARTS.contains("l")) {
+        serverPath(j, server.port(), url);
       }
       if (PARTS.contains("b")) {
         concurrentAdds(j, server.port(), url, "b", ADDS_PER_CLIENT);
@@ -185,14 +194,229 @@ class GuardWireBenchmark {
     }
   }
 
-  /** Calls of {@code perCall} links, every {@code seenEvery}-th one seen, {@code total} links in all. */
+  /** Calls per timed loop of (l); each loop first runs a fifth as many, untimed. */
+  static final int LEAN_CALLS = Integer.getInteger("bloomery.guardwire.leanCalls", 1000);
+
+  /**
+   * (l) Where the time of (a'') goes: 1000 links per call, all new and 1 % seen, each sent by Jedis and by a lean
+   * client ({@link RawResp}: requests encoded before the clock starts, replies parsed in place), beside BF.MEXISTS
+   * and both ways of sending the plain statement's array (a {@code createArrayOf} text array and
+   * {@code setObject(String[])}). With {@code -Dbloomery.guardwire.jfr=FILE} the timed loops are recorded by JFR,
+   * execution samples every millisecond.
+   */
+  private static void serverPath(Jedis j, int port, String url) throws Exception {
+    String jfr = System.getProperty("bloomery.guardwire.jfr");
+    jdk.jfr.Recording recording = null;
+    if (jfr != null) {
+      recording = new jdk.jfr.Recording();
+      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1));
+      recording.enable("jdk.ObjectAllocationSample");
+      recording.enable("jdk.GarbageCollection");
+      recording.start();
+    }
+    for (String cs : CONNECTIONS.split(",")) {
+      int conns = Integer.parseInt(cs.strip());
+      call(j, "BF.RESERVE", "lean" + conns, "0.01", String.valueOf(ROWS * 4L));
+      for (int seenEvery : new int[] {Integer.MAX_VALUE, 100}) {
+        String shape = seenEvery == Integer.MAX_VALUE ? "all new" : "1% seen";
+        List<List<String>> warm = links(1000, seenEvery, LEAN_CALLS * 200, "lw" + conns + "-" + seenEvery);
+        List<List<String>> calls = links(1000, seenEvery, LEAN_CALLS * 1000, "l" + conns + "-" + seenEvery);
+        List<String> figures = new ArrayList<>();
+        JedisCall guardJedis = (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch);
+        timedSum(conns, warm, port, guardJedis);
+        figures.add(figure("GUARD.MEXISTS jedis", calls, timedSum(conns, calls, port, guardJedis)));
+        timedRaw(conns, RawResp.requests("GUARD.MEXISTS", "crawl", warm), port);
+        figures.add(figure("GUARD.MEXISTS lean client", calls,
+            timedRaw(conns, RawResp.requests("GUARD.MEXISTS", "crawl", calls), port)));
+        if (seenEvery == Integer.MAX_VALUE) {
+          JedisCall bfJedis = (jc, batch) -> mexists(jc, "BF.MEXISTS", "lean" + conns, batch);
+          timedSum(conns, warm, port, bfJedis);
+          figures.add(figure("BF.MEXISTS jedis", calls, timedSum(conns, calls, port, bfJedis)));
+          timedRaw(conns, RawResp.requests("BF.MEXISTS", "lean" + conns, warm), port);
+          figures.add(figure("BF.MEXISTS lean client", calls,
+              timedRaw(conns, RawResp.requests("BF.MEXISTS", "lean" + conns, calls), port)));
+        }
+        String sql = "SELECT url FROM plain WHERE url = ANY(?)";
+        SqlCall literal = (c, ps, batch) -> {
+          ps.setArray(1, c.createArrayOf("text", batch.toArray()));
+          return rowsOf(ps);
+        };
+        timedSql(conns, warm, url, sql, literal);
+        figures.add(figure("SELECT = ANY createArrayOf(text)", calls, timedSql(conns, calls, url, sql, literal)));
+        timedSql(conns, warm, url, sql, GuardWireBenchmark::selectAny);
+        figures.add(figure("SELECT = ANY setObject(String[])", calls,
+            timedSql(conns, calls, url, sql, GuardWireBenchmark::selectAny)));
+        System.out.printf(Locale.ROOT, "BENCH (l) %s, 1000 links per call, connections=%d, %d calls: %s%n", shape,
+            conns, calls.size(), String.join("; ", figures));
+      }
+    }
+    if (recording != null) {
+      recording.stop();
+      recording.dump(java.nio.file.Path.of(jfr));
+      recording.close();
+    }
+  }
+
+  private static String figure(String what, List<List<String>> calls, double[] secondsAndSum) {
+    long links = calls.stream().mapToLong(List::size).sum();
+    return String.format(Locale.ROOT, "%s %.0f links/s (%d duplicates, %s, load %s)", what,
+        links / secondsAndSum[0], (long) secondsAndSum[1], lastCpu, loadAverage());
+  }
+
+  /** {@link #timedSum} with {@link RawResp} connections, call i on connection i mod conns. */
+  private static double[] timedRaw(int conns, List<byte[]> requests, int port) throws Exception {
+    List<RawResp> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < conns; i++) {
+        clients.add(new RawResp(port));
+      }
+      return clocked(conns, (sum, i) -> {
+        for (int b = i; b < requests.size(); b += conns) {
+          sum.addAndGet(clients.get(i).call(requests.get(b)));
+        }
+      });
+    } finally {
+      for (RawResp c : clients) {
+        c.close();
+      }
+    }
+  }
+
+  /**
+   * A lean RESP2 client for (l): one request at a time over a plain socket, the reply read into one buffer and
+   * walked in place. Its answer is the sum of the last integer of each verdict triple (the duplicates of
+   * GUARD.MEXISTS) or of each integer (BF.MEXISTS); an error reply throws.
+   */
+  static final class RawResp implements AutoCloseable {
+    private final java.net.Socket socket;
+    private final java.io.OutputStream out;
+    private final java.io.InputStream in;
+    private byte[] buf = new byte[1 << 16];
+    private int filled;
+    private int pos;
+
+    RawResp(int port) throws java.io.IOException {
+      socket = new java.net.Socket("127.0.0.1", port);
+      socket.setTcpNoDelay(true);
+      out = socket.getOutputStream();
+      in = socket.getInputStream();
+    }
+
+    /** Each batch as one encoded {@code command key item...} request. */
+    static List<byte[]> requests(String command, String key, List<List<String>> batches) {
+      List<byte[]> out = new ArrayList<>(batches.size());
+      for (List<String> batch : batches) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(batch.size() * 80);
+        b.writeBytes(("*" + (batch.size() + 2) + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        bulk(b, command);
+        bulk(b, key);
+        batch.forEach(item -> bulk(b, item));
+        out.add(b.toByteArray());
+      }
+      return out;
+    }
+
+    private static void bulk(java.io.ByteArrayOutputStream b, String s) {
+      byte[] bytes = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      b.writeBytes(("$" + bytes.length + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      b.writeBytes(bytes);
+      b.writeBytes(new byte[] {'\r', '\n'});
+    }
+
+    long call(byte[] request) {
+      try {
+        out.write(request);
+        out.flush();
+        filled = 0;
+        pos = 0;
+        return reply();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    /** Reads one reply: the sum described above. */
+    private long reply() throws java.io.IOException {
+      byte type = next();
+      long n = number();
+      switch (type) {
+        case ':':
+          return n;
+        case '*': {
+          long sum = 0;
+          for (long i = 0; i < n; i++) {
+            byte t = next();
+            long m = number();
+            if (t == ':') {
+              sum += m;
+            } else if (t == '*') {
+              long last = 0;
+              for (long k = 0; k < m; k++) {
+                next();
+                last = number();
+              }
+              sum += last;
+            } else {
+              throw new IllegalStateException("unexpected reply type " + (char) t);
+            }
+          }
+          return sum;
+        }
+        default:
+          throw new IllegalStateException("reply " + (char) type + " " + n);
+      }
+    }
+
+    /** The integer up to CRLF after a type byte (an error's text is not a number: it fails here). */
+    private long number() throws java.io.IOException {
+      long v = 0;
+      boolean negative = false;
+      for (byte c = next(); c != '\r'; c = next()) {
+        if (c == '-') {
+          negative = true;
+        } else if (c >= '0' && c <= '9') {
+          v = v * 10 + (c - '0');
+        } else {
+          throw new IllegalStateException("not a number in the reply: " + (char) c);
+        }
+      }
+      next();
+      return negative ? -v : v;
+    }
+
+    private byte next() throws java.io.IOException {
+      if (pos == filled) {
+        if (filled == buf.length) {
+          filled = 0;
+          pos = 0;
+        }
+        int r = in.read(buf, filled, buf.length - filled);
+        if (r < 0) {
+          throw new java.io.EOFException("server closed the connection");
+        }
+        filled += r;
+      }
+      return buf[pos++];
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      socket.close();
+    }
+  }
+
+  /**
+   * Calls of {@code perCall} links, every {@code seenEvery}-th one seen (none for {@link Integer#MAX_VALUE}),
+   * {@code total} links in all.
+   */
   private static List<List<String>> links(int perCall, int seenEvery, int total, String run) {
     List<List<String>> batches = new ArrayList<>();
     for (int b = 0; b < total / perCall; b++) {
       List<String> batch = new ArrayList<>();
       for (int i = 0; i < perCall; i++) {
         long n = (long) b * perCall + i;
-        batch.add(i % seenEvery == 0 ? seenUrl(n * 7919 % ROWS) : newUrl(run, n));
+        boolean seen = seenEvery != Integer.MAX_VALUE && i % seenEvery == 0;
+        batch.add(seen ? seenUrl(n * 7919 % ROWS) : newUrl(run, n));
       }
       batches.add(batch);
     }
@@ -239,17 +463,11 @@ class GuardWireBenchmark {
         clients.add(new Jedis("127.0.0.1", port, 120_000));
         clients.get(i).ping();
       }
-      AtomicLong sum = new AtomicLong();
-      double[] cpu0 = cpu();
-      long t0 = System.nanoTime();
-      parallel(conns, i -> {
+      return clocked(conns, (sum, i) -> {
         for (int b = i; b < calls.size(); b += conns) {
           sum.addAndGet(call.run(clients.get(i), calls.get(b)));
         }
       });
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      lastCpu = cpuSince(cpu0);
-      return new double[] {seconds, sum.get()};
     } finally {
       clients.forEach(Jedis::close);
     }
@@ -265,10 +483,7 @@ class GuardWireBenchmark {
         cs.add(DriverManager.getConnection(url));
         ps.add(cs.get(i).prepareStatement(sql));
       }
-      AtomicLong sum = new AtomicLong();
-      double[] cpu0 = cpu();
-      long t0 = System.nanoTime();
-      parallel(conns, i -> {
+      return clocked(conns, (sum, i) -> {
         try {
           for (int b = i; b < calls.size(); b += conns) {
             sum.addAndGet(call.run(cs.get(i), ps.get(i), calls.get(b)));
@@ -277,14 +492,25 @@ class GuardWireBenchmark {
           throw new IllegalStateException(e);
         }
       });
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      lastCpu = cpuSince(cpu0);
-      return new double[] {seconds, sum.get()};
     } finally {
       for (Connection c : cs) {
         c.close();
       }
     }
+  }
+
+  /**
+   * {@link #parallel} with the clock and the CPU split ({@link #lastCpu}) around it: {seconds, the sum the bodies
+   * added up}.
+   */
+  private static double[] clocked(int n, java.util.function.ObjIntConsumer<AtomicLong> body) throws Exception {
+    AtomicLong sum = new AtomicLong();
+    double[] cpu0 = cpu();
+    long t0 = System.nanoTime();
+    parallel(n, i -> body.accept(sum, i));
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    lastCpu = cpuSince(cpu0);
+    return new double[] {seconds, sum.get()};
   }
 
   /** Runs {@code body(i)} for i in [0, n) on n threads and waits for all; the first failure is rethrown. */
@@ -301,8 +527,18 @@ class GuardWireBenchmark {
     }
   }
 
+  /**
+   * The plain statement's call as a competent user writes it: prepared once per connection (pgjdbc makes it a
+   * server-side statement after five uses), the links as a {@code String[]}, which pgjdbc sends as a binary
+   * {@code text[]}, against the primary key's index. ({@code createArrayOf("text", ...)}, which (l) times beside it,
+   * sends a quoted text literal and is slower on both sides.)
+   */
   private static long selectAny(Connection c, PreparedStatement ps, List<String> batch) throws java.sql.SQLException {
-    ps.setArray(1, c.createArrayOf("text", batch.toArray()));
+    ps.setObject(1, batch.toArray(String[]::new));
+    return rowsOf(ps);
+  }
+
+  private static long rowsOf(PreparedStatement ps) throws java.sql.SQLException {
     long found = 0;
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
@@ -331,14 +567,20 @@ class GuardWireBenchmark {
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
     double[] plain = timedSql(conns, batches, url, sql, GuardWireBenchmark::selectAny);
     String plainCpu = lastCpu;
+    List<byte[]> requests = RawResp.requests("GUARD.MEXISTS", "crawl", batches);
+    timedRaw(conns, RawResp.requests("GUARD.MEXISTS", "crawl", warm), port);
+    double[] lean = timedRaw(conns, requests, port); // the same calls again, sent by the lean client
+    String leanCpu = lastCpu;
     long made = delta(before, after, "store_lookups_made");
     long avoided = delta(before, after, "store_lookups_avoided");
     System.out.printf(Locale.ROOT, "BENCH " + label + " connections=%d rows=%d links=%d: GUARD.MEXISTS %.0f links/s"
             + " (%d duplicates, store lookups made %d avoided %d = %.2f%%, %d confirmation queries for %d calls);"
-            + " SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f; guard %s; plain %s; load %s%n",
+            + " SELECT ... = ANY %.0f links/s (%d duplicates); ratio %.2f; guard %s; plain %s;"
+            + " GUARD.MEXISTS from a lean RESP client %.0f links/s (%d duplicates), ratio %.2f, %s; load %s%n",
         conns, ROWS, total, total / guard[0], (long) guard[1], made, avoided, 100.0 * avoided / (made + avoided),
         delta(before, after, "confirm_queries"), batches.size(), total / plain[0], (long) plain[1],
-        plain[0] / guard[0], guardCpu, plainCpu, loadAverage());
+        plain[0] / guard[0], guardCpu, plainCpu, total / lean[0], (long) lean[1], plain[0] / lean[0], leanCpu,
+        loadAverage());
   }
 
   private static long delta(Map<String, Object> before, Map<String, Object> after, String field) {
@@ -435,13 +677,7 @@ class GuardWireBenchmark {
         clients.add(new Jedis("127.0.0.1", port, 120_000));
         clients.get(i).ping();
       }
-      AtomicLong sum = new AtomicLong();
-      double[] cpu0 = cpu();
-      long t0 = System.nanoTime();
-      parallel(conns, i -> sum.addAndGet(call.run(clients.get(i), perClient.get(i))));
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      lastCpu = cpuSince(cpu0);
-      return new double[] {seconds, sum.get()};
+      return clocked(conns, (sum, i) -> sum.addAndGet(call.run(clients.get(i), perClient.get(i))));
     } finally {
       clients.forEach(Jedis::close);
     }

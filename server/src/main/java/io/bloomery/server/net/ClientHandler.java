@@ -229,7 +229,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return false;
     }
     if (batch == null) {
-      batch = ctx.alloc().ioBuffer();
+      // on the heap: a reply is written in many small pieces, each a plain array copy there (see RespDecoder's
+      // HEAP_CUMULATOR); the transport copies the batch to a direct buffer once, on its way to the socket
+      batch = ctx.alloc().heapBuffer();
     }
     RespEncoder.encode(reply, client.protocol(), batch);
     if (client.closeAfterReply()) {

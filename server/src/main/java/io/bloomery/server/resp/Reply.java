@@ -1,5 +1,7 @@
 package io.bloomery.server.resp;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +10,8 @@ import java.util.Map;
 /**
  * One reply frame, one record per RESP frame kind. {@link RespEncoder} writes each in RESP2 or RESP3: the RESP3-only
  * kinds ({@link Bool}, {@link Dbl}, {@link MapReply}, {@link SetReply}, {@link Verbatim}) have the RESP2 form Redis
- * uses for them (an integer 1/0, a bulk string, a flat array, an array, a bulk string).
+ * uses for them (an integer 1/0, a bulk string, a flat array, an array, a bulk string). A {@link Constant} is any
+ * of these encoded ahead of time.
  */
 public sealed interface Reply {
 
@@ -58,6 +61,51 @@ public sealed interface Reply {
 
   /** RESP3 {@code =len\r\ntxt:text}; a bulk string in RESP2. */
   record Verbatim(String format, String text) implements Reply {}
+
+  /**
+   * A reply that never changes, encoded once in both protocols by {@link #constant}: the encoder copies its bytes
+   * instead of walking its frames again. It sends exactly what the reply it was made from sends.
+   */
+  final class Constant implements Reply {
+    private final byte[] resp2;
+    private final byte[] resp3;
+
+    private Constant(Reply of) {
+      resp2 = encoded(of, 2);
+      resp3 = encoded(of, 3);
+    }
+
+    private static byte[] encoded(Reply of, int protocol) {
+      ByteBuf out = Unpooled.buffer();
+      RespEncoder.encode(of, protocol, out);
+      byte[] bytes = new byte[out.readableBytes()];
+      out.readBytes(bytes);
+      return bytes;
+    }
+
+    /** The encoded frame for protocol 2 or 3; never modified. */
+    byte[] bytes(int protocol) {
+      return protocol >= 3 ? resp3 : resp2;
+    }
+
+    @Override
+    public String toString() {
+      return "Constant[" + new String(resp2, StandardCharsets.ISO_8859_1).replace("\r\n", " ").strip() + "]";
+    }
+  }
+
+  /**
+   * {@code reply} encoded once, for a reply sent many times (a command's fixed answers); see {@link Constant}.
+   *
+   * @throws IllegalArgumentException for an {@link Error}, which stays an error frame (the dispatcher counts errors
+   *     by their kind)
+   */
+  static Reply constant(Reply reply) {
+    if (reply instanceof Error) {
+      throw new IllegalArgumentException("an error reply cannot be a constant");
+    }
+    return reply instanceof Constant c ? c : new Constant(reply);
+  }
 
   static Reply error(String text) {
     return new Error(text);

@@ -51,6 +51,7 @@ public final class RespEncoder {
           bulk(out, formatDouble(d.value()).getBytes(StandardCharsets.US_ASCII));
         }
       }
+      case Reply.Constant c -> out.writeBytes(c.bytes(protocol));
       case Reply.Verbatim v -> {
         if (resp3) {
           byte[] body = (v.format() + ":" + v.text()).getBytes(StandardCharsets.UTF_8);

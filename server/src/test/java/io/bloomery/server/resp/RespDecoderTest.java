@@ -76,6 +76,39 @@ class RespDecoderTest {
     assertThat(decode(one)).isEqualTo(EXPECTED);
   }
 
+  /**
+   * Sockets deliver direct buffers, which the decoder gathers on the heap ({@link RespDecoder#HEAP_CUMULATOR}): split
+   * at every byte into direct buffers, with and without a heap piece after a direct one, every request comes out
+   * whole and every buffer handed in is released.
+   */
+  @Test
+  void directBuffersSplitAnywhereDecodeTheSameAndAreReleased() {
+    byte[] all = PIPELINE.getBytes(StandardCharsets.ISO_8859_1);
+    for (int cut = 1; cut < all.length; cut++) {
+      for (boolean heapTail : new boolean[] {false, true}) {
+        EmbeddedChannel ch = channel(true);
+        ByteBuf head = Unpooled.directBuffer(cut).writeBytes(all, 0, cut);
+        ByteBuf tail = heapTail ? Unpooled.copiedBuffer(all, cut, all.length - cut)
+            : Unpooled.directBuffer(all.length - cut).writeBytes(all, cut, all.length - cut);
+        ch.writeInbound(head);
+        ch.writeInbound(tail);
+        assertThat(decode(ch)).as("split at %d, heap tail %s", cut, heapTail).isEqualTo(EXPECTED);
+        assertThat(head.refCnt()).as("head released").isZero();
+        assertThat(tail.refCnt()).as("tail released").isZero();
+        ch.finishAndReleaseAll();
+      }
+    }
+    EmbeddedChannel one = channel(true);
+    List<ByteBuf> pieces = new ArrayList<>();
+    for (byte b : all) {
+      ByteBuf piece = Unpooled.directBuffer(1).writeByte(b);
+      pieces.add(piece);
+      one.writeInbound(piece);
+    }
+    assertThat(decode(one)).isEqualTo(EXPECTED);
+    assertThat(pieces).allSatisfy(piece -> assertThat(piece.refCnt()).isZero());
+  }
+
   private static String protocolError(String input, boolean authenticated) {
     EmbeddedChannel ch = channel(authenticated);
     try {
@@ -99,6 +132,32 @@ class RespDecoderTest {
     assertThat(protocolError("x".repeat(70_000), true)).isEqualTo("ERR Protocol error: too big inline request");
     assertThat(protocolError("*" + "1".repeat(70_000), true))
         .isEqualTo("ERR Protocol error: too big mbulk count string");
+  }
+
+  /**
+   * Bulk headers are read in place when they are plain ({@code $}, digits, CRLF); every other line goes the general
+   * way, so both read the same: odd but accepted lines, lengths past the limits, and a header longer than a tight
+   * {@code maxInlineBytes}.
+   */
+  @Test
+  void bulkHeadersReadInPlaceAgreeWithTheGeneralPath() {
+    EmbeddedChannel ch = channel(true);
+    ch.writeInbound(bytes("*3\r\n$4\r\nECHO\r\n$0\r\n\r\n$10\r\n0123456789\r\n*1\r\n$4\rXPING\r\n"));
+    assertThat(decode(ch)).as("a CR then any byte ends a header line, as in Redis")
+        .isEqualTo(List.of("ECHO||0123456789", "PING"));
+    assertThat(protocolError("*1\r\n$100000000000000000\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$1000000000000000000\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$" + "9".repeat(21) + "\r\n", true))
+        .isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$01\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(protocolError("*1\r\n$+1\r\n", true)).isEqualTo("ERR Protocol error: invalid bulk length");
+    RespLimits tight = new RespLimits(1 << 20, 16, 1 << 20, 10, 16);
+    for (int digits : new int[] {15, 16}) { // "$" and 15 digits fill a 16-byte line; one more does not
+      EmbeddedChannel narrow = new EmbeddedChannel(new RespDecoder(tight, () -> true));
+      assertThatThrownBy(() -> narrow.writeInbound(bytes("*1\r\n$" + "1".repeat(digits) + "\r\n")))
+          .isInstanceOf(DecoderException.class).cause()
+          .hasMessage(digits == 15 ? "Protocol error: invalid bulk length" : "Protocol error: too big bulk count string");
+    }
   }
 
   @Test

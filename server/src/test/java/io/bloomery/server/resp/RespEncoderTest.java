@@ -1,11 +1,13 @@
 package io.bloomery.server.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +34,33 @@ class RespEncoderTest {
     assertThat(encode(new Reply.Verbatim("txt", "a"), 3)).isEqualTo("=5\r\ntxt:a\r\n");
     assertThat(encode(new Reply.Verbatim("txt", "a"), 2)).isEqualTo("$1\r\na\r\n");
     assertThat(encode(Reply.error("ERR x\r\ny"), 2)).isEqualTo("-ERR x  y\r\n");
+  }
+
+  /** A constant sends, byte for byte, what the reply it was made from sends, in both protocols. */
+  @Test
+  void aConstantEncodesExactlyAsItsReply() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("maybe_present", 1L);
+    m.put("rate", 0.5);
+    m.put("none", null);
+    m.put("name", "x\u00e9");
+    List<Reply> replies = List.of(Reply.OK, Reply.integer(-12345678901L), Reply.integer(7), Reply.bulk("a\r\nb"),
+        Reply.NIL, Reply.NIL_ARRAY, Reply.EMPTY_ARRAY, Reply.bool(true), new Reply.Dbl(1e-5),
+        new Reply.Verbatim("txt", "hi"), Reply.map(m), new Reply.SetReply(List.of(Reply.integer(1))),
+        Reply.arrayOf(Reply.arrayOf(Reply.integer(0), Reply.integer(1), Reply.integer(0)), Reply.NIL));
+    for (Reply r : replies) {
+      Reply constant = Reply.constant(r);
+      for (int protocol : new int[] {2, 3}) {
+        assertThat(encode(constant, protocol)).as("%s in RESP%d", r, protocol).isEqualTo(encode(r, protocol));
+      }
+      assertThat(Reply.constant(constant)).isSameAs(constant);
+    }
+    assertThat(encode(Reply.constant(Reply.map(m)), 3))
+        .isEqualTo("%4\r\n+maybe_present\r\n:1\r\n+rate\r\n,0.5\r\n+none\r\n_\r\n+name\r\n$3\r\nx\u00c3\u00a9\r\n");
+    assertThat(encode(Reply.array(List.of(Reply.constant(Reply.integer(1)), Reply.integer(2))), 2))
+        .isEqualTo("*2\r\n:1\r\n:2\r\n");
+    assertThatThrownBy(() -> Reply.constant(Reply.error("ERR no"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("an error reply cannot be a constant");
   }
 
   @Test
