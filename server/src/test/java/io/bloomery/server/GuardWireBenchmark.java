@@ -22,7 +22,7 @@ import redis.clients.jedis.Jedis;
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c] \
- *     [-Dbloomery.guardwire.connections=1,4]
+ *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200]
  * </pre>
  *
  * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
@@ -39,7 +39,7 @@ class GuardWireBenchmark {
   static final int ROWS = Integer.getInteger("bloomery.guardwire.rows", 200_000);
   static final int LINKS = 20_000;
   static final int CLIENTS = 50;
-  static final int ADDS_PER_CLIENT = 200;
+  static final int ADDS_PER_CLIENT = Integer.getInteger("bloomery.guardwire.adds", 200);
   static final int FEED_RATE = 10_000;
   static final int FEED_SECONDS = 10;
 
@@ -350,8 +350,11 @@ class GuardWireBenchmark {
   /**
    * (b) {@link #CLIENTS} clients, each sending {@code perClient} single adds of new items one after another:
    * GUARD.ADD (group commit) against JDBC connections each running INSERT ... ON CONFLICT DO NOTHING RETURNING per
-   * item (autocommit); then one client's GUARD.MADD of 1000 items per call. Connections are open before the clock
-   * starts; a warm-up round of 20 adds per client runs first on each side, untimed.
+   * item (autocommit); then one client's GUARD.MADD of 1000 items per call; and, as the floor of the wire itself,
+   * the same clients sending single BF.ADDs to a plain Bloom key (no store at all, answered on the event loop).
+   * Connections are open before the clock starts; a warm-up round as large as the timed one (other items) runs
+   * first on each side, untimed, so that neither side is timed while the JIT compiles its path (with 20 adds per
+   * client, the C2 compiler took most of the JVM's CPU during the timed GUARD.ADD round).
    */
   private static void concurrentAdds(Jedis j, int port, String url, String run, int perClient) throws Exception {
     List<List<String>> warm = new ArrayList<>();
@@ -361,9 +364,9 @@ class GuardWireBenchmark {
       List<String> t = new ArrayList<>();
       for (int i = 0; i < perClient; i++) {
         t.add(newUrl(run + c, i));
-        if (i < 20) {
-          w.add(newUrl(run + "w" + c, i));
-        }
+      }
+      for (int i = 0; i < perClient; i++) {
+        w.add(newUrl(run + "w" + c, i));
       }
       warm.add(w);
       timedItems.add(t);
@@ -415,15 +418,27 @@ class GuardWireBenchmark {
     timedSum(1, madds.subList(0, 5), port, madd);
     double[] batched = timedSum(1, madds.subList(5, madds.size()), port, madd);
     String batchedCpu = lastCpu;
+    call(j, "BF.RESERVE", "wire-" + run, "0.01", String.valueOf(4L * total));
+    JedisCall bloomAdds = (jc, items) -> {
+      long fresh = 0;
+      for (String item : items) {
+        fresh += (Long) call(jc, "BF.ADD", "wire-" + run, item);
+      }
+      return fresh;
+    };
+    timedPerClient(CLIENTS, warm, port, bloomAdds);
+    double[] wire = timedPerClient(CLIENTS, timedItems, port, bloomAdds);
+    String wireCpu = lastCpu;
     long commits = delta(before, after, "group_commits");
     System.out.printf(Locale.ROOT, "BENCH (%s) %d clients x %d single adds: GUARD.ADD group commit %.0f adds/s"
             + " (%d new, %d group commits of %.1f rows on average); INSERT ... ON CONFLICT per item %.0f adds/s"
             + " (%d new); ratio %.2f; one client GUARD.MADD x1000 %.0f adds/s (%d new); group/batched %.2f;"
-            + " group %s; per item %s; batched %s; %d standalone acknowledgement transactions; load %s%n",
+            + " group %s; per item %s; batched %s; %d standalone acknowledgement transactions;"
+            + " wire floor: the same clients' single BF.ADD (no store) %.0f adds/s, %s; load %s%n",
         run, CLIENTS, perClient, total / group[0], (long) group[1], commits,
         (double) delta(before, after, "group_commit_rows") / Math.max(1L, commits), total / sql[0], (long) sql[1],
         sql[0] / group[0], total / batched[0], (long) batched[1], batched[0] / group[0], groupCpu, sqlCpu,
-        batchedCpu, delta(before, after, "ack_transactions"), loadAverage());
+        batchedCpu, delta(before, after, "ack_transactions"), total / wire[0], wireCpu, loadAverage());
   }
 
   /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */
