@@ -22,7 +22,8 @@ import redis.clients.jedis.Jedis;
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c] \
- *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200]
+ *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] \
+ *     [-Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"]
  * </pre>
  *
  * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
@@ -356,6 +357,35 @@ class GuardWireBenchmark {
    * first on each side, untimed, so that neither side is timed while the JIT compiles its path (with 20 adds per
    * client, the C2 compiler took most of the JVM's CPU during the timed GUARD.ADD round).
    */
+  /**
+   * With {@code -Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements
+   * -c pg_stat_statements.track_planning=on"}: {@code reset} clears pg_stat_statements, any other {@code label}
+   * prints its 8 costliest statements since (calls, rows, planning and execution ms) as {@code BENCH pgss} lines.
+   * Without the option it does nothing.
+   */
+  static void statements(String url, String label) {
+    if (!PostgresCluster.EXTRA_OPTIONS.contains("pg_stat_statements")) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+      st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      if (label.equals("reset")) {
+        st.execute("SELECT pg_stat_statements_reset()");
+        return;
+      }
+      try (ResultSet rs = st.executeQuery("SELECT calls, rows, round(total_plan_time::numeric, 1),"
+          + " round(total_exec_time::numeric, 1), plans, left(regexp_replace(query, '\\s+', ' ', 'g'), 200)"
+          + " FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 8")) {
+        while (rs.next()) {
+          System.out.printf(Locale.ROOT, "BENCH pgss %s calls=%d rows=%d plan_ms=%s exec_ms=%s plans=%d %s%n", label,
+              rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5), rs.getString(6));
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      System.out.println("BENCH pgss unavailable: " + e);
+    }
+  }
+
   private static void concurrentAdds(Jedis j, int port, String url, String run, int perClient) throws Exception {
     List<List<String>> warm = new ArrayList<>();
     List<List<String>> timedItems = new ArrayList<>();
@@ -393,10 +423,14 @@ class GuardWireBenchmark {
     timedPerClient(CLIENTS, warm, port, singleAdds);
     timedSql(CLIENTS, warm, url, insert, perItem);
     Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    statements(url, "reset");
     double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    statements(url, "group");
     String groupCpu = lastCpu;
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    statements(url, "reset");
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
+    statements(url, "per-item");
     String sqlCpu = lastCpu;
     List<List<String>> madds = new ArrayList<>();
     for (int b = 0; b < total / 1000 + 5; b++) {

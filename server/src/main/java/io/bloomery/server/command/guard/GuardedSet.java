@@ -33,12 +33,16 @@ import org.slf4j.LoggerFactory;
 /**
  * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
- * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; at most
- * {@link #MAX_IN_FLIGHT} store transaction runs at a time, taking what is queued when it starts (up to
- * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an append-only
- * log's shared fsync does (with two in flight the batches were half as large: 12.6 rows against 23.8 for 50
- * clients in docs/BENCHMARKS.md). Each request completes with its own items' outcomes only after that transaction
- * committed. A request with a token runs in a transaction of its own (its reply is stored under the token).
+ * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; up to
+ * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued when it starts (up to
+ * {@link #MAX_BATCH} items) as one multi-row statement. While they commit, the next batch gathers, as an
+ * append-only log's shared fsync does. Two in flight make the batches half as large as one does (11 rows against
+ * 19-25 for 50 clients) but overlap one batch's commit with the next one's statement, so that a client's add
+ * waits for one transaction rather than for the end of another one first; docs/BENCHMARKS.md has the runs with
+ * one, two and four. Each request completes with its own items' outcomes only after its transaction committed;
+ * two transactions of one key that share an item are ordered by the item's unique index (the second waits for
+ * the first to commit and finds the row, and the first's in-memory mark). A request with a token runs in a
+ * transaction of its own (its reply is stored under the token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
  * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
@@ -52,7 +56,7 @@ import org.slf4j.LoggerFactory;
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
   static final int MAX_BATCH = 1000;
-  static final int MAX_IN_FLIGHT = 1;
+  static final int MAX_IN_FLIGHT = 2;
   /** Confirmation queries of a key's lookups in flight at once. */
   static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
@@ -74,8 +78,8 @@ final class GuardedSet {
   private volatile String state = "building";
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
-  /** The requests of the store transaction running now (empty between transactions). */
-  private volatile List<Request> running = List.of();
+  /** The requests of each store transaction running now (at most {@link #MAX_IN_FLIGHT}). */
+  private final ConcurrentLinkedQueue<List<Request>> running = new ConcurrentLinkedQueue<>();
   /** Whether a deadline sweep is scheduled; one at a time, for the oldest request still waiting. */
   private final AtomicBoolean sweepScheduled = new AtomicBoolean();
   final LongAdder groupCommits = new LongAdder();
@@ -210,8 +214,10 @@ final class GuardedSet {
    */
   private long oldestOpenDeadline(long now) {
     long next = Long.MAX_VALUE;
-    for (Request r : running) {
-      next = Math.min(next, timeOutIfDue(r, now));
+    for (List<Request> batch : running) {
+      for (Request r : batch) {
+        next = Math.min(next, timeOutIfDue(r, now));
+      }
     }
     for (Request r : queue) {
       long d = timeOutIfDue(r, now);
@@ -236,9 +242,11 @@ final class GuardedSet {
   }
 
   private boolean hasOpenRequest() {
-    for (Request r : running) {
-      if (!r.result.isDone()) {
-        return true;
+    for (List<Request> batch : running) {
+      for (Request r : batch) {
+        if (!r.result.isDone()) {
+          return true;
+        }
       }
     }
     for (Request r : queue) {
@@ -301,12 +309,12 @@ final class GuardedSet {
 
   /** One store transaction for the requests' items (blocking, on a store thread). */
   private void run(Guard g, List<Request> batch) {
-    running = batch;
+    running.add(batch);
     watchDeadlines(); // a sweep that ran while the batch was being taken from the queue may have missed it
     try {
       runTransaction(g, batch);
     } finally {
-      running = List.of();
+      running.remove(batch);
     }
   }
 
@@ -364,18 +372,23 @@ final class GuardedSet {
     Set<ByteBuffer> answeredHere = new HashSet<>();
     for (int i = 0; i < answers.length; i++) {
       ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      CompletableFuture<Boolean> fresh = withToken ? null : new CompletableFuture<>();
+      CompletableFuture<Boolean> fresh = null; // this batch's mark, for an item it answers 1 without a token
       if (inserted[i] || claimed[i]) {
         answers[i] = true;
-        if (fresh != null) {
+        if (!withToken) {
+          fresh = new CompletableFuture<>();
           unacknowledged.put(k, fresh);
         }
       } else if (!answeredHere.contains(k)) {
         CompletableFuture<Boolean> m = unacknowledged.get(k);
-        if (m != null && awaitMark(m)
-            && (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh))) {
-          answers[i] = true;
-          claimedHere.put(k, m);
+        if (m != null && awaitMark(m)) {
+          fresh = withToken ? null : new CompletableFuture<>();
+          if (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh)) {
+            answers[i] = true;
+            claimedHere.put(k, m);
+          } else {
+            fresh = null;
+          }
         }
       }
       if (answers[i]) {
