@@ -35,14 +35,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; up to
  * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued when it starts (up to
- * {@link #MAX_BATCH} items) as one multi-row statement. While they commit, the next batch gathers, as an
- * append-only log's shared fsync does. Two in flight make the batches half as large as one does (11 rows against
- * 19-25 for 50 clients) but overlap one batch's commit with the next one's statement, so that a client's add
- * waits for one transaction rather than for the end of another one first; docs/BENCHMARKS.md has the runs with
- * one, two and four. Each request completes with its own items' outcomes only after its transaction committed;
- * two transactions of one key that share an item are ordered by the item's unique index (the second waits for
- * the first to commit and finds the row, and the first's in-memory mark). A request with a token runs in a
- * transaction of its own (its reply is stored under the token).
+ * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an
+ * append-only log's shared fsync does. One in flight: two halve the batches (10-11 rows against 19-25 for 50
+ * clients) and so double the transactions, which on two vCPUs cost more CPU per add than the overlap of one
+ * commit with the next statement wins back; only at load averages above 13 did two do better (docs/BENCHMARKS.md,
+ * the add path profiled). The code allows more than one: two transactions of one key that share an item are
+ * ordered by the item's unique index (the later one waits for the earlier one's commit, finds the row, and finds
+ * the earlier one's in-memory mark). Each request completes with its own items' outcomes only after its
+ * transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
+ * token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
  * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
@@ -56,7 +57,7 @@ import org.slf4j.LoggerFactory;
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
   static final int MAX_BATCH = 1000;
-  static final int MAX_IN_FLIGHT = 2;
+  static final int MAX_IN_FLIGHT = 1;
   /** Confirmation queries of a key's lookups in flight at once. */
   static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
@@ -173,7 +174,7 @@ final class GuardedSet {
   }
 
   /*
-   * Deadlines: every request has the same timeout, so the queue and the running transaction hold them oldest
+   * Deadlines: every request has the same timeout, so the queue and the running transactions hold them oldest
    * first, and one delayed sweep at a time, due at the oldest deadline still open, bounds them all. A timer per
    * request (CompletableFuture.orTimeout) cost a hand-off to the JDK's delay-scheduler thread for every add and
    * again for its cancellation: with 50 clients sending single adds that thread took a third as much CPU as the
