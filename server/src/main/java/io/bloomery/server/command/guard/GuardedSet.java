@@ -79,7 +79,7 @@ final class GuardedSet {
   private volatile String state = "building";
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
-  /** The requests of each store transaction running now (at most {@link #MAX_IN_FLIGHT}). */
+  /** The requests each running flush took from the queue (at most {@link #MAX_IN_FLIGHT} lists). */
   private final ConcurrentLinkedQueue<List<Request>> running = new ConcurrentLinkedQueue<>();
   /** Whether a deadline sweep is scheduled; one at a time, for the oldest request still waiting. */
   private final AtomicBoolean sweepScheduled = new AtomicBoolean();
@@ -287,22 +287,32 @@ final class GuardedSet {
   }
 
   private void flush(Guard g) {
+    List<Request> taken = new ArrayList<>();
     try {
       List<Request> batch = new ArrayList<>();
       int items = 0;
       Request r;
-      while (items < MAX_BATCH && (r = queue.poll()) != null) {
-        if (r.token != null) {
-          run(g, List.of(r)); // its stored reply is its own
-          continue;
+      while (items < MAX_BATCH && taken.size() < MAX_BATCH && (r = queue.poll()) != null) {
+        taken.add(r);
+        if (r.token == null) {
+          batch.add(r);
+          items += r.items.size();
         }
-        batch.add(r);
-        items += r.items.size();
+      }
+      // Published whole (never changed after): the deadline sweep reads it from other threads.
+      taken = List.copyOf(taken);
+      running.add(taken);
+      watchDeadlines(); // a sweep that ran while they were taken from the queue may have missed them
+      for (Request t : taken) {
+        if (t.token != null) {
+          run(g, List.of(t)); // its stored reply is its own
+        }
       }
       if (!batch.isEmpty()) {
         run(g, batch);
       }
     } finally {
+      running.remove(taken);
       inFlight.decrementAndGet();
       kick(g);
     }
@@ -310,16 +320,6 @@ final class GuardedSet {
 
   /** One store transaction for the requests' items (blocking, on a store thread). */
   private void run(Guard g, List<Request> batch) {
-    running.add(batch);
-    watchDeadlines(); // a sweep that ran while the batch was being taken from the queue may have missed it
-    try {
-      runTransaction(g, batch);
-    } finally {
-      running.remove(batch);
-    }
-  }
-
-  private void runTransaction(Guard g, List<Request> batch) {
     List<byte[]> items = new ArrayList<>();
     List<Request> requestOf = new ArrayList<>();
     for (Request r : batch) {
