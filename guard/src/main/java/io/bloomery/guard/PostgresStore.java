@@ -683,9 +683,11 @@ public final class PostgresStore implements ExactStore {
                 + " DO UPDATE SET owner = excluded.owner)")
             + (acks ? ", acked AS (DELETE FROM " + pendingTable
                 + " WHERE digest = ANY(?) AND owner = ?)" : "")
-            + " SELECT i.ord, ins.digest IS NOT NULL, s.item = i.item FROM input i"
-            + " LEFT JOIN ins ON ins.digest = i.digest"
-            + " LEFT JOIN " + table + " s ON s.digest = i.digest")) {
+            // A row this statement inserted is invisible to its own snapshot: only a conflict is looked
+            // up (CASE evaluates the subquery for those rows only), one index probe per duplicate.
+            + " SELECT i.ord, ins.digest IS NOT NULL, CASE WHEN ins.digest IS NULL THEN"
+            + " (SELECT s.item = i.item FROM " + table + " s WHERE s.digest = i.digest) END"
+            + " FROM input i LEFT JOIN ins ON ins.digest = i.digest")) {
       ps.setObject(1, digests.toArray(new byte[0][])); // byte[][]: sent as binary bytea[]
       ps.setObject(2, distinct.toArray(new byte[0][])); // byte[][]: sent as binary bytea[]
       int next = 3;

@@ -29,8 +29,15 @@ import org.junit.jupiter.api.Assumptions;
  * <p>{@code fsync=off} for speed: it only matters for an OS crash; {@link #stopImmediately()} kills
  * the server processes, which loses nothing the OS already holds, and {@code synchronous_commit}
  * stays on so a commit reported to the client is in the WAL.
+ *
+ * <p>{@code -Dbloomery.pg.options="-c NAME=VALUE ..."} adds server settings to every cluster a run
+ * starts, for a benchmark's diagnostics (e.g. {@code shared_preload_libraries=pg_stat_statements});
+ * tests never depend on it.
  */
 public final class PostgresCluster implements AutoCloseable {
+  /** Extra {@code postgres} command-line settings from {@code -Dbloomery.pg.options} (default none). */
+  public static final String EXTRA_OPTIONS = System.getProperty("bloomery.pg.options", "");
+
   static final Path BIN = Path.of(
       System.getProperty("bloomery.postgres.bin", "/usr/lib/postgresql/15/bin"));
   private static final AtomicInteger DATABASES = new AtomicInteger();
@@ -142,7 +149,7 @@ public final class PostgresCluster implements AutoCloseable {
           "-l", directory.resolve("server.log").toString(), "-o",
           "-p " + port + " -k " + sockets + " -c listen_addresses=127.0.0.1"
               + " -c max_connections=200 -c wal_level=" + walLevel
-              + " -c max_replication_slots=20 -c max_wal_senders=20", "start"), true);
+              + " -c max_replication_slots=20 -c max_wal_senders=20 " + EXTRA_OPTIONS, "start"), true);
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException("pg_ctl start failed: " + e, e);
     }

@@ -22,7 +22,8 @@ import redis.clients.jedis.Jedis;
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
- *     [-Dbloomery.guardwire.connections=1,4]
+ *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] \
+ *     [-Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"]
  * </pre>
  *
  * (a) the crawler's check: GUARD.MEXISTS of 100 links with 5 % seen and of 1000 links with 1 % seen, against
@@ -41,7 +42,7 @@ class GuardWireBenchmark {
   static final int ROWS = Integer.getInteger("bloomery.guardwire.rows", 200_000);
   static final int LINKS = 20_000;
   static final int CLIENTS = 50;
-  static final int ADDS_PER_CLIENT = 200;
+  static final int ADDS_PER_CLIENT = Integer.getInteger("bloomery.guardwire.adds", 200);
   static final int FEED_RATE = 10_000;
   static final int FEED_SECONDS = 10;
 
@@ -592,9 +593,41 @@ class GuardWireBenchmark {
   /**
    * (b) {@link #CLIENTS} clients, each sending {@code perClient} single adds of new items one after another:
    * GUARD.ADD (group commit) against JDBC connections each running INSERT ... ON CONFLICT DO NOTHING RETURNING per
-   * item (autocommit); then one client's GUARD.MADD of 1000 items per call. Connections are open before the clock
-   * starts; a warm-up round of 20 adds per client runs first on each side, untimed.
+   * item (autocommit); then one client's GUARD.MADD of 1000 items per call; and, as the floor of the wire itself,
+   * the same clients sending single BF.ADDs to a plain Bloom key (no store at all, answered on the event loop).
+   * Connections are open before the clock starts; a warm-up round as large as the timed one (other items) runs
+   * first on each side, untimed, so that neither side is timed while the JIT compiles its path (with 20 adds per
+   * client, the C2 compiler took most of the JVM's CPU during the timed GUARD.ADD round).
    */
+  /**
+   * With {@code -Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements
+   * -c pg_stat_statements.track_planning=on"}: {@code reset} clears pg_stat_statements, any other {@code label}
+   * prints its 8 costliest statements since (calls, rows, planning and execution ms) as {@code BENCH pgss} lines.
+   * Without the option it does nothing.
+   */
+  static void statements(String url, String label) {
+    if (!PostgresCluster.EXTRA_OPTIONS.contains("pg_stat_statements")) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+      st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      if (label.equals("reset")) {
+        st.execute("SELECT pg_stat_statements_reset()");
+        return;
+      }
+      try (ResultSet rs = st.executeQuery("SELECT calls, rows, round(total_plan_time::numeric, 1),"
+          + " round(total_exec_time::numeric, 1), plans, left(regexp_replace(query, '\\s+', ' ', 'g'), 200)"
+          + " FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 8")) {
+        while (rs.next()) {
+          System.out.printf(Locale.ROOT, "BENCH pgss %s calls=%d rows=%d plan_ms=%s exec_ms=%s plans=%d %s%n", label,
+              rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5), rs.getString(6));
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      System.out.println("BENCH pgss unavailable: " + e);
+    }
+  }
+
   private static void concurrentAdds(Jedis j, int port, String url, String run, int perClient) throws Exception {
     List<List<String>> warm = new ArrayList<>();
     List<List<String>> timedItems = new ArrayList<>();
@@ -603,9 +636,9 @@ class GuardWireBenchmark {
       List<String> t = new ArrayList<>();
       for (int i = 0; i < perClient; i++) {
         t.add(newUrl(run + c, i));
-        if (i < 20) {
-          w.add(newUrl(run + "w" + c, i));
-        }
+      }
+      for (int i = 0; i < perClient; i++) {
+        w.add(newUrl(run + "w" + c, i));
       }
       warm.add(w);
       timedItems.add(t);
@@ -632,10 +665,14 @@ class GuardWireBenchmark {
     timedPerClient(CLIENTS, warm, port, singleAdds);
     timedSql(CLIENTS, warm, url, insert, perItem);
     Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    statements(url, "reset");
     double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    statements(url, "group");
     String groupCpu = lastCpu;
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    statements(url, "reset");
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
+    statements(url, "per-item");
     String sqlCpu = lastCpu;
     List<List<String>> madds = new ArrayList<>();
     for (int b = 0; b < total / 1000 + 5; b++) {
@@ -657,15 +694,27 @@ class GuardWireBenchmark {
     timedSum(1, madds.subList(0, 5), port, madd);
     double[] batched = timedSum(1, madds.subList(5, madds.size()), port, madd);
     String batchedCpu = lastCpu;
+    call(j, "BF.RESERVE", "wire-" + run, "0.01", String.valueOf(4L * total));
+    JedisCall bloomAdds = (jc, items) -> {
+      long fresh = 0;
+      for (String item : items) {
+        fresh += (Long) call(jc, "BF.ADD", "wire-" + run, item);
+      }
+      return fresh;
+    };
+    timedPerClient(CLIENTS, warm, port, bloomAdds);
+    double[] wire = timedPerClient(CLIENTS, timedItems, port, bloomAdds);
+    String wireCpu = lastCpu;
     long commits = delta(before, after, "group_commits");
     System.out.printf(Locale.ROOT, "BENCH (%s) %d clients x %d single adds: GUARD.ADD group commit %.0f adds/s"
             + " (%d new, %d group commits of %.1f rows on average); INSERT ... ON CONFLICT per item %.0f adds/s"
             + " (%d new); ratio %.2f; one client GUARD.MADD x1000 %.0f adds/s (%d new); group/batched %.2f;"
-            + " group %s; per item %s; batched %s; %d standalone acknowledgement transactions; load %s%n",
+            + " group %s; per item %s; batched %s; %d standalone acknowledgement transactions;"
+            + " wire floor: the same clients' single BF.ADD (no store) %.0f adds/s, %s; load %s%n",
         run, CLIENTS, perClient, total / group[0], (long) group[1], commits,
         (double) delta(before, after, "group_commit_rows") / Math.max(1L, commits), total / sql[0], (long) sql[1],
         sql[0] / group[0], total / batched[0], (long) batched[1], batched[0] / group[0], groupCpu, sqlCpu,
-        batchedCpu, delta(before, after, "ack_transactions"), loadAverage());
+        batchedCpu, delta(before, after, "ack_transactions"), total / wire[0], wireCpu, loadAverage());
   }
 
   /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */

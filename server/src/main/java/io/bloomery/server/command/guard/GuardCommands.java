@@ -161,7 +161,8 @@ public final class GuardCommands {
     refuseReadOnly(store);
     long t = sets.timeoutMillis();
     GuardedSet.Request request = set.add(set.guard(), items, token, t);
-    return inv.defer(replied(store, request.result.thenApply(render), t), request::written);
+    return inv.defer(request.result.handle((answers, e) -> e == null ? render.apply(answers) : failure(store, e, t)),
+        request::written);
   }
 
   private static Reply integers(boolean[] answers) {
@@ -378,12 +379,6 @@ public final class GuardCommands {
     }
     CompletableFuture<Reply> bounded = f.copy().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
     return bounded.exceptionally(e -> failure(store, e, timeoutMillis, afterTimeout));
-  }
-
-  /** Turns store failures of {@code f}, already bounded by {@code timeoutMillis}, into error replies. */
-  private static CompletableFuture<Reply> replied(StoreDeclaration store, CompletableFuture<Reply> f,
-      long timeoutMillis) {
-    return f.exceptionally(e -> failure(store, e, timeoutMillis, AFTER_ADD_TIMEOUT));
   }
 
   static Reply failure(StoreDeclaration store, Throwable e, long timeoutMillis) {

@@ -33,12 +33,17 @@ import org.slf4j.LoggerFactory;
 /**
  * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
- * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; at most
- * {@link #MAX_IN_FLIGHT} store transaction runs at a time, taking what is queued when it starts (up to
- * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an append-only
- * log's shared fsync does (with two in flight the batches were half as large: 12.6 rows against 23.8 for 50
- * clients in docs/BENCHMARKS.md). Each request completes with its own items' outcomes only after that transaction
- * committed. A request with a token runs in a transaction of its own (its reply is stored under the token).
+ * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; up to
+ * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued when it starts (up to
+ * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an
+ * append-only log's shared fsync does. One in flight: two halve the batches (10-11 rows against 19-25 for 50
+ * clients) and so double the transactions, which on two vCPUs cost more CPU per add than the overlap of one
+ * commit with the next statement wins back; only at load averages above 13 did two do better (docs/BENCHMARKS.md,
+ * the add path profiled). The code allows more than one: two transactions of one key that share an item are
+ * ordered by the item's unique index (the later one waits for the earlier one's commit, finds the row, and finds
+ * the earlier one's in-memory mark). Each request completes with its own items' outcomes only after its
+ * transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
+ * token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
  * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
@@ -74,6 +79,10 @@ final class GuardedSet {
   private volatile String state = "building";
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** The requests each running flush took from the queue (at most {@link #MAX_IN_FLIGHT} lists). */
+  private final ConcurrentLinkedQueue<List<Request>> running = new ConcurrentLinkedQueue<>();
+  /** Whether a deadline sweep is scheduled; one at a time, for the oldest request still waiting. */
+  private final AtomicBoolean sweepScheduled = new AtomicBoolean();
   final LongAdder groupCommits = new LongAdder();
   final LongAdder groupCommitRows = new LongAdder();
   /** Transactions that only cleared pending marks (no batch came along to carry them). */
@@ -94,17 +103,22 @@ final class GuardedSet {
   /** Lookups waiting for the store now (queued or in a running query). */
   final AtomicInteger confirmWaiting = new AtomicInteger();
 
-  /** One GUARD.ADD or GUARD.MADD: its items, its token (or null), its answers once committed. */
+  /**
+   * One GUARD.ADD or GUARD.MADD: its items, its token (or null), its answers once committed, or a {@link
+   * TimeoutException} at its deadline.
+   */
   final class Request {
     final List<byte[]> items;
     final byte[] token;
-    final CompletableFuture<boolean[]> result;
-    private final List<Map.Entry<ByteBuffer, CompletableFuture<Boolean>>> marks = new ArrayList<>();
+    final CompletableFuture<boolean[]> result = new CompletableFuture<>();
+    /** {@link System#nanoTime()} when the result turns into a timeout if the commit has not answered it. */
+    private final long deadlineNanos;
+    private final List<Map.Entry<ByteBuffer, CompletableFuture<Boolean>>> marks = new ArrayList<>(1);
 
     private Request(List<byte[]> items, byte[] token, long timeoutMillis) {
       this.items = items;
       this.token = token;
-      this.result = new CompletableFuture<boolean[]>().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+      this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
     /** The connection wrote the request's reply to its socket ({@code ok}) or could not. */
@@ -154,8 +168,94 @@ final class GuardedSet {
   Request add(Guard g, List<byte[]> items, byte[] token, long timeoutMillis) {
     Request r = new Request(items, token, timeoutMillis);
     queue.add(r);
+    watchDeadlines();
     kick(g);
     return r;
+  }
+
+  /*
+   * Deadlines: every request has the same timeout, so the queue and the running transactions hold them oldest
+   * first, and one delayed sweep at a time, due at the oldest deadline still open, bounds them all. A timer per
+   * request (CompletableFuture.orTimeout) cost a hand-off to the JDK's delay-scheduler thread for every add and
+   * again for its cancellation: with 50 clients sending single adds that thread took a third as much CPU as the
+   * event loops that decoded the adds and wrote their replies.
+   */
+
+  /** Schedules a sweep for the oldest open deadline unless one is scheduled. */
+  private void watchDeadlines() {
+    if (sweepScheduled.get() || !sweepScheduled.compareAndSet(false, true)) {
+      return;
+    }
+    long next = oldestOpenDeadline(System.nanoTime());
+    if (next == Long.MAX_VALUE) {
+      sweepScheduled.set(false);
+      if (hasOpenRequest()) {
+        watchDeadlines(); // one came in meanwhile
+      }
+      return;
+    }
+    try {
+      CompletableFuture.delayedExecutor(Math.max(0, next - System.nanoTime()), TimeUnit.NANOSECONDS)
+          .execute(this::sweepDeadlines);
+    } catch (RuntimeException e) {
+      sweepScheduled.set(false); // no scheduler (shutting down): the requests still end with their transaction
+    }
+  }
+
+  /** Fails the requests past their deadline with a {@link TimeoutException} and schedules the next sweep. */
+  private void sweepDeadlines() {
+    oldestOpenDeadline(System.nanoTime());
+    sweepScheduled.set(false);
+    watchDeadlines();
+  }
+
+  /**
+   * Times out the open requests past {@code now}; the deadline of the oldest one still open, or {@link
+   * Long#MAX_VALUE} if none is.
+   */
+  private long oldestOpenDeadline(long now) {
+    long next = Long.MAX_VALUE;
+    for (List<Request> batch : running) {
+      for (Request r : batch) {
+        next = Math.min(next, timeOutIfDue(r, now));
+      }
+    }
+    for (Request r : queue) {
+      long d = timeOutIfDue(r, now);
+      if (d != Long.MAX_VALUE) {
+        next = Math.min(next, d);
+        break; // the queue is in deadline order: the ones behind are later
+      }
+    }
+    return next;
+  }
+
+  /** The request's deadline if it is still open and not due; otherwise (timed out now or answered) MAX_VALUE. */
+  private static long timeOutIfDue(Request r, long now) {
+    if (r.result.isDone()) {
+      return Long.MAX_VALUE;
+    }
+    if (now - r.deadlineNanos >= 0) {
+      r.result.completeExceptionally(new TimeoutException());
+      return Long.MAX_VALUE;
+    }
+    return r.deadlineNanos;
+  }
+
+  private boolean hasOpenRequest() {
+    for (List<Request> batch : running) {
+      for (Request r : batch) {
+        if (!r.result.isDone()) {
+          return true;
+        }
+      }
+    }
+    for (Request r : queue) {
+      if (!r.result.isDone()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void kick(Guard g) {
@@ -187,22 +287,32 @@ final class GuardedSet {
   }
 
   private void flush(Guard g) {
+    List<Request> taken = new ArrayList<>();
     try {
       List<Request> batch = new ArrayList<>();
       int items = 0;
       Request r;
-      while (items < MAX_BATCH && (r = queue.poll()) != null) {
-        if (r.token != null) {
-          run(g, List.of(r)); // its stored reply is its own
-          continue;
+      while (items < MAX_BATCH && taken.size() < MAX_BATCH && (r = queue.poll()) != null) {
+        taken.add(r);
+        if (r.token == null) {
+          batch.add(r);
+          items += r.items.size();
         }
-        batch.add(r);
-        items += r.items.size();
+      }
+      // Published whole (never changed after): the deadline sweep reads it from other threads.
+      taken = List.copyOf(taken);
+      running.add(taken);
+      watchDeadlines(); // a sweep that ran while they were taken from the queue may have missed them
+      for (Request t : taken) {
+        if (t.token != null) {
+          run(g, List.of(t)); // its stored reply is its own
+        }
       }
       if (!batch.isEmpty()) {
         run(g, batch);
       }
     } finally {
+      running.remove(taken);
       inFlight.decrementAndGet();
       kick(g);
     }
@@ -263,18 +373,23 @@ final class GuardedSet {
     Set<ByteBuffer> answeredHere = new HashSet<>();
     for (int i = 0; i < answers.length; i++) {
       ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      CompletableFuture<Boolean> fresh = withToken ? null : new CompletableFuture<>();
+      CompletableFuture<Boolean> fresh = null; // this batch's mark, for an item it answers 1 without a token
       if (inserted[i] || claimed[i]) {
         answers[i] = true;
-        if (fresh != null) {
+        if (!withToken) {
+          fresh = new CompletableFuture<>();
           unacknowledged.put(k, fresh);
         }
       } else if (!answeredHere.contains(k)) {
         CompletableFuture<Boolean> m = unacknowledged.get(k);
-        if (m != null && awaitMark(m)
-            && (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh))) {
-          answers[i] = true;
-          claimedHere.put(k, m);
+        if (m != null && awaitMark(m)) {
+          fresh = withToken ? null : new CompletableFuture<>();
+          if (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh)) {
+            answers[i] = true;
+            claimedHere.put(k, m);
+          } else {
+            fresh = null;
+          }
         }
       }
       if (answers[i]) {
