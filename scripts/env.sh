@@ -45,3 +45,14 @@ bloomery_find_maven() {
 bloomery_find_jdk || exit 1
 export JAVA_HOME
 export PATH="$JAVA_HOME/bin:$PATH"
+
+# JVM flags every Bloomery JVM gets from the launchers (./bloomery, bench/server-*): on a JDK >= 23, allow
+# sun.misc.Unsafe memory access. Netty (the server's transport) then reads and writes its direct buffers through
+# Unsafe; without the flag, on JDK >= 24 it falls back to MemorySegment/ByteBuffer accessors, which cost the server
+# about a quarter of its CPU per BF.ADD (docs/BENCHMARKS.md, server section). JDK 21 and 22 do not know the flag and
+# allow the access anyway.
+BLOOMERY_JVM_FLAGS=""
+if [ "$(bloomery_java_major "$JAVA_HOME")" -ge 23 ]; then
+  BLOOMERY_JVM_FLAGS="--sun-misc-unsafe-memory-access=allow"
+fi
+export BLOOMERY_JVM_FLAGS

@@ -380,9 +380,18 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     return ProtocolId.REDISBLOOM_MURMUR64A;
   }
 
-  /** BF.INFO's "Size": RedisBloom's C memory formula {@code 32 + 64·layers + Σ bytes}. */
+  /**
+   * BF.INFO's "Size": RedisBloom's C memory formula {@code 32 + 64·layers + Σ bytes}. Takes no lock (the layer array
+   * is replaced, never changed in place, and a layer's size in bytes is final), so a server can recount it after
+   * every write.
+   */
   public long memoryUsage() {
-    return info().size();
+    BloomLayer[] current = layers;
+    long memory = CHAIN_STRUCT_BYTES + LINK_STRUCT_BYTES * current.length;
+    for (BloomLayer layer : current) {
+      memory += layer.bytes;
+    }
+    return memory;
   }
 
   /** Set bits over every layer. <b>Cost:</b> O(m): it scans every word of every layer. */

@@ -160,6 +160,10 @@ public final class BloomeryServer implements AutoCloseable {
     }
     LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
         transport.name(), http.port());
+    if (!io.netty.util.internal.PlatformDependent.hasUnsafe()) {
+      LOG.info("Netty runs without sun.misc.Unsafe; start the JVM with --sun-misc-unsafe-memory-access=allow "
+          + "(./bloomery does) for about a quarter less CPU per command");
+    }
     return new BloomeryServer(config, context, dispatcher, transport, http, durability);
   }
 

@@ -148,15 +148,12 @@ public final class Dispatcher implements CommandReplayer {
     if (isError) {
       server.stats().errorReplies.increment();
     }
-    long nanos = System.nanoTime() - start;
-    server.stats().commands.executed(command, nanos, isError);
-    server.observer().executed(command, nanos, isError);
+    server.stats().commands.executed(command, System.nanoTime() - start, isError);
   }
 
   private Outcome error(String text, String command, long start) {
     server.stats().errorReplies.increment();
-    server.stats().commands.rejected(command);
-    server.observer().executed(command, start == 0 ? 0 : System.nanoTime() - start, true);
+    server.stats().commands.rejected(command, start == 0 ? 0 : System.nanoTime() - start);
     return new Outcome(Reply.error(text), DONE);
   }
 

@@ -16,7 +16,6 @@ public final class ServerContext {
   private final long startMillis;
   private final String runId;
   private volatile PersistenceControl persistence = PersistenceControl.DISABLED;
-  private volatile CommandObserver observer = CommandObserver.NONE;
   private volatile io.bloomery.server.command.guard.GuardSets guards = io.bloomery.server.command.guard.GuardSets.none();
   private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
@@ -97,14 +96,6 @@ public final class ServerContext {
 
   public void guards(io.bloomery.server.command.guard.GuardSets value) {
     this.guards = value;
-  }
-
-  public CommandObserver observer() {
-    return observer;
-  }
-
-  public void observer(CommandObserver value) {
-    this.observer = value;
   }
 
   /**

@@ -8,7 +8,6 @@ import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Values;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;
@@ -40,10 +39,9 @@ public final class Dashboard implements AutoCloseable {
    * Registers the dashboard on {@code http} and puts {@code protect} (the {@code /metrics} context) behind the same
    * password check; the returned dashboard stops its sampler when closed.
    */
-  public static Dashboard install(HttpServer http, ServerContext context, MeterRegistry registry,
-      HttpContext... protect) {
+  public static Dashboard install(HttpServer http, ServerContext context, HttpContext... protect) {
     long interval = Long.getLong("bloomery.dashboard.sample-millis", DEFAULT_SAMPLE_MILLIS);
-    Dashboard dashboard = new Dashboard(context, new HealthHistory(context, registry, Math.max(100, interval)));
+    Dashboard dashboard = new Dashboard(context, new HealthHistory(context, Math.max(100, interval)));
     Authenticator auth = new HttpAuth(context.settings());
     HttpContext root = http.createContext("/", dashboard::handle);
     root.setAuthenticator(auth);

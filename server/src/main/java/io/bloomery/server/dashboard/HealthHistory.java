@@ -1,8 +1,6 @@
 package io.bloomery.server.dashboard;
 
 import io.bloomery.server.command.ServerContext;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The dashboard's memory: every few seconds a sample of each key's estimated false-positive rate and fill, and of
- * the commands executed (from the per-command latency timers of {@code /metrics}, so nothing is counted twice).
+ * the commands executed (the counts of the per-command latency histograms of {@code /metrics}, so nothing is counted
+ * twice).
  * Ring buffers of {@link #CAPACITY} samples, in memory only: a restart starts them afresh.
  */
 final class HealthHistory implements AutoCloseable {
@@ -37,7 +36,6 @@ final class HealthHistory implements AutoCloseable {
   }
 
   private final ServerContext context;
-  private final MeterRegistry registry;
   private final long intervalMillis;
   private final ConcurrentHashMap<String, ArrayDeque<Sample>> keys = new ConcurrentHashMap<>();
   private final ArrayDeque<Rates> rates = new ArrayDeque<>();
@@ -45,9 +43,8 @@ final class HealthHistory implements AutoCloseable {
   private long lastCountMillis;
   private final ScheduledExecutorService sampler;
 
-  HealthHistory(ServerContext context, MeterRegistry registry, long intervalMillis) {
+  HealthHistory(ServerContext context, long intervalMillis) {
     this.context = context;
-    this.registry = registry;
     this.intervalMillis = intervalMillis;
     this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "bloomery-dashboard-sampler");
@@ -104,12 +101,7 @@ final class HealthHistory implements AutoCloseable {
 
   private Map<String, Long> commandCounts() {
     Map<String, Long> counts = new TreeMap<>();
-    for (Timer timer : registry.find("bloomery_command_latency").timers()) {
-      String command = timer.getId().getTag("command");
-      if (command != null) {
-        counts.merge(command, timer.count(), Long::sum);
-      }
-    }
+    context.stats().commands.latencies().forEach((command, latency) -> counts.put(command, latency.count()));
     return counts;
   }
 

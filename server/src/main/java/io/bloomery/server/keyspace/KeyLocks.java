@@ -67,6 +67,21 @@ final class KeyLocks {
     }
   }
 
+  /**
+   * Whether a thread other than the holder waits for (or is about to take) the key's lock. Called by the holder, so
+   * the slot is live; a racy answer only delays or hastens a lease's release.
+   */
+  boolean contended(Key key) {
+    Slot slot = slots.get(key);
+    return slot != null && slot.users.get() > 1;
+  }
+
+  /** Threads holding or waiting for the key's lock (0 when it has no slot), for tests. */
+  int users(Key key) {
+    Slot slot = slots.get(key);
+    return slot == null ? 0 : slot.users.get();
+  }
+
   boolean isHeldByCurrentThread(Key key) {
     Slot slot = slots.get(key);
     return slot != null && slot.lock.isHeldByCurrentThread();

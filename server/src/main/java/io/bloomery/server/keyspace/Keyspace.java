@@ -33,7 +33,9 @@ import java.util.function.LongSupplier;
  *
  * A connection's Lease lets a run of one-key writes that arrived in one read (a pipeline) take the key's lock and
  * the shared side once: the lease keeps both between those commands and the connection releases it at the end of
- * the read, before it waits for anything and before any other kind of command. A lease holds one key at most and
+ * the read, before it waits for anything and before any other kind of command. A lease also lets go at the end of
+ * a command when another thread waits for its key, so that writers of one hot key on several event loops take
+ * turns command by command instead of one loop waiting (parked) for another's whole pipelined read. A lease holds one key at most and
  * lets go of it before it takes another, so leases add no lock-order cycle. Every command still applies and
  * journals inside the locks, in order; only the release-and-retake between them is skipped.
  *
@@ -232,7 +234,8 @@ public final class Keyspace implements SnapshotSource {
    * that a run of pipelined writes of one key, read in one go, takes and releases them once instead of once per
    * command. The holder must release it before it does anything else (before its event loop serves another
    * connection, before it waits for anything, before any command that is not a one-key write); it holds at most one
-   * key, so it cannot deadlock with another lease. Each command still runs, journals and is counted alone. Used by
+   * key, so it cannot deadlock with another lease. Each command still runs, journals and is counted alone. It lets go
+   * by itself at the end of a command if another thread is waiting for the key ({@link #yieldIfContended}). Used by
    * one thread at a time.
    */
   public final class Lease {
@@ -266,6 +269,18 @@ public final class Keyspace implements SnapshotSource {
         uses = 0;
       }
       uses++;
+    }
+
+    /**
+     * At the end of a command: lets go if another thread waits for the key, so it gets in before this connection's
+     * next command instead of after the whole run (the waiter spins briefly before it parks, and a command holds the
+     * lock for well under a microsecond of work, so writers of one key on several loops then alternate).
+     */
+    void yieldIfContended() {
+      Key k = key;
+      if (k != null && locks.contended(k)) {
+        release();
+      }
     }
 
     /** Whether it holds a key's lock now. */
@@ -524,7 +539,9 @@ public final class Keyspace implements SnapshotSource {
           }
         }
       } finally {
-        if (lease == null) {
+        if (lease != null) {
+          lease.yieldIfContended();
+        } else {
           cutLock.unlock();
           if (one != null) {
             locks.unlock(one);

@@ -1,0 +1,65 @@
+package io.bloomery.server.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-command counters: each latency lands in the power-of-two bucket whose bound holds it, the histogram's
+ * count is the sum of its buckets, INFO's figures follow Redis's meaning and are cleared by RESETSTAT while the
+ * /metrics ones keep counting.
+ */
+class CommandStatsTest {
+
+  @Test
+  void aLatencyLandsInTheSmallestBucketWhoseBoundHoldsIt() {
+    assertThat(CommandStats.bucket(0)).isZero();
+    assertThat(CommandStats.bucket(1_000)).isZero(); // exactly 1 µs: le=1e-6
+    assertThat(CommandStats.bucket(1_001)).isEqualTo(1);
+    assertThat(CommandStats.bucket(2_000)).isEqualTo(1);
+    assertThat(CommandStats.bucket(2_001)).isEqualTo(2);
+    assertThat(CommandStats.bucket(4_000)).isEqualTo(2);
+    assertThat(CommandStats.bucket(4_001)).isEqualTo(3);
+    long top = (1L << (CommandStats.FINITE_BUCKETS - 1)) * 1_000; // the largest finite bound, in ns
+    assertThat(CommandStats.bucket(top)).isEqualTo(CommandStats.FINITE_BUCKETS - 1);
+    assertThat(CommandStats.bucket(top + 1)).isEqualTo(CommandStats.FINITE_BUCKETS);
+    assertThat(CommandStats.bucket(Long.MAX_VALUE)).isEqualTo(CommandStats.FINITE_BUCKETS);
+    for (int i = 0; i < CommandStats.FINITE_BUCKETS; i++) {
+      long boundNanos = Math.round(CommandStats.bucketUpperBoundSeconds(i) * 1e9);
+      assertThat(CommandStats.bucket(boundNanos)).as("bound of bucket %d", i).isEqualTo(i);
+      assertThat(CommandStats.bucket(boundNanos + 1)).as("just above bucket %d", i).isEqualTo(i + 1);
+    }
+  }
+
+  @Test
+  void infoAndMetricsCountWhatTheyPromiseAndResetClearsOnlyInfo() {
+    CommandStats stats = new CommandStats();
+    stats.executed("bf.add", 1_500, false);
+    stats.executed("bf.add", 3_000_000, true);
+    stats.rejected("bf.add", 0);
+    stats.rejected("unknown", 0);
+
+    Map<String, CommandStats.Latency> metrics = stats.latencies();
+    CommandStats.Latency add = metrics.get("bf.add");
+    assertThat(add.count()).isEqualTo(3);
+    assertThat(add.errors()).isEqualTo(2);
+    assertThat(add.buckets()[0]).isEqualTo(1); // the rejection, at 0 ns
+    assertThat(add.buckets()[1]).isEqualTo(1); // 1.5 µs
+    assertThat(add.buckets()[12]).isEqualTo(1); // 3 ms: (2048, 4096] µs
+    assertThat(add.sumSeconds()).isEqualTo(3_001_500 / 1e9);
+    assertThat(metrics.get("unknown").count()).isEqualTo(1);
+    assertThat(metrics.get("unknown").errors()).isEqualTo(1);
+
+    assertThat(stats.infoFields()).containsOnlyKeys("cmdstat_bf.add").containsEntry("cmdstat_bf.add",
+        "calls=2,usec=3001,usec_per_call=1500.50,rejected_calls=1,failed_calls=1");
+
+    stats.reset();
+    assertThat(stats.infoFields()).isEmpty();
+    assertThat(stats.latencies().get("bf.add").count()).isEqualTo(3);
+    stats.executed("bf.add", 10, false);
+    assertThat(stats.infoFields()).containsEntry("cmdstat_bf.add",
+        "calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+    assertThat(stats.latencies().get("bf.add").count()).isEqualTo(4);
+  }
+}
