@@ -164,9 +164,13 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
       }
       return 1 - pass;
     };
+    double estimated = 1;
+    for (ScalableBlockedBloomFilter.Layer layer : layers) {
+      estimated *= 1 - BlockedBloomMath.blockedFalsePositiveRate(layer.size(), layer.blocks(), 512, layer.hashes());
+    }
     long bits = 8 * f.byteSize();
     return new KeyHealth(key, kind, f.insertedCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
-        f.estimatedFpp(), f.errorRate(), layers.size(), bytes, expireAt, model);
+        1 - estimated, f.errorRate(), layers.size(), bytes, expireAt, model);
   }
 
   /**

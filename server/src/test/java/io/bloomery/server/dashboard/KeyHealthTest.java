@@ -2,6 +2,7 @@ package io.bloomery.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
@@ -28,6 +29,29 @@ class KeyHealthTest {
     for (long n = 0; n <= 20_000; n += 500) {
       double rate = health.model().applyAsDouble(n);
       assertThat(rate).as("n = %d", n).isBetween(previous, 1.0);
+      previous = rate;
+    }
+    assertThat(health.model().applyAsDouble(0)).isZero();
+  }
+
+  @Test
+  void scalingBlockedFilter_modelAtItsPresentItemsIsItsEstimate_andStaysBelowItsTarget() {
+    ScalableBlockedBloomFilter filter = ScalableBlockedBloomFilter.create(1000, 0.01, 2);
+    for (int i = 0; i < 2500; i++) { // past the first layer's capacity: a second layer is added
+      filter.add(("item-" + i).getBytes(StandardCharsets.UTF_8));
+    }
+    KeyHealth health = KeyHealth.of("k", filter, -1);
+    assertThat(health.kind()).isEqualTo("scalable-blocked");
+    assertThat(health.layers()).isEqualTo(2);
+    assertThat(health.items()).isEqualTo(filter.insertedCount());
+    assertThat(health.capacity()).isEqualTo(3000);
+    assertThat(health.targetFpr()).isEqualTo(0.01);
+    assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
+    assertThat(health.estimatedFpr()).isCloseTo(filter.estimatedFpp(), Offset.offset(0.3 * filter.estimatedFpp()));
+    double previous = -1;
+    for (long n = 0; n <= 50_000; n += 2500) { // into layers the chain has not grown yet
+      double rate = health.model().applyAsDouble(n);
+      assertThat(rate).as("n = %d", n).isBetween(previous, 0.01);
       previous = rate;
     }
     assertThat(health.model().applyAsDouble(0)).isZero();
