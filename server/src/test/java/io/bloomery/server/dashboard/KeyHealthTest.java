@@ -25,13 +25,7 @@ class KeyHealthTest {
     assertThat(health.capacity()).isEqualTo(filter.capacity());
     assertThat(health.targetFpr()).isEqualTo(0.01);
     assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
-    double previous = -1;
-    for (long n = 0; n <= 20_000; n += 500) {
-      double rate = health.model().applyAsDouble(n);
-      assertThat(rate).as("n = %d", n).isBetween(previous, 1.0);
-      previous = rate;
-    }
-    assertThat(health.model().applyAsDouble(0)).isZero();
+    assertModelGrowsFromZero(health, 20_000, 500, 1.0);
   }
 
   @Test
@@ -48,10 +42,15 @@ class KeyHealthTest {
     assertThat(health.targetFpr()).isEqualTo(0.01);
     assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
     assertThat(health.estimatedFpr()).isCloseTo(filter.estimatedFpp(), Offset.offset(0.3 * filter.estimatedFpp()));
+    assertModelGrowsFromZero(health, 50_000, 2500, 0.01); // into layers the chain has not grown yet
+  }
+
+  /** The model is 0 at no items and never falls as items are added, staying at most {@code ceiling}. */
+  private static void assertModelGrowsFromZero(KeyHealth health, long upTo, long step, double ceiling) {
     double previous = -1;
-    for (long n = 0; n <= 50_000; n += 2500) { // into layers the chain has not grown yet
+    for (long n = 0; n <= upTo; n += step) {
       double rate = health.model().applyAsDouble(n);
-      assertThat(rate).as("n = %d", n).isBetween(previous, 0.01);
+      assertThat(rate).as("n = %d", n).isBetween(previous, ceiling);
       previous = rate;
     }
     assertThat(health.model().applyAsDouble(0)).isZero();
