@@ -103,6 +103,13 @@ class ScalingBlockedKeyTest extends SharedServerTest {
     // EXPANSION 0 means NONSCALING, as for RedisBloom's key: the fixed blocked key
     assertThat(c.call("BF.RESERVE", "fixed", "0.01", "100", "LAYOUT", "BLOCKED", "EXPANSION", "0")).isEqualTo("+OK\r\n");
     assertThat(c.call("BF.DEBUG", "fixed")).contains("layout:blocked blocks:");
+    assertThat(c.call("CONFIG", "SET", "bf-expansion-factor", "0")).isEqualTo("+OK\r\n");
+    try {
+      assertThat(c.call("BF.RESERVE", "fixed-too", "0.01", "100", "LAYOUT", "BLOCKED")).isEqualTo("+OK\r\n");
+      assertThat(c.call("BF.DEBUG", "fixed-too")).contains("layout:blocked blocks:");
+    } finally {
+      assertThat(c.call("CONFIG", "SET", "bf-expansion-factor", "2")).isEqualTo("+OK\r\n");
+    }
     // an error rate above 0.25 is capped as RedisBloom caps it: the first layer gets 0.125
     assertThat(c.call("BF.RESERVE", "loose", "0.6", "100", "LAYOUT", "BLOCKED")).isEqualTo("+OK\r\n");
     assertThat(c.call("BF.DEBUG", "loose")).contains("ratio:0.125");

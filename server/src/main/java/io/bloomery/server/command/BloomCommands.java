@@ -149,6 +149,9 @@ final class BloomCommands {
     if (layout == FixedBloom.Layout.CLASSIC && !nonScaling) {
       layout = null; // a scaling chain of classic layers is RedisBloom's own filter
     }
+    if (layout != null && expansion == 0) {
+      nonScaling = true; // bf-expansion-factor 0: no growth, so the fixed key of that layout
+    }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
