@@ -86,7 +86,8 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   public static final double ERROR_TIGHTENING_RATIO = 0.5;
   /**
    * Most layers a chain may have. Far more than any chain reaches: with expansion 2 the 64th layer alone would hold
-   * 2^63 times the first capacity, and with expansion 1 every layer doubles the bits per item of the last.
+   * 2^63 times the first capacity, and with expansion 1 each layer needs about 1.44 more bits per item than the last
+   * (its error rate is halved), so the 1024th would need some 1,500 bits per item.
    */
   public static final int MAX_LAYERS = 1024;
   /** Item counts saturate here (the format's bound on a count). */
