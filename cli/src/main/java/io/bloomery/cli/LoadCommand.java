@@ -64,9 +64,10 @@ final class LoadCommand implements Callable<Integer> {
     } catch (FilterFormatException e) {
       throw CliException.failure(file + ": not a Bloomery filter file: " + e.getMessage(), e);
     }
-    if (header.kind() != FilterKind.CLASSIC_BLOOM && header.kind() != FilterKind.BLOCKED_BLOOM) {
+    if (header.kind() != FilterKind.CLASSIC_BLOOM && header.kind() != FilterKind.BLOCKED_BLOOM
+        && header.kind() != FilterKind.SCALABLE_BLOCKED_BLOOM) {
       throw CliException.failure(file + ": holds a " + header.kind().kindName()
-          + " filter; the server serves classic and blocked files as BF.* keys");
+          + " filter; the server serves classic, blocked and scaling blocked files as BF.* keys");
     }
     int headerLength = 18 + header.seed().length;
     long sent = 0;

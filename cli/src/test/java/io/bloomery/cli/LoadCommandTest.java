@@ -3,6 +3,7 @@ package io.bloomery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
@@ -84,6 +85,22 @@ class LoadCommandTest {
           "--password", "s3cret").exitCode()).isZero();
       for (String p : probe.subList(0, 2000)) {
         assertThat(j.bfExists("b", p)).isEqualTo(blocked.mightContain(p));
+      }
+
+      // so does a scaling blocked chain, which then keeps growing as a key
+      ScalableBlockedBloomFilter chain = ScalableBlockedBloomFilter.create(300, 0.01, 2);
+      for (String m : members.subList(0, 1000)) {
+        chain.add(m);
+      }
+      Path chainFile = dir.resolve("chain.blmf");
+      FilterFormat.write(chain, chainFile);
+      Cli.Result loaded = Cli.run("load", chainFile.toString(), "--key", "chain", "--port",
+          String.valueOf(server.port()), "--password", "s3cret", "--chunk-size", "500");
+      assertThat(loaded.exitCode()).as(loaded.toString()).isZero();
+      assertThat(loaded.out()).startsWith("loaded " + chainFile + " (scalable-blocked, ");
+      assertThat(j.bfCard("chain")).isEqualTo(chain.insertedCount());
+      for (String p : probe.subList(0, 2000)) {
+        assertThat(j.bfExists("chain", p)).isEqualTo(chain.mightContain(p));
       }
     }
   }

@@ -411,6 +411,29 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     return changed;
   }
 
+  /**
+   * Sets the key's bits with plain stores and does not count it: the layer operation of {@link
+   * ScalableBlockedBloomFilter}, whose writers are serialized and which keeps its own per-layer counts.
+   *
+   * @return whether at least one bit was unset
+   */
+  boolean setHash(long hash) {
+    int start = blockStart(hash);
+    int x = (int) hash;
+    boolean changed = false;
+    for (int i = 0; i < hashes; i++) {
+      int y = x * SALTS[i];
+      int index = start + (y >>> 29);
+      long mask = 1L << (y >>> 23);
+      long word = words[index];
+      if ((word & mask) == 0) {
+        words[index] = word | mask;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   /** Early exit: the best single-key path, where the branch predictor rarely sees two misses in a row. */
   boolean containsHash(long hash) {
     int start = blockStart(hash);

@@ -29,7 +29,9 @@ public enum FilterKind {
   /** Age-partitioned filter whose members expire after a window. */
   AGE_PARTITIONED_BLOOM(10, "age-partitioned"),
   /** Static binary fuse filter (8- or 16-bit fingerprints), built once from a whole set. */
-  BINARY_FUSE(11, "binary-fuse");
+  BINARY_FUSE(11, "binary-fuse"),
+  /** A scaling chain of blocked layers (RedisBloom's growth rules, one cache line per key per layer). */
+  SCALABLE_BLOCKED_BLOOM(12, "scalable-blocked");
 
   private final int code;
   private final String kindName;

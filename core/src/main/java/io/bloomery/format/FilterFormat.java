@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
@@ -533,6 +534,8 @@ public final class FilterFormat {
         return SplitBlockBloomBody.writer(as(SplitBlockBloomFilter.class, filter, kind));
       case BINARY_FUSE:
         return BinaryFuseBody.writer(as(BinaryFuseFilter.class, filter, kind));
+      case SCALABLE_BLOCKED_BLOOM:
+        return ScalableBlockedBloomBody.writer(as(ScalableBlockedBloomFilter.class, filter, kind));
       default:
         throw new IllegalArgumentException(
             "cannot serialize a " + kind.kindName() + " filter (" + filter.getClass().getName()
@@ -562,6 +565,8 @@ public final class FilterFormat {
         return SplitBlockBloomBody.read(envelope, reader);
       case BINARY_FUSE:
         return BinaryFuseBody.read(envelope, reader);
+      case SCALABLE_BLOCKED_BLOOM:
+        return ScalableBlockedBloomBody.read(envelope, reader);
       default:
         throw unsupportedKind(envelope.kind);
     }
@@ -599,6 +604,9 @@ public final class FilterFormat {
         break;
       case BINARY_FUSE:
         BinaryFuseBody.describe(envelope, reader, parameters);
+        break;
+      case SCALABLE_BLOCKED_BLOOM:
+        ScalableBlockedBloomBody.describe(envelope, reader, parameters);
         break;
       default:
         // The envelope is valid; this build cannot interpret the body, so it reports no parameters.
@@ -638,6 +646,8 @@ public final class FilterFormat {
         return AgePartitionedFilter.class;
       case BINARY_FUSE:
         return BinaryFuseFilter.class;
+      case SCALABLE_BLOCKED_BLOOM:
+        return ScalableBlockedBloomFilter.class;
       default:
         throw new AssertionError("no class for kind " + kind);
     }

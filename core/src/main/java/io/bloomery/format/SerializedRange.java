@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.internal.KindAccess;
@@ -9,8 +10,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /**
- * A byte range of a filter's serialized file, without serializing the whole file: for the classic and blocked kinds
- * the payload bytes are read straight from the filter's words (a range costs its own size); the header, the body's
+ * A byte range of a filter's serialized file, without serializing the whole file: for the classic, blocked and
+ * scaling blocked kinds the payload bytes are read straight from the filter's words (a range costs its own size); the header, the body's
  * fixed fields and the CRC-32C trailer go through the writer, which stops once the range is filled (a range that
  * reaches the trailer streams the whole file once to compute it). Other kinds go through the writer throughout.
  */
@@ -27,12 +28,12 @@ final class SerializedRange {
           "range [" + from + ", " + to + ") is not within the " + total + "-byte file or exceeds one array");
     }
     byte[] out = new byte[(int) (to - from)];
-    byte[] seed = seedOfWordKind(filter);
-    if (seed == null) {
+    Words words = wordsOf(filter);
+    if (words == null) {
       window(filter, from, to, out, to);
       return out;
     }
-    long payloadStart = FilterFormat.FIXED_PREFIX_LENGTH + seed.length + Long.BYTES + BODY_FIXED;
+    long payloadStart = FilterFormat.FIXED_PREFIX_LENGTH + words.seed().length + Long.BYTES + words.bodyFixed();
     long payloadEnd = total - Integer.BYTES;
     if (from < payloadStart || to > payloadEnd) {
       window(filter, from, to, out, to > payloadEnd ? total : Math.min(to, payloadStart));
@@ -40,7 +41,7 @@ final class SerializedRange {
     long lo = Math.max(from, payloadStart);
     long hi = Math.min(to, payloadEnd);
     for (long at = lo; at < hi; ) {
-      long word = word(filter, (at - payloadStart) >>> 3);
+      long word = words.word().applyAsLong((at - payloadStart) >>> 3);
       for (int b = (int) ((at - payloadStart) & 7); b < 8 && at < hi; b++, at++) {
         out[(int) (at - from)] = (byte) (word >>> (8 * b));
       }
@@ -48,27 +49,38 @@ final class SerializedRange {
     return out;
   }
 
-  /** The seed of a classic or blocked filter (whose payload is its words), else null. */
-  private static byte[] seedOfWordKind(Summary filter) {
-    if (filter instanceof BloomFilter c) {
-      return c.seed();
-    }
-    if (filter instanceof BlockedBloomFilter b) {
-      return b.seed();
-    }
-    return null;
-  }
+  /** A kind whose payload is 64-bit words: its seed, the body's bytes before the words, and word i of the payload. */
+  private record Words(byte[] seed, long bodyFixed, java.util.function.LongUnaryOperator word) {}
 
-  private static long word(Summary filter, long index) {
+  /** The words of a classic, blocked or scaling blocked filter, else null. */
+  private static Words wordsOf(Summary filter) {
     if (filter instanceof BloomFilter c) {
       KindAccess.Classic access = KindAccess.classic();
-      long word = access.word(c, index);
-      if (index == access.wordCount(c) - 1 && (c.bitSize() & 63) != 0) {
-        word &= (1L << (c.bitSize() & 63)) - 1;
-      }
-      return word;
+      long last = access.wordCount(c) - 1;
+      long tail = c.bitSize() & 63;
+      return new Words(c.seed(), BODY_FIXED, index -> {
+        long word = access.word(c, index);
+        return index == last && tail != 0 ? word & ((1L << tail) - 1) : word;
+      });
     }
-    return KindAccess.blocked().word((BlockedBloomFilter) filter, index);
+    if (filter instanceof BlockedBloomFilter b) {
+      return new Words(b.seed(), BODY_FIXED, index -> KindAccess.blocked().word(b, index));
+    }
+    if (filter instanceof ScalableBlockedBloomFilter chain) {
+      // the layers as of this call; a layer appended between two ranges changes the header, and the CRC refuses
+      BlockedBloomFilter[] layers = KindAccess.scalableBlocked().layers(chain).layers();
+      long[] starts = new long[layers.length];
+      for (int i = 1; i < layers.length; i++) {
+        starts[i] = starts[i - 1] + layers[i - 1].blockCount() * 8;
+      }
+      long bodyFixed = ScalableBlockedBloomBody.FIXED_LENGTH + (long) ScalableBlockedBloomBody.LAYER_HEADER * layers.length;
+      return new Words(chain.seed(), bodyFixed, index -> {
+        int found = java.util.Arrays.binarySearch(starts, index);
+        int layer = found >= 0 ? found : -found - 2;
+        return KindAccess.blocked().word(layers[layer], index - starts[layer]);
+      });
+    }
+    return null;
   }
 
   /** Copies the bytes [from, to) of the serialized filter into {@code out}, stopping the writer at {@code stopAt}. */

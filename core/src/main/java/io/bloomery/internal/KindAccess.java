@@ -2,6 +2,7 @@ package io.bloomery.internal;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
@@ -65,6 +66,24 @@ public final class KindAccess {
 
     long word(BlockedBloomFilter filter, long index);
   }
+
+  /** {@link ScalableBlockedBloomFilter}. */
+  public interface ScalableBlocked {
+    /**
+     * Checks a chain's recorded parameters before its layers are allocated: expansion, error rate, 1..MAX_LAYERS
+     * layers, each capacity the previous one's times the expansion; {@link IllegalArgumentException} otherwise.
+     */
+    void checkChain(int expansion, double errorRate, long[] capacities);
+
+    /** Rebuilds a chain from its layers (restored with the chain's seed), their capacities and their item counts. */
+    ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate, ChainState layers);
+
+    /** The live layers with their capacities and counts, as of one moment; the layers are not copied. */
+    ChainState layers(ScalableBlockedBloomFilter filter);
+  }
+
+  /** A scaling blocked chain's layers, oldest first, with each one's capacity and item count. */
+  public record ChainState(BlockedBloomFilter[] layers, long[] capacities, long[] sizes) {}
 
   /** {@link SplitBlockBloomFilter}. */
   public interface SplitBlock {
@@ -200,6 +219,7 @@ public final class KindAccess {
 
   private static final Slot<Classic> CLASSIC = new Slot<>(BloomFilter.class);
   private static final Slot<Blocked> BLOCKED = new Slot<>(BlockedBloomFilter.class);
+  private static final Slot<ScalableBlocked> SCALABLE_BLOCKED = new Slot<>(ScalableBlockedBloomFilter.class);
   private static final Slot<SplitBlock> SPLIT_BLOCK = new Slot<>(SplitBlockBloomFilter.class);
   private static final Slot<Counting> COUNTING = new Slot<>(CountingBloomFilter.class);
   private static final Slot<Aging> AGING = new Slot<>(AgePartitionedFilter.class);
@@ -214,6 +234,14 @@ public final class KindAccess {
 
   public static void register(Blocked access) {
     BLOCKED.set(access);
+  }
+
+  public static void register(ScalableBlocked access) {
+    SCALABLE_BLOCKED.set(access);
+  }
+
+  public static ScalableBlocked scalableBlocked() {
+    return SCALABLE_BLOCKED.get();
   }
 
   public static void register(SplitBlock access) {

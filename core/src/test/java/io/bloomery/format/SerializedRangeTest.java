@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.Summary;
@@ -20,14 +21,19 @@ class SerializedRangeTest {
     BloomFilter classic = BloomFilter.create(1_000, 0.01); // m not a multiple of 64: the last word's padding
     BlockedBloomFilter blocked = BlockedBloomFilter.create(1_000, 0.01);
     CountingBloomFilter counting = CountingBloomFilter.create(200, 0.01);
+    // a seeded chain of four layers: the payload runs across layer boundaries
+    ScalableBlockedBloomFilter chain = ScalableBlockedBloomFilter.create(new byte[] {5, 6}, 50, 0.01, 2);
     for (int i = 0; i < 700; i++) {
       classic.add("item-" + i);
       blocked.add("item-" + i);
+      if (i < 500) {
+        chain.add("item-" + i);
+      }
       if (i < 150) {
         counting.add("item-" + i);
       }
     }
-    return List.of(classic, blocked, counting);
+    return List.of(classic, blocked, counting, chain);
   }
 
   @Test

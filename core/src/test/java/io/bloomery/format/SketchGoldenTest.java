@@ -3,6 +3,7 @@ package io.bloomery.format;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.Protocols;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Golden files (format version 1) of the counting, count-min, top-k and age-partitioned kinds: each
+ * Golden files (format version 1) of the counting, count-min, top-k, age-partitioned and scaling blocked kinds: each
  * checked-in file must read to exactly what its recipe builds today, answer identically, and write
  * back byte for byte. Regenerate only deliberately ({@code -Dbloomery.regenerateGolden=true}).
  */
@@ -68,12 +69,20 @@ class SketchGoldenTest {
             }
           }
           return filter.copy(CLOCK);
+        },
+        "scalable-blocked_xxh3-blocked-v1_c16_e0.05_x2_n100_seed-676f6c64.blmf", () -> {
+          ScalableBlockedBloomFilter chain = ScalableBlockedBloomFilter.create(
+              "gold".getBytes(java.nio.charset.StandardCharsets.UTF_8), 16, 0.05, 2);
+          for (int i = 0; i < 100; i++) {
+            chain.add("item-" + i); // 16 + 32 + 64: three layers
+          }
+          return chain;
         });
   }
 
   @Test
   void sketchFilesInTheFolderAreExactlyTheRecipes() throws IOException {
-    List<String> prefixes = List.of("counting_", "count-min_", "top-k_", "age-partitioned_");
+    List<String> prefixes = List.of("counting_", "count-min_", "top-k_", "age-partitioned_", "scalable-blocked_");
     assertThat(FormatFixtures.resourceFolder(FOLDER).keySet().stream()
             .filter(name -> prefixes.stream().anyMatch(name::startsWith))
             .collect(Collectors.toList()))
@@ -107,6 +116,9 @@ class SketchGoldenTest {
     }
     if (filter instanceof AgePartitionedFilter) {
       return ((AgePartitionedFilter) filter).mightContain(probe);
+    }
+    if (filter instanceof ScalableBlockedBloomFilter) {
+      return ((ScalableBlockedBloomFilter) filter).mightContain(probe);
     }
     if (filter instanceof CountMinSketch) {
       return ((CountMinSketch) filter).count(probe);

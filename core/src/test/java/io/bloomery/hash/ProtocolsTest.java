@@ -78,6 +78,7 @@ class ProtocolsTest {
     expected.put(9, "top-k");
     expected.put(10, "age-partitioned");
     expected.put(11, "binary-fuse");
+    expected.put(12, "scalable-blocked");
     Map<Integer, String> actual = new LinkedHashMap<>();
     for (FilterKind kind : FilterKind.values()) {
       actual.put(kind.code(), kind.kindName());

@@ -30,7 +30,8 @@ class KindAccessTest {
   void noKindExportsItsRestoreOrStorageAccessors() {
     List<Class<?>> kinds = List.of(BloomFilter.class, BlockedBloomFilter.class, SplitBlockBloomFilter.class,
         CountingBloomFilter.class, AgePartitionedFilter.class, BinaryFuseFilter.class, CountMinSketch.class,
-        TopK.class, CuckooFilter.class, ScalableBloomFilter.class, io.bloomery.filter.MembershipFilter.class);
+        TopK.class, CuckooFilter.class, ScalableBloomFilter.class, io.bloomery.blocked.ScalableBlockedBloomFilter.class,
+        io.bloomery.filter.MembershipFilter.class);
     for (Class<?> kind : kinds) {
       List<String> exposed = Arrays.stream(kind.getMethods())
           .filter(m -> Modifier.isPublic(m.getModifiers()) && INTERNAL.contains(m.getName()))
@@ -53,6 +54,7 @@ class KindAccessTest {
     assertThat(KindAccess.fuse()).isNotNull();
     assertThat(KindAccess.countMin()).isNotNull();
     assertThat(KindAccess.topK()).isNotNull();
+    assertThat(KindAccess.scalableBlocked()).isNotNull();
     KindAccess.Classic registered = KindAccess.classic();
     assertThatThrownBy(() -> KindAccess.register(registered))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("already registered");

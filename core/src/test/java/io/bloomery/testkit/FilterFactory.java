@@ -3,6 +3,7 @@ package io.bloomery.testkit;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.BlockedBloomMath;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
@@ -174,6 +175,68 @@ public enum FilterFactory {
       for (RedisBloomDump.Chunk chunk : RedisBloomDump.scanDumpAll(bloom).subList(1, bloom.filterCount() + 1)) {
         state.add(Hex.encode(chunk.data()));
       }
+      return state;
+    }
+  },
+
+  /**
+   * A scaling chain of blocked layers: capacity n, error p, expansion 2, the suite's seed. Merges layer by layer;
+   * {@link #state} is the seed, expansion, error rate, layer geometry and bits (item counters excluded, as for the
+   * RedisBloom chain: a merge sums them).
+   */
+  SCALABLE_BLOCKED_XXH3_BLOCKED_V1(FilterKind.SCALABLE_BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1) {
+    @Override
+    public List<ThrowingCallable> invalidCreations() {
+      return List.of(
+          () -> ScalableBlockedBloomFilter.create(0, 0.01),
+          () -> ScalableBlockedBloomFilter.create(-5, 0.01),
+          () -> ScalableBlockedBloomFilter.create(100, 0),
+          () -> ScalableBlockedBloomFilter.create(100, 1.0),
+          () -> ScalableBlockedBloomFilter.create(100, Double.NaN),
+          () -> ScalableBlockedBloomFilter.create(100, 0.01, 0),
+          () -> ScalableBlockedBloomFilter.create(100, 0.01, ScalableBlockedBloomFilter.MAX_EXPANSION + 1),
+          () -> ScalableBlockedBloomFilter.create(new byte[256], 100, 0.01, 2),
+          () -> ScalableBlockedBloomFilter.create(Long.MAX_VALUE, 0.01));
+    }
+
+    @Override
+    public MembershipFilter create(long n, double p, byte[] seed) {
+      return ScalableBlockedBloomFilter.create(seed, n, p, 2);
+    }
+
+    @Override
+    public boolean supportsSeed() {
+      return true;
+    }
+
+    @Override
+    public boolean addReportsChange() {
+      return true;
+    }
+
+    @Override
+    public boolean supportsMerge() {
+      return true;
+    }
+
+    @Override
+    public void merge(MembershipFilter into, MembershipFilter from) {
+      ((ScalableBlockedBloomFilter) into).mergeFrom((ScalableBlockedBloomFilter) from);
+    }
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+
+    @Override
+    public Object state(MembershipFilter filter) {
+      ScalableBlockedBloomFilter chain = (ScalableBlockedBloomFilter) filter;
+      List<Object> state = new ArrayList<>(List.of(Hex.encode(chain.seed()), chain.expansion(), chain.errorRate()));
+      for (ScalableBlockedBloomFilter.Layer layer : chain.layers()) {
+        state.add(List.of(layer.blocks(), layer.hashes(), layer.capacity(), layer.errorRate()));
+      }
+      state.add(Internals.layerWords(chain));
       return state;
     }
   },

@@ -1,6 +1,7 @@
 package io.bloomery.testkit;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
@@ -27,6 +28,19 @@ public final class Internals {
 
   public static long word(BlockedBloomFilter filter, long index) {
     return KindAccess.blocked().word(filter, index);
+  }
+
+  /** Every layer's words, oldest layer first. */
+  public static java.util.List<java.util.List<Long>> layerWords(ScalableBlockedBloomFilter chain) {
+    java.util.List<java.util.List<Long>> layers = new java.util.ArrayList<>();
+    for (BlockedBloomFilter layer : KindAccess.scalableBlocked().layers(chain).layers()) {
+      java.util.List<Long> words = new java.util.ArrayList<>();
+      for (long j = 0; j < wordCount(layer); j++) {
+        words.add(word(layer, j));
+      }
+      layers.add(words);
+    }
+    return layers;
   }
 
   public static long wordCount(SplitBlockBloomFilter filter) {

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
@@ -214,6 +215,8 @@ public final class MetricsHttpServer implements AutoCloseable {
       }
       case CountingBloomFilter f -> new KeyFigures(f.insertedCount(), f.counterCount(), f.estimatedFpp(), 1);
       case AgePartitionedFilter f -> new KeyFigures(0, 0, f.estimatedFpp(), f.generations());
+      case ScalableBlockedBloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(),
+          f.filterCount());
       case BlockedBloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(), 1);
       case BloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(), 1);
       default -> new KeyFigures(0, 0, 0, 1);

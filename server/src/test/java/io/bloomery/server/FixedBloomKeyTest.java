@@ -114,8 +114,10 @@ class FixedBloomKeyTest extends SharedServerTest {
       assertThat(c.call("BF.INSERT", key, "ITEMS", "a")).isEqualTo("*1\r\n:0\r\n");
       assertThat(c.call("BF.DEBUG", key)).contains("layout:" + layout.toLowerCase());
     }
-    assertThat(c.call("BF.RESERVE", "s", "0.01", "100", "LAYOUT", "BLOCKED"))
-        .isEqualTo("-ERR LAYOUT needs NONSCALING: a classic or blocked filter has a fixed size\r\n");
+    // without NONSCALING, LAYOUT BLOCKED makes a scaling blocked key and LAYOUT CLASSIC RedisBloom's own scalable
+    // key (ScalingBlockedKeyTest covers both)
+    assertThat(c.call("BF.RESERVE", "scaling", "0.01", "100", "LAYOUT", "BLOCKED")).isEqualTo("+OK\r\n");
+    assertThat(c.call("BF.DEBUG", "scaling")).contains("layout:blocked-scaling");
     assertThat(c.call("BF.RESERVE", "s", "0.01", "100", "NONSCALING", "LAYOUT", "cuckoo"))
         .isEqualTo("-ERR LAYOUT needs CLASSIC or BLOCKED\r\n");
     assertThat(c.call("BF.RESERVE", "s", "0.01", "100", "NONSCALING", "LAYOUT"))

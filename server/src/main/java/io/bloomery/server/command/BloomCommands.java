@@ -6,6 +6,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
@@ -66,9 +67,14 @@ final class BloomCommands {
     return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
-  /** A BF.* key of either form (scalable, or a fixed classic/blocked filter), or {@code null}; WRONGTYPE else. */
+  /** Whether {@code value} is a BF.* key of any form: scalable, scaling blocked, or a fixed classic/blocked filter. */
+  static boolean isBloom(Object value) {
+    return value instanceof ScalableBloomFilter || value instanceof ScalableBlockedBloomFilter || FixedBloom.is(value);
+  }
+
+  /** A BF.* key of any form ({@link #isBloom}), or {@code null}; WRONGTYPE else. */
   static MembershipFilter anyBloomOrNull(Object value) {
-    if (value == null || value instanceof ScalableBloomFilter || FixedBloom.is(value)) {
+    if (value == null || isBloom(value)) {
       return (MembershipFilter) value;
     }
     throw new CommandException(Errors.WRONGTYPE);
@@ -83,18 +89,25 @@ final class BloomCommands {
   }
 
   /**
-   * Adds one item with BF semantics for either form of key. Callers hold the key's write lock, which serializes
-   * every mutation of the value (and the snapshot walk's read of it), so the scalable filter's own writer lock is
+   * Adds one item with BF semantics for any form of key. Callers hold the key's write lock, which serializes every
+   * mutation of the value (and the snapshot walk's read of it), so the scaling filters' own writer locks are
    * skipped.
    */
-  private static boolean addOne(MembershipFilter f, byte[] item) {
-    return f instanceof ScalableBloomFilter s ? s.addAsSoleWriter(item, 0, item.length) : FixedBloom.add(f, item);
+  private static boolean addOne(Invocation inv, MembershipFilter f, byte[] item) {
+    if (f instanceof ScalableBloomFilter s) {
+      return s.addAsSoleWriter(item, 0, item.length);
+    }
+    if (f instanceof ScalableBlockedBloomFilter c) {
+      return ScalingBlockedBloom.add(inv, c, item);
+    }
+    return FixedBloom.add(f, item);
   }
 
   // ------------------------------------------------------------------------------------------------ RESERVE
 
   private static Reply reserve(Invocation inv) {
-    if (inv.argc() > 7) {
+    // RedisBloom's longest form is key error capacity EXPANSION n NONSCALING; LAYOUT x (ours) may add two more
+    if (inv.argc() > (Args.indexOf(inv.argv(), "LAYOUT") >= 0 ? 9 : 7)) {
       throw inv.wrongArity();
     }
     Double rate = Args.parseDouble(inv.arg(2));
@@ -133,15 +146,22 @@ final class BloomCommands {
       }
       expansion = parsed;
     }
-    if (layout != null && !nonScaling) {
-      throw new CommandException(LAYOUT_NEEDS_NONSCALING);
+    if (layout == FixedBloom.Layout.CLASSIC && !nonScaling) {
+      layout = null; // a scaling chain of classic layers is RedisBloom's own filter
+    }
+    if (layout != null && expansion == 0) {
+      nonScaling = true; // bf-expansion-factor 0: no growth, so the fixed key of that layout
     }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw new CommandException(existing instanceof ScalableBloomFilter || FixedBloom.is(existing)
-            ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
+        throw new CommandException(isBloom(existing) ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
+      }
+      if (layout != null && !nonScaling) {
+        w.put(key, ScalingBlockedBloom.create(inv, capacity, rate, (int) expansion));
+        inv.journalVerbatim(w);
+        return Reply.OK;
       }
       if (layout != null) {
         FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate);
@@ -155,9 +175,6 @@ final class BloomCommands {
     }
     return Reply.OK;
   }
-
-  static final String LAYOUT_NEEDS_NONSCALING =
-      "ERR LAYOUT needs NONSCALING: a classic or blocked filter has a fixed size";
 
   /** {@code LAYOUT CLASSIC|BLOCKED} (a Bloomery extension), or {@code null} for RedisBloom's scalable filter. */
   private static FixedBloom.Layout layout(Invocation inv) {
@@ -218,31 +235,45 @@ final class BloomCommands {
         w.get(key);
       }
       if (!multi) {
-        boolean added = addOne(f, inv.arg(2));
+        boolean added = addOne(inv, f, inv.arg(2));
         if (added) {
           inv.journalVerbatim(w);
         }
         return Reply.bool(added);
       }
-      Reply reply = addAll(f, inv.argv(), 2);
-      inv.journalVerbatim(w);
-      return reply;
+      return addAll(inv, w, f, 2);
     }
   }
 
-  /** Adds argv[from..] one by one: a boolean per item, an error element per failed item, stopping when full. */
-  private static Reply addAll(MembershipFilter f, List<byte[]> argv, int from) {
+  /**
+   * Adds argv[from..] one by one and journals them: a boolean per item, an error element per failed item, stopping
+   * when full. A new layer refused by {@code maxmemory} (scaling blocked keys, which admit each layer) also stops
+   * the run with an OOM element; the journal then records only the items before it, so that a replay under another
+   * budget cannot add more than this run did.
+   */
+  private static Reply addAll(Invocation inv, Keyspace.Write w, MembershipFilter f, int from) {
+    List<byte[]> argv = inv.argv();
     List<Reply> out = new ArrayList<>(argv.size() - from);
     for (int i = from; i < argv.size(); i++) {
       try {
-        out.add(Reply.bool(addOne(f, argv.get(i))));
+        out.add(Reply.bool(addOne(inv, f, argv.get(i))));
       } catch (FilterFullException e) {
         out.add(Reply.error(e.getMessage()));
         if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
           break;
         }
+      } catch (CommandException oom) {
+        if (!Errors.OOM.equals(oom.reply())) {
+          throw oom;
+        }
+        out.add(Reply.error(oom.reply()));
+        if (i > from) {
+          inv.journal(w, new ArrayList<>(argv.subList(0, i)));
+        }
+        return Reply.array(out);
       }
     }
+    inv.journalVerbatim(w);
     return Reply.array(out);
   }
 
@@ -321,9 +352,7 @@ final class BloomCommands {
         inv.journal(w, reserveRecord(inv.arg(1), capacity, rate, nonScaling, expansion));
         w.get(key);
       }
-      Reply reply = addAll(f, inv.argv(), items);
-      inv.journalVerbatim(w);
-      return reply;
+      return addAll(inv, w, f, items);
     }
   }
 
@@ -332,7 +361,7 @@ final class BloomCommands {
   private static Reply exists(Invocation inv) {
     boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
     Object value = inv.keyspace().read(inv.key(1));
-    MembershipFilter f = value instanceof ScalableBloomFilter || FixedBloom.is(value) ? (MembershipFilter) value : null;
+    MembershipFilter f = isBloom(value) ? (MembershipFilter) value : null;
     Stats.lookup(inv, value);
     if (!multi) {
       return Reply.bool(f != null && f.mightContain(inv.arg(2)));
@@ -349,7 +378,8 @@ final class BloomCommands {
       throw inv.wrongArity();
     }
     MembershipFilter f = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
-    Map<String, Long> all = f instanceof ScalableBloomFilter s ? s.info().asMap() : FixedBloom.info(f);
+    Map<String, Long> all = f instanceof ScalableBloomFilter s ? s.info().asMap()
+        : f instanceof ScalableBlockedBloomFilter c ? ScalingBlockedBloom.info(c) : FixedBloom.info(f);
     if (inv.argc() == 2) {
       return Reply.map(all);
     }
@@ -374,7 +404,10 @@ final class BloomCommands {
     if (f == null) {
       return Reply.integer(0);
     }
-    return Reply.integer(f instanceof ScalableBloomFilter s ? s.insertedCount() : FixedBloom.inserted(f));
+    if (f instanceof ScalableBloomFilter s) {
+      return Reply.integer(s.insertedCount());
+    }
+    return Reply.integer(f instanceof ScalableBlockedBloomFilter c ? c.insertedCount() : FixedBloom.inserted(f));
   }
 
   private static Reply scanDump(Invocation inv) {
@@ -391,7 +424,7 @@ final class BloomCommands {
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
-  /** SCANDUMP of a fixed key: its Bloomery file, header first (see {@link FileLoads}). */
+  /** SCANDUMP of a fixed or scaling blocked key: its Bloomery file, header first (see {@link FileLoads}). */
   private static Reply fileDump(Invocation inv, Summary f, long iterator) {
     int headerLength = FileLoads.headerLengthOf(f);
     long[] range = FileLoads.dumpRange(f, iterator, headerLength);
@@ -496,6 +529,13 @@ final class BloomCommands {
 
   private static Reply debug(Invocation inv) {
     MembershipFilter any = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
+    if (any instanceof ScalableBlockedBloomFilter c) {
+      List<Reply> lines = new ArrayList<>();
+      for (String line : ScalingBlockedBloom.debug(c)) {
+        lines.add(Reply.bulk(line));
+      }
+      return Reply.array(lines);
+    }
     if (!(any instanceof ScalableBloomFilter f)) {
       return Reply.arrayOf(Reply.bulk(FixedBloom.debug(any)));
     }

@@ -1,6 +1,7 @@
 package io.bloomery.server.command;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
@@ -39,7 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code BF.LOADCHUNK} / {@code BF.SCANDUMP} of a Bloomery file (docs/FORMAT.md) for a fixed Bloom key. Chunk 1
+ * {@code BF.LOADCHUNK} / {@code BF.SCANDUMP} of a Bloomery file (docs/FORMAT.md) for a fixed or scaling blocked Bloom
+ * key. Chunk 1
  * (iterator 1) begins with the file's envelope header, at least its 18 + S bytes (magic "BLMF" to the body length);
  * every later chunk carries the iterator {@code 1 + the file offset of its first byte}, so the chunks must come in
  * order and may have any size. A file that its header chunk holds whole is read from that chunk; a longer one is
@@ -90,6 +92,10 @@ final class FileLoads implements AutoCloseable {
   /** The largest body of a classic file (m = 2^40 bits) and of a blocked one. */
   private static final long MAX_CLASSIC_BODY = BODY_FIXED + 8 * ((BloomFilter.MAX_BITS + 63) >>> 6);
   private static final long MAX_BLOCKED_BODY = BODY_FIXED + 64 * BlockedBloomFilter.MAX_BLOCKS;
+  /** A scaling blocked body: expansion, error rate and layer count, then 28 bytes per layer, then the layers. */
+  private static final int SCALING_FIXED = 16 + 28;
+  private static final long MAX_SCALING_BODY = SCALING_FIXED + (long) ScalableBlockedBloomFilter.MAX_LAYERS
+      * (28 + 64 * BlockedBloomFilter.MAX_BLOCKS);
   /** Classic storage is allocated in arrays of at most this many bytes (core's 2^27-word segments). */
   private static final long CLASSIC_SEGMENT_BYTES = 1L << 30;
   private static final String PART = ".part";
@@ -359,8 +365,9 @@ final class FileLoads implements AutoCloseable {
     }
     int kind = chunk[5] & 0xFF;
     boolean classic = kind == FilterKind.CLASSIC_BLOOM.code();
-    if (!classic && kind != FilterKind.BLOCKED_BLOOM.code()) {
-      throw invalid("kind " + kind + " is not a classic (1) or blocked (2) Bloom filter");
+    boolean scaling = kind == FilterKind.SCALABLE_BLOCKED_BLOOM.code();
+    if (!classic && !scaling && kind != FilterKind.BLOCKED_BLOOM.code()) {
+      throw invalid("kind " + kind + " is not a classic (1), blocked (2) or scaling blocked (12) Bloom filter");
     }
     if (chunk[7] != 0) {
       throw invalid("flags must be 0");
@@ -369,16 +376,18 @@ final class FileLoads implements AutoCloseable {
     for (int i = 7; i >= 0; i--) {
       body = body << 8 | (chunk[header - 8 + i] & 0xFF);
     }
-    long maxBody = classic ? MAX_CLASSIC_BODY : MAX_BLOCKED_BODY;
-    if (body < BODY_FIXED || body > maxBody) {
-      throw invalid("a body of " + Long.toUnsignedString(body) + " bytes is outside the " + BODY_FIXED + ".." + maxBody
-          + " bytes a " + (classic ? "classic" : "blocked") + " filter file can have; it exceeds the format");
+    long maxBody = classic ? MAX_CLASSIC_BODY : scaling ? MAX_SCALING_BODY : MAX_BLOCKED_BODY;
+    int minBody = scaling ? SCALING_FIXED : BODY_FIXED;
+    if (body < minBody || body > maxBody) {
+      throw invalid("a body of " + Long.toUnsignedString(body) + " bytes is outside the " + minBody + ".." + maxBody
+          + " bytes a " + (classic ? "classic" : scaling ? "scaling blocked" : "blocked")
+          + " filter file can have; it exceeds the format");
     }
     long total = header + body + 4;
     if (chunk.length > total) {
       throw invalid("the chunk has " + chunk.length + " bytes, the file " + total);
     }
-    long filterBytes = body - BODY_FIXED;
+    long filterBytes = body - minBody; // a scaling chain's layer headers count too: an upper bound
     long largestArray = classic ? Math.min(filterBytes, CLASSIC_SEGMENT_BYTES) : filterBytes;
     Memory.admitFilter(inv, filterBytes, largestArray);
     if (chunk.length == total) {
@@ -733,9 +742,10 @@ final class FileLoads implements AutoCloseable {
     return FilterFormat.serializedRange(filter, from, to);
   }
 
-  /** The envelope header's length (magic to body length) of a fixed filter's file. */
+  /** The envelope header's length (magic to body length) of a fixed or scaling blocked filter's file. */
   static int headerLengthOf(Object fixed) {
-    byte[] seed = fixed instanceof BloomFilter c ? c.seed() : ((BlockedBloomFilter) fixed).seed();
+    byte[] seed = fixed instanceof BloomFilter c ? c.seed()
+        : fixed instanceof ScalableBlockedBloomFilter chain ? chain.seed() : ((BlockedBloomFilter) fixed).seed();
     return FIXED_PREFIX + seed.length + 8;
   }
 }

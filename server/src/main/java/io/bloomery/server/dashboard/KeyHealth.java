@@ -2,6 +2,8 @@ package io.bloomery.server.dashboard;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
@@ -51,6 +53,7 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     long bytes = Values.bytes(value);
     return switch (value) {
       case ScalableBloomFilter f -> scalable(key, kind, f, bytes, expireAtMillis);
+      case ScalableBlockedBloomFilter f -> scalingBlocked(key, kind, f, bytes, expireAtMillis);
       case CuckooFilter f -> cuckoo(key, kind, f, bytes, expireAtMillis);
       case CountingBloomFilter f -> {
         long m = f.counterCount();
@@ -122,6 +125,52 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     }
     return new KeyHealth(key, kind, f.insertedCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
         1 - estimated, target, layers.size(), bytes, expireAt, model);
+  }
+
+  /**
+   * A scaling blocked chain fills its layers in order, as the scalable kind does; the model puts n items into the
+   * present layers up to each one's capacity, then into the layers it would add (capacity times the expansion, error
+   * halved, each sized by the blocked model), and combines them as {@code 1 - prod(1 - p_i)}.
+   */
+  private static KeyHealth scalingBlocked(String key, String kind, ScalableBlockedBloomFilter f, long bytes,
+      long expireAt) {
+    List<ScalableBlockedBloomFilter.Layer> layers = f.layers();
+    long expansion = f.expansion();
+    LongToDoubleFunction model = n -> {
+      double pass = 1;
+      long left = n;
+      for (int i = 0; i < layers.size() && left > 0; i++) {
+        ScalableBlockedBloomFilter.Layer layer = layers.get(i);
+        long here = Math.min(left, layer.capacity());
+        pass *= 1 - BlockedBloomMath.blockedFalsePositiveRate(here, layer.blocks(), 512, layer.hashes());
+        left -= here;
+      }
+      long capacity = layers.get(layers.size() - 1).capacity();
+      double error = layers.get(layers.size() - 1).errorRate();
+      while (left > 0 && error > 0) {
+        capacity = capacity > Long.MAX_VALUE / expansion ? Long.MAX_VALUE / 2 : capacity * expansion;
+        error *= ScalableBlockedBloomFilter.ERROR_TIGHTENING_RATIO;
+        long here = Math.min(left, capacity);
+        double rate;
+        try {
+          long blocks = BlockedBloomMath.blockedBlocks(capacity, error);
+          rate = BlockedBloomMath.blockedFalsePositiveRate(here, blocks, 512,
+              BlockedBloomMath.optimalBlockedHashes(capacity, blocks));
+        } catch (IllegalArgumentException tooLarge) {
+          rate = error; // a layer the blocked model cannot size: its bound at capacity
+        }
+        pass *= 1 - rate;
+        left -= here;
+      }
+      return 1 - pass;
+    };
+    double estimated = 1;
+    for (ScalableBlockedBloomFilter.Layer layer : layers) {
+      estimated *= 1 - BlockedBloomMath.blockedFalsePositiveRate(layer.size(), layer.blocks(), 512, layer.hashes());
+    }
+    long bits = 8 * f.byteSize();
+    return new KeyHealth(key, kind, f.insertedCount(), f.capacity(), bits == 0 ? 0 : (double) f.bitCount() / bits,
+        1 - estimated, f.errorRate(), layers.size(), bytes, expireAt, model);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.bloomery.server.keyspace;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.redisbloom.CuckooFilter;
@@ -28,11 +29,15 @@ public final class Values {
       case AgePartitionedFilter f -> "BLagepart";
       case BloomFilter f -> "BLbloom";
       case BlockedBloomFilter f -> "BLbloom";
+      case ScalableBlockedBloomFilter f -> "BLbloom";
       default -> throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     };
   }
 
-  /** A short kind name for metrics and INFO: bloom, cuckoo, cms, topk, counting, aging, classic, blocked. */
+  /**
+   * A short kind name for metrics and INFO: bloom, cuckoo, cms, topk, counting, aging, classic, blocked,
+   * scalable-blocked.
+   */
   public static String kindName(Object value) {
     return switch (value) {
       case ScalableBloomFilter f -> "bloom";
@@ -43,6 +48,7 @@ public final class Values {
       case AgePartitionedFilter f -> "aging";
       case BloomFilter f -> "classic";
       case BlockedBloomFilter f -> "blocked";
+      case ScalableBlockedBloomFilter f -> "scalable-blocked";
       default -> "unknown";
     };
   }
@@ -61,6 +67,7 @@ public final class Values {
       case AgePartitionedFilter f -> f.generations() * (f.bitsPerGeneration() / 8) + 64;
       case BloomFilter f -> (f.bitSize() + 63) / 64 * 8 + 48;
       case BlockedBloomFilter f -> f.bitSize() / 8 + 48;
+      case ScalableBlockedBloomFilter f -> f.byteSize() + 48L * (f.filterCount() + 1);
       default -> 0;
     };
   }
@@ -81,6 +88,7 @@ public final class Values {
       case AgePartitionedFilter f -> f.copy(CommandClock::now);
       case BloomFilter f -> f.copy();
       case BlockedBloomFilter f -> f.copy();
+      case ScalableBlockedBloomFilter f -> f.copy();
       default -> throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     };
   }

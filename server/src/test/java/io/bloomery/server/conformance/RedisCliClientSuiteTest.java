@@ -92,6 +92,26 @@ class RedisCliClientSuiteTest {
     assertThat(run(cli("BF.ADD", "k"), null).output()).isEqualTo("ERR wrong number of arguments for 'bf.add' command\n\n");
   }
 
+  /** A scaling blocked key (a Bloomery extension, so no RedisBloom transcript): one-shot commands, RESP2 and RESP3. */
+  @Test
+  void aScalingBlockedKeyThroughOneShotCommands() throws Exception {
+    run(cli("FLUSHALL"), null);
+    assertThat(run(cli("BF.RESERVE", "sb", "0.01", "10", "LAYOUT", "BLOCKED", "EXPANSION", "3"), null).output())
+        .isEqualTo("OK\n");
+    assertThat(run(cli("TYPE", "sb"), null).output()).isEqualTo("BLbloom\n");
+    List<String> madd = new ArrayList<>(List.of("BF.MADD", "sb"));
+    for (int i = 0; i < 30; i++) {
+      madd.add("item-" + i);
+    }
+    assertThat(run(cli(madd.toArray(String[]::new)), null).output()).doesNotContain("ERR");
+    assertThat(run(cli("BF.ADD", "sb", "item-0"), null).output()).isEqualTo("0\n");
+    assertThat(run(cli("-3", "BF.EXISTS", "sb", "item-29"), null).output()).isEqualTo("(true)\n");
+    assertThat(run(cli("BF.INFO", "sb", "FILTERS"), null).output()).isEqualTo("2\n"); // 10 + 30
+    assertThat(run(cli("-3", "BF.INFO", "sb"), null).output()).startsWith("Capacity 40\nSize ")
+        .contains("\nNumber of filters 2\n").endsWith("\nExpansion rate 3\n");
+    assertThat(run(cli("BF.DEBUG", "sb"), null).output()).startsWith("layout:blocked-scaling size:");
+  }
+
   /**
    * redis-cli asks for COMMAND DOCS before a session on stdin (for its hints) and asserts that every
    * command name and every key of a doc map is a bulk string, as Redis sends them; a simple string

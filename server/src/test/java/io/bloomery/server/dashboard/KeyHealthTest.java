@@ -2,6 +2,7 @@ package io.bloomery.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
@@ -24,10 +25,32 @@ class KeyHealthTest {
     assertThat(health.capacity()).isEqualTo(filter.capacity());
     assertThat(health.targetFpr()).isEqualTo(0.01);
     assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
+    assertModelGrowsFromZero(health, 20_000, 500, 1.0);
+  }
+
+  @Test
+  void scalingBlockedFilter_modelAtItsPresentItemsIsItsEstimate_andStaysBelowItsTarget() {
+    ScalableBlockedBloomFilter filter = ScalableBlockedBloomFilter.create(1000, 0.01, 2);
+    for (int i = 0; i < 2500; i++) { // past the first layer's capacity: a second layer is added
+      filter.add(("item-" + i).getBytes(StandardCharsets.UTF_8));
+    }
+    KeyHealth health = KeyHealth.of("k", filter, -1);
+    assertThat(health.kind()).isEqualTo("scalable-blocked");
+    assertThat(health.layers()).isEqualTo(2);
+    assertThat(health.items()).isEqualTo(filter.insertedCount());
+    assertThat(health.capacity()).isEqualTo(3000);
+    assertThat(health.targetFpr()).isEqualTo(0.01);
+    assertThat(health.model().applyAsDouble(health.items())).isCloseTo(health.estimatedFpr(), Offset.offset(1e-12));
+    assertThat(health.estimatedFpr()).isCloseTo(filter.estimatedFpp(), Offset.offset(0.3 * filter.estimatedFpp()));
+    assertModelGrowsFromZero(health, 50_000, 2500, 0.01); // into layers the chain has not grown yet
+  }
+
+  /** The model is 0 at no items and never falls as items are added, staying at most {@code ceiling}. */
+  private static void assertModelGrowsFromZero(KeyHealth health, long upTo, long step, double ceiling) {
     double previous = -1;
-    for (long n = 0; n <= 20_000; n += 500) {
+    for (long n = 0; n <= upTo; n += step) {
       double rate = health.model().applyAsDouble(n);
-      assertThat(rate).as("n = %d", n).isBetween(previous, 1.0);
+      assertThat(rate).as("n = %d", n).isBetween(previous, ceiling);
       previous = rate;
     }
     assertThat(health.model().applyAsDouble(0)).isZero();

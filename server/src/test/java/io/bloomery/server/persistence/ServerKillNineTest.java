@@ -22,7 +22,8 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * kill -9 of a real server process ({@code io.bloomery.server.Main} in a child JVM) while Jedis clients write,
  * while a BGREWRITEAOF runs and while a SAVE runs, many times over one data directory. After every restart each
- * acknowledged write must be there: every acknowledged BF.ADD item answers BF.EXISTS true, every single-writer
+ * acknowledged write must be there: every acknowledged BF.ADD item answers BF.EXISTS true (on RedisBloom's scalable key
+ * {@code bf0} and on {@code bf1}, a scaling blocked key that grows layers while the kills land), every single-writer
  * CMS key counts exactly its acknowledged increments (one more if the kill caught an increment in flight), the
  * shared CMS key at least the sum. The server must start every time (nothing corrupted), and check-log must pass
  * at the end.
@@ -135,6 +136,9 @@ class ServerKillNineTest {
     missing += Math.max(0, ledger.sharedAcked.get() - shared);
     ledger.sharedAcked.set(shared);
     assertThat(j.bfExists(BIG, "seed")).isTrue();
+    assertThat(j.type("bf1")).isEqualTo("BLbloom");
+    List<?> debug = (List<?>) j.sendCommand(() -> "BF.DEBUG".getBytes(java.nio.charset.StandardCharsets.US_ASCII), "bf1");
+    assertThat(ServerPersistenceTest.text(debug.get(0))).startsWith("layout:blocked-scaling");
     return missing;
   }
 
@@ -146,6 +150,9 @@ class ServerKillNineTest {
     // A few MB of filter, so a snapshot takes long enough to be killed in the middle of it.
     j.bfReserve(BIG, 0.001, 3_000_000);
     j.bfAdd(BIG, "seed");
+    // bf1 is a scaling blocked key small enough to grow many layers during the run
+    j.sendCommand(() -> "BF.RESERVE".getBytes(java.nio.charset.StandardCharsets.US_ASCII), "bf1", "0.01", "64",
+        "LAYOUT", "BLOCKED");
     for (int id = 0; id < WRITERS; id++) {
       j.cmsInitByDim("cms" + id, 200, 4);
     }
