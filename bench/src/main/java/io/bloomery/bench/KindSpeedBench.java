@@ -1,5 +1,6 @@
 package io.bloomery.bench;
 
+import static io.bloomery.bench.BenchFigures.loadAverage;
 import static io.bloomery.bench.BenchFigures.median;
 import static io.bloomery.bench.BenchFigures.round;
 
@@ -11,8 +12,6 @@ import io.bloomery.fuse.BinaryFuseFilter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -59,23 +58,12 @@ public final class KindSpeedBench {
   }
 
   public static void main(String[] args) throws IOException {
-    long n = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
-    int q = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    run(n, q, rounds).forEach((key, value) -> System.out.println(key + " = " + value));
+    BenchFigures.runMain(args, KindSpeedBench::run);
   }
 
   /** Runs the benchmark; returns figures by name. */
   public static Map<String, Object> run(long n, int q, int rounds) throws IOException {
-    if (n < 1 || n > Integer.MAX_VALUE - 16L || q < 1 || rounds < 1) {
-      throw new IllegalArgumentException("need 1 <= n < 2^31 - 16, q >= 1, rounds >= 1");
-    }
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("keys", n);
-    out.put("queries", q);
-    out.put("rounds", rounds);
-    out.put("cpus", Runtime.getRuntime().availableProcessors());
-    out.put("load_average_at_start", loadAverage());
+    Map<String, Object> out = BenchFigures.startFigures(n, q, rounds);
     SyntheticUrls urls = new SyntheticUrls(SyntheticUrls.BENCH_SEED);
 
     BloomFilter<CharSequence> guava39 = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, STATIC_FPP);
@@ -265,8 +253,4 @@ public final class KindSpeedBench {
     return round((threads.getCurrentThreadAllocatedBytes() - before) / (double) keys);
   }
 
-  private static String loadAverage() throws IOException {
-    Path loadavg = Path.of("/proc/loadavg");
-    return Files.isReadable(loadavg) ? Files.readString(loadavg).strip() : "unknown";
-  }
 }

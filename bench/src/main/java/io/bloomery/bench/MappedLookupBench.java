@@ -45,22 +45,12 @@ public final class MappedLookupBench {
   private MappedLookupBench() {}
 
   public static void main(String[] args) throws IOException {
-    long n = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
-    int q = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    run(n, q, rounds).forEach((key, value) -> System.out.println(key + " = " + value));
+    BenchFigures.runMain(args, MappedLookupBench::run);
   }
 
   /** Runs the benchmark; returns figures by name. */
   public static Map<String, Object> run(long n, int q, int rounds) throws IOException {
-    if (n < 1 || n > Integer.MAX_VALUE - 16L || q < 1 || rounds < 1) {
-      throw new IllegalArgumentException("need 1 <= n < 2^31 - 16, q >= 1, rounds >= 1");
-    }
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("keys", n);
-    out.put("queries", q);
-    out.put("rounds", rounds);
-    out.put("load_average_at_start", BenchFigures.loadAverage());
+    Map<String, Object> out = BenchFigures.startFigures(n, q, rounds);
     SyntheticUrls urls = new SyntheticUrls(SyntheticUrls.BENCH_SEED);
     BloomFilter classic = BloomFilter.create(n, FPP);
     BlockedBloomFilter blocked = BlockedBloomFilter.create(n, FPP);

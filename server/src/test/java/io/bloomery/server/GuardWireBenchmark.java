@@ -458,17 +458,27 @@ class GuardWireBenchmark {
   /** {seconds, sum of what the calls returned}; the connections are open before the clock starts. */
   private static double[] timedSum(int conns, List<List<String>> calls, int port, JedisCall call)
       throws Exception {
+    return withClients(conns, port, clients -> clocked(conns, (sum, i) -> {
+      for (int b = i; b < calls.size(); b += conns) {
+        sum.addAndGet(call.run(clients.get(i), calls.get(b)));
+      }
+    }));
+  }
+
+  /** What a timed loop does with its clients, which are open and answered a PING before it starts its clock. */
+  private interface TimedClients {
+    double[] run(List<Jedis> clients) throws Exception;
+  }
+
+  /** Opens {@code conns} clients (each answers a PING), runs {@code timed} and closes them. */
+  private static double[] withClients(int conns, int port, TimedClients timed) throws Exception {
     List<Jedis> clients = new ArrayList<>();
     try {
       for (int i = 0; i < conns; i++) {
         clients.add(new Jedis("127.0.0.1", port, 120_000));
         clients.get(i).ping();
       }
-      return clocked(conns, (sum, i) -> {
-        for (int b = i; b < calls.size(); b += conns) {
-          sum.addAndGet(call.run(clients.get(i), calls.get(b)));
-        }
-      });
+      return timed.run(clients);
     } finally {
       clients.forEach(Jedis::close);
     }
@@ -720,16 +730,8 @@ class GuardWireBenchmark {
   /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */
   private static double[] timedPerClient(int conns, List<List<String>> perClient, int port, JedisCall call)
       throws Exception {
-    List<Jedis> clients = new ArrayList<>();
-    try {
-      for (int i = 0; i < conns; i++) {
-        clients.add(new Jedis("127.0.0.1", port, 120_000));
-        clients.get(i).ping();
-      }
-      return clocked(conns, (sum, i) -> sum.addAndGet(call.run(clients.get(i), perClient.get(i))));
-    } finally {
-      clients.forEach(Jedis::close);
-    }
+    return withClients(
+        conns, port, clients -> clocked(conns, (sum, i) -> sum.addAndGet(call.run(clients.get(i), perClient.get(i)))));
   }
 
   /**
