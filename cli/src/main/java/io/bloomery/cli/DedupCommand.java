@@ -135,9 +135,10 @@ final class DedupCommand implements Callable<Integer> {
     if ("-".equals(output)) {
       StandardStreams.requireOpenForWriting(1, "standard output");
     }
-    ExactStore exactStore = openStore();
     Path snapshotFile = snapshot != null ? snapshot
         : store.startsWith("sqlite:") ? Path.of(store.substring("sqlite:".length()) + ".guard") : null;
+    refuseOutputOverInputOrStore(snapshotFile);
+    ExactStore exactStore = openStore();
     long started = System.nanoTime();
     Guard guard;
     try {
@@ -180,6 +181,9 @@ final class DedupCommand implements Callable<Integer> {
       }
       progress.update(run.items);
     } catch (CheckedOutput.Failure e) {
+      problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
+      cause = e;
+    } catch (CliException e) { // a bad input line (hex, over-long) or a failed read: say what became of the rest
       problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
       cause = e;
     } catch (StoreUnavailableException e) {
@@ -255,6 +259,37 @@ final class DedupCommand implements Callable<Integer> {
     run.writtenUnconfirmed = 0;
     run.items += pending.size();
     pending.clear();
+  }
+
+  /**
+   * The output file is truncated when it opens, so an {@code --output} that is the input (also through a link, or
+   * the file standard input reads), the SQLite store file or the filter snapshot would destroy the items or what
+   * the store remembers: refused before anything is opened. {@code dedup --input f --output f} once emptied f and
+   * reported "0 items".
+   */
+  private void refuseOutputOverInputOrStore(Path snapshotFile) throws IOException {
+    if ("-".equals(output)) {
+      return;
+    }
+    Path target = Path.of(output);
+    Path source = "-".equals(input) ? StandardStreams.fileOfStdin(root.stdin()) : Path.of(input);
+    if (source != null && sameTarget(source, target)) {
+      throw CliException.usage("--output " + output + " is the input file" + ("-".equals(input) ? " (standard input)"
+          : "") + "; writing the new items there would destroy the items. Choose another --output.");
+    }
+    if (store.startsWith("sqlite:") && !store.equals("sqlite:")
+        && sameTarget(Path.of(store.substring("sqlite:".length())), target)) {
+      throw CliException.usage("--output " + output + " is the SQLite store's file; writing the new items there"
+          + " would destroy what the store remembers. Choose another --output.");
+    }
+    if (snapshotFile != null && sameTarget(snapshotFile, target)) {
+      throw CliException.usage("--output " + output + " is the filter's snapshot file; choose another --output.");
+    }
+  }
+
+  /** The same file (links followed), or, when either does not exist yet, the same absolute path. */
+  private static boolean sameTarget(Path a, Path b) throws IOException {
+    return FilterFiles.sameFile(a, b) || a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
   }
 
   /** File descriptor 0 over an interruptible channel, so a stop request wakes a blocked read. */
