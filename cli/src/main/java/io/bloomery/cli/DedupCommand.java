@@ -76,7 +76,8 @@ import picocli.CommandLine.ParentCommand;
       "  store failure          exit 1; re-running the same input is safe",
       "A pipe counts as delivered once write() returned: what the reader then",
       "discards (| head -1) is not printed again. Closed stdin/stdout (<&-, >&-)",
-      "are refused. To continue after a stop, feed the same input again: the",
+      "are refused, and so is an --output that is the input, the SQLite store or",
+      "the snapshot. To continue after a stop, feed the same input again: the",
       "store skips what was delivered. Errors are one line; --verbose adds stack",
       "traces and the connection pool's warnings. Details: docs/GUARD.md.",
       ""
