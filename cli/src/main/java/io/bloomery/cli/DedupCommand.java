@@ -76,7 +76,8 @@ import picocli.CommandLine.ParentCommand;
       "  store failure          exit 1; re-running the same input is safe",
       "A pipe counts as delivered once write() returned: what the reader then",
       "discards (| head -1) is not printed again. Closed stdin/stdout (<&-, >&-)",
-      "are refused. To continue after a stop, feed the same input again: the",
+      "are refused, and so is an --output that is the input, the SQLite store or",
+      "the snapshot. To continue after a stop, feed the same input again: the",
       "store skips what was delivered. Errors are one line; --verbose adds stack",
       "traces and the connection pool's warnings. Details: docs/GUARD.md.",
       ""
@@ -135,9 +136,10 @@ final class DedupCommand implements Callable<Integer> {
     if ("-".equals(output)) {
       StandardStreams.requireOpenForWriting(1, "standard output");
     }
-    ExactStore exactStore = openStore();
     Path snapshotFile = snapshot != null ? snapshot
         : store.startsWith("sqlite:") ? Path.of(store.substring("sqlite:".length()) + ".guard") : null;
+    refuseOutputOverInputOrStore(snapshotFile);
+    ExactStore exactStore = openStore();
     long started = System.nanoTime();
     Guard guard;
     try {
@@ -180,6 +182,9 @@ final class DedupCommand implements Callable<Integer> {
       }
       progress.update(run.items);
     } catch (CheckedOutput.Failure e) {
+      problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
+      cause = e;
+    } catch (CliException e) { // a bad input line (hex, over-long) or a failed read: say what became of the rest
       problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
       cause = e;
     } catch (StoreUnavailableException e) {
@@ -255,6 +260,37 @@ final class DedupCommand implements Callable<Integer> {
     run.writtenUnconfirmed = 0;
     run.items += pending.size();
     pending.clear();
+  }
+
+  /**
+   * The output file is truncated when it opens, so an {@code --output} that is the input (also through a link, or
+   * the file standard input reads), the SQLite store file or the filter snapshot would destroy the items or what
+   * the store remembers: refused before anything is opened. {@code dedup --input f --output f} once emptied f and
+   * reported "0 items".
+   */
+  private void refuseOutputOverInputOrStore(Path snapshotFile) throws IOException {
+    if ("-".equals(output)) {
+      return;
+    }
+    Path target = Path.of(output);
+    Path source = "-".equals(input) ? StandardStreams.fileOfStdin(root.stdin()) : Path.of(input);
+    if (source != null && sameTarget(source, target)) {
+      throw CliException.usage("--output " + output + " is the input file" + ("-".equals(input) ? " (standard input)"
+          : "") + "; writing the new items there would destroy the items. Choose another --output.");
+    }
+    if (store.startsWith("sqlite:") && !store.equals("sqlite:")
+        && sameTarget(Path.of(store.substring("sqlite:".length())), target)) {
+      throw CliException.usage("--output " + output + " is the SQLite store's file; writing the new items there"
+          + " would destroy what the store remembers. Choose another --output.");
+    }
+    if (snapshotFile != null && sameTarget(snapshotFile, target)) {
+      throw CliException.usage("--output " + output + " is the filter's snapshot file; choose another --output.");
+    }
+  }
+
+  /** The same file (links followed), or, when either does not exist yet, the same absolute path. */
+  private static boolean sameTarget(Path a, Path b) throws IOException {
+    return FilterFiles.sameFile(a, b) || a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
   }
 
   /** File descriptor 0 over an interruptible channel, so a stop request wakes a blocked read. */

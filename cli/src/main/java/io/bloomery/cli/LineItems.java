@@ -39,7 +39,7 @@ final class LineItems {
    *
    * @param source names the input in error messages (a path, or "stdin")
    * @return the number of items
-   * @throws CliException for bad hex or an over-long line, naming the line number
+   * @throws CliException for bad hex or an over-long line, naming the line number, or a failed read
    */
   static long forEach(InputStream in, String source, boolean hex, ItemConsumer consumer)
       throws IOException {
@@ -50,7 +50,7 @@ final class LineItems {
     long lineNumber = 0;
     boolean pending = false; // bytes (possibly zero) of an unterminated line have been read
     int read;
-    while ((read = in.read(buffer)) > 0) {
+    while ((read = read(in, buffer, source)) > 0) {
       int start = 0;
       for (int i = 0; i < read; i++) {
         if (buffer[i] != '\n') {
@@ -80,6 +80,18 @@ final class LineItems {
       deliver(line, 0, lineLength, lineNumber, source, decoded, consumer);
     }
     return lineNumber;
+  }
+
+  /**
+   * One read; a failing read (standard input redirected from a directory, an I/O error) is one line that
+   * names the source, as "stdin: cannot read: Is a directory", not the bare system message.
+   */
+  private static int read(InputStream in, byte[] buffer, String source) {
+    try {
+      return in.read(buffer);
+    } catch (IOException e) {
+      throw CliException.failure(source + ": cannot read: " + CliErrors.describe(e), e);
+    }
   }
 
   private static byte[] append(

@@ -62,7 +62,10 @@ final class LoadCommand implements Callable<Integer> {
     try {
       header = FilterFormat.describe(file);
     } catch (FilterFormatException e) {
-      throw CliException.failure(file + ": not a Bloomery filter file: " + e.getMessage(), e);
+      String detail = e.getMessage() == null ? "" : e.getMessage();
+      String named = file + ": "; // describe() names the file itself; the line names it once
+      throw CliException.failure(named + "not a Bloomery filter file: "
+          + (detail.startsWith(named) ? detail.substring(named.length()) : detail), e);
     }
     if (header.kind() != FilterKind.CLASSIC_BLOOM && header.kind() != FilterKind.BLOCKED_BLOOM
         && header.kind() != FilterKind.SCALABLE_BLOCKED_BLOOM) {

@@ -186,6 +186,64 @@ class DedupCommandTest {
     assertThat(Files.readAllLines(dir.resolve("hex.out"))).containsExactly("0a0d00ff", "", "41");
   }
 
+  /**
+   * A bad line after good ones said only "line 4: ..." and left the user guessing whether the items before it were
+   * printed and recorded. The message now says the batch in hand was rolled back (a re-run prints its new items) and
+   * how many new items earlier batches wrote and committed; and it is so: the re-run prints them.
+   */
+  @Test
+  void aBadLineRollsBackTheBatchInHandAndSaysSo() throws IOException {
+    Path in = dir.resolve("bad.in");
+    Files.writeString(in, "61\n62\n63\n6\n64\n");
+    String store = "sqlite:" + dir.resolve("bad.db");
+    Cli.Result failed = Cli.run("dedup", "--store", store, "--hex", "--batch", "2", "--input", in.toString(),
+        "--output", dir.resolve("bad.out").toString());
+    assertThat(failed.exitCode()).as(failed.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(failed.err()).as(failed.toString()).contains(in + " line 4: ")
+        .contains("the batch in progress (1 items) was rolled back: none of it is recorded as seen, so a re-run prints"
+            + " its new items (2 new items were written and committed before it)")
+        .doesNotContain("\tat ");
+    assertThat(Files.readAllLines(dir.resolve("bad.out"))).containsExactly("61", "62");
+    Files.writeString(in, "61\n62\n63\n64\n");
+    Cli.Result rerun = Cli.run("dedup", "--store", store, "--hex", "--input", in.toString(), "--output",
+        dir.resolve("rerun.out").toString());
+    assertThat(rerun.exitCode()).as(rerun.toString()).isZero();
+    assertThat(Files.readAllLines(dir.resolve("rerun.out"))).containsExactly("63", "64");
+  }
+
+  /** {@code dedup --input f --output f} truncated f before reading it: the items were gone and it said "0 items". */
+  @Test
+  void anOutputThatIsTheInputTheStoreOrItsSnapshotIsRefusedAndDestroysNothing() throws IOException {
+    Path in = dir.resolve("same.in");
+    Files.writeString(in, "a\nb\nc");
+    Path db = dir.resolve("same.db");
+    String store = "sqlite:" + db;
+    Path link = Files.createSymbolicLink(dir.resolve("link-to-input"), in);
+    for (String output : List.of(in.toString(), link.toString(), dir.resolve(".").resolve("same.in").toString())) {
+      Cli.Result refused = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output", output);
+      assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+      assertThat(refused.err()).contains("--output " + output + " is the input file");
+    }
+    assertThat(Files.readString(in)).isEqualTo("a\nb\nc");
+    assertThat(db).as("nothing opened before the refusal").doesNotExist();
+
+    Cli.Result first = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output",
+        dir.resolve("first.out").toString());
+    assertThat(first.exitCode()).as(first.toString()).isZero();
+    byte[] storeBytes = Files.readAllBytes(db);
+    Cli.Result overStore = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output", db.toString());
+    assertThat(overStore.exitCode()).as(overStore.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(overStore.err()).contains("is the SQLite store's file");
+    Cli.Result overSnapshot = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output", db + ".guard");
+    assertThat(overSnapshot.exitCode()).as(overSnapshot.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(overSnapshot.err()).contains("is the filter's snapshot file");
+    assertThat(Files.readAllBytes(db)).isEqualTo(storeBytes);
+    Cli.Result again = Cli.run("dedup", "--store", store, "--input", in.toString(), "--output",
+        dir.resolve("again.out").toString());
+    assertThat(again.exitCode()).as(again.toString()).isZero();
+    assertThat(again.err()).contains("3 items, 0 new, 3 duplicates");
+  }
+
   @Test
   void badStoreIsAUsageError() {
     Cli.Result result = Cli.run("dedup", "--store", "redis://nope");

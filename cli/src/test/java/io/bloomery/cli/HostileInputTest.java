@@ -3,6 +3,7 @@ package io.bloomery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -38,6 +39,25 @@ class HostileInputTest {
   @Test
   void inputIsADirectory_exit1() {
     assertFailure(build("--input", dir.toString(), "--output", out(), "--bits", "64", "--hashes", "2"), 1, "is a directory");
+  }
+
+  /**
+   * {@code bloomery build --input - < somedir} (and dedup, query) printed only "Is a directory": the system
+   * message without saying what could not be read.
+   */
+  @Test
+  void standardInputFromADirectory_exit1_namesStandardInput() throws IOException {
+    Path stdinDir = Files.createDirectory(dir.resolve("a-directory"));
+    List<String[]> commands = List.of(
+        new String[] {"build", "--input", "-", "--output", out(), "--bits", "64", "--hashes", "2"},
+        new String[] {"query", filter, "--input", "-"},
+        new String[] {"dedup", "--store", "sqlite:" + dir.resolve("seen.db")});
+    for (String[] args : commands) {
+      try (InputStream directory = Files.newInputStream(stdinDir)) {
+        assertFailure(Cli.run(directory, args), 1, "stdin: cannot read: Is a directory");
+      }
+    }
+    assertThat(Path.of(out())).doesNotExist();
   }
 
   @Test

@@ -112,6 +112,8 @@ class LoadCommandTest {
     Cli.Result result = Cli.run("load", junk.toString(), "--key", "k", "--port", "1");
     assertThat(result.exitCode()).isEqualTo(1);
     assertThat(result.err()).contains("not a Bloomery filter file");
+    // It once read "junk.blmf: not a Bloomery filter file: junk.blmf: not a Bloomery filter: ...".
+    assertThat(result.err().split(java.util.regex.Pattern.quote(junk.toString()), -1)).as(result.err()).hasSize(2);
     Cli.Result usage = Cli.run("load", junk.toString(), "--key", "k", "--chunk-size", "0");
     assertThat(usage.exitCode()).isEqualTo(2);
   }

@@ -23,6 +23,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /** GUARD.* over RESP against a real PostgreSQL (wal_level=logical) and a real SQLite file, with Jedis and raw RESP. */
 class GuardCommandsTest {
+  /** A hang guard for one reply, not a timing claim: GUARD.RESERVE on a loaded 2-core machine can take seconds. */
+  private static final int READ_TIMEOUT_MILLIS = 30_000;
   static final String SECRET = "s3cr3t-Pa55word";
   static PostgresCluster pg;
   static String url;
@@ -64,14 +66,14 @@ class GuardCommandsTest {
   @Test
   void maddOnceReplaysItsStoredReplyAndRefusesHostileTokens() {
     for (String store : List.of("pg", "lite")) {
-      try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+      try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
         String key = "once-" + store;
         call(j, "GUARD.RESERVE", key, store, "0.01", "1000");
         assertThat(call(j, "GUARD.ADD", key, "old")).isEqualTo(1L);
         List<Long> first = List.of(1L, 0L, 1L, 0L);
         assertThat(call(j, "GUARD.MADDONCE", key, "client-1:1", "new-a", "old", "new-b", "new-a")).isEqualTo(first);
         // the retry of the committed request gets the identical reply, on any connection
-        try (Jedis other = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis other = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
           assertThat(call(other, "GUARD.MADDONCE", key, "client-1:1", "new-a", "old", "new-b", "new-a"))
               .isEqualTo(first);
         }
@@ -96,7 +98,7 @@ class GuardCommandsTest {
 
   @Test
   void reserveAddMaddExistsOnPostgres() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       assertThat(call(j, "GUARD.RESERVE", "crawl", "pg", "0.01", "10000")).isEqualTo("OK".getBytes());
       assertThat(call(j, "GUARD.ADD", "crawl", "https://a.example/1")).isEqualTo(1L);
       assertThat(call(j, "GUARD.ADD", "crawl", "https://a.example/1")).isEqualTo(0L);
@@ -157,7 +159,7 @@ class GuardCommandsTest {
 
   @Test
   void infoHasEveryFigureAndNoCredential() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       call(j, "GUARD.RESERVE", "figures", "pg", "0.001", "5000");
       call(j, "GUARD.MADD", "figures", "a", "b", "c");
       call(j, "GUARD.MEXISTS", "figures", "a", "zz", "yy");
@@ -187,7 +189,7 @@ class GuardCommandsTest {
    * (answered {1, 1, 0}), after it a negative skips the store ({0, 0, 0}).
    */
   static void awaitStreaming(String key) {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       for (int i = 0; i < 600; i++) {
         if ("streaming".equals(infoOf(j, key).get("replication_state"))) {
           return;
@@ -213,7 +215,7 @@ class GuardCommandsTest {
 
   @Test
   void aForeignTableIsReadOnlyAndFollowsItsWriters() throws Exception {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       assertThat(call(j, "GUARD.RESERVE", "links", "links", "0.01", "10000")).isEqualTo("OK".getBytes());
       assertThat(call(j, "GUARD.EXISTS", "links", "https://example.org/page/7")).isEqualTo(List.of(1L, 1L, 1L));
       assertThatThrownBy(() -> call(j, "GUARD.ADD", "links", "https://example.org/new"))
@@ -233,7 +235,7 @@ class GuardCommandsTest {
 
   @Test
   void aForeignWriterToTheGuardsOwnTableBecomesADuplicate() throws Exception {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       call(j, "GUARD.RESERVE", "own", "pg", "0.01", "1000");
       call(j, "GUARD.ADD", "own", "first");
       String table = GuardFixtures.psql(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'bloomery_seen_%' AND tablename !~ '_(pending|replies)$'"
@@ -255,7 +257,7 @@ class GuardCommandsTest {
 
   @Test
   void sqliteStoreWorks() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       assertThat(call(j, "GUARD.RESERVE", "lite", "lite", "0.01", "1000")).isEqualTo("OK".getBytes());
       assertThat(call(j, "GUARD.MADD", "lite", "p", "q", "p")).isEqualTo(List.of(1L, 1L, 0L));
       assertThat(call(j, "GUARD.EXISTS", "lite", "q")).isEqualTo(List.of(1L, 1L, 1L));
@@ -266,7 +268,7 @@ class GuardCommandsTest {
 
   @Test
   void badInputAnswersOneLineErrorsAndChangesNothing() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       List<String[]> bad = List.of(
           new String[] {"GUARD.RESERVE", "b", "nosuchstore", "0.01", "100"},
           new String[] {"GUARD.RESERVE", "b", "pg", "1.5", "100"},
@@ -305,11 +307,13 @@ class GuardCommandsTest {
 
   @Test
   void guardedKeysAreKeysForTypeExistsKeysScanAndRefuseOtherWrites() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       long before = j.dbSize();
       assertThat(call(j, "GUARD.RESERVE", "fc:g", "lite", "0.01", "1000")).isEqualTo("OK".getBytes());
       assertThat(call(j, "BF.ADD", "fc:s", "v")).isEqualTo(1L); // a plain Bloom key beside it
       assertThat(j.dbSize()).isEqualTo(before + 2);
+      // INFO keyspace once left guarded keys out (db0:keys one short of DBSIZE), as Redis's never does.
+      assertThat(j.info("keyspace")).contains("db0:keys=" + j.dbSize() + ",");
       assertThat(j.type("fc:g")).isEqualTo("guard");
       assertThat(j.exists("fc:g", "fc:s", "fc:none")).isEqualTo(2L);
       assertThat(j.keys("fc:*")).containsExactlyInAnyOrder("fc:g", "fc:s");
@@ -347,7 +351,7 @@ class GuardCommandsTest {
 
   @Test
   void dropRemovesTheKeyAndItsReplicationSlot() {
-    try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+    try (Jedis j = new Jedis("127.0.0.1", server.port(), READ_TIMEOUT_MILLIS)) {
       call(j, "GUARD.RESERVE", "gone", "pg", "0.01", "1000");
       call(j, "GUARD.ADD", "gone", "x");
       String slot = infoOf(j, "gone").get("replication_slot").toString();

@@ -395,7 +395,7 @@ final class ServerCommands {
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
     out.put("cpu", cpu);
     Map<String, String> keyspace = new LinkedHashMap<>();
-    int keys = inv.keyspace().size();
+    long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {
       keyspace.put("db0", "keys=" + keys + ",expires=" + inv.keyspace().expiringCount() + ",avg_ttl=0");
     }

@@ -22,10 +22,11 @@ final class DashboardPages {
   private static final DateTimeFormatter SHORT_TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
   private static final String STYLE = """
       body{font-family:sans-serif;margin:1.5em;color:#1f2328}
-      table{border-collapse:collapse;margin:0.5em 0 1.5em}
-      th,td{padding:4px 10px;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
+      table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.92em}
+      th,td{padding:4px 7px;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
       th:first-child,td:first-child,.text{text-align:left}
-      th{background:#f6f8fa}
+      th{background:#f6f8fa;white-space:normal;vertical-align:bottom}
+      td:first-child{white-space:normal}
       .warn{background:#fff8c5;color:#7d4e00;font-weight:bold}
       .over{background:#ffebe9;color:#a40e26;font-weight:bold}
       .muted{color:#656d76}
@@ -39,7 +40,11 @@ final class DashboardPages {
       ServerContext context) {
     StringBuilder html = head("Bloomery dashboard", true);
     html.append("<h1>Bloomery</h1><p class=\"muted\">")
-        .append(field("keys", context.keyspace().size(), Html.count(context.keyspace().size()))).append(" keys, ")
+        .append(field("keys", context.keyspace().size(), Html.count(context.keyspace().size()))).append(" keys, ");
+    if (!guarded.isEmpty()) { // not in the keyspace's count, but keys all the same (DBSIZE counts them)
+      html.append(field("guarded_keys", guarded.size(), Html.count(guarded.size()))).append(" guarded keys, ");
+    }
+    html
         .append(field("clients", context.clientCount(), Html.count(context.clientCount()))).append(" clients, ")
         .append(field("ops_per_sec", latestTotal(rates), Html.number(latestTotal(rates)))).append(" ops/s, as of ")
         .append(TIME.format(Instant.now())).append(" (refreshes every 5 s)</p>");
@@ -55,7 +60,8 @@ final class DashboardPages {
     }
     html.append("</tbody></table>");
     if (keys.isEmpty()) {
-      html.append("<p class=\"muted\">No keys yet.</p>");
+      html.append("<p class=\"muted\">").append(guarded.isEmpty() ? "No keys yet." : "No keys but guarded ones (below).")
+          .append("</p>");
     }
     if (!guarded.isEmpty()) {
       html.append("<h2>Guarded keys</h2>");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bloomery.server.BloomeryServer;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,10 +12,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -60,6 +63,39 @@ class DashboardBrowserTest {
         assertThat(shot).exists();
         byte[] png = Files.readAllBytes(shot);
         assertThat(png).startsWith(0x89, 'P', 'N', 'G');
+      }
+    }
+  }
+
+  /**
+   * The guarded keys' tables (14 columns with headers such as "store lookups avoided") once ran past a 1280-pixel
+   * window, so the model rate, insert failures, freshness lag and replication state were off screen behind a
+   * horizontal scroll bar. Headers now wrap; in a 1280 x 1000 window no page of a server with guarded keys has a
+   * horizontal scroll bar: the bottom rows of the screenshot (below every page's content) are the plain white page.
+   */
+  @Test
+  void guardedKeysPagesFitA1280PixelWindowWithoutAHorizontalScrollBar(@TempDir Path tmp) throws Exception {
+    assumeTrue(installed(), "chromium is not installed: skipping the dashboard's width check in a browser");
+    try (BloomeryServer server = DashboardTest.start("--store", "lite=sqlite:" + tmp.resolve("guard.db"));
+        Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
+      for (String key : List.of("crawl-frontier-seen", "documents")) {
+        DashboardGuardedKeysTest.call(j, "GUARD.RESERVE", key, "lite", "0.01", "100000");
+        DashboardGuardedKeysTest.call(j, "GUARD.MADD", key, "https://example.org/", "https://example.com/");
+        DashboardGuardedKeysTest.call(j, "GUARD.MEXISTS", key, "https://example.org/", "https://example.net/");
+      }
+      String base = "http://127.0.0.1:" + server.httpPort();
+      for (String page : List.of("/", "/guard?name=crawl-frontier-seen")) {
+        Path shot = tmp.resolve("width.png").toAbsolutePath();
+        Files.deleteIfExists(shot);
+        chromium("--window-size=1280,1000", "--screenshot=" + shot, base + page);
+        BufferedImage image = ImageIO.read(shot.toFile());
+        assertThat(image.getWidth()).isEqualTo(1280);
+        for (int y = image.getHeight() - 24; y < image.getHeight(); y++) {
+          for (int x = 0; x < image.getWidth(); x++) {
+            assertThat(image.getRGB(x, y) & 0xffffff).as("%s: pixel (%d, %d), where a horizontal scroll bar would be",
+                page, x, y).isEqualTo(0xffffff);
+          }
+        }
       }
     }
   }

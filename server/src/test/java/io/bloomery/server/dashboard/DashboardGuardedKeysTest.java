@@ -114,6 +114,9 @@ class DashboardGuardedKeysTest {
 
       Document overview = Jsoup.parse(DashboardTest.get(server.httpPort(), "/", null).body());
       assertThat(overview.select("#keys tr[data-key]")).extracting(e -> e.attr("data-key")).containsExactly("plain");
+      // The summary line once said "1 keys" here, though DBSIZE counts the guarded key too.
+      assertThat(DashboardTest.value(overview.body(), "keys")).isEqualTo("1");
+      assertThat(DashboardTest.value(overview.body(), "guarded_keys")).isEqualTo("1");
       Element row = overview.selectFirst("#guarded tr[data-key]");
       assertThat(row).isNotNull();
       assertThat(row.attr("data-key")).isEqualTo(key);
