@@ -107,6 +107,8 @@ final class ReplicationFollower {
   private volatile String detail = "";
   private volatile int tableOid;
   private volatile boolean deletesPublished;
+  /** PostgreSQL 14 or later: pgoutput sends columns in binary ({@code bytea} raw instead of hex text). */
+  private volatile boolean binaryColumns;
 
   // Stream position and figures (written by the follower thread, read by any).
   private volatile long appliedLsn;
@@ -170,6 +172,7 @@ final class ReplicationFollower {
     this.host = guardHost;
     try (Connection c = connect()) {
       String walLevel = queryString(c, "SHOW wal_level");
+      binaryColumns = Integer.parseInt(queryString(c, "SHOW server_version_num")) >= 140_000;
       if (!"logical".equals(walLevel)) {
         throw new UnavailableException("wal_level is " + walLevel + ", logical replication needs"
             + " wal_level = logical (set it in postgresql.conf and restart the server)");
@@ -644,12 +647,17 @@ final class ReplicationFollower {
         : LogSequenceNumber.INVALID_LSN; // 0/0: the slot's confirmed position
     pendingSlot = null;
     try {
-      stream = replicationConnection.unwrap(PGConnection.class).getReplicationAPI()
+      var builder = replicationConnection.unwrap(PGConnection.class).getReplicationAPI()
           .replicationStream().logical().withSlotName(slotName()).withStartPosition(start)
           .withSlotOption("proto_version", "1")
           .withSlotOption("publication_names", options.publicationName())
-          .withSlotOption("messages", "true")
-          .withStatusInterval(1, TimeUnit.SECONDS)
+          .withSlotOption("messages", "true");
+      if (binaryColumns) {
+        // Each column in its type's binary form where it has one (PostgreSQL sends the rest as text): a bytea item
+        // as its bytes instead of twice as many hex digits, which the server no longer encodes nor we decode.
+        builder = builder.withSlotOption("binary", "true");
+      }
+      stream = builder.withStatusInterval(1, TimeUnit.SECONDS)
           .withAutomaticFlush(false)
           .start();
     } catch (SQLException e) {
