@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
 final class ReplicationFollower {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationFollower.class);
   private static final int FETCH_SIZE = 10_000;
-  private static final long MAX_POLL_MILLIS = 10;
+  /** How often the ticker looks whether a fence or a checkpoint is due. */
+  private static final long TICK_MILLIS = 50;
+  /** Status updates forced to the server at most this often (the driver adds its own every second). */
+  private static final long FORCED_STATUS_EVERY_NANOS = 100_000_000L;
   private static final long MAX_BACKOFF_MILLIS = 5_000;
 
   /** What the follower needs from its guard. */
@@ -104,6 +107,8 @@ final class ReplicationFollower {
   private volatile String detail = "";
   private volatile int tableOid;
   private volatile boolean deletesPublished;
+  /** PostgreSQL 14 or later: pgoutput sends columns in binary ({@code bytea} raw instead of hex text). */
+  private volatile boolean binaryColumns;
 
   // Stream position and figures (written by the follower thread, read by any).
   private volatile long appliedLsn;
@@ -124,16 +129,22 @@ final class ReplicationFollower {
   private final Object fenceEmitLock = new Object();
   private Connection fenceConnection;
 
-  // Owned by the follower thread.
-  private Connection replicationConnection;
-  private PGReplicationStream stream;
+  // Owned by the follower thread (the connection and stream volatile: stop() may abort a blocked read).
+  private volatile Connection replicationConnection;
+  private volatile PGReplicationStream stream;
   private int columnIndex = -1;
   private boolean transactionHadRows;
-  private long lastFenceEmitMillis;
-  private long lastCheckpointMillis = System.currentTimeMillis();
+  private long lastForcedStatusNanos;
   private ReplicationSlotInfo pendingSlot;
-  private Thread thread;
+  private volatile Thread thread;
   private volatile boolean stopping;
+
+  // Owned by the ticker thread (fences, periodic checkpoints), read by stop().
+  private volatile long lastFenceEmitMillis;
+  private long lastCheckpointMillis = System.currentTimeMillis();
+  private Thread ticker;
+  /** A position to confirm is waiting: the ticker emits a fence so that an idle follower wakes and sends it. */
+  private volatile boolean wakeRequested;
 
   ReplicationFollower(LogicalReplication options, PostgresStore store, boolean persistent) {
     this.options = options;
@@ -161,6 +172,7 @@ final class ReplicationFollower {
     this.host = guardHost;
     try (Connection c = connect()) {
       String walLevel = queryString(c, "SHOW wal_level");
+      binaryColumns = Integer.parseInt(queryString(c, "SHOW server_version_num")) >= 140_000;
       if (!"logical".equals(walLevel)) {
         throw new UnavailableException("wal_level is " + walLevel + ", logical replication needs"
             + " wal_level = logical (set it in postgresql.conf and restart the server)");
@@ -315,12 +327,19 @@ final class ReplicationFollower {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Starts the follower thread, which streams from the slot (or resumes it). */
+  /**
+   * Starts the follower thread, which streams from the slot (or resumes it), and its ticker, which emits the periodic
+   * fences and checkpoints.
+   */
   void start() {
     state = State.CATCHING_UP;
-    thread = new Thread(this::run, "bloomery-replication-" + slotName());
-    thread.setDaemon(true);
-    thread.start();
+    Thread follower = new Thread(this::run, "bloomery-replication-" + slotName());
+    follower.setDaemon(true);
+    thread = follower;
+    ticker = new Thread(this::tick, "bloomery-replication-tick-" + slotName());
+    ticker.setDaemon(true);
+    follower.start();
+    ticker.start();
   }
 
   /** Starts the fallback: no stream, a scheduled rebuild; {@code reason} is logged once. */
@@ -354,6 +373,7 @@ final class ReplicationFollower {
   void confirm(long lsn) {
     if (lsn > toConfirm) {
       toConfirm = lsn;
+      wakeRequested = true; // the ticker's next fence wakes a follower blocked in its read
     }
   }
 
@@ -377,17 +397,27 @@ final class ReplicationFollower {
         && System.nanoTime() - fenceReturnedEmitNanos > Math.max(5_000_000_000L, 5 * fenceEvery);
   }
 
-  /** Stops the thread, confirming the last requested position first; the slot stays. */
+  /**
+   * Stops the threads, confirming the last requested position first; the slot stays. A follower blocked in the
+   * stream's read is woken by a fence; if none can be emitted (the server is gone) its connection is aborted.
+   */
   void stop() {
     stopping = true;
+    Thread tk = ticker;
+    if (tk != null) {
+      tk.interrupt();
+      join(tk, 10_000);
+    }
     Thread t = thread;
     if (t != null) {
-      t.interrupt();
-      try {
-        t.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      t.interrupt(); // ends a back-off sleep or the fallback's schedule
+      if (!join(t, 200) && stream != null) {
+        emitFenceQuietly(); // wakes the blocking read, which then sends the final confirmation
+        if (!join(t, 2_000)) {
+          abortReplicationConnection();
+        }
       }
+      join(t, 10_000);
     }
     if (t != null && t.isAlive()) {
       // Still reading a large snapshot: it closes its own connections when it sees stopping.
@@ -400,6 +430,28 @@ final class ReplicationFollower {
       fenceConnection = null;
     }
     state = State.CLOSED;
+  }
+
+  /** Waits up to {@code millis} for {@code t} to end; whether it has. */
+  private static boolean join(Thread t, long millis) {
+    try {
+      t.join(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return !t.isAlive();
+  }
+
+  /** Closes the replication connection's socket under a read that does not return (another thread may call it). */
+  private void abortReplicationConnection() {
+    Connection c = replicationConnection;
+    if (c != null) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException e) {
+        LOG.debug("guard {}: aborting the replication connection: {}", identity, e.toString());
+      }
+    }
   }
 
   /** Drops the slot (and the publication, if the guard named it after the slot). */
@@ -595,12 +647,17 @@ final class ReplicationFollower {
         : LogSequenceNumber.INVALID_LSN; // 0/0: the slot's confirmed position
     pendingSlot = null;
     try {
-      stream = replicationConnection.unwrap(PGConnection.class).getReplicationAPI()
+      var builder = replicationConnection.unwrap(PGConnection.class).getReplicationAPI()
           .replicationStream().logical().withSlotName(slotName()).withStartPosition(start)
           .withSlotOption("proto_version", "1")
           .withSlotOption("publication_names", options.publicationName())
-          .withSlotOption("messages", "true")
-          .withStatusInterval(1, TimeUnit.SECONDS)
+          .withSlotOption("messages", "true");
+      if (binaryColumns) {
+        // Each column in its type's binary form where it has one (PostgreSQL sends the rest as text): a bytea item
+        // as its bytes instead of twice as many hex digits, which the server no longer encodes nor we decode.
+        builder = builder.withSlotOption("binary", "true");
+      }
+      stream = builder.withStatusInterval(1, TimeUnit.SECONDS)
           .withAutomaticFlush(false)
           .start();
     } catch (SQLException e) {
@@ -624,62 +681,93 @@ final class ReplicationFollower {
     }
   }
 
-  /**
-   * Reads the stream without blocking (the same thread emits fences and sends confirmations, and
-   * the stream is not thread-safe); idle, it polls every 1 ms at first, backing off to 10 ms.
+  /*
+   * Reading: the follower thread blocks in the stream's read until the server sends something, so it wakes once per
+   * message and never while idle. It used to poll readPending() every 1-10 ms, and each empty poll cost the driver
+   * a 1 ms timed socket read ending in a SocketTimeoutException (stack trace included): with 50 clients adding,
+   * that thread took 10-16 us of CPU per add. The stream is not thread-safe, so only this thread reads it and
+   * forces status updates; the positions to confirm are handed over in volatile fields. Fences (on their own
+   * connection) and periodic checkpoints are the ticker's; a fence's return is also what wakes an idle follower, e.g.
+   * to send a checkpoint's confirmation or to stop. The server's keepalives, and the driver's status every second
+   * while messages arrive, carry the latest confirmed position too.
    */
+
+  /** Applies the stream's messages as they come, blocking in between. */
   private void pump() throws SQLException {
-    long poll = 1;
     while (!stopping) {
-      ByteBuffer buffer = stream.readPending();
+      ByteBuffer buffer = stream.read();
       if (buffer == null) {
-        idleWork();
-        if (!sleep(poll)) {
-          return;
-        }
-        poll = Math.min(MAX_POLL_MILLIS, poll + 1);
+        throw new SQLException("the replication stream ended", "08006");
+      }
+      PgOutput.Message message = PgOutput.decode(buffer);
+      apply(message);
+      confirmRequested(message instanceof PgOutput.LogicalMessage);
+    }
+  }
+
+  /**
+   * The ticker: a fence every {@link LogicalReplication#fenceEvery()} and, with a snapshot file, a checkpoint every
+   * {@link LogicalReplication#checkpointEvery()} while the stream is fresh; after any checkpoint ({@link #confirm}) a
+   * fence that wakes the follower to send its position.
+   */
+  private void tick() {
+    while (!stopping) {
+      try {
+        Thread.sleep(TICK_MILLIS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      State s = state;
+      if (stopping || s == State.UNAVAILABLE || s == State.CLOSED) {
         continue;
       }
-      poll = 1;
-      apply(PgOutput.decode(buffer));
-    }
-  }
-
-  private void idleWork() throws SQLException {
-    long now = System.currentTimeMillis();
-    long fenceEvery = options.fenceEvery().toMillis();
-    if (fenceEvery > 0 && now - lastFenceEmitMillis >= fenceEvery) {
-      emitFenceQuietly();
-    }
-    long checkpointEvery = options.checkpointEvery().toMillis();
-    // Only while fresh: a checkpoint against a server that is going away would hold this thread
-    // for the pool's connection timeout instead of noticing the broken stream.
-    if (persistent && checkpointEvery > 0 && now - lastCheckpointMillis >= checkpointEvery
-        && state == State.STREAMING) {
-      lastCheckpointMillis = now;
-      try {
-        host.checkpoint();
-      } catch (RuntimeException e) {
-        LOG.warn("guard {}: periodic checkpoint failed: {}", identity, e.toString());
+      long now = System.currentTimeMillis();
+      long checkpointEvery = options.checkpointEvery().toMillis();
+      // Only while fresh: a checkpoint against a server that is going away would wait for the pool's
+      // connection timeout.
+      if (persistent && checkpointEvery > 0 && now - lastCheckpointMillis >= checkpointEvery
+          && s == State.STREAMING) {
+        lastCheckpointMillis = now;
+        try {
+          host.checkpoint(); // confirm() asks for a wake-up
+        } catch (RuntimeException e) {
+          LOG.warn("guard {}: periodic checkpoint failed: {}", identity, e.toString());
+        }
+      }
+      long fenceEvery = options.fenceEvery().toMillis();
+      boolean wake = wakeRequested;
+      if (wake || (fenceEvery > 0 && now - lastFenceEmitMillis >= fenceEvery)) {
+        wakeRequested = false;
+        emitFenceQuietly();
       }
     }
-    confirmRequested();
   }
 
-  private void confirmRequested() throws SQLException {
+  /**
+   * Hands the position to confirm to the stream (the driver's next status update carries it) and forces a status
+   * update, at most every {@link #FORCED_STATUS_EVERY_NANOS} unless {@code now} (a fence came back: the ticker or
+   * stop() may be waiting for it).
+   */
+  private void confirmRequested(boolean now) throws SQLException {
     long confirm = toConfirm;
-    if (stream != null && confirm > confirmedLsn) {
-      LogSequenceNumber lsn = LogSequenceNumber.valueOf(confirm);
-      stream.setFlushedLSN(lsn);
-      stream.setAppliedLSN(lsn);
-      stream.forceUpdateStatus();
+    PGReplicationStream s = stream;
+    if (s == null || confirm <= confirmedLsn) {
+      return;
+    }
+    LogSequenceNumber lsn = LogSequenceNumber.valueOf(confirm);
+    s.setFlushedLSN(lsn);
+    s.setAppliedLSN(lsn);
+    long nanos = System.nanoTime();
+    if (now || nanos - lastForcedStatusNanos >= FORCED_STATUS_EVERY_NANOS) {
+      s.forceUpdateStatus();
+      lastForcedStatusNanos = nanos;
       confirmedLsn = confirm;
     }
   }
 
   private void sendConfirmation() {
     try {
-      confirmRequested();
+      confirmRequested(true);
     } catch (SQLException | RuntimeException e) {
       LOG.debug("guard {}: final confirmation not sent: {}", identity, e.toString());
     }

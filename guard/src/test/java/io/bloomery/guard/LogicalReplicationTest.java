@@ -101,6 +101,60 @@ class LogicalReplicationTest {
     assertThat(count(url, "SELECT count(*) FROM pg_publication")).isZero();
   }
 
+  /**
+   * The follower blocks in the stream's read between messages instead of polling. With periodic fences and
+   * checkpoints off it is idle until something arrives, yet a checkpoint's position reaches the server (the
+   * checkpoint's wake-up fence), and a close wakes it, confirms the clean snapshot's position and ends the stream.
+   */
+  @Test
+  void anIdleFollowerStillConfirmsCheckpointsAndStopsOnClose() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    Path snapshot = directory.resolve("idle.guard");
+    LogicalReplication replication = LogicalReplication.slot("guard_idle").fenceInterval(Duration.ZERO)
+        .checkpointInterval(Duration.ZERO);
+    try (Guard guard = Guard.builder(PostgresStore.open(url)).expectedInsertions(10_000)
+        .snapshotFile(snapshot).replication(replication).open()) {
+      assertThat(guard.awaitFresh(FRESH)).isTrue();
+      Psql.run(url, foreignInsert("idle-1", "idle-2"));
+      assertThat(guard.awaitFresh(FRESH)).isTrue();
+      guard.checkpoint();
+      String checkpointed = lsn(FilterSnapshotFile.read(snapshot).replicationLsn());
+      LogicalReplicationFaultTest.waitFor(() -> confirmedAtLeast(url, "guard_idle", checkpointed),
+          "the slot confirmed to the checkpoint's " + checkpointed);
+      assertDuplicate(guard, "idle-2");
+      assertThat(guard.stats().replication().state()).isEqualTo("streaming");
+    }
+    String closed = lsn(FilterSnapshotFile.read(snapshot).replicationLsn());
+    LogicalReplicationFaultTest.waitFor(() -> confirmedAtLeast(url, "guard_idle", closed),
+        "the slot confirmed to the clean snapshot's " + closed);
+    LogicalReplicationFaultTest.waitFor(() -> {
+      try {
+        return count(url, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'guard_idle' AND active") == 0;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, "the stream of slot guard_idle to end");
+    try (Guard guard = Guard.builder(PostgresStore.open(url)).expectedInsertions(10_000)
+        .snapshotFile(snapshot).replication(replication).open()) {
+      assertThat(guard.stats().recovery()).startsWith("replayed");
+      assertDuplicate(guard, "idle-1");
+      guard.closeAndDropSlot();
+    }
+  }
+
+  private static String lsn(long lsn) {
+    return org.postgresql.replication.LogSequenceNumber.valueOf(lsn).asString();
+  }
+
+  private static boolean confirmedAtLeast(String url, String slot, String lsn) {
+    try {
+      return count(url, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot
+          + "' AND confirmed_flush_lsn >= '" + lsn + "'::pg_lsn") == 1;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Test
   void aHundredThousandRowCopyIntoSomeoneElsesTableIsFollowedReadOnly() throws Exception {
     String url = PostgresCluster.shared().createDatabase();

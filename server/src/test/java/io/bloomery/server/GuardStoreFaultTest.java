@@ -143,6 +143,111 @@ class GuardStoreFaultTest {
     }
   }
 
+  /**
+   * Many clients each sending single GUARD.ADDs (so that the server groups them into shared transactions), and
+   * PostgreSQL stopped with {@code -m immediate} while groups are committing: each reply is 1, 0 or STOREDOWN; every
+   * item answered 1 is in the store after the restart (nothing was acknowledged before its group committed); and
+   * once each client has added its items again, every distinct item was answered 1 exactly once across all clients,
+   * the ones whose group failed included.
+   */
+  @Test
+  void aStoreStoppedWhileGroupsCommitFailsTheirClientsAndAcknowledgesNoRowThatDidNotCommit() throws Exception {
+    int clients = 16;
+    int perClient = 120;
+    try (PostgresCluster pg = PostgresCluster.startNew()) {
+      String url = pg.createDatabase();
+      Map<String, Integer> news = new java.util.concurrent.ConcurrentHashMap<>();
+      List<String> storedown = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+      try (BloomeryServer server = GuardFixtures.server("--store", "main=" + url, "--guard-timeout", "500");
+          Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
+        call(j, "GUARD.RESERVE", "k", "main", "0.01", "100000");
+        String table = "bloomery_seen_" + io.bloomery.server.command.guard.GuardSetsAccess.keyId("k");
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(clients)) {
+          List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+          for (int c = 0; c < clients; c++) {
+            List<String> items = itemsOf(c, perClient);
+            running.add(pool.submit(() -> {
+              List<String> mine = new ArrayList<>();
+              try (Jedis client = new Jedis("127.0.0.1", server.port(), 30_000)) {
+                for (String item : items) {
+                  add(client, item, news, mine);
+                  answered.incrementAndGet();
+                  if (mine.size() == 3) {
+                    break; // the store is down: the rest waits for the second round
+                  }
+                }
+              }
+              storedown.addAll(mine);
+              return null;
+            }));
+          }
+          Deadline.until(() -> answered.get() >= clients * perClient / 4, "a quarter of the adds answered");
+          pg.stopImmediately();
+          for (java.util.concurrent.Future<?> f : running) {
+            f.get();
+          }
+        }
+        assertThat(storedown).as("adds answered while the store was down").isNotEmpty();
+        assertThat(storedown).allMatch(e -> e.startsWith("STOREDOWN store 'main' is unavailable: "));
+        assertThat(((Number) GuardCommandsTest.infoOf(j, "k").get("group_commit_rows")).longValue())
+            .as("rows committed in groups").isGreaterThan(((Number) GuardCommandsTest.infoOf(j, "k")
+                .get("group_commits")).longValue());
+        pg.start();
+        Map<String, Integer> acknowledgedBefore = Map.copyOf(news);
+        String stored = GuardFixtures.psql(url, "SELECT count(*) FROM " + table + " WHERE convert_from(item, 'UTF8')"
+            + " = ANY('{" + String.join(",", acknowledgedBefore.keySet()) + "}'::text[])").strip();
+        assertThat(Integer.parseInt(stored)).as("items answered 1 before the fault that are in the store")
+            .isEqualTo(acknowledgedBefore.size());
+        Deadline.until(() -> {
+          try {
+            call(j, "GUARD.ADD", "k", "probe");
+            return true;
+          } catch (JedisDataException e) {
+            return false;
+          }
+        }, "the guarded key to answer again");
+        storedown.clear();
+        for (int c = 0; c < clients; c++) {
+          for (String item : itemsOf(c, perClient)) {
+            add(j, item, news, storedown);
+          }
+        }
+        assertThat(storedown).isEmpty();
+      }
+      java.util.Set<String> distinct = new java.util.HashSet<>();
+      for (int c = 0; c < clients; c++) {
+        distinct.addAll(itemsOf(c, perClient));
+      }
+      for (String item : distinct) {
+        assertThat(news.getOrDefault(item, 0)).as("%s answered new", item).isEqualTo(1);
+      }
+      assertThat(news.keySet()).containsAll(distinct);
+    }
+  }
+
+  /** Client c's items: its own, and every third one an item that every client adds. */
+  private static List<String> itemsOf(int c, int perClient) {
+    List<String> items = new ArrayList<>();
+    for (int i = 0; i < perClient; i++) {
+      items.add(i % 3 == 0 ? "shared-" + i : "own-" + c + "-" + i);
+    }
+    return items;
+  }
+
+  /** Polls a condition every 50 ms for up to 120 s (a deadline, not a timing assertion). */
+  private static final class Deadline {
+    static void until(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+      while (!condition.getAsBoolean()) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("timed out waiting for " + what);
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
   static void add(Jedis j, String item, Map<String, Integer> news, List<String> storedown) {
     try {
       Object r = call(j, "GUARD.ADD", "k", item);

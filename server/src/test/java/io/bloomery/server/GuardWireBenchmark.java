@@ -22,7 +22,8 @@ import redis.clients.jedis.Jedis;
  * <pre>
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
- *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] \
+ *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] [-Dbloomery.guardwire.warmups=3] \
+ *     [-Dbloomery.guardwire.jfr=FILE] \
  *     [-Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"]
  * </pre>
  *
@@ -43,6 +44,13 @@ class GuardWireBenchmark {
   static final int LINKS = 20_000;
   static final int CLIENTS = 50;
   static final int ADDS_PER_CLIENT = Integer.getInteger("bloomery.guardwire.adds", 200);
+  /**
+   * Untimed warm-up rounds of (b), each as large as the timed one, before its loops. With one round, C2 was still
+   * compiling the add path (pgjdbc's result processing, the client handler's drain loop) during the timed GUARD.ADD
+   * round: 1.1-1.25 s of the JVM's 2.3-2.6 s were its compiler threads, and the per-item SQL round after it used
+   * the pgjdbc code compiled meanwhile.
+   */
+  static final int WARMUP_ROUNDS = Integer.getInteger("bloomery.guardwire.warmups", 3);
   static final int FEED_RATE = 10_000;
   static final int FEED_SECONDS = 10;
 
@@ -206,15 +214,7 @@ class GuardWireBenchmark {
    * execution samples every millisecond.
    */
   private static void serverPath(Jedis j, int port, String url) throws Exception {
-    String jfr = System.getProperty("bloomery.guardwire.jfr");
-    jdk.jfr.Recording recording = null;
-    if (jfr != null) {
-      recording = new jdk.jfr.Recording();
-      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1));
-      recording.enable("jdk.ObjectAllocationSample");
-      recording.enable("jdk.GarbageCollection");
-      recording.start();
-    }
+    jdk.jfr.Recording recording = startRecording();
     for (String cs : CONNECTIONS.split(",")) {
       int conns = Integer.parseInt(cs.strip());
       call(j, "BF.RESERVE", "lean" + conns, "0.01", String.valueOf(ROWS * 4L));
@@ -251,9 +251,30 @@ class GuardWireBenchmark {
             conns, calls.size(), String.join("; ", figures));
       }
     }
+    stopRecording(recording);
+  }
+
+  /**
+   * With {@code -Dbloomery.guardwire.jfr=FILE}: a JFR recording with the JDK's {@code profile} settings, execution
+   * samples every millisecond and CPU-time samples (threads in system calls included); else null.
+   */
+  static jdk.jfr.Recording startRecording() throws Exception {
+    if (System.getProperty("bloomery.guardwire.jfr") == null) {
+      return null;
+    }
+    jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+    recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(1));
+    recording.enable("jdk.CPUTimeSample").with("throttle", "1ms");
+    recording.enable("jdk.Compilation").withThreshold(java.time.Duration.ZERO);
+    recording.start();
+    return recording;
+  }
+
+  /** Stops {@code recording} (if any) and writes it to the file {@code -Dbloomery.guardwire.jfr} names. */
+  static void stopRecording(jdk.jfr.Recording recording) throws Exception {
     if (recording != null) {
       recording.stop();
-      recording.dump(java.nio.file.Path.of(jfr));
+      recording.dump(java.nio.file.Path.of(System.getProperty("bloomery.guardwire.jfr")));
       recording.close();
     }
   }
@@ -516,12 +537,65 @@ class GuardWireBenchmark {
    */
   private static double[] clocked(int n, java.util.function.ObjIntConsumer<AtomicLong> body) throws Exception {
     AtomicLong sum = new AtomicLong();
+    AtomicLong clientNanos = new AtomicLong();
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    Map<String, Object[]> threadCpu0 = threadCpu();
     double[] cpu0 = cpu();
     long t0 = System.nanoTime();
-    parallel(n, i -> body.accept(sum, i));
+    parallel(n, i -> {
+      long mine = threads.getCurrentThreadCpuTime();
+      try {
+        body.accept(sum, i);
+      } finally {
+        clientNanos.addAndGet(threads.getCurrentThreadCpuTime() - mine);
+      }
+    });
     double seconds = (System.nanoTime() - t0) / 1e9;
     lastCpu = cpuSince(cpu0);
+    lastThreads = threadsSince(threadCpu0, clientNanos.get());
     return new double[] {seconds, sum.get()};
+  }
+
+  /** The CPU split of the last timed loop by thread group (the clients, then this JVM's live threads by name). */
+  static volatile String lastThreads = "";
+
+  /** CPU ticks (user + system, 1/100 s) of each of this JVM's native threads now, by thread id: name and ticks. */
+  private static Map<String, Object[]> threadCpu() {
+    Map<String, Object[]> out = new java.util.HashMap<>();
+    java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+    for (java.io.File t : tasks == null ? new java.io.File[0] : tasks) {
+      try {
+        String stat = java.nio.file.Files.readString(t.toPath().resolve("stat"));
+        int close = stat.lastIndexOf(')');
+        String[] f = stat.substring(close + 2).split(" ");
+        out.put(t.getName(), new Object[] {stat.substring(stat.indexOf('(') + 1, close),
+            Long.parseLong(f[11]) + Long.parseLong(f[12])});
+      } catch (java.io.IOException | RuntimeException e) {
+        // the thread ended meanwhile
+      }
+    }
+    return out;
+  }
+
+  /**
+   * "clients 0.61 s, multiThreadIoEv 0.80 s, C2 CompilerThre 0.40 s, ..." over the loop: the loop's own client
+   * threads (measured on each), then every other native thread of this JVM still alive at the end (JIT compiler
+   * and GC threads included), grouped by name with digits folded into N, the largest first.
+   */
+  private static String threadsSince(Map<String, Object[]> before, long clientNanos) {
+    Map<String, Long> groups = new java.util.HashMap<>();
+    threadCpu().forEach((tid, now) -> {
+      Object[] was = before.get(tid);
+      long delta = (Long) now[1] - (was == null ? 0 : (Long) was[1]);
+      if (was != null && delta > 0) { // threads started during the loop are its clients
+        groups.merge(((String) now[0]).replaceAll("[0-9]+", "N"), delta, Long::sum);
+      }
+    });
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "clients %.2f s", clientNanos / 1e9));
+    groups.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .filter(e -> e.getValue() >= 1)
+        .forEach(e -> out.append(String.format(Locale.ROOT, ", %s %.2f s", e.getKey(), e.getValue() / 100.0)));
+    return out.toString();
   }
 
   /** Runs {@code body(i)} for i in [0, n) on n threads and waits for all; the first failure is rethrown. */
@@ -605,9 +679,10 @@ class GuardWireBenchmark {
    * GUARD.ADD (group commit) against JDBC connections each running INSERT ... ON CONFLICT DO NOTHING RETURNING per
    * item (autocommit); then one client's GUARD.MADD of 1000 items per call; and, as the floor of the wire itself,
    * the same clients sending single BF.ADDs to a plain Bloom key (no store at all, answered on the event loop).
-   * Connections are open before the clock starts; a warm-up round as large as the timed one (other items) runs
-   * first on each side, untimed, so that neither side is timed while the JIT compiles its path (with 20 adds per
-   * client, the C2 compiler took most of the JVM's CPU during the timed GUARD.ADD round).
+   * Connections are open before the clock starts; {@link #WARMUP_ROUNDS} warm-up rounds as large as the timed one
+   * (other items) run first on each side, untimed and alternating, so that neither side is timed while the JIT
+   * compiles its path. A {@code BENCH (b) threads} line splits each timed round's JVM CPU by thread group (the
+   * compiler threads included, so a round still compiling shows).
    */
   /**
    * With {@code -Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements
@@ -639,18 +714,24 @@ class GuardWireBenchmark {
   }
 
   private static void concurrentAdds(Jedis j, int port, String url, String run, int perClient) throws Exception {
-    List<List<String>> warm = new ArrayList<>();
+    List<List<List<String>>> warmRounds = new ArrayList<>();
     List<List<String>> timedItems = new ArrayList<>();
+    for (int round = 0; round < WARMUP_ROUNDS; round++) {
+      List<List<String>> warm = new ArrayList<>();
+      for (int c = 0; c < CLIENTS; c++) {
+        List<String> w = new ArrayList<>();
+        for (int i = 0; i < perClient; i++) {
+          w.add(newUrl(run + "w" + round + "-" + c, i));
+        }
+        warm.add(w);
+      }
+      warmRounds.add(warm);
+    }
     for (int c = 0; c < CLIENTS; c++) {
-      List<String> w = new ArrayList<>();
       List<String> t = new ArrayList<>();
       for (int i = 0; i < perClient; i++) {
         t.add(newUrl(run + c, i));
       }
-      for (int i = 0; i < perClient; i++) {
-        w.add(newUrl(run + "w" + c, i));
-      }
-      warm.add(w);
       timedItems.add(t);
     }
     int total = CLIENTS * perClient;
@@ -672,20 +753,26 @@ class GuardWireBenchmark {
       return fresh;
     };
     String insert = "INSERT INTO plain_adds (url) VALUES (?) ON CONFLICT DO NOTHING RETURNING url";
-    timedPerClient(CLIENTS, warm, port, singleAdds);
-    timedSql(CLIENTS, warm, url, insert, perItem);
+    for (List<List<String>> warm : warmRounds) { // alternating, so that neither side is timed while C2 compiles
+      timedPerClient(CLIENTS, warm, port, singleAdds);
+      timedSql(CLIENTS, warm, url, insert, perItem);
+    }
     Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
     statements(url, "reset");
+    jdk.jfr.Recording recording = startRecording();
     double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    stopRecording(recording);
     statements(url, "group");
     String groupCpu = lastCpu;
+    String groupThreads = lastThreads;
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
     statements(url, "reset");
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
     statements(url, "per-item");
     String sqlCpu = lastCpu;
     List<List<String>> madds = new ArrayList<>();
-    for (int b = 0; b < total / 1000 + 5; b++) {
+    int warmBatches = 5 * WARMUP_ROUNDS;
+    for (int b = 0; b < total / 1000 + warmBatches; b++) {
       List<String> items = new ArrayList<>();
       for (int i = 0; i < 1000; i++) {
         items.add(newUrl(run + "m", b * 1000L + i));
@@ -701,8 +788,8 @@ class GuardWireBenchmark {
       }
       return fresh;
     };
-    timedSum(1, madds.subList(0, 5), port, madd);
-    double[] batched = timedSum(1, madds.subList(5, madds.size()), port, madd);
+    timedSum(1, madds.subList(0, warmBatches), port, madd);
+    double[] batched = timedSum(1, madds.subList(warmBatches, madds.size()), port, madd);
     String batchedCpu = lastCpu;
     call(j, "BF.RESERVE", "wire-" + run, "0.01", String.valueOf(4L * total));
     JedisCall bloomAdds = (jc, items) -> {
@@ -712,9 +799,12 @@ class GuardWireBenchmark {
       }
       return fresh;
     };
-    timedPerClient(CLIENTS, warm, port, bloomAdds);
+    for (List<List<String>> warm : warmRounds) {
+      timedPerClient(CLIENTS, warm, port, bloomAdds);
+    }
     double[] wire = timedPerClient(CLIENTS, timedItems, port, bloomAdds);
     String wireCpu = lastCpu;
+    String wireThreads = lastThreads;
     long commits = delta(before, after, "group_commits");
     System.out.printf(Locale.ROOT, "BENCH (%s) %d clients x %d single adds: GUARD.ADD group commit %.0f adds/s"
             + " (%d new, %d group commits of %.1f rows on average); INSERT ... ON CONFLICT per item %.0f adds/s"
@@ -725,6 +815,8 @@ class GuardWireBenchmark {
         (double) delta(before, after, "group_commit_rows") / Math.max(1L, commits), total / sql[0], (long) sql[1],
         sql[0] / group[0], total / batched[0], (long) batched[1], batched[0] / group[0], groupCpu, sqlCpu,
         batchedCpu, delta(before, after, "ack_transactions"), total / wire[0], wireCpu, loadAverage());
+    System.out.printf(Locale.ROOT, "BENCH (%s) threads: group commit %s; wire floor %s%n", run, groupThreads,
+        wireThreads);
   }
 
   /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */
