@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bloomery.server.net.Transport;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -118,6 +121,41 @@ class TransportTest {
     }
     assertThat(Transport.Kind.choose(" NIO ").kind()).isEqualTo(Transport.Kind.NIO);
     assertThat(Transport.Kind.NIO.whyUnavailable()).isNull();
+  }
+
+  /**
+   * A JVM where no native transport may load (as in a container whose seccomp profile forbids io_uring, or with
+   * Netty's own switch): {@code auto} falls back to NIO and serves; a named io_uring stops the start with the cause.
+   */
+  @Test
+  void withoutNativeTransportsAutoFallsBackToNioAndANamedOneIsRefused(@TempDir Path dir) throws Exception {
+    List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Dio.netty.transport.noNative=true");
+    List<String> serve = List.of("--appendonly", "no", "--dir", dir.resolve("data").toString());
+    List<String> auto = new ArrayList<>(serve);
+    auto.addAll(List.of("--io-transport", "auto"));
+    ChildServer.Started started = ChildServer.start(jvm, auto, dir.resolve("log"));
+    try (RawClient client = new RawClient(started.port())) {
+      assertThat(client.call("INFO", "server")).contains("multiplexing_api:nio\r\n");
+      assertThat(client.call("BF.ADD", "k", "a")).isEqualTo(":1\r\n");
+    } finally {
+      started.process().destroyForcibly().waitFor();
+    }
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(jvm);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--port", "0",
+        "--http-port", "0", "--io-transport", "io_uring"));
+    command.addAll(serve);
+    Process refused = new ProcessBuilder(command).redirectErrorStream(true).start();
+    try {
+      String output = new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(refused.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(refused.exitValue()).isNotZero();
+      assertThat(output).contains("io-transport io_uring is not available here: ")
+          .contains("-Dio.netty.transport.noNative=true (use auto to fall back)");
+    } finally {
+      refused.destroyForcibly();
+    }
   }
 
   @Test

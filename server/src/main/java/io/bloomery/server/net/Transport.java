@@ -84,13 +84,13 @@ public final class Transport implements AutoCloseable {
     public static Choice choose(String requested) {
       String name = requested.strip().toLowerCase(Locale.ROOT);
       if (name.equals("auto")) {
-        StringBuilder skipped = new StringBuilder();
+        List<String> skipped = new ArrayList<>();
         for (Kind k : values()) {
           if (k.available()) {
             return new Choice(k, skipped.isEmpty() ? "auto: the first of io_uring, epoll, nio available"
-                : "auto:" + skipped);
+                : "auto: " + String.join("; ", skipped));
           }
-          skipped.append(' ').append(k.label).append(" unavailable (").append(k.whyUnavailable()).append(");");
+          skipped.add(k.label + " unavailable (" + k.whyUnavailable() + ")");
         }
       }
       for (Kind k : values()) {
