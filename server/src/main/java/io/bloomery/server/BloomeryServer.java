@@ -120,10 +120,17 @@ public final class BloomeryServer implements AutoCloseable {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
+    Transport.Choice choice;
+    try {
+      choice = Transport.Kind.choose(config.ioTransport());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+    LOG.info("transport {} with {} event loop(s): {}", choice.kind().label(), config.ioThreads(), choice.reason());
     Transport transport;
     try {
       transport = Transport.start(context, dispatcher, limits, config.bind(), config.port(),
-          config.outputBufferSoftLimit(), config.outputBufferStallMillis());
+          config.outputBufferSoftLimit(), config.outputBufferStallMillis(), choice.kind(), config.ioThreads());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
@@ -132,7 +139,7 @@ public final class BloomeryServer implements AutoCloseable {
           e);
     }
     context.tcpPort(transport.port());
-    context.transport(transport.name());
+    context.transport(transport.name(), config.ioThreads());
     settings.port = transport.port();
     MetricsHttpServer http;
     try {

@@ -25,7 +25,11 @@ public final class ServerConfig {
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
-      "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout");
+      "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
+      "io-threads");
+
+  /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
+  public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
 
   /** Options that may be given several times (each adds a line: one declared store each). */
   private static final List<String> REPEATABLE = List.of("store", "store-table");
@@ -71,6 +75,9 @@ public final class ServerConfig {
     v.put("guard-build-timeout", "60000");
     v.put("http-auth", "both");
     v.put("load-idle-timeout", "300");
+    // the JVM property lets a test run (mvn test -Dbloomery.io-transport=epoll) put every server on one transport
+    v.put("io-transport", System.getProperty(IO_TRANSPORT_PROPERTY, "auto"));
+    v.put("io-threads", "0");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -162,6 +169,8 @@ public final class ServerConfig {
     guardTimeoutMillis();
     loadIdleTimeoutMillis();
     httpAuth();
+    ioTransport();
+    ioThreads();
     stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
@@ -336,6 +345,26 @@ public final class ServerConfig {
           + "<seconds>', not '" + values.get("client-output-buffer-limit").trim() + "'");
     }
     return parts;
+  }
+
+  /**
+   * The socket layer: {@code auto} (the default: io_uring where the kernel allows it, else epoll, else NIO), or
+   * {@code io_uring}, {@code epoll}, {@code nio}; checked for being a known name here, for being available when
+   * the server starts.
+   */
+  public String ioTransport() {
+    String s = values.get("io-transport").strip().toLowerCase(Locale.ROOT);
+    if (!List.of("auto", "io_uring", "epoll", "nio").contains(s)) {
+      throw new IllegalArgumentException("io-transport must be auto, io_uring, epoll or nio, not '"
+          + values.get("io-transport") + "'");
+    }
+    return s;
+  }
+
+  /** Event loops serving clients: {@code io-threads}, 0 (the default) for one per core. */
+  public int ioThreads() {
+    int n = (int) number("io-threads", 0, 1024);
+    return n == 0 ? Runtime.getRuntime().availableProcessors() : n;
   }
 
   public long protoMaxBulkLen() {

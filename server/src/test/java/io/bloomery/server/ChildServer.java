@@ -33,6 +33,10 @@ public final class ChildServer {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
+    String transport = System.getProperty(ServerConfig.IO_TRANSPORT_PROPERTY);
+    if (transport != null) { // a run of the suite on one transport puts its children on it too
+      command.add("-D" + ServerConfig.IO_TRANSPORT_PROPERTY + "=" + transport);
+    }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--port", "0",
         "--http-port", "0"));
     command.addAll(serverArgs);

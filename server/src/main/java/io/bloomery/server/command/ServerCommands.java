@@ -346,6 +346,7 @@ final class ServerCommands {
         + System.getProperty("os.arch"));
     srv.put("arch_bits", "64");
     srv.put("multiplexing_api", server.transport());
+    srv.put("io_threads", Integer.toString(server.ioThreads()));
     srv.put("java_version", System.getProperty("java.version"));
     srv.put("process_id", Long.toString(ProcessHandle.current().pid()));
     srv.put("run_id", server.runId());

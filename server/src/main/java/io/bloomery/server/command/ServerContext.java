@@ -20,6 +20,7 @@ public final class ServerContext {
   private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
   private volatile String transport = "nio";
+  private volatile int ioThreads = 1;
   private final FileLoads fileLoads;
 
   public ServerContext(Keyspace keyspace, Settings settings) {
@@ -131,8 +132,14 @@ public final class ServerContext {
     return transport;
   }
 
-  public void transport(String name) {
+  /** Event loops serving clients ({@code io-threads}), for INFO. */
+  public int ioThreads() {
+    return ioThreads;
+  }
+
+  public void transport(String name, int ioThreads) {
     this.transport = name;
+    this.ioThreads = ioThreads;
   }
 
   /** Registers a new connection and returns its state (ids start at 1, as Redis's). */

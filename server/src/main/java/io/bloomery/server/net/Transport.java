@@ -20,17 +20,111 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The RESP listener: Netty with epoll where available, NIO elsewhere; one event loop per core, each connection
- * pinned to one loop (so its commands run in order), connections on different loops in parallel.
+ * The RESP listener: Netty with io_uring where the kernel allows it, else epoll, else NIO ({@link Kind#choose});
+ * {@code io-threads} event loops (one per core by default), each connection pinned to one loop (so its commands
+ * run in order), connections on different loops in parallel.
  */
 public final class Transport implements AutoCloseable {
+  /** The socket layers the server can run on, as {@code --io-transport} names them. */
+  public enum Kind {
+    IO_URING("io_uring", IoUring::isAvailable, IoUring::unavailabilityCause),
+    EPOLL("epoll", Epoll::isAvailable, Epoll::unavailabilityCause),
+    NIO("nio", () -> true, () -> null);
+
+    private final String label;
+    private final Supplier<Boolean> available;
+    private final Supplier<Throwable> cause;
+
+    Kind(String label, Supplier<Boolean> available, Supplier<Throwable> cause) {
+      this.label = label;
+      this.available = available;
+      this.cause = cause;
+    }
+
+    /** The name {@code --io-transport}, INFO and the start-up line use. */
+    public String label() {
+      return label;
+    }
+
+    /** Whether this JVM, kernel and sandbox can run it. */
+    public boolean available() {
+      return available.get();
+    }
+
+    /** Why it cannot run here, in one line ({@code null} if it can). */
+    public String whyUnavailable() {
+      if (available()) {
+        return null;
+      }
+      Throwable t = cause.get();
+      while (t != null && t.getCause() != null && t.getCause() != t) {
+        t = t.getCause();
+      }
+      return t == null ? "not available" : t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+
+    /**
+     * The kind for an {@code --io-transport} value: {@code auto} takes the first available of io_uring, epoll
+     * and NIO, and says why it skipped the others; a named kind must be available.
+     *
+     * @throws IllegalArgumentException for an unknown name, or a named kind that cannot run here (with why)
+     */
+    public static Choice choose(String requested) {
+      String name = requested.strip().toLowerCase(Locale.ROOT);
+      if (name.equals("auto")) {
+        List<String> skipped = new ArrayList<>();
+        for (Kind k : values()) {
+          if (k.available()) {
+            return new Choice(k, skipped.isEmpty() ? "auto: the first of io_uring, epoll, nio available"
+                : "auto: " + String.join("; ", skipped));
+          }
+          skipped.add(k.label + " unavailable (" + k.whyUnavailable() + ")");
+        }
+      }
+      for (Kind k : values()) {
+        if (k.label.equals(name)) {
+          if (!k.available()) {
+            throw new IllegalArgumentException("io-transport " + k.label + " is not available here: "
+                + k.whyUnavailable() + " (use auto to fall back)");
+          }
+          return new Choice(k, "io-transport " + k.label);
+        }
+      }
+      throw new IllegalArgumentException("io-transport must be auto, io_uring, epoll or nio, not '" + requested + "'");
+    }
+
+    private IoHandlerFactory factory() {
+      return switch (this) {
+        case IO_URING -> IoUringIoHandler.newFactory();
+        case EPOLL -> EpollIoHandler.newFactory();
+        case NIO -> NioIoHandler.newFactory();
+      };
+    }
+
+    private Class<? extends ServerChannel> serverChannel() {
+      return switch (this) {
+        case IO_URING -> IoUringServerSocketChannel.class;
+        case EPOLL -> EpollServerSocketChannel.class;
+        case NIO -> NioServerSocketChannel.class;
+      };
+    }
+  }
+
+  /** A transport chosen for a server, and why (for the start-up log line). */
+  public record Choice(Kind kind, String reason) {}
+
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final List<Channel> listeners = new ArrayList<>();
@@ -51,15 +145,13 @@ public final class Transport implements AutoCloseable {
    * @param stallMillis how long a client may stay above it before it is disconnected (0: never for that)
    */
   public static Transport start(ServerContext server, Dispatcher dispatcher, RespLimits limits, List<String> bind,
-      int port, long softOutputLimit, long stallMillis) throws InterruptedException {
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+      int port, long softOutputLimit, long stallMillis, Kind kind, int ioThreads) throws InterruptedException {
+    IoHandlerFactory factory = kind.factory();
     EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, factory);
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), factory);
+    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(ioThreads, factory);
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
-        .channel(channel)
+        .channel(kind.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 511)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
@@ -78,7 +170,7 @@ public final class Transport implements AutoCloseable {
             ch.pipeline().addLast(new ClientHandler(server, dispatcher, client, stallMillis));
           }
         });
-    Transport t = new Transport(boss, workers, epoll ? "epoll" : "nio", port);
+    Transport t = new Transport(boss, workers, kind.label(), port);
     try {
       int actual = port;
       for (String host : bind) {
@@ -111,7 +203,7 @@ public final class Transport implements AutoCloseable {
     return port;
   }
 
-  /** {@code epoll} or {@code nio}. */
+  /** {@code io_uring}, {@code epoll} or {@code nio}. */
   public String name() {
     return name;
   }
