@@ -477,8 +477,13 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     }
 
     @Override
-    public long ownedStart(int part, int parts) {
-      return ParallelBatches.alignedBound(blocks, parts, part, 1); // block b is words 8b..8b+7: one line
+    public long line(int block) {
+      return block; // block b is words 8b..8b+7 past BASE_INDEX: one line
+    }
+
+    @Override
+    public long lines() {
+      return blocks;
     }
   };
 

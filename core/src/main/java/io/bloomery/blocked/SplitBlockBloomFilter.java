@@ -435,10 +435,14 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
     }
 
     @Override
-    public long ownedStart(int part, int parts) {
+    public long line(int block) {
       // Blocks are half lines and block 0 starts at byte 32 of its line (BASE_INDEX), so lines start at odd blocks.
-      long start = ParallelBatches.alignedBound(blocks, parts, part, 1);
-      return part == 0 || part >= parts ? start : Math.min(blocks, start | 1);
+      return (block + 1) >>> 1;
+    }
+
+    @Override
+    public long lines() {
+      return (blocks >>> 1) + 1;
     }
   };
 
