@@ -24,6 +24,9 @@ final class KeyBatches {
 
     /** Hashes keys [start, start + size) into {@code batch[at, at + size)}. */
     void hash(Hasher64 hasher, long[] batch, int at, int start, int size);
+
+    /** Throws what {@link #hash} would throw for any key (a null key, a slice outside the buffer). */
+    void check();
   }
 
   /** What the filter does with a hashed batch; returns what it counts (changed adds or maybes). */
@@ -62,10 +65,24 @@ final class KeyBatches {
    * the filter.
    */
   static int insertOwned(Hasher64 hasher, Source source, int parts, Blocks blocks, boolean[] changed) {
+    source.check(); // before any thread adds anything
     return ParallelBatches.scatterInsert(source.count(), parts, blocks.lines(), 2,
         (from, to, chunkStart, out) -> scatterOwned(hasher, source, blocks, from, to, chunkStart, out),
         (owner, records, length, chunkStart, marks) -> applyOwned(blocks, records, length, chunkStart, marks),
         changed, null);
+  }
+
+  /**
+   * Adds every key of {@code source} over {@link ParallelBatches#parts} threads for {@code
+   * parallelism}: the plain batch loop when that is one, else {@link #insertOwned}.
+   *
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  static int insertParallel(Hasher64 hasher, Source source, int parallelism, Blocks blocks) {
+    int parts = ParallelBatches.parts(source.count(), parallelism);
+    return parts == 1
+        ? insertAll(hasher, source, 0, source.count(), blocks)
+        : insertOwned(hasher, source, parts, blocks, null);
   }
 
   /** Hashes keys {@code [from, to)} once and appends (hash, key index in the chunk) to the owner of each one's block. */
@@ -173,6 +190,13 @@ final class KeyBatches {
           batch[at + j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
         }
       }
+
+      @Override
+      public void check() {
+        for (byte[] item : items) {
+          Objects.requireNonNull(item, "items[]");
+        }
+      }
     };
   }
 
@@ -198,6 +222,13 @@ final class KeyBatches {
           batch[at + j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
         }
       }
+
+      @Override
+      public void check() {
+        for (int i = 0; i < count; i++) {
+          Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
+        }
+      }
     };
   }
 
@@ -213,6 +244,13 @@ final class KeyBatches {
       public void hash(Hasher64 hasher, long[] batch, int at, int start, int size) {
         for (int j = 0; j < size; j++) {
           batch[at + j] = hashUtf8(hasher, items[start + j]);
+        }
+      }
+
+      @Override
+      public void check() {
+        for (CharSequence item : items) {
+          Objects.requireNonNull(item, "items[]");
         }
       }
     };

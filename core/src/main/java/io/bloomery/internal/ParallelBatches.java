@@ -5,6 +5,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.LockSupport;
 
 /*
  * Two ways to split a batch. Lookups split the keys: each thread claims slices of keys until none is
@@ -253,6 +254,10 @@ public final class ParallelBatches {
   private static final class ScatterRun {
     /** Keys per {@link Records#ensure} step of a scatter. */
     private static final int STEP = 64;
+    /** Busy-wait rounds of the barrier before it yields, and as many yields before it sleeps. */
+    private static final int SPINS = 256;
+    /** The barrier's sleep once spinning and yielding did not see the round end (a round takes about 1 ms). */
+    private static final long PARK_NANOS = 20_000;
 
     private final int size;
     private final int parts;
@@ -316,10 +321,12 @@ public final class ParallelBatches {
         }
         long target = (long) (r + 1) * parts;
         for (int spins = 0; done.get() < target && failure == null; spins++) {
-          if (spins < 256) {
+          if (spins < SPINS) {
             Thread.onSpinWait();
-          } else {
+          } else if (spins < 2 * SPINS) {
             Thread.yield();
+          } else {
+            LockSupport.parkNanos(PARK_NANOS); // the other unit's thread lost its core: stop competing for one
           }
         }
       }
