@@ -36,9 +36,11 @@ import java.util.concurrent.atomic.LongAdder;
  * (an atomic {@code getAndBitwiseOr} per bit not yet set); lookups never block and never write. A
  * lookup that starts after an add returned (in the happens-before sense) sees that add; a lookup
  * racing with an add may or may not see it, never part of a word. Counters ({@link #insertedCount()})
- * are exact once all adds have returned. A parallel {@link #addAll(byte[][], int)} gives each of its
- * threads its own range of blocks; its bit sets stay atomic, so other threads' adds may run meanwhile,
- * and all of its bits are set and visible to lookups ordered after it when it returns.
+ * are exact once all adds have returned. A parallel {@code addAll(…, parallelism)} (of byte arrays,
+ * packed slices or {@code CharSequence}s) gives each of its threads its own range of blocks, hashes every
+ * key once and hands it to the thread owning its block; its bit sets stay atomic, so other threads'
+ * adds may run meanwhile without losing a bit, and all of its bits are set and visible to lookups
+ * ordered after it when it returns.
  *
  * <h2>Protocol {@code xxh3-blocked-v1} (frozen)</h2>
  *

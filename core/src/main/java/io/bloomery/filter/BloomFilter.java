@@ -78,10 +78,11 @@ import java.util.concurrent.atomic.LongAdder;
  * adding thread beside any number of querying threads). An add that returns before a query starts
  * is seen by that query. {@link #insertedCount()}, {@link #bitCount()} and the statistics are exact
  * when no add is in flight and may lag concurrent adds otherwise. A parallel {@link #addAll(byte[][],
- * int)} gives each of its threads its own range of words and keeps the filter's mode: atomic bit sets
- * on a concurrent filter (other threads may add meanwhile), plain stores on a single-writer one (the
- * call is its one writer); either way its bits are set and visible to queries ordered after it when it
- * returns. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * int)} gives each of its threads its own range of words, hashes every item once (on one thread) and
+ * hands each position to the thread owning its word; it keeps the filter's mode: atomic bit sets on a
+ * concurrent filter (other threads may add meanwhile, and none of their bits is lost), plain stores on a
+ * single-writer one (the call is its one writer, and every word has one owning thread); either way its
+ * bits are set and visible to queries ordered after it when it returns. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
