@@ -5,6 +5,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /*
@@ -254,10 +255,10 @@ public final class ParallelBatches {
   private static final class ScatterRun {
     /** Keys per {@link Records#ensure} step of a scatter. */
     private static final int STEP = 64;
-    /** Busy-wait rounds of the barrier before it yields, and as many yields before it sleeps. */
+    /** Busy-wait rounds of the barrier before it yields. */
     private static final int SPINS = 256;
-    /** The barrier's sleep once spinning and yielding did not see the round end (a round takes about 1 ms). */
-    private static final long PARK_NANOS = 20_000;
+    /** Yields of the barrier before it parks until the round ends. */
+    private static final int YIELDS = 32;
 
     private final int size;
     private final int parts;
@@ -275,6 +276,8 @@ public final class ParallelBatches {
     /** {@code claimed[p]}: how many rounds' unit p has been claimed. */
     private final AtomicIntegerArray claimed;
     private final AtomicInteger done = new AtomicInteger();
+    /** {@code waiters[home]}: the thread of that home part while it is parked in {@link #awaitRound}. */
+    private final AtomicReferenceArray<Thread> waiters;
     private volatile Throwable failure;
 
     ScatterRun(int size, int parts, long lines, int longsPerKey, Scatter scatter, Apply apply) {
@@ -300,6 +303,7 @@ public final class ParallelBatches {
       this.marks = new long[parts][(size + 63) >>> 6];
       this.counts = new long[parts];
       this.claimed = new AtomicIntegerArray(parts);
+      this.waiters = new AtomicReferenceArray<>(parts);
     }
 
     /** The loop of the thread whose own part is {@code home}: claim, run, wait, next round. */
@@ -315,22 +319,47 @@ public final class ParallelBatches {
                 failure = e;
               }
             } finally {
-              done.incrementAndGet();
+              finishUnit();
             }
           }
         }
-        long target = (long) (r + 1) * parts;
-        for (int spins = 0; done.get() < target && failure == null; spins++) {
-          if (spins < SPINS) {
-            Thread.onSpinWait();
-          } else if (spins < 2 * SPINS) {
-            Thread.yield();
-          } else {
-            LockSupport.parkNanos(PARK_NANOS); // the other unit's thread lost its core: stop competing for one
+        awaitRound((long) (r + 1) * parts, home);
+      }
+      return 0;
+    }
+
+    /** Counts a finished unit; the last of a round (or a failure) wakes the threads parked in {@link #awaitRound}. */
+    private void finishUnit() {
+      int finished = done.incrementAndGet();
+      if (finished % parts == 0 || failure != null) {
+        for (int p = 0; p < parts; p++) {
+          Thread waiter = waiters.get(p);
+          if (waiter != null) {
+            LockSupport.unpark(waiter);
           }
         }
       }
-      return 0;
+    }
+
+    /**
+     * Waits until {@code target} units are done (or one failed): spins, then yields, then parks until the
+     * unit that ends the round wakes it (a thread registers before its last check, and the finisher
+     * counts before it looks for waiters, so one of the two always sees the other).
+     */
+    private void awaitRound(long target, int home) {
+      for (int spins = 0; done.get() < target && failure == null; spins++) {
+        if (spins < SPINS) {
+          Thread.onSpinWait();
+        } else if (spins < SPINS + YIELDS) {
+          Thread.yield();
+        } else {
+          waiters.set(home, Thread.currentThread());
+          while (done.get() < target && failure == null) {
+            LockSupport.park(this); // the other unit's thread lost its core: stop competing for one
+          }
+          waiters.set(home, null);
+        }
+      }
     }
 
     /** Round {@code r}'s unit {@code p}: scatter part p of chunk r, apply part p's records of chunk r - 1. */
