@@ -31,8 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * each owner marks its keys in its own bitset, and the bitsets are ORed at the end.
  *
  * The barrier: round r's units (one per part) are claimed by CAS, each thread trying its own part first
- * and then any unclaimed one, and a thread that finds none left waits (spins, then yields) until all
- * of round r's units are done. A thread only ever waits for a unit another thread has claimed and is
+ * and then any unclaimed one, and a thread that finds none left waits (spins, yields, then parks until
+ * the thread that finishes the round wakes it) until all of round r's units are done. A thread only ever waits for a unit another thread has claimed and is
  * running, so the call finishes even when the pool lends no worker at all (the caller then runs every
  * unit itself) or lends one late. The done counter's increments and reads order every unit's writes
  * (including plain stores) before the next round and before the call returns.
