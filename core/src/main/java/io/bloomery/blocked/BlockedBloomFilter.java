@@ -36,9 +36,11 @@ import java.util.concurrent.atomic.LongAdder;
  * (an atomic {@code getAndBitwiseOr} per bit not yet set); lookups never block and never write. A
  * lookup that starts after an add returned (in the happens-before sense) sees that add; a lookup
  * racing with an add may or may not see it, never part of a word. Counters ({@link #insertedCount()})
- * are exact once all adds have returned. A parallel {@link #addAll(byte[][], int)} gives each of its
- * threads its own range of blocks; its bit sets stay atomic, so other threads' adds may run meanwhile,
- * and all of its bits are set and visible to lookups ordered after it when it returns.
+ * are exact once all adds have returned. A parallel {@code addAll(…, parallelism)} (of byte arrays,
+ * packed slices or {@code CharSequence}s) gives each of its threads its own range of blocks, hashes every
+ * key once and hands it to the thread owning its block; its bit sets stay atomic, so other threads'
+ * adds may run meanwhile without losing a bit, and all of its bits are set and visible to lookups
+ * ordered after it when it returns.
  *
  * <h2>Protocol {@code xxh3-blocked-v1} (frozen)</h2>
  *
@@ -477,8 +479,13 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     }
 
     @Override
-    public long ownedStart(int part, int parts) {
-      return ParallelBatches.alignedBound(blocks, parts, part, 1); // block b is words 8b..8b+7: one line
+    public long line(int block) {
+      return block; // block b is words 8b..8b+7 past BASE_INDEX: one line
+    }
+
+    @Override
+    public long lines() {
+      return blocks;
     }
   };
 
@@ -538,30 +545,66 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
 
   /**
    * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
-   * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
-   * then each thread inserts only the items whose block lies in its own contiguous range of blocks,
-   * in order, so no two threads write one cache line. The filter, {@link #insertedCount()} and the
-   * returned count are exactly those of the one-thread call. The bits are still set atomically, so
-   * adds from other threads may run at the same time; every bit is set, and visible to a lookup
-   * ordered after the call, when it returns (its threads are joined).
+   * of the common {@link java.util.concurrent.ForkJoinPool}. Each thread owns a contiguous range of
+   * blocks (whole cache lines). The keys go in rounds: in each, every thread hashes its own share of a
+   * chunk of keys, once, and hands each (hash, index) to the thread that owns the key's block; then
+   * every thread inserts the keys handed to it, in key order, so no two threads write one cache line
+   * and no key is hashed twice. The filter, {@link #insertedCount()} and the returned count are exactly
+   * those of the one-thread call (equal keys credit the first). If a worker of the pool is busy, the
+   * calling thread does its share too, so the call never waits for a thread that has not started.
+   *
+   * <p>Concurrency: this kind allows any number of concurrent writers, so each bit still unset is set
+   * by an atomic OR (a plain read-modify-write could erase a bit that another thread's {@link #add}
+   * set in the same word between the read and the store): adds and batches from other threads may run
+   * at the same time and none of their bits is lost. A lookup racing with the call sees some of its
+   * keys, never a torn word; every bit is set, and visible to a lookup ordered after the call, when it
+   * returns (every round's writes are ordered before the next round and before the return).
    *
    * @return the number of items that changed the filter
+   * @throws NullPointerException if {@code items} or one of them is null (nothing is added then)
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
-    return addAllOwned(items, null, ParallelBatches.parts(Objects.requireNonNull(items, "items").length, parallelism));
+    return KeyBatches.insertParallel(hasher, KeyBatches.of(items), parallelism, blockOps);
   }
 
   /**
-   * The insert over exactly {@code parts} block ranges (one: the plain batch loop); {@code changed}, if
-   * not null, receives what {@code add(items[i])} in order would have returned.
+   * {@link #addAll(byte[], int[], int[], int)} split over {@code parallelism} threads as {@link
+   * #addAll(byte[][], int)} splits its keys: the same filter and count as the one-thread call.
+   *
+   * @return the number of items that changed the filter
+   * @throws IndexOutOfBoundsException if a slice lies outside {@code buffer} (nothing is added then)
+   * @throws IllegalArgumentException if count is outside the arrays or parallelism &lt; 1
    */
-  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
-    KeyBatches.Source source = KeyBatches.of(items);
-    if (parts == 1 && changed == null) {
-      return KeyBatches.insertAll(hasher, source, 0, items.length, blockOps);
-    }
+  public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count, int parallelism) {
+    return KeyBatches.insertParallel(hasher, KeyBatches.of(buffer, offsets, lengths, count), parallelism, blockOps);
+  }
+
+  /**
+   * {@link #addAll(CharSequence[])} split over {@code parallelism} threads as {@link
+   * #addAll(byte[][], int)} splits its keys (each thread encodes its own keys' UTF-8 into its own scratch): the same
+   * filter and count as the one-thread call.
+   *
+   * @return the number of items that changed the filter
+   * @throws NullPointerException if {@code items} or one of them is null (nothing is added then)
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  public int addAll(CharSequence[] items, int parallelism) {
+    return KeyBatches.insertParallel(hasher, KeyBatches.of(items), parallelism, blockOps);
+  }
+
+  /**
+   * The partitioned insert of {@code source} over exactly {@code parts} line ranges, whatever the
+   * batch size (tests reach small batches and more ranges than lines through this); {@code changed}
+   * receives what {@code add} of each key in order would have returned.
+   */
+  int addAllOwned(KeyBatches.Source source, boolean[] changed, int parts) {
     return KeyBatches.insertOwned(hasher, source, parts, blockOps, changed);
+  }
+
+  /** {@link #addAllOwned(KeyBatches.Source, boolean[], int)} of an array of keys. */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
+    return addAllOwned(KeyBatches.of(items), changed, parts);
   }
 
   /**

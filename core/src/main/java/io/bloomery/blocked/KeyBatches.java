@@ -24,6 +24,9 @@ final class KeyBatches {
 
     /** Hashes keys [start, start + size) into {@code batch[at, at + size)}. */
     void hash(Hasher64 hasher, long[] batch, int at, int start, int size);
+
+    /** Throws what {@link #hash} would throw for any key (a null key, a slice outside the buffer). */
+    void check();
   }
 
   /** What the filter does with a hashed batch; returns what it counts (changed adds or maybes). */
@@ -42,11 +45,11 @@ final class KeyBatches {
     /** The block {@code hash} places its bits in. */
     int block(long hash);
 
-    /**
-     * The first block of part {@code part}'s share of a partitioned insert over {@code parts} parts, a
-     * block that starts a cache line; {@code part == parts} gives the block count.
-     */
-    long ownedStart(int part, int parts);
+    /** The 64-byte line of the filter's storage that holds block {@code block}, in {@code [0, lines())}. */
+    long line(int block);
+
+    /** The number of 64-byte lines the blocks span. */
+    long lines();
   }
 
   /** Adds the keys {@code [from, to)} of {@code source}; returns how many changed the filter. */
@@ -56,37 +59,65 @@ final class KeyBatches {
 
   /**
    * Adds every key of {@code source} over {@code parts} threads, each setting only the bits of the
-   * blocks in its own range ({@link ParallelBatches#insertOwned}); {@code changed}, if not null,
-   * receives what each {@code add} in order would have returned. Returns how many changed the filter.
+   * blocks in its own range of lines ({@link ParallelBatches#scatterInsert}): each key is hashed once,
+   * by one thread, and handed as (hash, index) to the thread that owns its block. {@code changed}, if
+   * not null, receives what each {@code add} in order would have returned. Returns how many changed
+   * the filter.
    */
   static int insertOwned(Hasher64 hasher, Source source, int parts, Blocks blocks, boolean[] changed) {
-    return ParallelBatches.insertOwned(source.count(), parts, 1,
-        (hashes, start, from, to) -> source.hash(hasher, hashes, from, start + from, to - from),
-        (hashes, count, part, ranges, marks) -> insertOwnedRange(blocks, hashes, count, part, ranges, marks),
+    source.check(); // before any thread adds anything
+    return ParallelBatches.scatterInsert(source.count(), parts, blocks.lines(), 2,
+        (from, to, chunkStart, out) -> scatterOwned(hasher, source, blocks, from, to, chunkStart, out),
+        (owner, records, length, chunkStart, marks) -> applyOwned(blocks, records, length, chunkStart, marks),
         changed, null);
   }
 
-  /** Part {@code part}'s share: the keys of {@code hashes[0, count)} whose block is in its range, in order. */
-  private static int insertOwnedRange(Blocks blocks, long[] hashes, int count, int part, int parts, long[] marks) {
-    long first = blocks.ownedStart(part, parts);
-    long span = blocks.ownedStart(part + 1, parts) - first;
-    if (span <= 0) {
-      return 0;
-    }
+  /**
+   * Adds every key of {@code source} over {@link ParallelBatches#parts} threads for {@code
+   * parallelism}: the plain batch loop when that is one, else {@link #insertOwned}.
+   *
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  static int insertParallel(Hasher64 hasher, Source source, int parallelism, Blocks blocks) {
+    int parts = ParallelBatches.parts(source.count(), parallelism);
+    return parts == 1
+        ? insertAll(hasher, source, 0, source.count(), blocks)
+        : insertOwned(hasher, source, parts, blocks, null);
+  }
+
+  /** Hashes keys {@code [from, to)} once and appends (hash, key index in the chunk) to the owner of each one's block. */
+  private static void scatterOwned(Hasher64 hasher, Source source, Blocks blocks, int from, int to, int chunkStart,
+      ParallelBatches.Records out) {
     long[] batch = new long[BATCH];
-    int[] keys = new int[BATCH];
-    int owned = 0;
-    for (int j = 0; j < count; j++) {
-      long hash = hashes[j];
-      batch[owned] = hash;
-      keys[owned] = j;
-      owned += Long.compareUnsigned(blocks.block(hash) - first, span) < 0 ? 1 : 0;
-      if (owned == BATCH) {
-        mark(insert(blocks, batch, owned), keys, marks);
-        owned = 0;
+    long[][] buffers = out.buffers;
+    int[] lengths = out.lengths;
+    for (int start = from; start < to; start += BATCH) {
+      int size = Math.min(BATCH, to - start);
+      source.hash(hasher, batch, 0, start, size);
+      for (int j = 0; j < size; j++) {
+        long hash = batch[j];
+        int owner = out.owner(blocks.line(blocks.block(hash)));
+        long[] buffer = buffers[owner];
+        int at = lengths[owner];
+        buffer[at] = hash;
+        buffer[at + 1] = start + j - chunkStart;
+        lengths[owner] = at + 2;
       }
     }
-    mark(insert(blocks, batch, owned), keys, marks);
+  }
+
+  /** An owner's share of a round: inserts the (hash, key) records, {@value #BATCH} at a time, and marks changed keys. */
+  private static long applyOwned(Blocks blocks, long[] records, int length, int chunkStart, long[] marks) {
+    long[] batch = new long[BATCH];
+    int[] keys = new int[BATCH];
+    for (int start = 0; start < length; start += 2 * BATCH) {
+      int size = Math.min(BATCH, (length - start) >>> 1);
+      for (int j = 0; j < size; j++) {
+        batch[j] = records[start + 2 * j];
+        keys[j] = chunkStart + (int) records[start + 2 * j + 1];
+      }
+      mark(insert(blocks, batch, size), keys, marks);
+    }
     return 0;
   }
 
@@ -159,6 +190,13 @@ final class KeyBatches {
           batch[at + j] = hasher.hashBytesToLong(Objects.requireNonNull(items[start + j], "items[]"));
         }
       }
+
+      @Override
+      public void check() {
+        for (byte[] item : items) {
+          Objects.requireNonNull(item, "items[]");
+        }
+      }
     };
   }
 
@@ -184,6 +222,13 @@ final class KeyBatches {
           batch[at + j] = hasher.hashBytesToLong(buffer, offsets[i], lengths[i]);
         }
       }
+
+      @Override
+      public void check() {
+        for (int i = 0; i < count; i++) {
+          Objects.checkFromIndexSize(offsets[i], lengths[i], buffer.length);
+        }
+      }
     };
   }
 
@@ -199,6 +244,13 @@ final class KeyBatches {
       public void hash(Hasher64 hasher, long[] batch, int at, int start, int size) {
         for (int j = 0; j < size; j++) {
           batch[at + j] = hashUtf8(hasher, items[start + j]);
+        }
+      }
+
+      @Override
+      public void check() {
+        for (CharSequence item : items) {
+          Objects.requireNonNull(item, "items[]");
         }
       }
     };

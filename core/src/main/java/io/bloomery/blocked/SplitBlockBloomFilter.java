@@ -435,10 +435,14 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
     }
 
     @Override
-    public long ownedStart(int part, int parts) {
+    public long line(int block) {
       // Blocks are half lines and block 0 starts at byte 32 of its line (BASE_INDEX), so lines start at odd blocks.
-      long start = ParallelBatches.alignedBound(blocks, parts, part, 1);
-      return part == 0 || part >= parts ? start : Math.min(blocks, start | 1);
+      return (block + 1) >>> 1;
+    }
+
+    @Override
+    public long lines() {
+      return (blocks >>> 1) + 1;
     }
   };
 
@@ -450,23 +454,55 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   }
 
   /**
-   * {@link #addAll(byte[][])} split over {@code parallelism} threads, each inserting only the items
-   * whose block lies in its own range of blocks: the same filter, count and concurrency as {@link
+   * {@link #addAll(byte[][])} split over {@code parallelism} threads, each owning a contiguous range of
+   * the filter's lines: the same algorithm, filter, counts and concurrency as {@link
    * BlockedBloomFilter#addAll(byte[][], int)}.
    *
+   * @return the number of items that changed the filter
+   * @throws NullPointerException if {@code items} or one of them is null (nothing is added then)
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
-    return addAllOwned(items, null, ParallelBatches.parts(Objects.requireNonNull(items, "items").length, parallelism));
+    return KeyBatches.insertParallel(XXH64, KeyBatches.of(items), parallelism, blockOps);
   }
 
-  /** As {@link BlockedBloomFilter}'s: the insert over exactly {@code parts} block ranges. */
-  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
-    KeyBatches.Source source = KeyBatches.of(items);
-    if (parts == 1 && changed == null) {
-      return KeyBatches.insertAll(XXH64, source, 0, items.length, blockOps);
-    }
+  /**
+   * {@link #addAll(byte[], int[], int[], int)} split over {@code parallelism} threads as {@link
+   * BlockedBloomFilter#addAll(byte[][], int)} splits its keys: the same filter and count as the one-thread call.
+   *
+   * @return the number of items that changed the filter
+   * @throws IndexOutOfBoundsException if a slice lies outside {@code buffer} (nothing is added then)
+   * @throws IllegalArgumentException if count is outside the arrays or parallelism &lt; 1
+   */
+  public int addAll(byte[] buffer, int[] offsets, int[] lengths, int count, int parallelism) {
+    return KeyBatches.insertParallel(XXH64, KeyBatches.of(buffer, offsets, lengths, count), parallelism, blockOps);
+  }
+
+  /**
+   * {@link #addAll(CharSequence[])} split over {@code parallelism} threads as {@link
+   * BlockedBloomFilter#addAll(byte[][], int)} splits its keys (each thread encodes its own keys' UTF-8 into its own scratch): the same
+   * filter and count as the one-thread call.
+   *
+   * @return the number of items that changed the filter
+   * @throws NullPointerException if {@code items} or one of them is null (nothing is added then)
+   * @throws IllegalArgumentException if parallelism &lt; 1
+   */
+  public int addAll(CharSequence[] items, int parallelism) {
+    return KeyBatches.insertParallel(XXH64, KeyBatches.of(items), parallelism, blockOps);
+  }
+
+  /**
+   * The partitioned insert of {@code source} over exactly {@code parts} line ranges, whatever the
+   * batch size (tests reach small batches and more ranges than lines through this); {@code changed}
+   * receives what {@code add} of each key in order would have returned.
+   */
+  int addAllOwned(KeyBatches.Source source, boolean[] changed, int parts) {
     return KeyBatches.insertOwned(XXH64, source, parts, blockOps, changed);
+  }
+
+  /** {@link #addAllOwned(KeyBatches.Source, boolean[], int)} of an array of keys. */
+  int addAllOwned(byte[][] items, boolean[] changed, int parts) {
+    return addAllOwned(KeyBatches.of(items), changed, parts);
   }
 
   /** Adds the {@code count} slices {@code buffer[offsets[i], offsets[i] + lengths[i])}. */

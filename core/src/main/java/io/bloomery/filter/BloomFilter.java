@@ -78,10 +78,11 @@ import java.util.concurrent.atomic.LongAdder;
  * adding thread beside any number of querying threads). An add that returns before a query starts
  * is seen by that query. {@link #insertedCount()}, {@link #bitCount()} and the statistics are exact
  * when no add is in flight and may lag concurrent adds otherwise. A parallel {@link #addAll(byte[][],
- * int)} gives each of its threads its own range of words and keeps the filter's mode: atomic bit sets
- * on a concurrent filter (other threads may add meanwhile), plain stores on a single-writer one (the
- * call is its one writer); either way its bits are set and visible to queries ordered after it when it
- * returns. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
+ * int)} gives each of its threads its own range of words, hashes every item once (on one thread) and
+ * hands each position to the thread owning its word; it keeps the filter's mode: atomic bit sets on a
+ * concurrent filter (other threads may add meanwhile, and none of their bits is lost), plain stores on a
+ * single-writer one (the call is its one writer, and every word has one owning thread); either way its
+ * bits are set and visible to queries ordered after it when it returns. {@link #mergeFrom} and {@link #copy} see a rolling snapshot of a
  * concurrently modified source: every bit set in it before the call began is included.
  *
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
@@ -561,19 +562,25 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
 
   /**
    * {@link #addAll(byte[][])} split over {@code parallelism} threads: the calling thread and workers
-   * of the common {@link java.util.concurrent.ForkJoinPool}. The items are hashed once, split by item;
-   * then each thread sets only the bits in its own contiguous range of the filter's words, cut at
-   * multiples of 8 words, so threads share at most the cache line at each cut. The filter, {@link #insertedCount()} and
-   * the returned count are exactly those of the one-thread call: an item counts as changed if any
-   * range had a bit of it still unset, with equal items credited to the first one in order.
+   * of the common {@link java.util.concurrent.ForkJoinPool}. Each thread owns a contiguous range of the
+   * filter's words, cut at multiples of 8 words (so threads share at most the cache line at each cut).
+   * The keys go in rounds: in each, every thread hashes its own share of a chunk of keys, once, and
+   * hands each of their k positions to the thread that owns its word; then every thread sets the bits
+   * handed to it, in key order. The filter, {@link #insertedCount()} and the returned count are exactly
+   * those of the one-thread call: an item counts as changed if any range had a bit of it still unset,
+   * with equal items credited to the first one in order. If a worker of the pool is busy, the calling
+   * thread does its share too, so the call never waits for a thread that has not started.
    *
-   * <p>Concurrency is the filter's own: on a concurrent filter the bits are set atomically, so {@link
-   * #add} and other batches may run at the same time from other threads; on a {@link
-   * #createSingleWriter single-writer} filter the call is that one writer and its threads use plain
-   * stores. Either way every bit is set, and visible to a query ordered after the call, when it
-   * returns (its threads are joined).
+   * <p>Concurrency is the filter's own: on a concurrent filter each bit still unset is set by an atomic
+   * OR, so {@link #add} and other batches may run at the same time from other threads and none of
+   * their bits is lost; on a {@link #createSingleWriter single-writer} filter the call is that one
+   * writer, and since every word has one owning thread its threads use plain stores. Either way every
+   * bit is set, and visible to a query ordered after the call, when it returns (every round's writes
+   * are ordered before the next round and before the return). A query racing with the call sees some
+   * of its items, never a torn word.
    *
    * @return the number of items that changed the filter
+   * @throws NullPointerException if {@code items} or one of them is null (nothing is added then)
    * @throws IllegalArgumentException if parallelism &lt; 1
    */
   public int addAll(byte[][] items, int parallelism) {
@@ -581,6 +588,12 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     int parts = ParallelBatches.parts(items.length, parallelism);
     return parts == 1 ? addRange(items, 0, items.length) : addAllOwned(items, null, parts);
   }
+
+  /** Bits of a partitioned insert's record that hold the key's index within its round's chunk. */
+  private static final int KEY_BITS = 24;
+
+  /** Records a partitioned insert's owner reads ahead before setting any bit (the misses overlap). */
+  private static final int APPLY_GROUP = 64;
 
   /**
    * The partitioned insert over exactly {@code parts} word ranges, whatever the batch size (tests
@@ -592,110 +605,90 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     for (byte[] item : items) {
       Objects.requireNonNull(item, "items[]");
     }
-    int stride = batchable() ? 1 : hashes;
     long[] newlySet = new long[1];
-    int changedItems = ParallelBatches.insertOwned(items.length, parts, stride,
-        (keyHashes, start, from, to) -> hashItems(items, start, from, to, keyHashes, stride),
-        (keyHashes, count, part, ranges, marks) -> insertOwnedRange(keyHashes, stride, count, part, ranges, marks),
+    int changedItems = ParallelBatches.scatterInsert(items.length, parts, (wordCount + 7) >>> 3, hashes,
+        (from, to, chunkStart, out) -> scatterOwned(items, from, to, chunkStart, out),
+        (owner, records, length, chunkStart, marks) -> applyOwned(records, length, chunkStart, marks),
         changed, newlySet);
     recordAdds(changedItems, newlySet[0]);
     return changedItems;
   }
 
   /**
-   * Writes what places {@code items[start + j]} to {@code keyHashes[j * stride, (j + 1) * stride)} for
-   * j in {@code [from, to)}: the default protocol's 64-bit hash (stride 1, when {@link #batchable()}),
-   * or the protocol's k positions (stride k).
+   * Hashes {@code items[from, to)} once and hands each of their positions, as {@code position << }
+   * {@value #KEY_BITS} {@code | (i - chunkStart)}, to the part that owns its word's line.
    */
-  private void hashItems(byte[][] items, int start, int from, int to, long[] keyHashes, int stride) {
-    if (batchable()) {
-      for (int j = from; j < to; j++) {
-        byte[] item = items[start + j];
-        keyHashes[j] = doubleHashing.hash(item, 0, item.length);
+  private void scatterOwned(byte[][] items, int from, int to, int chunkStart, ParallelBatches.Records out) {
+    long[][] buffers = out.buffers;
+    int[] lengths = out.lengths;
+    if (doubleHashing != null) {
+      for (int i = from; i < to; i++) {
+        byte[] item = items[i];
+        long x = doubleHashing.hash(item, 0, item.length);
+        long y = EnhancedDoubleHashing.stride(x);
+        long d = EnhancedDoubleHashing.CUBIC_SCALE;
+        long key = i - chunkStart;
+        for (int h = 0; h < hashes; h++) {
+          long position = EnhancedDoubleHashing.reduce(x, bits);
+          int owner = out.owner(position >>> 9);
+          buffers[owner][lengths[owner]++] = position << KEY_BITS | key;
+          x += y;
+          y += d;
+          d += EnhancedDoubleHashing.CUBIC_SCALE;
+        }
       }
       return;
     }
     long[] positions = new long[hashes];
-    for (int j = from; j < to; j++) {
-      byte[] item = items[start + j];
+    for (int i = from; i < to; i++) {
+      byte[] item = items[i];
       placement.positions(item, 0, item.length, positions);
-      System.arraycopy(positions, 0, keyHashes, j * stride, hashes);
+      long key = i - chunkStart;
+      for (long position : positions) {
+        int owner = out.owner(position >>> 9);
+        buffers[owner][lengths[owner]++] = position << KEY_BITS | key;
+      }
     }
   }
 
   /**
-   * Part {@code part}'s share of a partitioned insert: the bits of keys {@code [0, count)} that fall in
-   * its word range, in groups of {@value #PROBE_BATCH} keys, each group's words read first (the misses
-   * overlap) and then set; marks each key that set a bit. Returns the number of bits set.
+   * An owner's share of a round: sets the bits of {@code records[0, length)} (all in its own words), in
+   * groups of {@value #APPLY_GROUP} whose words are read first (the misses overlap), and marks each
+   * key that set a bit. Returns the number of bits set.
    */
-  private int insertOwnedRange(long[] keyHashes, int stride, int count, int part, int parts, long[] marks) {
-    long lo = ParallelBatches.alignedBound(wordCount, parts, part, ParallelBatches.LINE_WORDS);
-    long last = ParallelBatches.alignedBound(wordCount, parts, part + 1, ParallelBatches.LINE_WORDS) - 1 - lo;
-    if (last < 0) {
-      return 0;
-    }
-    boolean placedInPlace = batchable(); // keyHashes holds 64-bit hashes, else k positions per key
-    long[] positions = new long[PROBE_BATCH * hashes];
-    long[] unset = new long[PROBE_BATCH * hashes];
-    int[] ends = new int[PROBE_BATCH];
-    int newlySet = 0;
-    for (int start = 0; start < count; start += PROBE_BATCH) {
-      int size = Math.min(PROBE_BATCH, count - start);
-      // The group's positions in this range, key by key: position[a] is kept iff its word is in [lo, lo + last].
-      int owned = 0;
-      for (int j = 0; j < size; j++) {
-        if (placedInPlace) {
-          long x = keyHashes[start + j];
-          long y = EnhancedDoubleHashing.stride(x);
-          long d = EnhancedDoubleHashing.CUBIC_SCALE;
-          for (int i = 0; i < hashes; i++) {
-            long position = EnhancedDoubleHashing.reduce(x, bits);
-            long offset = (position >>> 6) - lo;
-            positions[owned] = position;
-            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
-            x += y;
-            y += d;
-            d += EnhancedDoubleHashing.CUBIC_SCALE;
-          }
-        } else {
-          for (int slot = (start + j) * stride, end = slot + hashes; slot < end; slot++) {
-            long position = keyHashes[slot];
-            long offset = (position >>> 6) - lo;
-            positions[owned] = position;
-            owned += (int) ((offset | (last - offset)) >>> 63) ^ 1;
-          }
+  private long applyOwned(long[] records, int length, int chunkStart, long[] marks) {
+    long[] unset = new long[APPLY_GROUP];
+    long newlySet = 0;
+    for (int start = 0; start < length; start += APPLY_GROUP) {
+      int size = Math.min(APPLY_GROUP, length - start);
+      gatherUnset(records, start, size, unset);
+      for (int a = 0; a < size; a++) {
+        long record = records[start + a];
+        if (unset[a] != 0 && setBit(record >>> KEY_BITS)) {
+          newlySet++;
+          int key = chunkStart + (int) (record & ((1L << KEY_BITS) - 1));
+          marks[key >>> 6] |= 1L << key;
         }
-        ends[j] = owned;
       }
-      gatherUnset(positions, owned, unset);
-      long changedKeys = 0;
-      for (int j = 0, a = 0; j < size; j++) {
-        long changed = 0;
-        for (int end = ends[j]; a < end; a++) {
-          if (unset[a] != 0 && setBit(positions[a])) {
-            newlySet++;
-            changed = 1;
-          }
-        }
-        changedKeys |= changed << j;
-      }
-      marks[start >>> 6] |= changedKeys << (start & 63); // start is a multiple of PROBE_BATCH = 32
     }
     return newlySet;
   }
 
-  /** {@code unset[a] = 1} if bit {@code positions[a]} is clear, else 0, for a < count (independent loads). */
-  private void gatherUnset(long[] positions, int count, long[] unset) {
+  /**
+   * {@code unset[a] = 1} if the bit of record {@code records[start + a]} is clear, else 0, for a &lt;
+   * count (independent loads).
+   */
+  private void gatherUnset(long[] records, int start, int count, long[] unset) {
     if (segments.length == 1) {
       long[] words = segments[0];
       for (int a = 0; a < count; a++) {
-        long position = positions[a];
+        long position = records[start + a] >>> KEY_BITS;
         unset[a] = ~(long) WORDS.getOpaque(words, (int) (position >>> 6)) >>> position & 1;
       }
       return;
     }
     for (int a = 0; a < count; a++) {
-      long position = positions[a];
+      long position = records[start + a] >>> KEY_BITS;
       long wordIndex = position >>> 6;
       long word = (long) WORDS.getOpaque(segments[(int) (wordIndex >>> segmentShift)], (int) (wordIndex & segmentMask));
       unset[a] = ~word >>> position & 1;

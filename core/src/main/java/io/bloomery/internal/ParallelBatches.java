@@ -1,22 +1,41 @@
 package io.bloomery.internal;
 
+import java.util.Arrays;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
 
 /*
  * Two ways to split a batch. Lookups split the keys: each thread claims slices of keys until none is
  * left, and nothing is written but the caller's answer array. A key-split insert would have every thread write
  * anywhere in the filter, so its bit sets must be atomic and the lines they dirty bounce between cores;
  * measured on the 2-vCPU VM that capped two threads at 1.42x (classic) and 1.61x (blocked) of one
- * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (insertOwned): the keys go in
- * chunks; each chunk is hashed once, split by keys, and then every part walks all of the chunk's
- * hashes and sets only the bits that fall in its own contiguous range of the filter's words or blocks,
- * cut at multiples of 64 bytes (whole lines where the storage is line-aligned, as the blocked kinds
- * arrange; otherwise at most the line at each cut is shared). A part sees the chunk's keys in index order, so
- * for every bit the first key that sets it is the one a sequential add would have credited, and a key
- * "changed the filter" exactly when one of the parts says so: each part marks its keys in its own
- * bitset, and the bitsets are ORed after the join.
+ * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (scatterInsert), in rounds.
+ *
+ * Each of the P parts owns a contiguous range of the filter's 64-byte lines (line l belongs to part
+ * (l * scale) >>> 32, scale = floor(P * 2^32 / lines): monotone, so the ranges are contiguous and cut at
+ * line boundaries). In round r, part p (a) hashes its own 1/P of chunk r of the keys, once, and appends
+ * one record per bit or per key (what the kind needs to set it, and the key's index) to the buffer of
+ * the part that owns the record's line, and (b) applies the records of chunk r - 1 that the P parts
+ * appended for its own range, source by source. The buffers are double-buffered by round parity, so (a)
+ * and (b) never touch the same buffer, and one barrier per round separates them. No key is hashed twice,
+ * no thread reads another's hashes beyond the records meant for it, and every write lands in the
+ * writer's own lines.
+ *
+ * Exactness: source p's slice precedes source p + 1's and chunk r precedes chunk r + 1, so an owner
+ * applies the records of its range in key order; for every bit the first key that sets it is the one a
+ * sequential add would have credited, and a key "changed the filter" exactly when one owner says so:
+ * each owner marks its keys in its own bitset, and the bitsets are ORed at the end.
+ *
+ * The barrier: round r's units (one per part) are claimed by CAS, each thread trying its own part first
+ * and then any unclaimed one, and a thread that finds none left waits (spins, yields, then parks until
+ * the thread that finishes the round wakes it) until all of round r's units are done. A thread only ever waits for a unit another thread has claimed and is
+ * running, so the call finishes even when the pool lends no worker at all (the caller then runs every
+ * unit itself) or lends one late. The done counter's increments and reads order every unit's writes
+ * (including plain stores) before the next round and before the call returns.
  */
 /**
  * Splits batch work over the common {@link ForkJoinPool}: the shared engine of the filters' {@code
@@ -33,11 +52,11 @@ public final class ParallelBatches {
   /** Smallest slice of a {@link #sum} split. */
   static final int MIN_SLICE = 1024;
 
-  /** Keys hashed and inserted per round of {@link #insertOwned}: 256 KiB of hashes, within a core's L2. */
-  static final int CHUNK = 1 << 15;
-
-  /** 64-byte lines, in 64-bit words. */
-  public static final int LINE_WORDS = 8;
+  /**
+   * Keys each part hashes per round of {@link #scatterInsert}: with the classic kind's k = 7 about
+   * 450 KiB of records per part and round, double-buffered, so a round's records stay within L2 and L3.
+   */
+  static final int SCATTER_SLICE = 8192;
 
   private ParallelBatches() {}
 
@@ -51,25 +70,6 @@ public final class ParallelBatches {
   @FunctionalInterface
   public interface PartCount {
     int apply(int part);
-  }
-
-  /**
-   * Hashes the keys {@code [start + from, start + to)} of the batch, key {@code start + j} into {@code
-   * hashes[j * stride, (j + 1) * stride)}.
-   */
-  @FunctionalInterface
-  public interface ChunkHasher {
-    void hash(long[] hashes, int start, int from, int to);
-  }
-
-  /**
-   * Inserts the bits of the chunk's {@code count} hashed keys that fall in part {@code part}'s share of the
-   * filter, in index order, and sets bit {@code j & 63} of {@code changed[j >>> 6]} for each key j that
-   * changed a bit there. Returns a count the caller sums (the classic kind's newly set bits).
-   */
-  @FunctionalInterface
-  public interface OwnedInsert {
-    int insert(long[] hashes, int count, int part, int parts, long[] changed);
   }
 
   /**
@@ -150,67 +150,254 @@ public final class ParallelBatches {
   }
 
   /**
-   * A partitioned insert of {@code size} keys over {@code parts} threads (see the block comment above):
-   * per chunk of keys, {@code hasher} runs split by keys, then {@code insert} runs once per part.
+   * A line-partitioned insert of the {@code size} keys of a batch over {@code parts} threads (see the
+   * block comment above).
    *
-   * @param stride longs per hashed key
+   * @param lines the number of 64-byte lines the filter's storage spans (line indexes in {@code [0,
+   *     lines)} are what {@link Scatter} hands to {@link Records#owner}); at least 1
+   * @param longsPerKey at most how many longs {@link Scatter} appends per key, summed over owners
    * @param changed if not null, {@code changed[i]} is set to whether key i changed the filter (what
    *     {@code add} in index order would have returned)
-   * @param extra if not null, receives at index 0 the sum of {@code insert}'s counts
+   * @param extra if not null, receives at index 0 the sum of {@code apply}'s counts
    * @return the number of keys that changed the filter
    */
-  public static int insertOwned(int size, int parts, int stride, ChunkHasher hasher, OwnedInsert insert,
+  public static int scatterInsert(int size, int parts, long lines, int longsPerKey, Scatter scatter, Apply apply,
       boolean[] changed, long[] extra) {
-    int chunk = Math.max(1, Math.min(Math.max(64, CHUNK / stride), size));
-    long[] hashes = new long[chunk * stride];
-    long[][] marks = new long[parts][(chunk + 63) >>> 6];
+    if (size == 0) {
+      if (extra != null) {
+        extra[0] = 0;
+      }
+      return 0;
+    }
+    ScatterRun run = new ScatterRun(size, parts, lines, longsPerKey, scatter, apply);
+    sumParts(parts, run::work);
+    run.rethrow();
+    long[] any = run.marks[0];
+    for (int p = 1; p < parts; p++) {
+      long[] marks = run.marks[p];
+      for (int w = 0; w < any.length; w++) {
+        any[w] |= marks[w];
+      }
+    }
     int changedKeys = 0;
-    long extraSum = 0;
-    for (int start = 0; start < size; start += chunk) {
-      int count = Math.min(chunk, size - start);
-      int first = start;
-      int hashParts = Math.max(1, Math.min(parts, count / MIN_PART));
-      sumParts(hashParts, p -> {
-        hasher.hash(hashes, first, bound(count, hashParts, p), bound(count, hashParts, p + 1));
-        return 0;
-      });
-      extraSum += sumParts(parts, p -> insert.insert(hashes, count, p, parts, marks[p]));
-      for (int w = 0, words = (count + 63) >>> 6; w < words; w++) {
-        long any = 0;
-        for (long[] mark : marks) {
-          any |= mark[w];
-          mark[w] = 0;
-        }
-        changedKeys += Long.bitCount(any);
-        if (changed != null) {
-          for (int j = w << 6, end = Math.min(count, j + 64); j < end; j++, any >>>= 1) {
-            changed[start + j] = (any & 1) != 0;
-          }
+    for (int w = 0; w < any.length; w++) {
+      long word = any[w];
+      changedKeys += Long.bitCount(word);
+      if (changed != null) {
+        for (int j = w << 6, end = Math.min(size, j + 64); j < end; j++, word >>>= 1) {
+          changed[j] = (word & 1) != 0;
         }
       }
     }
     if (extra != null) {
-      extra[0] = extraSum;
+      long sum = 0;
+      for (long count : run.counts) {
+        sum += count;
+      }
+      extra[0] = sum;
     }
     return changedKeys;
   }
 
   /**
-   * The first of part {@code p}'s {@code total} units (words or blocks) when they are split in {@code
-   * parts} contiguous ranges whose starts are multiples of {@code align}; part {@code parts} ends at
-   * {@code total}. Ranges may be empty when {@code total} is small.
+   * One part's share of a round: hashes keys {@code [from, to)} of the batch (all within the round's
+   * chunk, which starts at key {@code chunkStart}) and appends their records to {@code out}, each to
+   * the buffer of the part that owns the line it writes ({@link Records#owner}), keys in index order.
    */
-  public static long alignedBound(long total, int parts, int p, int align) {
-    if (p >= parts) {
-      return total;
-    }
-    long start = total * p / parts;
-    return start - start % align;
+  @FunctionalInterface
+  public interface Scatter {
+    void scatter(int from, int to, int chunkStart, Records out);
   }
 
-  /** Start of part {@code p} of {@code parts} over {@code [0, size)}. */
-  private static int bound(int size, int parts, int p) {
-    return (int) ((long) size * p / parts);
+  /**
+   * Applies {@code records[0, length)}, appended by one source part for the range of part {@code owner},
+   * in order; for each key that changes a bit there, sets bit {@code key & 63} of {@code marks[key >>>
+   * 6]} (key = {@code chunkStart} + the index recorded). Returns a count the caller sums.
+   */
+  @FunctionalInterface
+  public interface Apply {
+    long apply(int owner, long[] records, int length, int chunkStart, long[] marks);
+  }
+
+  /** One source part's records of one round, one growable buffer per owning part. */
+  public static final class Records {
+    /** {@code buffers[owner][0, lengths[owner])}: what has been appended for each owner. */
+    public final long[][] buffers;
+    public final int[] lengths;
+    private final long scale;
+
+    Records(int parts, int capacity, long scale) {
+      this.buffers = new long[parts][capacity];
+      this.lengths = new int[parts];
+      this.scale = scale;
+    }
+
+    /** The part that owns line {@code line} (in {@code [0, lines)}). */
+    public int owner(long line) {
+      return (int) ((line * scale) >>> 32);
+    }
+
+    /** Makes room for {@code longs} more longs in every owner's buffer. */
+    void ensure(int longs) {
+      for (int p = 0; p < buffers.length; p++) {
+        if (buffers[p].length - lengths[p] < longs) {
+          buffers[p] = Arrays.copyOf(buffers[p], Math.max(2 * buffers[p].length, lengths[p] + longs));
+        }
+      }
+    }
+
+    void clear() {
+      Arrays.fill(lengths, 0);
+    }
+  }
+
+  /** The shared state of one {@link #scatterInsert} call. */
+  private static final class ScatterRun {
+    /** Keys per {@link Records#ensure} step of a scatter. */
+    private static final int STEP = 64;
+    /** Busy-wait rounds of the barrier before it yields. */
+    private static final int SPINS = 256;
+    /** Yields of the barrier before it parks until the round ends. */
+    private static final int YIELDS = 32;
+
+    private final int size;
+    private final int parts;
+    private final int longsPerKey;
+    private final Scatter scatter;
+    private final Apply apply;
+    private final int chunk;
+    private final int rounds;
+    /** {@code records[round & 1][source]}. */
+    private final Records[][] records;
+    /** {@code marks[owner]}: the keys that changed a bit in the owner's range. */
+    final long[][] marks;
+    /** {@code counts[owner]}: the sum of the owner's {@link Apply} counts. */
+    final long[] counts;
+    /** {@code claimed[p]}: how many rounds' unit p has been claimed. */
+    private final AtomicIntegerArray claimed;
+    private final AtomicInteger done = new AtomicInteger();
+    /** {@code waiters[home]}: the thread of that home part while it is parked in {@link #awaitRound}. */
+    private final AtomicReferenceArray<Thread> waiters;
+    private volatile Throwable failure;
+
+    ScatterRun(int size, int parts, long lines, int longsPerKey, Scatter scatter, Apply apply) {
+      this.size = size;
+      this.parts = parts;
+      this.longsPerKey = longsPerKey;
+      this.scatter = scatter;
+      this.apply = apply;
+      // Key indexes within a chunk must fit the records' fields (the classic kind keeps 24 bits).
+      int slice = Math.max(1, Math.min(SCATTER_SLICE, (1 << 24) / parts));
+      this.chunk = (int) Math.min((long) slice * parts, size);
+      this.rounds = (size + chunk - 1) / chunk + 1;
+      long lineScale = (((long) parts) << 32) / Math.max(1, lines);
+      int sliceKeys = (chunk + parts - 1) / parts;
+      int capacity = (int) Math.min(Integer.MAX_VALUE - 8,
+          (long) sliceKeys * longsPerKey / parts * 5 / 4 + (long) STEP * longsPerKey);
+      this.records = new Records[2][parts];
+      for (int b = 0; b < 2; b++) {
+        for (int p = 0; p < parts; p++) {
+          records[b][p] = new Records(parts, capacity, lineScale);
+        }
+      }
+      this.marks = new long[parts][(size + 63) >>> 6];
+      this.counts = new long[parts];
+      this.claimed = new AtomicIntegerArray(parts);
+      this.waiters = new AtomicReferenceArray<>(parts);
+    }
+
+    /** The loop of the thread whose own part is {@code home}: claim, run, wait, next round. */
+    int work(int home) {
+      for (int r = 0; r < rounds && failure == null; r++) {
+        for (int i = 0; i < parts; i++) {
+          int p = (home + i) % parts;
+          if (claimed.get(p) == r && claimed.compareAndSet(p, r, r + 1)) {
+            try {
+              unit(r, p);
+            } catch (Throwable e) {
+              if (failure == null) {
+                failure = e;
+              }
+            } finally {
+              finishUnit();
+            }
+          }
+        }
+        awaitRound((long) (r + 1) * parts, home);
+      }
+      return 0;
+    }
+
+    /** Counts a finished unit; the last of a round (or a failure) wakes the threads parked in {@link #awaitRound}. */
+    private void finishUnit() {
+      int finished = done.incrementAndGet();
+      if (finished % parts == 0 || failure != null) {
+        for (int p = 0; p < parts; p++) {
+          Thread waiter = waiters.get(p);
+          if (waiter != null) {
+            LockSupport.unpark(waiter);
+          }
+        }
+      }
+    }
+
+    /**
+     * Waits until {@code target} units are done (or one failed): spins, then yields, then parks until the
+     * unit that ends the round wakes it (a thread registers before its last check, and the finisher
+     * counts before it looks for waiters, so one of the two always sees the other).
+     */
+    private void awaitRound(long target, int home) {
+      for (int spins = 0; done.get() < target && failure == null; spins++) {
+        if (spins < SPINS) {
+          Thread.onSpinWait();
+        } else if (spins < SPINS + YIELDS) {
+          Thread.yield();
+        } else {
+          waiters.set(home, Thread.currentThread());
+          while (done.get() < target && failure == null) {
+            LockSupport.park(this); // the other unit's thread lost its core: stop competing for one
+          }
+          waiters.set(home, null);
+        }
+      }
+    }
+
+    /** Round {@code r}'s unit {@code p}: scatter part p of chunk r, apply part p's records of chunk r - 1. */
+    private void unit(int r, int p) {
+      if (r < rounds - 1) {
+        int chunkStart = r * chunk;
+        int length = Math.min(chunk, size - chunkStart);
+        int from = chunkStart + (int) ((long) length * p / parts);
+        int to = chunkStart + (int) ((long) length * (p + 1) / parts);
+        Records out = records[r & 1][p];
+        out.clear();
+        for (int start = from; start < to; start += STEP) {
+          out.ensure(STEP * longsPerKey);
+          scatter.scatter(start, Math.min(to, start + STEP), chunkStart, out);
+        }
+      }
+      if (r > 0) {
+        int chunkStart = (r - 1) * chunk;
+        long count = 0;
+        for (Records source : records[(r - 1) & 1]) {
+          count += apply.apply(p, source.buffers[p], source.lengths[p], chunkStart, marks[p]);
+        }
+        counts[p] += count;
+      }
+    }
+
+    void rethrow() {
+      Throwable e = failure;
+      if (e instanceof RuntimeException) {
+        throw (RuntimeException) e;
+      }
+      if (e instanceof Error) {
+        throw (Error) e;
+      }
+      if (e != null) {
+        throw new IllegalStateException(e);
+      }
+    }
   }
 
   private static final class Part extends RecursiveTask<Integer> {

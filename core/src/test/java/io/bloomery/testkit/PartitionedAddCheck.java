@@ -7,6 +7,11 @@ import io.bloomery.format.FilterFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.ToIntBiFunction;
 
 /**
  * The check behind the partitioned-insert properties: a filter filled by a kind's partitioned {@code
@@ -34,17 +39,54 @@ public final class PartitionedAddCheck {
       sequential.add(item);
       other.add(item);
     }
-    byte[][] items = shortKeys(batch);
+    checkBatch(sequential, other, shortKeys(batch), sequential::add, partitioned::addAll);
+  }
+
+  /**
+   * Adds {@code items} to {@code sequential} one by one through {@code add} and to {@code other} through
+   * {@code partitioned}, and compares the count, the per-key answers and the serialized bytes.
+   */
+  public static <T> void checkBatch(MembershipFilter sequential, MembershipFilter other, T[] items,
+      Predicate<T> add, ToIntBiFunction<T[], boolean[]> partitioned) {
     boolean[] expected = new boolean[items.length];
     int expectedCount = 0;
     for (int i = 0; i < items.length; i++) {
-      expected[i] = sequential.add(items[i]);
+      expected[i] = add.test(items[i]);
       expectedCount += expected[i] ? 1 : 0;
     }
     boolean[] changed = new boolean[items.length];
-    assertThat(partitioned.addAll(items, changed)).isEqualTo(expectedCount);
+    assertThat(partitioned.applyAsInt(items, changed)).isEqualTo(expectedCount);
     assertThat(changed).isEqualTo(expected);
     assertThat(FilterFormat.toBytes(other)).isEqualTo(FilterFormat.toBytes(sequential));
+  }
+
+  /**
+   * Five times: a thread adds 50,000 strings one by one into a fresh filter while the caller adds a
+   * 100,000-key batch through {@code parallelAdd}; afterwards every key of both is present (a concurrent
+   * filter's partitioned batch sets its bits atomically, so no other thread's bit is lost).
+   */
+  public static <F extends MembershipFilter> void concurrentAddsAreKept(Supplier<F> filters,
+      BiConsumer<F, byte[][]> parallelAdd) {
+    for (int trial = 0; trial < 5; trial++) {
+      F filter = filters.get();
+      byte[][] batch = new byte[100_000][];
+      for (int i = 0; i < batch.length; i++) {
+        batch[i] = ("batch-" + trial + "-" + i).getBytes(StandardCharsets.UTF_8);
+      }
+      CompletableFuture<Void> adder = CompletableFuture.runAsync(() -> {
+        for (int i = 0; i < 50_000; i++) {
+          filter.add("single-" + i);
+        }
+      }, runnable -> new Thread(runnable).start());
+      parallelAdd.accept(filter, batch);
+      adder.join();
+      for (byte[] item : batch) {
+        assertThat(filter.mightContain(item)).isTrue();
+      }
+      for (int i = 0; i < 50_000; i++) {
+        assertThat(filter.mightContain("single-" + i)).isTrue();
+      }
+    }
   }
 
   /** 50,000 URLs of which 13,000 repeat an earlier one: a batch the public calls split into several parts. */
