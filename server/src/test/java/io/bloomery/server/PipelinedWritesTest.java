@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,58 +19,46 @@ class PipelinedWritesTest {
     int perClient = 3_000;
     try (BloomeryServer server = TestServer.start(); RawClient setup = new RawClient(server.port())) {
       assertThat(setup.call("BF.RESERVE", "k", "0.0000001", "1000000")).isEqualTo("+OK\r\n");
-      ExecutorService pool = Executors.newFixedThreadPool(clients);
-      try {
-        List<Future<List<String>>> results = new ArrayList<>();
-        for (int c = 0; c < clients; c++) {
-          int id = c;
-          results.add(pool.submit(() -> {
-            try (RawClient client = new RawClient(server.port())) {
-              ByteArrayOutputStream pipeline = new ByteArrayOutputStream();
-              for (int i = 0; i < perClient; i++) {
-                pipeline.write(RawClient.encode("BF.ADD", "k", "c" + id + "-" + i));
-                if (i % 500 == 0) {
-                  pipeline.write(RawClient.encode("MULTI"));
-                  pipeline.write(RawClient.encode("BF.ADD", "k", "t" + id + "-" + i));
-                  pipeline.write(RawClient.encode("BF.ADD", "other" + id, "x" + i));
-                  pipeline.write(RawClient.encode("EXEC"));
-                }
-                if (i % 700 == 0) {
-                  pipeline.write(RawClient.encode("BF.EXISTS", "k", "c" + id + "-" + i));
-                  pipeline.write(RawClient.encode("CMS.INCRBY", "cms", "c" + id, "1"));
-                }
-              }
-              client.send(pipeline.toByteArray());
-              List<String> replies = new ArrayList<>();
-              for (int i = 0; i < perClient; i++) {
-                replies.add(client.reply());
-                if (i % 500 == 0) {
-                  replies.add(client.reply() + client.reply() + client.reply() + client.reply());
-                }
-                if (i % 700 == 0) {
-                  replies.add(client.reply() + client.reply());
-                }
-              }
-              return replies;
-            }
-          }));
-        }
-        setup.call("CMS.INITBYDIM", "cms", "100", "4");
-        for (int c = 0; c < clients; c++) {
-          List<String> replies = results.get(c).get(120, TimeUnit.SECONDS);
-          int r = 0;
-          for (int i = 0; i < perClient; i++) {
-            assertThat(replies.get(r++)).as("client %d add %d", c, i).isEqualTo(":1\r\n");
-            if (i % 500 == 0) {
-              assertThat(replies.get(r++)).isEqualTo("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:1\r\n");
-            }
-            if (i % 700 == 0) {
-              assertThat(replies.get(r++)).startsWith(":1\r\n");
-            }
+      List<List<String>> results = RawClient.concurrently(server.port(), clients, (id, client) -> {
+        ByteArrayOutputStream pipeline = new ByteArrayOutputStream();
+        for (int i = 0; i < perClient; i++) {
+          pipeline.write(RawClient.encode("BF.ADD", "k", "c" + id + "-" + i));
+          if (i % 500 == 0) {
+            pipeline.write(RawClient.encode("MULTI"));
+            pipeline.write(RawClient.encode("BF.ADD", "k", "t" + id + "-" + i));
+            pipeline.write(RawClient.encode("BF.ADD", "other" + id, "x" + i));
+            pipeline.write(RawClient.encode("EXEC"));
+          }
+          if (i % 700 == 0) {
+            pipeline.write(RawClient.encode("BF.EXISTS", "k", "c" + id + "-" + i));
+            pipeline.write(RawClient.encode("CMS.INCRBY", "cms", "c" + id, "1"));
           }
         }
-      } finally {
-        pool.shutdownNow();
+        client.send(pipeline.toByteArray());
+        List<String> replies = new ArrayList<>();
+        for (int i = 0; i < perClient; i++) {
+          replies.add(client.reply());
+          if (i % 500 == 0) {
+            replies.add(client.reply() + client.reply() + client.reply() + client.reply());
+          }
+          if (i % 700 == 0) {
+            replies.add(client.reply() + client.reply());
+          }
+        }
+        return replies;
+      }, () -> setup.call("CMS.INITBYDIM", "cms", "100", "4"));
+      for (int c = 0; c < clients; c++) {
+        List<String> replies = results.get(c);
+        int r = 0;
+        for (int i = 0; i < perClient; i++) {
+          assertThat(replies.get(r++)).as("client %d add %d", c, i).isEqualTo(":1\r\n");
+          if (i % 500 == 0) {
+            assertThat(replies.get(r++)).isEqualTo("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:1\r\n");
+          }
+          if (i % 700 == 0) {
+            assertThat(replies.get(r++)).startsWith(":1\r\n");
+          }
+        }
       }
       int transactional = (perClient + 499) / 500;
       assertThat(setup.call("BF.CARD", "k")).isEqualTo(":" + clients * (perClient + transactional) + "\r\n");

@@ -7,6 +7,12 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /** A minimal RESP client for exact-byte assertions: sends commands, reads one whole reply as text. */
 final class RawClient implements AutoCloseable {
@@ -27,6 +33,40 @@ final class RawClient implements AutoCloseable {
       out = socket.getOutputStream();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** What one of {@link #concurrently}'s clients does on its own connection; {@code id} is 0 .. clients - 1. */
+  @FunctionalInterface
+  interface ClientWork<T> {
+    T run(int id, RawClient client) throws Exception;
+  }
+
+  /**
+   * Opens {@code clients} connections to {@code port}, each on its own thread running {@code work}, runs {@code
+   * meanwhile} on the calling thread while they do, and returns each client's result in id order (waiting up to
+   * 120 s each; the first failure is rethrown).
+   */
+  static <T> List<T> concurrently(int port, int clients, ClientWork<T> work, Runnable meanwhile) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    try {
+      List<Future<T>> futures = new ArrayList<>();
+      for (int c = 0; c < clients; c++) {
+        int id = c;
+        futures.add(pool.submit(() -> {
+          try (RawClient client = new RawClient(port)) {
+            return work.run(id, client);
+          }
+        }));
+      }
+      meanwhile.run();
+      List<T> results = new ArrayList<>();
+      for (Future<T> f : futures) {
+        results.add(f.get(120, TimeUnit.SECONDS));
+      }
+      return results;
+    } finally {
+      pool.shutdownNow();
     }
   }
 

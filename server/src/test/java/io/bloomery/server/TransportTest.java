@@ -11,9 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,36 +38,25 @@ class TransportTest {
         assertThat(setup.call("BF.RESERVE", "k", "0.0000001", "100000")).isEqualTo("+OK\r\n");
         int clients = 4;
         int perClient = 2_000;
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
-        try {
-          List<Future<List<String>>> results = new ArrayList<>();
-          for (int c = 0; c < clients; c++) {
-            int id = c;
-            results.add(pool.submit(() -> {
-              try (RawClient client = new RawClient(server.port())) {
-                ByteArrayOutputStream pipeline = new ByteArrayOutputStream();
-                for (int i = 0; i < perClient; i++) {
-                  pipeline.write(RawClient.encode("BF.ADD", "k", "c" + id + "-" + i));
-                  pipeline.write(RawClient.encode("BF.EXISTS", "k", "c" + id + "-" + i));
-                }
-                client.send(pipeline.toByteArray());
-                List<String> replies = new ArrayList<>();
-                for (int i = 0; i < 2 * perClient; i++) {
-                  replies.add(client.reply());
-                }
-                return replies;
-              }
-            }));
+        List<List<String>> results = RawClient.concurrently(server.port(), clients, (id, client) -> {
+          ByteArrayOutputStream pipeline = new ByteArrayOutputStream();
+          for (int i = 0; i < perClient; i++) {
+            pipeline.write(RawClient.encode("BF.ADD", "k", "c" + id + "-" + i));
+            pipeline.write(RawClient.encode("BF.EXISTS", "k", "c" + id + "-" + i));
           }
-          for (int c = 0; c < clients; c++) {
-            List<String> replies = results.get(c).get(120, TimeUnit.SECONDS);
-            for (int i = 0; i < perClient; i++) {
-              assertThat(replies.get(2 * i)).as("%s client %d add %d", kind, c, i).isEqualTo(":1\r\n");
-              assertThat(replies.get(2 * i + 1)).as("%s client %d exists %d", kind, c, i).isEqualTo(":1\r\n");
-            }
+          client.send(pipeline.toByteArray());
+          List<String> replies = new ArrayList<>();
+          for (int i = 0; i < 2 * perClient; i++) {
+            replies.add(client.reply());
           }
-        } finally {
-          pool.shutdownNow();
+          return replies;
+        }, () -> {});
+        for (int c = 0; c < clients; c++) {
+          List<String> replies = results.get(c);
+          for (int i = 0; i < perClient; i++) {
+            assertThat(replies.get(2 * i)).as("%s client %d add %d", kind, c, i).isEqualTo(":1\r\n");
+            assertThat(replies.get(2 * i + 1)).as("%s client %d exists %d", kind, c, i).isEqualTo(":1\r\n");
+          }
         }
         assertThat(setup.call("BF.CARD", "k")).isEqualTo(":" + clients * perClient + "\r\n");
 
