@@ -159,6 +159,7 @@ class GuardStoreFaultTest {
       Map<String, Integer> news = new java.util.concurrent.ConcurrentHashMap<>();
       List<String> storedown = java.util.Collections.synchronizedList(new ArrayList<>());
       java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+      List<String> late = java.util.Collections.synchronizedList(new ArrayList<>());
       try (BloomeryServer server = GuardFixtures.server("--store", "main=" + url, "--guard-timeout", "500");
           Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
         call(j, "GUARD.RESERVE", "k", "main", "0.01", "100000");
@@ -167,15 +168,20 @@ class GuardStoreFaultTest {
           List<java.util.concurrent.Future<?>> running = new ArrayList<>();
           for (int c = 0; c < clients; c++) {
             List<String> items = itemsOf(c, perClient);
+            int id = c;
             running.add(pool.submit(() -> {
               List<String> mine = new ArrayList<>();
               try (Jedis client = new Jedis("127.0.0.1", server.port(), 30_000)) {
-                for (String item : items) {
+                // Until the store is seen down three times (the rest waits for the second round): a client that
+                // runs out of its items before the stop takes effect goes on with fresh ones, so the fault always
+                // lands while adds are in flight, however fast this machine is.
+                for (int n = 0; mine.size() < 3 && n < 50 * perClient; n++) {
+                  String item = n < items.size() ? items.get(n) : "late-" + id + "-" + n;
+                  if (n >= items.size()) {
+                    late.add(item);
+                  }
                   add(client, item, news, mine);
                   answered.incrementAndGet();
-                  if (mine.size() == 3) {
-                    break; // the store is down: the rest waits for the second round
-                  }
                 }
               }
               storedown.addAll(mine);
@@ -213,12 +219,16 @@ class GuardStoreFaultTest {
             add(j, item, news, storedown);
           }
         }
+        for (String item : late) {
+          add(j, item, news, storedown);
+        }
         assertThat(storedown).isEmpty();
       }
       java.util.Set<String> distinct = new java.util.HashSet<>();
       for (int c = 0; c < clients; c++) {
         distinct.addAll(itemsOf(c, perClient));
       }
+      distinct.addAll(late);
       for (String item : distinct) {
         assertThat(news.getOrDefault(item, 0)).as("%s answered new", item).isEqualTo(1);
       }
