@@ -57,7 +57,8 @@ class CheckLogCommandTest {
         .contains("not valid: run with --fix");
     Cli.Result fix = Cli.run("check-log", "--fix", dir.toString());
     assertThat(fix.exitCode()).as(fix.toString()).isZero();
-    assertThat(fix.out()).contains("truncated to 16 bytes; what was cut (" + (size - 16) + " bytes) is kept in").contains("fixed: the server starts from the last good record");
+    assertThat(fix.out()).contains("truncated to 16 bytes; what was cut (" + (size - 16) + " bytes) is kept in")
+        .contains("fixed: the server starts from the last good record");
     assertThat(Files.size(segment)).isEqualTo(16);
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.filter(p -> p.getFileName().toString().startsWith("journal.0000000001.log.cut-"))).hasSize(1);

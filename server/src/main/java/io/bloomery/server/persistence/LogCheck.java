@@ -99,7 +99,8 @@ public final class LogCheck {
           return new Report(lines, false, false);
         }
         SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, (key, value, expireAt) -> {});
-        lines.add(manifest.snapshot() + ": ok, " + count(summary.keys(), "key") + ", " + count(summary.bytes(), "byte"));
+        lines.add(manifest.snapshot() + ": ok, " + count(summary.keys(), "key") + ", "
+            + count(summary.bytes(), "byte"));
       } catch (PersistenceCorruptionException e) {
         lines.add(e.getMessage() + " (not repairable by cutting the journal)");
         return new Report(lines, false, false);
