@@ -188,10 +188,12 @@ final class DedupCommand implements Callable<Integer> {
       problem = e.getMessage() + "; " + run.unrecordedBatch() + " " + run.soFar();
       cause = e;
     } catch (StoreUnavailableException e) {
-      problem = "the store failed after " + run.items + " items: " + e.getMessage() + "; "
-          + (run.writtenUnconfirmed > 0
-              ? "the last batch's " + run.writtenUnconfirmed + " new items were written but their"
-                  + " commit was not confirmed, so a re-run may print them again"
+      problem = "the store failed after " + run.items + " " + Units.noun(run.items, "item", "items") + ": "
+          + e.getMessage() + "; " + (run.writtenUnconfirmed > 0
+              ? "the last batch's " + (run.writtenUnconfirmed == 1
+                  ? "1 new item was written but its commit was not confirmed, so a re-run may print it again"
+                  : Units.grouped(run.writtenUnconfirmed) + " new items were written but their commit was not"
+                      + " confirmed, so a re-run may print them again")
               : run.unrecordedBatch())
           + " " + run.soFar();
       cause = e;
@@ -206,8 +208,9 @@ final class DedupCommand implements Callable<Integer> {
       throw CliException.failure(Credentials.redact(problem), Credentials.redact(cause));
     }
     if (run.stopped) {
-      err.println("bloomery dedup: stopped by " + stop.signalName() + " after " + run.items
-          + " items, whose " + Units.grouped(run.fresh) + " new items were written and committed;"
+      err.println("bloomery dedup: stopped by " + stop.signalName() + " after " + run.items + " "
+          + Units.noun(run.items, "item", "items") + ", whose "
+          + Units.count(run.fresh, "new item was", "new items were") + " written and committed;"
           + " the rest of the input was not read: feed it (or all of it again) to continue");
       err.flush();
       return stop.exitCode();
@@ -228,12 +231,12 @@ final class DedupCommand implements Callable<Integer> {
     }
 
     String unrecordedBatch() {
-      return "the batch in progress (" + pending.size() + " items) was rolled back: none of it is"
-          + " recorded as seen, so a re-run prints its new items";
+      return "the batch in progress (" + Units.count(pending.size(), "item", "items") + ") was rolled back:"
+          + " none of it is recorded as seen, so a re-run prints its new items";
     }
 
     String soFar() {
-      return "(" + Units.grouped(fresh) + " new items were written and committed before it)";
+      return "(" + Units.count(fresh, "new item was", "new items were") + " written and committed before it)";
     }
   }
 
@@ -332,8 +335,9 @@ final class DedupCommand implements Callable<Integer> {
   private void report(PrintWriter err, GuardStats stats, long items, long fresh, long startedNanos,
       boolean hasSnapshot) {
     double seconds = Math.max(1e-9, (System.nanoTime() - startedNanos) / 1e9);
-    err.printf(Locale.ROOT, "dedup: %s items, %s new, %s duplicates in %.2f s (%s items/s)%n",
-        Units.grouped(items), Units.grouped(fresh), Units.grouped(items - fresh), seconds,
+    err.printf(Locale.ROOT, "dedup: %s, %s new, %s in %.2f s (%s items/s)%n",
+        Units.count(items, "item", "items"), Units.grouped(fresh),
+        Units.count(items - fresh, "duplicate", "duplicates"), seconds,
         Units.count(items / seconds));
     for (String line : summary(stats, store.startsWith("sqlite:") ? store : "PostgreSQL",
         hasSnapshot)) {
@@ -360,17 +364,18 @@ final class DedupCommand implements Callable<Integer> {
             + " without a store read), %s \"maybe\" (%s, confirmed by the store)",
         Units.grouped(negatives), percent(negatives, offered), Units.grouped(maybes),
         percent(maybes, offered)));
-    lines.add(String.format(Locale.ROOT, "  \"maybe\": %s duplicates, %s false positives (new"
-            + " after all)", Units.grouped(maybes - falsePositives), Units.grouped(falsePositives)));
+    lines.add(String.format(Locale.ROOT, "  \"maybe\": %s, %s (new after all)",
+        Units.count(maybes - falsePositives, "duplicate", "duplicates"),
+        Units.count(falsePositives, "false positive", "false positives")));
     if (stale > 0) {
       lines.add(String.format(Locale.ROOT, "  \"never seen\" but already stored by another"
           + " writer: %s (stale negatives)", Units.grouped(stale)));
     }
     double realized = stats.realizedFalsePositiveRate();
-    lines.add(String.format(Locale.ROOT, "false-positive rate: %s realized (%s of %s non-members)"
+    lines.add(String.format(Locale.ROOT, "false-positive rate: %s realized (%s of %s)"
             + " vs model %s at the current fill", Units.grouped(falsePositives),
         Double.isNaN(realized) ? "n/a" : String.format(Locale.ROOT, "%.4f%%", realized * 100),
-        Units.grouped(nonMembers), String.format(Locale.ROOT, "%.4f%%",
+        Units.count(nonMembers, "non-member", "non-members"), String.format(Locale.ROOT, "%.4f%%",
             stats.modelFalsePositiveRate() * 100)));
     lines.add(String.format(Locale.ROOT, "filter: %s, m=%s bits, k=%d, capacity %s, fill %.1f%%%s",
         hasSnapshot ? "generation " + stats.generation() + " of the builds its snapshot records"

@@ -100,8 +100,9 @@ final class LoadCommand implements Callable<Integer> {
       throw CliException.failure(file + ": changed while it was read (" + sent + " bytes sent, header says "
           + header.totalLength() + ")");
     }
-    root.out().printf("loaded %s (%s, %d bytes, %d chunks) into key '%s' at %s:%d%n", file,
-        header.kind().kindName(), sent, chunks, key, server.host, server.port);
+    root.out().printf("loaded %s (%s, %s, %s) into key '%s' at %s:%d%n", file,
+        header.kind().kindName(), sent + " " + Units.noun(sent, "byte", "bytes"),
+        Units.count(chunks, "chunk", "chunks"), key, server.host, server.port);
     StandardOutput.requireWritable(root.out());
     return BloomeryCommand.EXIT_OK;
   }

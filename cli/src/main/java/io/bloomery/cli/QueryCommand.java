@@ -205,15 +205,18 @@ final class QueryCommand implements Callable<Integer> {
     err.printf(Locale.ROOT, "queried %s: %s maybe, %s absent%n",
         Units.grouped(tally.queried), Units.grouped(tally.maybe), Units.grouped(tally.absent));
     if (truth != null) {
-      err.printf(Locale.ROOT, "exact check of the %s maybe: %s duplicates, %s false positives%n",
-          Units.grouped(tally.maybe), Units.grouped(tally.duplicates), Units.grouped(tally.falsePositives));
-      err.printf(Locale.ROOT, "realized false-positive rate: %s of %s non-members = %s%n",
-          Units.grouped(tally.falsePositives), Units.grouped(tally.nonMembers), Units.probability(tally.realizedFpp()));
+      err.printf(Locale.ROOT, "exact check of the %s maybe: %s, %s%n", Units.grouped(tally.maybe),
+          Units.count(tally.duplicates, "duplicate", "duplicates"),
+          Units.count(tally.falsePositives, "false positive", "false positives"));
+      err.printf(Locale.ROOT, "realized false-positive rate: %s of %s = %s%n",
+          Units.grouped(tally.falsePositives), Units.count(tally.nonMembers, "non-member", "non-members"),
+          Units.probability(tally.realizedFpp()));
     }
     ClassicModel model = ClassicModel.of(filter);
     if (model != null) {
-      err.printf(Locale.ROOT, "model: estimated_fpp %s (from the fill), %s (from %s inserted items)%n",
-          Units.probability(model.estimatedFpp()), Units.probability(model.modelFpp()), Units.grouped(model.inserted()));
+      err.printf(Locale.ROOT, "model: estimated_fpp %s (from the fill), %s (from %s)%n",
+          Units.probability(model.estimatedFpp()), Units.probability(model.modelFpp()),
+          Units.count(model.inserted(), "inserted item", "inserted items"));
     }
     if (tally.falseNegatives > 0) {
       err.printf(Locale.ROOT, "FALSE NEGATIVES: %s%n", Units.grouped(tally.falseNegatives));

@@ -57,7 +57,12 @@ final class Units {
 
   /** A grouped count with its noun in the right number: "1 item", "0 items", "1,234 items". */
   static String count(long value, String singular, String plural) {
-    return grouped(value) + " " + (value == 1 ? singular : plural);
+    return grouped(value) + " " + noun(value, singular, plural);
+  }
+
+  /** The noun (or noun and verb, "item was" / "items were") in the number {@code value} calls for. */
+  static String noun(long value, String singular, String plural) {
+    return value == 1 ? singular : plural;
   }
 
   /** Thousands separators, locale-independent. */

@@ -116,7 +116,9 @@ class BuildQueryCommandTest {
     assertThat(result.outLines().get(0)).isEqualTo("maybe  maybe_present=true exact_checked=true duplicate=true");
     // With 1,024 bits and 2 members a false positive for zz-new is possible but this one is pinned absent.
     assertThat(result.outLines().get(1)).isEqualTo("absent maybe_present=false exact_checked=false duplicate=false");
-    assertThat(result.err()).contains("realized false-positive rate: 0 of 1 non-members");
+    assertThat(result.err()).contains("exact check of the 1 maybe: 1 duplicate, 0 false positives")
+        .contains("realized false-positive rate: 0 of 1 non-member = ").doesNotContain("1 non-members")
+        .contains("(from 2 inserted items)");
   }
 
   @Test

@@ -50,11 +50,15 @@ class CheckLogCommandTest {
     }
     Cli.Result check = Cli.run("check-log", dir.toString());
     assertThat(check.exitCode()).as(check.toString()).isEqualTo(1);
+    long size = Files.size(segment);
     assertThat(check.out()).contains("journal.0000000001.log: damaged at offset 16: record checksum mismatch")
+        .contains("; 0 good records before it; a cut there removes " + (size - 16) + " bytes, from offset 16 to the"
+            + " end of the file (" + size + " bytes)")
         .contains("not valid: run with --fix");
     Cli.Result fix = Cli.run("check-log", "--fix", dir.toString());
     assertThat(fix.exitCode()).as(fix.toString()).isZero();
-    assertThat(fix.out()).contains("truncated to 16 bytes").contains("fixed: the server starts from the last good record");
+    assertThat(fix.out()).contains("truncated to 16 bytes; what was cut (" + (size - 16) + " bytes) is kept in")
+        .contains("fixed: the server starts from the last good record");
     assertThat(Files.size(segment)).isEqualTo(16);
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.filter(p -> p.getFileName().toString().startsWith("journal.0000000001.log.cut-"))).hasSize(1);

@@ -200,7 +200,7 @@ class DedupCommandTest {
         "--output", dir.resolve("bad.out").toString());
     assertThat(failed.exitCode()).as(failed.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
     assertThat(failed.err()).as(failed.toString()).contains(in + " line 4: ")
-        .contains("the batch in progress (1 items) was rolled back: none of it is recorded as seen, so a re-run prints"
+        .contains("the batch in progress (1 item) was rolled back: none of it is recorded as seen, so a re-run prints"
             + " its new items (2 new items were written and committed before it)")
         .doesNotContain("\tat ");
     assertThat(Files.readAllLines(dir.resolve("bad.out"))).containsExactly("61", "62");

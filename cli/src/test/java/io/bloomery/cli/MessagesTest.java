@@ -25,6 +25,22 @@ class MessagesTest {
     assertThat(Units.bytes(1)).isEqualTo("1 byte");
   }
 
+  /** dedup's summary said "1 duplicates" and "(1 items)": every count it prints now takes its noun's number. */
+  @Test
+  void dedupSummary_singularAndPlural() throws IOException {
+    String one = Cli.lines(dir.resolve("one.txt"), List.of("only"));
+    String store = "sqlite:" + dir.resolve("seen.db");
+    Cli.Result first = Cli.run("dedup", "--store", store, "--input", one, "--output", dir.resolve("1.out").toString());
+    assertThat(first.exitCode()).as(first.toString()).isZero();
+    assertThat(first.err()).contains("dedup: 1 item, 1 new, 0 duplicates in ")
+        .contains("\"maybe\": 0 duplicates, 0 false positives (new after all)").contains("of 1 non-member)");
+    Cli.Result again = Cli.run("dedup", "--store", store, "--input", one, "--output", dir.resolve("2.out").toString());
+    assertThat(again.exitCode()).as(again.toString()).isZero();
+    assertThat(again.err()).contains("dedup: 1 item, 0 new, 1 duplicate in ")
+        .contains("\"maybe\": 1 duplicate, 0 false positives (new after all)").contains("of 0 non-members)")
+        .doesNotContain("1 items").doesNotContain("1 duplicates").doesNotContain("1 non-members");
+  }
+
   @Test
   void aCountTooLargeForALong_saysSo_andGivesTheMaximum() {
     for (String count : List.of("9223372036854775808", "1e19", "10000000000G")) {

@@ -1,5 +1,6 @@
 package io.bloomery.server.dashboard;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -7,6 +8,9 @@ import java.util.Locale;
 /**
  * A small server-side SVG line chart: one series, a linear x axis, a linear or logarithmic y axis, dashed vertical
  * marks and labelled points. Drawn by hand so the page needs no script and nothing from the internet.
+ *
+ * <p>A linear y axis is widened to whole multiples of a round step (1, 2, 2.5 or 5 × 10^k) so that every tick is a
+ * round number; a logarithmic one has a tick at each decade.
  */
 final class SvgChart {
   private static final int LEFT = 64;
@@ -21,8 +25,9 @@ final class SvgChart {
   private final double xMin;
   private final double xMax;
   private final boolean logY;
-  private double yMin;
-  private double yMax;
+  private final double yMin;
+  private final double yMax;
+  private final List<Tick> ticks;
   private final List<double[]> series = new ArrayList<>();
   private final List<String> marks = new ArrayList<>();
   private String xLeftLabel = "";
@@ -37,9 +42,20 @@ final class SvgChart {
     this.xMin = xMin;
     this.xMax = xMax <= xMin ? xMin + 1 : xMax;
     this.logY = logY;
-    this.yMin = yMin;
-    this.yMax = yMax <= yMin ? yMin + (logY ? yMin * 9 : 1) : yMax;
+    double top = yMax <= yMin ? yMin + (logY ? yMin * 9 : 1) : yMax;
+    if (logY) {
+      this.yMin = yMin;
+      this.yMax = top;
+      this.ticks = decadeTicks(yMin, top);
+    } else {
+      this.ticks = linearTicks(yMin, top);
+      this.yMin = Math.min(yMin, ticks.get(0).value());
+      this.yMax = Math.max(top, ticks.get(ticks.size() - 1).value());
+    }
   }
+
+  /** A y-axis tick: where it is and what it says. */
+  record Tick(double value, String label) {}
 
   SvgChart xLabels(String left, String right) {
     this.xLeftLabel = left;
@@ -103,11 +119,11 @@ final class SvgChart {
             + "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>",
         id, width, height, width, height, Html.escape(title), width, height));
     svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"16\" font-size=\"13\">%s</text>", LEFT, Html.escape(title)));
-    for (double tick : ticks()) {
-      double y = py(tick);
+    for (Tick tick : ticks) {
+      double y = py(tick.value());
       svg.append(String.format(Locale.ROOT,
           "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\""
-              + " text-anchor=\"end\">%s</text>", LEFT, y, width - RIGHT, y, LEFT - 6, y + 4, tickLabel(tick)));
+              + " text-anchor=\"end\">%s</text>", LEFT, y, width - RIGHT, y, LEFT - 6, y + 4, tick.label()));
     }
     svg.append(String.format(Locale.ROOT, "<path d=\"M%d %d V%d H%d\" fill=\"none\" stroke=\"#333\"/>", LEFT, TOP,
         height - BOTTOM, width - RIGHT));
@@ -134,29 +150,61 @@ final class SvgChart {
     return svg.toString();
   }
 
-  private List<Double> ticks() {
-    List<Double> ticks = new ArrayList<>();
-    if (logY) {
-      for (int e = (int) Math.floor(Math.log10(yMin)); e <= (int) Math.ceil(Math.log10(yMax)); e++) {
-        double decade = Math.pow(10, e);
-        if (decade >= yMin * 0.999 && decade <= yMax * 1.001) {
-          ticks.add(decade);
-        }
-      }
-    } else {
-      for (int i = 0; i <= 4; i++) {
-        ticks.add(yMin + (yMax - yMin) * i / 4);
+  private static List<Tick> decadeTicks(double min, double max) {
+    List<Tick> ticks = new ArrayList<>();
+    for (int e = (int) Math.floor(Math.log10(min)); e <= (int) Math.ceil(Math.log10(max)); e++) {
+      double decade = Math.pow(10, e);
+      if (decade >= min * 0.999 && decade <= max * 1.001) {
+        ticks.add(new Tick(decade, e == 0 ? "1" : "1e" + e));
       }
     }
     return ticks;
   }
 
-  private String tickLabel(double tick) {
-    if (logY) {
-      int exponent = (int) Math.round(Math.log10(tick));
-      return exponent == 0 ? "1" : "1e" + exponent;
+  /**
+   * Ticks for a linear axis over [{@code min}, {@code max}] ({@code min < max}, both finite): the step is the
+   * smallest of 1, 2, 2.5 and 5 × 10^k that splits the range into at most four parts, and the ticks run over the
+   * multiples of it from the one at or below {@code min} to the one at or above {@code max} (so data that is never
+   * negative gets an axis from 0 or above). Each value and label is computed from its integer multiple, exactly.
+   * Anything else (an empty, inverted or non-finite range) gets the ticks of 0..1.
+   */
+  static List<Tick> linearTicks(double min, double max) {
+    if (!(Double.isFinite(min) && Double.isFinite(max) && max - min > 0 && Double.isFinite(max - min))) {
+      return linearTicks(0, 1); // nothing sensible to fit: a plain unit axis rather than NaN ticks
     }
-    return Html.number(tick);
+    double raw = (max - min) / 4;
+    int exponent = (int) Math.floor(Math.log10(raw));
+    double magnitude = Math.pow(10, exponent);
+    // The step is tenths * 10^(exponent - 1): 1, 2, 2.5, 5 or 10 times 10^exponent.
+    int tenths = 100;
+    for (int candidate : new int[] {10, 20, 25, 50, 100}) {
+      if (candidate / 10.0 * magnitude >= raw * (1 - 1e-12)) {
+        tenths = candidate;
+        break;
+      }
+    }
+    BigDecimal step = BigDecimal.valueOf(tenths).scaleByPowerOfTen(exponent - 1);
+    double stepValue = step.doubleValue();
+    long first = (long) Math.floor(min / stepValue + 1e-9);
+    long last = (long) Math.ceil(max / stepValue - 1e-9);
+    List<Tick> ticks = new ArrayList<>();
+    for (long k = first; k <= last; k++) {
+      BigDecimal value = step.multiply(BigDecimal.valueOf(k));
+      ticks.add(new Tick(value.doubleValue(), label(value)));
+    }
+    return ticks;
+  }
+
+  private static String label(BigDecimal value) {
+    BigDecimal plain = value.signum() == 0 ? BigDecimal.ZERO : value.stripTrailingZeros();
+    double magnitude = Math.abs(plain.doubleValue());
+    if (magnitude != 0 && (magnitude >= 1e15 || magnitude < 1e-6)) {
+      return plain.toString().replace("E+", "e").replace("E", "e");
+    }
+    if (plain.scale() <= 0) {
+      return String.format(Locale.ROOT, "%,d", plain.longValueExact());
+    }
+    return plain.toPlainString();
   }
 
   /** The decade at or below {@code rate}, for a log axis; {@code fallback} when the rate is not positive. */

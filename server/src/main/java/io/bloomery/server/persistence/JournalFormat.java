@@ -305,8 +305,9 @@ final class JournalFormat {
       return RecordRead.bad("record length " + length + " out of range 1.." + MAX_PAYLOAD);
     }
     if (length > remaining - RECORD_HEADER_LENGTH) {
-      return RecordRead.bad("record of " + length + " bytes runs past the end of the file ("
-          + (remaining - RECORD_HEADER_LENGTH) + " bytes left)");
+      // Both figures count from the record's first byte, as the damage offset and a cut there do.
+      return RecordRead.bad("record of " + RECORD_HEADER_LENGTH + " + " + length + " bytes runs past the end of"
+          + " the file, which ends " + remaining + " bytes after the record's start");
     }
     byte[] payload = new byte[(int) length];
     readFully(channel, ByteBuffer.wrap(payload), offset + RECORD_HEADER_LENGTH);

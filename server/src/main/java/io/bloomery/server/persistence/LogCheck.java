@@ -99,7 +99,8 @@ public final class LogCheck {
           return new Report(lines, false, false);
         }
         SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, (key, value, expireAt) -> {});
-        lines.add(manifest.snapshot() + ": ok, " + summary.keys() + " keys, " + summary.bytes() + " bytes");
+        lines.add(manifest.snapshot() + ": ok, " + count(summary.keys(), "key") + ", "
+            + count(summary.bytes(), "byte"));
       } catch (PersistenceCorruptionException e) {
         lines.add(e.getMessage() + " (not repairable by cutting the journal)");
         return new Report(lines, false, false);
@@ -127,15 +128,18 @@ public final class LogCheck {
       expected++;
       JournalFormat.Scan scan = JournalFormat.scan(file, entry.getKey(), (offset, argv) -> {});
       if (scan.clean()) {
-        lines.add(name + ": ok, " + scan.records() + " records, " + scan.fileSize() + " bytes");
+        lines.add(name + ": ok, " + count(scan.records(), "record") + ", " + count(scan.fileSize(), "byte"));
         continue;
       }
       JournalFormat.Damage damage = scan.damage();
       boolean tolerated = damage.tornTail()
           && (entry.getKey() == last || Recovery.onlyEmptySegmentsAfter(live, entry.getKey()));
+      // The scan stops at the bad record, so the cut point (the end of the last good record) is its offset.
+      long cut = scan.fileSize() - scan.goodEnd();
       lines.add(name + ": " + (tolerated ? "torn last record" : "damaged") + " at offset " + damage.offset() + ": "
-          + damage.problem() + "; " + scan.records() + " good records before it ("
-          + (scan.fileSize() - scan.goodEnd()) + " bytes from there to the end)"
+          + damage.problem() + "; " + count(scan.records(), "good record") + " before it; a cut there removes "
+          + count(cut, "byte") + ", from offset " + scan.goodEnd() + " to the end of the file ("
+          + count(scan.fileSize(), "byte") + ")"
           + (tolerated ? "; the server trims it at start" : ""));
       startable &= tolerated;
       broken = !tolerated;
@@ -143,7 +147,7 @@ public final class LogCheck {
         Path kept = Recovery.keepCopy(file, scan.goodEnd(), "cut");
         JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), entry.getKey());
         lines.add(name + ": truncated to " + Math.max(scan.goodEnd(), JournalFormat.HEADER_LENGTH)
-            + " bytes; the cut bytes are kept in " + kept.getFileName());
+            + " bytes; what was cut (" + count(cut, "byte") + ") is kept in " + kept.getFileName());
         changed = true;
       }
     }
@@ -165,5 +169,10 @@ public final class LogCheck {
     lines.add(startable ? (changed ? "fixed: the server starts from the last good record"
         : "ok: the server starts on this directory") : "not valid: run with --fix to cut the journal at the last good record");
     return new Report(lines, startable, changed);
+  }
+
+  /** "1 record", "3 records": a count with its noun in the right number. */
+  private static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 }

@@ -93,6 +93,37 @@ class LogCheckTest {
     assertThat(recovered()).isEqualTo(states.get(18));
   }
 
+  /**
+   * The report of a record cut short gave two byte counts that differed by the record's 8-byte header
+   * ("476 bytes left" after the header, "484 bytes from there to the end" from its start). Both now count
+   * from the record's first byte, and equal what --fix cuts and keeps.
+   */
+  @Test
+  void aRecordCutShortIsReportedWithOneByteCountThatTheFixCuts() throws IOException {
+    crashedWithRecords();
+    Path segment = lastSegment();
+    long lastRecord = recordOffsets(segment).get(19);
+    long size = Files.size(segment);
+    long payload = size - lastRecord - JournalFormat.RECORD_HEADER_LENGTH;
+    long truncated = size - 3;
+    try (RandomAccessFile raf = new RandomAccessFile(segment.toFile(), "rw")) {
+      raf.setLength(truncated);
+    }
+    long tail = truncated - lastRecord;
+    LogCheck.Report check = LogCheck.check(dir);
+    assertThat(check.lines()).contains(segment.getFileName() + ": torn last record at offset " + lastRecord
+        + ": record of 8 + " + payload + " bytes runs past the end of the file, which ends " + tail
+        + " bytes after the record's start; 19 good records before it; a cut there removes " + tail
+        + " bytes, from offset " + lastRecord + " to the end of the file (" + truncated + " bytes);"
+        + " the server trims it at start");
+    LogCheck.Report fixed = LogCheck.fix(dir);
+    assertThat(fixed.lines()).anyMatch(l -> l.startsWith(segment.getFileName() + ": truncated to " + lastRecord
+        + " bytes; what was cut (" + tail + " bytes) is kept in " + segment.getFileName() + ".cut-"));
+    assertThat(Files.size(segment)).isEqualTo(lastRecord);
+    Path kept = dir.resolve(sideFiles(".cut-").get(0));
+    assertThat(Files.size(kept)).isEqualTo(tail);
+  }
+
   @Test
   void corruptionInTheMiddleIsNotStartableUntilFixedAndLaterSegmentsAreMovedAside() throws IOException {
     List<Map<String, String>> states = crashedWithRecords();
