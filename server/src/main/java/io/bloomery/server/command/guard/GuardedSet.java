@@ -511,10 +511,13 @@ final class GuardedSet {
     Confirmation c = new Confirmation(lookup,
         new CompletableFuture<List<Verdict>>().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
     confirmWaiting.incrementAndGet();
-    c.result.whenComplete((v, e) -> confirmWaiting.decrementAndGet());
+    // The caller's reply depends on the stage returned here, so the lookup has left the waiting count before its
+    // client can see the answer (a dependent registered on c.result itself would run before this one: a future's
+    // dependents run last-registered first).
+    CompletableFuture<List<Verdict>> answered = c.result.whenComplete((v, e) -> confirmWaiting.decrementAndGet());
     confirmations.add(c);
     kickConfirmations(g);
-    return c.result;
+    return answered;
   }
 
   /** One lookup waiting for the store. */
