@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,17 +37,22 @@ import java.util.function.IntSupplier;
  * </ul>
  *
  * <p>Method: the n members are generated in chunks of 1M (generation is not timed); every build task
- * consumes each chunk in a rotating order, so build figures are the filter's own time per key (for
+ * first consumes the first 2 chunks untimed into throw-away filters ({@link #warmUp}), then each chunk
+ * in a rotating order into its own filters, so build figures are the filter's own time per key (for
  * Guava {@code put(String)}, whose hashing includes the UTF-8 encoding). Fuse build time is hashing plus
  * construction (sort and peel). Lookups: q known non-members and q members, 2 warm-up and
  * {@code rounds} measured passes per task in a rotating order, medians in ns per lookup.
  *
  * <p>Run: {@code java -Xmx3g -cp bench/target/benchmarks.jar io.bloomery.bench.KindSpeedBench [n] [q]
- * [rounds]} (defaults 10,000,000, 1,000,000 and 5).
+ * [rounds]} (defaults 10,000,000, 1,000,000 and 5). With a fourth argument {@code builds} only the parallel
+ * builds run ({@link #runBuilds}): {@code rounds} passes, each building fresh filters, q unused; its first
+ * pass is the cold one.
  */
 public final class KindSpeedBench {
 
   private static final int CHUNK = 1_000_000;
+  /** Chunks of members every build task consumes, untimed, before the timed builds ({@link #warmUp}). */
+  private static final int WARM_UP_CHUNKS = 2;
   private static final double STATIC_FPP = 1.0 / 256;
   private static final double FPP = 0.01;
 
@@ -58,7 +64,84 @@ public final class KindSpeedBench {
   }
 
   public static void main(String[] args) throws IOException {
-    BenchFigures.runMain(args, KindSpeedBench::run);
+    if (args.length > 3 && args[3].equals("builds")) {
+      String[] numbers = Arrays.copyOf(args, 3);
+      BenchFigures.runMain(numbers, (n, q, rounds) -> runBuilds(n, rounds));
+    } else {
+      BenchFigures.runMain(args, KindSpeedBench::run);
+    }
+  }
+
+  /**
+   * The parallel builds only: {@code addAll(items, 1)} and {@code addAll(items, 2)} on the classic (concurrent),
+   * single-writer classic and blocked kinds. The n members are generated once (as byte arrays); each of the
+   * {@code rounds} passes builds six fresh filters, every chunk of 1M consumed by each task in a rotating order,
+   * and checks that each parallel build set the one-thread build's bits. Reports each pass's p2-vs-p1 ratio,
+   * and the medians of the ns per key and of the ratio over the passes after the first (the first compiles
+   * the code, with no warm-up before it; with one pass, over that one).
+   */
+  public static Map<String, Object> runBuilds(long n, int rounds) throws IOException {
+    Map<String, Object> out = BenchFigures.startFigures(n, 1, rounds);
+    SyntheticUrls urls = new SyntheticUrls(SyntheticUrls.BENCH_SEED);
+    List<byte[][]> chunks = new ArrayList<>();
+    for (long base = 0; base < n; base += CHUNK) {
+      byte[][] bytes = new byte[(int) Math.min(CHUNK, n - base)][];
+      for (int i = 0; i < bytes.length; i++) {
+        bytes[i] = urls.url(base + i).getBytes(StandardCharsets.UTF_8);
+      }
+      chunks.add(bytes);
+    }
+    String[] kinds = {"classic", "classic_single_writer", "blocked"};
+    Map<String, List<Double>> nsPerKey = new LinkedHashMap<>();
+    for (int pass = 0; pass < rounds; pass++) {
+      io.bloomery.filter.BloomFilter classic = io.bloomery.filter.BloomFilter.create(n, FPP);
+      io.bloomery.filter.BloomFilter classic2 = io.bloomery.filter.BloomFilter.create(n, FPP);
+      io.bloomery.filter.BloomFilter writer = io.bloomery.filter.BloomFilter.createSingleWriter(
+          io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
+      io.bloomery.filter.BloomFilter writer2 = io.bloomery.filter.BloomFilter.createSingleWriter(
+          io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
+      BlockedBloomFilter blocked = BlockedBloomFilter.create(n, FPP);
+      BlockedBloomFilter blocked2 = BlockedBloomFilter.create(n, FPP);
+      Map<String, java.util.function.Consumer<byte[][]>> builds = new LinkedHashMap<>();
+      builds.put("classic_p1", bytes -> classic.addAll(bytes, 1));
+      builds.put("classic_p2", bytes -> classic2.addAll(bytes, 2));
+      builds.put("classic_single_writer_p1", bytes -> writer.addAll(bytes, 1));
+      builds.put("classic_single_writer_p2", bytes -> writer2.addAll(bytes, 2));
+      builds.put("blocked_p1", bytes -> blocked.addAll(bytes, 1));
+      builds.put("blocked_p2", bytes -> blocked2.addAll(bytes, 2));
+      Map<String, Long> nanos = new LinkedHashMap<>();
+      List<String> order = new ArrayList<>(builds.keySet());
+      for (byte[][] bytes : chunks) {
+        Collections.rotate(order, 1);
+        for (String name : order) {
+          long start = System.nanoTime();
+          builds.get(name).accept(bytes);
+          nanos.merge(name, System.nanoTime() - start, Long::sum);
+        }
+      }
+      if (classic.bitCount() != classic2.bitCount() || writer.bitCount() != classic.bitCount()
+          || writer2.bitCount() != classic.bitCount() || blocked.bitCount() != blocked2.bitCount()
+          || classic2.insertedCount() != classic.insertedCount() || blocked2.insertedCount() != blocked.insertedCount()) {
+        throw new AssertionError("a parallel build set different bits or counts from the one-thread build");
+      }
+      for (String kind : kinds) {
+        double p1 = nanos.get(kind + "_p1") / (double) n;
+        double p2 = nanos.get(kind + "_p2") / (double) n;
+        nsPerKey.computeIfAbsent(kind + "_p1", k -> new ArrayList<>()).add(p1);
+        nsPerKey.computeIfAbsent(kind + "_p2", k -> new ArrayList<>()).add(p2);
+        nsPerKey.computeIfAbsent("ratio_" + kind, k -> new ArrayList<>()).add(p1 / p2);
+      }
+      out.put("pass_" + pass, "load " + loadAverage());
+    }
+    int warm = rounds > 1 ? 1 : 0;
+    for (String kind : kinds) {
+      out.put("build_ns_per_key_" + kind + "_p1", round(median(nsPerKey.get(kind + "_p1").subList(warm, rounds))));
+      out.put("build_ns_per_key_" + kind + "_p2", round(median(nsPerKey.get(kind + "_p2").subList(warm, rounds))));
+      out.put("build_p2_vs_p1_" + kind, round(median(nsPerKey.get("ratio_" + kind).subList(warm, rounds))));
+      out.put("build_p2_vs_p1_" + kind + "_passes", nsPerKey.get("ratio_" + kind).stream().map(BenchFigures::round).toList());
+    }
+    out.put("load_average_at_end", loadAverage());
+    return out;
   }
 
   /** Runs the benchmark; returns figures by name. */
@@ -66,61 +149,23 @@ public final class KindSpeedBench {
     Map<String, Object> out = BenchFigures.startFigures(n, q, rounds);
     SyntheticUrls urls = new SyntheticUrls(SyntheticUrls.BENCH_SEED);
 
-    BloomFilter<CharSequence> guava39 = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, STATIC_FPP);
-    io.bloomery.filter.BloomFilter classic39 = io.bloomery.filter.BloomFilter.create(n, STATIC_FPP);
-    BlockedBloomFilter blocked39 = BlockedBloomFilter.create(n, STATIC_FPP);
-    BloomFilter<CharSequence> guava = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, FPP);
-    io.bloomery.filter.BloomFilter classic = io.bloomery.filter.BloomFilter.create(n, FPP);
-    io.bloomery.filter.BloomFilter classic2 = io.bloomery.filter.BloomFilter.create(n, FPP);
-    io.bloomery.filter.BloomFilter classicWriter = io.bloomery.filter.BloomFilter.createSingleWriter(
-        io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
-    io.bloomery.filter.BloomFilter classicWriter2 = io.bloomery.filter.BloomFilter.createSingleWriter(
-        io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
-    BlockedBloomFilter blocked = BlockedBloomFilter.create(n, FPP);
-    BlockedBloomFilter blocked2 = BlockedBloomFilter.create(n, FPP);
-    long[] hashes = new long[(int) n];
+    Builds timed = new Builds(n);
+    Map<String, BuildTask> builds = timed.tasks;
+    BloomFilter<CharSequence> guava39 = timed.guava39;
+    io.bloomery.filter.BloomFilter classic39 = timed.classic39;
+    BlockedBloomFilter blocked39 = timed.blocked39;
+    BloomFilter<CharSequence> guava = timed.guava;
+    io.bloomery.filter.BloomFilter classic = timed.classic;
+    io.bloomery.filter.BloomFilter classic2 = timed.classic2;
+    io.bloomery.filter.BloomFilter classicWriter = timed.classicWriter;
+    io.bloomery.filter.BloomFilter classicWriter2 = timed.classicWriter2;
+    BlockedBloomFilter blocked = timed.blocked;
+    BlockedBloomFilter blocked2 = timed.blocked2;
+    long[] hashes = timed.hashes;
+    warmUp(urls, n);
 
-    Map<String, BuildTask> builds = new LinkedHashMap<>();
-    builds.put("guava_0.39", (strings, bytes, base) -> {
-      for (String s : strings) {
-        guava39.put(s);
-      }
-    });
-    builds.put("classic_0.39", (strings, bytes, base) -> classic39.addAll(bytes));
-    builds.put("blocked_0.39", (strings, bytes, base) -> blocked39.addAll(bytes));
-    builds.put("fuse_hashing", (strings, bytes, base) -> {
-      for (int i = 0; i < bytes.length; i++) {
-        hashes[base + i] = BinaryFuseFilter.itemHash(bytes[i]);
-      }
-    });
-    builds.put("guava", (strings, bytes, base) -> {
-      for (String s : strings) {
-        guava.put(s);
-      }
-    });
-    builds.put("classic_p1", (strings, bytes, base) -> classic.addAll(bytes, 1));
-    builds.put("classic_p2", (strings, bytes, base) -> classic2.addAll(bytes, 2));
-    builds.put("classic_single_writer_p1", (strings, bytes, base) -> classicWriter.addAll(bytes, 1));
-    builds.put("classic_single_writer_p2", (strings, bytes, base) -> classicWriter2.addAll(bytes, 2));
-    builds.put("blocked_p1", (strings, bytes, base) -> blocked.addAll(bytes, 1));
-    builds.put("blocked_p2", (strings, bytes, base) -> blocked2.addAll(bytes, 2));
     Map<String, Long> buildNanos = new LinkedHashMap<>();
-    List<String> buildOrder = new ArrayList<>(builds.keySet());
-    for (long base = 0; base < n; base += CHUNK) {
-      int size = (int) Math.min(CHUNK, n - base);
-      String[] strings = new String[size];
-      byte[][] bytes = new byte[size][];
-      for (int i = 0; i < size; i++) {
-        strings[i] = urls.url(base + i);
-        bytes[i] = strings[i].getBytes(StandardCharsets.UTF_8);
-      }
-      Collections.rotate(buildOrder, 1);
-      for (String name : buildOrder) {
-        long start = System.nanoTime();
-        builds.get(name).add(strings, bytes, (int) base);
-        buildNanos.merge(name, System.nanoTime() - start, Long::sum);
-      }
-    }
+    consumeChunks(urls, n, builds, buildNanos);
     long start = System.nanoTime();
     BinaryFuseFilter fuse8 = BinaryFuseFilter.fromItemHashes(hashes.clone(), 8);
     buildNanos.put("fuse8", System.nanoTime() - start + buildNanos.get("fuse_hashing"));
@@ -218,6 +263,99 @@ public final class KindSpeedBench {
     out.put("alloc_bytes_per_lookup_blocked_string_non_ascii", allocatedPerCall(() -> countStrings(blocked, nonAscii), q));
     out.put("load_average_at_end", loadAverage());
     return out;
+  }
+
+  /**
+   * One set of the build tasks' filters, sized for n, and the tasks that fill them (chunk by chunk).
+   */
+  private static final class Builds {
+    final BloomFilter<CharSequence> guava39;
+    final io.bloomery.filter.BloomFilter classic39;
+    final BlockedBloomFilter blocked39;
+    final BloomFilter<CharSequence> guava;
+    final io.bloomery.filter.BloomFilter classic;
+    final io.bloomery.filter.BloomFilter classic2;
+    final io.bloomery.filter.BloomFilter classicWriter;
+    final io.bloomery.filter.BloomFilter classicWriter2;
+    final BlockedBloomFilter blocked;
+    final BlockedBloomFilter blocked2;
+    final long[] hashes;
+    final Map<String, BuildTask> tasks = new LinkedHashMap<>();
+
+    Builds(long n) {
+      guava39 = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, STATIC_FPP);
+      classic39 = io.bloomery.filter.BloomFilter.create(n, STATIC_FPP);
+      blocked39 = BlockedBloomFilter.create(n, STATIC_FPP);
+      guava = BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, FPP);
+      classic = io.bloomery.filter.BloomFilter.create(n, FPP);
+      classic2 = io.bloomery.filter.BloomFilter.create(n, FPP);
+      classicWriter = io.bloomery.filter.BloomFilter.createSingleWriter(
+          io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
+      classicWriter2 = io.bloomery.filter.BloomFilter.createSingleWriter(
+          io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], classic.bitSize(), classic.hashCount());
+      blocked = BlockedBloomFilter.create(n, FPP);
+      blocked2 = BlockedBloomFilter.create(n, FPP);
+      hashes = new long[(int) n];
+      tasks.put("guava_0.39", (strings, bytes, base) -> {
+        for (String s : strings) {
+          guava39.put(s);
+        }
+      });
+      tasks.put("classic_0.39", (strings, bytes, base) -> classic39.addAll(bytes));
+      tasks.put("blocked_0.39", (strings, bytes, base) -> blocked39.addAll(bytes));
+      tasks.put("fuse_hashing", (strings, bytes, base) -> {
+        for (int i = 0; i < bytes.length; i++) {
+          hashes[base + i] = BinaryFuseFilter.itemHash(bytes[i]);
+        }
+      });
+      tasks.put("guava", (strings, bytes, base) -> {
+        for (String s : strings) {
+          guava.put(s);
+        }
+      });
+      tasks.put("classic_p1", (strings, bytes, base) -> classic.addAll(bytes, 1));
+      tasks.put("classic_p2", (strings, bytes, base) -> classic2.addAll(bytes, 2));
+      tasks.put("classic_single_writer_p1", (strings, bytes, base) -> classicWriter.addAll(bytes, 1));
+      tasks.put("classic_single_writer_p2", (strings, bytes, base) -> classicWriter2.addAll(bytes, 2));
+      tasks.put("blocked_p1", (strings, bytes, base) -> blocked.addAll(bytes, 1));
+      tasks.put("blocked_p2", (strings, bytes, base) -> blocked2.addAll(bytes, 2));
+    }
+  }
+
+  /**
+   * Runs every build task, untimed, over the first {@value #WARM_UP_CHUNKS} chunks of members into throw-away
+   * filters of the same size, so that the timed builds start with their code compiled, as the lookups do
+   * after their 2 warm-up passes. Without it the task that happened to run first paid for the JVM's first
+   * compilation of the code the tasks share (XXH3, the blocked insert), and the two-thread tasks paid for
+   * their own with both cores busy (the JIT compiler threads then compete with them): in runs A to J the
+   * first task of the first chunk was the two-thread blocked build.
+   */
+  private static void warmUp(SyntheticUrls urls, long n) {
+    consumeChunks(urls, Math.min(n, (long) WARM_UP_CHUNKS * CHUNK), new Builds(n).tasks, new LinkedHashMap<>());
+  }
+
+  /**
+   * Generates the members {@code [0, limit)} chunk by chunk and has every task consume each chunk, in an
+   * order rotated by one per chunk; adds each task's time to {@code nanos}.
+   */
+  private static void consumeChunks(SyntheticUrls urls, long limit, Map<String, BuildTask> tasks,
+      Map<String, Long> nanos) {
+    List<String> order = new ArrayList<>(tasks.keySet());
+    for (long base = 0; base < limit; base += CHUNK) {
+      int size = (int) Math.min(CHUNK, limit - base);
+      String[] strings = new String[size];
+      byte[][] bytes = new byte[size][];
+      for (int i = 0; i < size; i++) {
+        strings[i] = urls.url(base + i);
+        bytes[i] = strings[i].getBytes(StandardCharsets.UTF_8);
+      }
+      Collections.rotate(order, 1);
+      for (String name : order) {
+        long start = System.nanoTime();
+        tasks.get(name).add(strings, bytes, (int) base);
+        nanos.merge(name, System.nanoTime() - start, Long::sum);
+      }
+    }
   }
 
   private static int countGuava(BloomFilter<CharSequence> filter, String[] keys) {

@@ -37,6 +37,35 @@ class BlockedFiltersPropertiesTest {
     assertThat(copy.bitCount()).isEqualTo(single.bitCount()).isLessThanOrEqualTo((long) hashes * array.length);
   }
 
+  /**
+   * The one-thread batch insert (each batch's blocks read first, then the missing bits set) against
+   * {@code add} one by one: the same returned count and serialized bytes (words and
+   * {@code insertedCount}), after some keys were already added (so a batch finds some of its keys present); keys
+   * cut to 2 bytes so that many repeat, k up to 16 (so several bits share a word).
+   */
+  @Property(tries = 300)
+  void batchInsertCountsAndSetsLikeSingleAdds(
+      @ForAll @Size(max = 40) List<byte[]> before, @ForAll @Size(max = 300) List<byte[]> items,
+      @ForAll @IntRange(min = 1, max = 40) int blocks, @ForAll @IntRange(min = 1, max = 16) int hashes,
+      @ForAll @Size(max = 4) byte[] seed, @ForAll boolean splitBlock) {
+    io.bloomery.filter.MembershipFilter single = splitBlock ? SplitBlockBloomFilter.ofBytes(32L * blocks)
+        : BlockedBloomFilter.create(seed, blocks, hashes);
+    io.bloomery.filter.MembershipFilter batched = splitBlock ? SplitBlockBloomFilter.ofBytes(32L * blocks)
+        : BlockedBloomFilter.create(seed, blocks, hashes);
+    for (byte[] item : before) {
+      single.add(item);
+      batched.add(item);
+    }
+    byte[][] array = items.stream().map(item -> java.util.Arrays.copyOf(item, Math.min(2, item.length)))
+        .toArray(byte[][]::new);
+    int expected = 0;
+    for (byte[] item : array) {
+      expected += single.add(item) ? 1 : 0;
+    }
+    assertThat(batched.addAll(array)).isEqualTo(expected);
+    assertThat(FilterFormat.toBytes(batched)).isEqualTo(FilterFormat.toBytes(single)); // words and insertedCount
+  }
+
   @Property(tries = 200)
   void splitBlockNeverForgetsAndRoundTripsThroughParquet(
       @ForAll @Size(max = 300) List<byte[]> items, @ForAll @IntRange(min = 1, max = 40) int blocks)
