@@ -23,7 +23,7 @@ import redis.clients.jedis.Jedis;
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
  *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] [-Dbloomery.guardwire.warmups=3] \
- *     [-Dbloomery.guardwire.jfr=FILE] \
+ *     [-Dbloomery.guardwire.jfr=FILE] [-Dbloomery.guardwire.perf=FILE] \
  *     [-Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"]
  * </pre>
  *
@@ -281,6 +281,29 @@ class GuardWireBenchmark {
     recording.enable("jdk.Compilation").withThreshold(java.time.Duration.ZERO);
     recording.start();
     return recording;
+  }
+
+  /**
+   * With {@code -Dbloomery.guardwire.perf=FILE}: {@code perf record -e cpu-clock -g -a -o FILE} over the timed group
+   * commit round of (b), for PostgreSQL's side of it ({@code perf report -i FILE --comm postgres}); else null.
+   */
+  static Process startPerf() throws Exception {
+    String file = System.getProperty("bloomery.guardwire.perf");
+    if (file == null) {
+      return null;
+    }
+    Process p = new ProcessBuilder("perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o", file)
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Thread.sleep(500); // perf is recording before the round starts
+    return p;
+  }
+
+  /** Stops {@code perf} (if any) with SIGINT, as perf expects, and waits for it to write its file. */
+  static void stopPerf(Process perf) throws Exception {
+    if (perf != null) {
+      new ProcessBuilder("kill", "-INT", Long.toString(perf.pid())).start().waitFor();
+      perf.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
   }
 
   /** Stops {@code recording} (if any) and writes it to the file {@code -Dbloomery.guardwire.jfr} names. */
@@ -774,7 +797,9 @@ class GuardWireBenchmark {
     statements(url, "reset");
     long[] store0 = pgCounters(url);
     jdk.jfr.Recording recording = startRecording();
+    Process perf = startPerf();
     double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    stopPerf(perf);
     stopRecording(recording);
     String groupStore = pgCountersSince(url, store0);
     statements(url, "group");
