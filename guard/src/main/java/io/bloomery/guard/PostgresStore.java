@@ -101,8 +101,14 @@ public final class PostgresStore implements ExactStore {
       throw new IllegalArgumentException("statementTimeout must be >= 0, got " + statementTimeout);
     }
     config.setConnectionTimeout(timeoutMillis > 0 ? Math.max(250, Math.min(5_000, timeoutMillis)) : 5_000);
-    if (timeoutMillis > 0) {
-      config.setConnectionInitSql("SET statement_timeout = " + timeoutMillis);
+    // The guard's own tables are read by key only (scans say otherwise in their transaction). Its ledger table is a
+    // queue whose rows live for milliseconds: once autovacuum has recorded a few live rows in many pages, the planner
+    // deleted delivered marks by a sequential scan of every page, in every group commit (a third of PostgreSQL's CPU
+    // in the group-commit benchmark, docs/BENCHMARKS.md); its primary key finds them directly.
+    String init = (timeoutMillis > 0 ? "SET statement_timeout = " + timeoutMillis + "; " : "")
+        + (readOnly ? "" : "SET enable_seqscan = off");
+    if (!init.isEmpty()) {
+      config.setConnectionInitSql(init);
     }
     config.setPoolName("bloomery-guard");
     config.setAutoCommit(true);
@@ -707,6 +713,9 @@ public final class PostgresStore implements ExactStore {
     long now = System.currentTimeMillis();
     long last = lastPrune.get();
     if (now - last > LedgerCodec.PRUNE_EVERY_MILLIS && lastPrune.compareAndSet(last, now)) {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET LOCAL enable_seqscan = on"); // no index on created_at: read the table (the last statement)
+      }
       try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + repliesTable
           + " WHERE created_at < now() - make_interval(secs => ?)")) {
         ps.setLong(1, LedgerCodec.REPLY_RETENTION_MILLIS / 1000);
@@ -868,6 +877,7 @@ public final class PostgresStore implements ExactStore {
         try (Statement st = c.createStatement()) {
           st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
           st.execute("SET LOCAL statement_timeout = 0"); // a whole table, however long it takes
+          st.execute("SET LOCAL enable_seqscan = on"); // read in table order, not through an index
         }
         long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
         long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column
