@@ -570,12 +570,13 @@ public final class PostgresStore implements ExactStore {
       allNew(n, decide); // the commit's outcome is unknown: answered (and marked) as if it committed
       throw unavailable("insert batch of " + n, e);
     }
+    boolean[] answers = allNew(n, decide); // committed: the caller's marks first, whatever follows
     if (inserted != n) {
       throw new IllegalStateException("a plain INSERT of " + n + " rows committed " + inserted);
     }
     boolean[] all = new boolean[n];
     java.util.Arrays.fill(all, true);
-    return new Recorded(all, allNew(n, decide), false);
+    return new Recorded(all, answers, false);
   }
 
   /** {@code decide} for a batch whose every item was inserted; its answers, each new as the contract says. */

@@ -43,6 +43,11 @@ class GuardWireBenchmark {
   static final int ROWS = Integer.getInteger("bloomery.guardwire.rows", 200_000);
   static final int LINKS = 20_000;
   static final int CLIENTS = 50;
+  /**
+   * Single adds per client in each round of (b). With 200 (10,000 a round, 1-2 s) the JIT compiler still took 0.5-0.8 s
+   * of the timed group-commit round after three warm-up rounds; with 600 (every side alike) 0.15-0.2 s: the figures to
+   * quote use {@code -Dbloomery.guardwire.adds=600}. The default keeps a plain run at about a minute.
+   */
   static final int ADDS_PER_CLIENT = Integer.getInteger("bloomery.guardwire.adds", 200);
   /**
    * Untimed warm-up rounds of (b), each as large as the timed one, before its loops. With one round, C2 was still
