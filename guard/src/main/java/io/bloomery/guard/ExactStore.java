@@ -138,7 +138,13 @@ public interface ExactStore extends AutoCloseable {
    */
   record Ledger(String owner, byte[] token, byte[] request, List<byte[]> acknowledged) {}
 
-  /** Decides a batch's answers inside its transaction, before the commit. */
+  /**
+   * Decides a batch's answers inside its transaction, before the commit; or, on the one-round-trip path of {@link
+   * #insertAllIfAbsent(List, boolean[], Ledger, Decide)}, which commits only a batch whose every item was new (so
+   * there is nothing to decide: each answer is new), right after the commit, and also when that commit's outcome is
+   * unknown (before the store throws), so that a caller who keeps marks of its own has them for every item the batch
+   * may have stored. It is called once per batch that commits or may have committed.
+   */
   @FunctionalInterface
   interface Decide {
     /**
@@ -172,6 +178,17 @@ public interface ExactStore extends AutoCloseable {
    */
   default Recorded insertAllIfAbsent(List<byte[]> items, Ledger ledger, Decide decide) {
     throw new UnsupportedOperationException(identity() + " keeps no acknowledgement ledger");
+  }
+
+  /**
+   * {@link #insertAllIfAbsent(List, Ledger, Decide)} given the filter's "maybe" of each item ({@code
+   * probablyPresent}, as for {@link #insertIfAbsent(byte[], boolean)}). Where no item is "maybe", the batch has no
+   * token and no item repeats, a store may send it on a path that costs one round trip, commit included, and commits
+   * only if every item is new; if one is stored already nothing is written and the batch runs as without the hint.
+   * The answers are the same as without it; {@link Decide} may then run right after the commit (see there).
+   */
+  default Recorded insertAllIfAbsent(List<byte[]> items, boolean[] probablyPresent, Ledger ledger, Decide decide) {
+    return insertAllIfAbsent(items, ledger, decide);
   }
 
   /** Clears the pending marks of {@code owner} on {@code items}, whose answers were delivered. */

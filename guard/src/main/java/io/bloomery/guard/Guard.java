@@ -830,7 +830,7 @@ public final class Guard implements AutoCloseable {
   public ExactStore.Recorded addIfAbsent(List<byte[]> items, ExactStore.Ledger ledger,
       ExactStore.Decide decide) {
     try {
-      return guarded(items, maybe -> store.insertAllIfAbsent(items, ledger, decide),
+      return guarded(items, maybe -> store.insertAllIfAbsent(items, maybe, ledger, decide),
           ExactStore.Recorded::inserted);
     } catch (IOException e) {
       throw new AssertionError("a ledger batch throws no IOException", e);

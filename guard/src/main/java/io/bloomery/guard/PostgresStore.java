@@ -101,8 +101,14 @@ public final class PostgresStore implements ExactStore {
       throw new IllegalArgumentException("statementTimeout must be >= 0, got " + statementTimeout);
     }
     config.setConnectionTimeout(timeoutMillis > 0 ? Math.max(250, Math.min(5_000, timeoutMillis)) : 5_000);
-    if (timeoutMillis > 0) {
-      config.setConnectionInitSql("SET statement_timeout = " + timeoutMillis);
+    // The guard's own tables are read by key only (scans say otherwise in their transaction). Its ledger table is a
+    // queue whose rows live for milliseconds: once autovacuum has recorded a few live rows in many pages, the planner
+    // deleted delivered marks by a sequential scan of every page, in every group commit (a third of PostgreSQL's CPU
+    // in the group-commit benchmark, docs/BENCHMARKS.md); its primary key finds them directly.
+    String init = (timeoutMillis > 0 ? "SET statement_timeout = " + timeoutMillis + "; " : "")
+        + (readOnly ? "" : "SET enable_seqscan = off");
+    if (!init.isEmpty()) {
+      config.setConnectionInitSql(init);
     }
     config.setPoolName("bloomery-guard");
     config.setAutoCommit(true);
@@ -492,7 +498,101 @@ public final class PostgresStore implements ExactStore {
   public Recorded insertAllIfAbsent(List<byte[]> items, Ledger ledger, Decide decide) {
     Objects.requireNonNull(ledger, "ledger");
     requireOwnedTable("insert");
+    return inLedgerTransaction(items, Batch.of(items), ledger, decide);
+  }
+
+  /**
+   * With no item "maybe", no token and no repeat, the batch first goes as one autocommit statement (insert, pending
+   * marks, clearing of delivered marks, and the commit in one round trip) that commits only if every item is new: a
+   * plain {@code INSERT} whose unique index fails the whole statement on a stored (or concurrently inserted) digest,
+   * and then nothing is written and the batch runs in its transaction as without the hint.
+   */
+  @Override
+  public Recorded insertAllIfAbsent(List<byte[]> items, boolean[] probablyPresent, Ledger ledger, Decide decide) {
+    Objects.requireNonNull(ledger, "ledger");
+    requireOwnedTable("insert");
+    if (probablyPresent.length != items.size()) {
+      throw new IllegalArgumentException(probablyPresent.length + " hints for " + items.size() + " items");
+    }
     Batch batch = Batch.of(items);
+    boolean anyMaybe = false;
+    for (boolean maybe : probablyPresent) {
+      anyMaybe |= maybe;
+    }
+    if (!anyMaybe && ledger.token() == null && !items.isEmpty() && batch.distinct().size() == items.size()) {
+      Recorded recorded = insertAllNew(batch, ledger, decide);
+      if (recorded != null) {
+        return recorded;
+      }
+    }
+    return inLedgerTransaction(items, batch, ledger, decide);
+  }
+
+  /**
+   * The one-round-trip path: the batch's rows, their pending marks and the deletion of delivered marks in one
+   * statement, committed by autocommit. Returns null if nothing was written (an item was stored already, or a
+   * deadlock or serialization failure aborted the statement): the batch then needs its transaction. Once the
+   * statement may have committed (it returned, or failed in a way that leaves its outcome unknown) {@code decide}
+   * is called with every item inserted, so that the caller's marks exist before any reply or error.
+   */
+  private Recorded insertAllNew(Batch batch, Ledger ledger, Decide decide) {
+    boolean acks = !ledger.acknowledged().isEmpty();
+    int n = batch.distinct().size();
+    Connection c;
+    try {
+      c = pool.getConnection();
+    } catch (SQLException e) {
+      throw unavailable("insert batch of " + n, e); // nothing was sent
+    }
+    long inserted;
+    try (c; PreparedStatement ps = c.prepareStatement("WITH ins AS (INSERT INTO " + table + " (digest, item)"
+        + " SELECT u.digest, u.item FROM unnest(?::bytea[], ?::bytea[]) AS u(digest, item) ORDER BY u.digest"
+        + " RETURNING digest), marked AS (INSERT INTO " + pendingTable + " (digest, owner) SELECT digest, ? FROM ins"
+        + " ORDER BY digest ON CONFLICT (digest) DO UPDATE SET owner = excluded.owner)"
+        + (acks ? ", acked AS (DELETE FROM " + pendingTable + " WHERE digest = ANY(?) AND owner = ?)" : "")
+        + " SELECT count(*) FROM ins")) {
+      ps.setObject(1, batch.digests().toArray(new byte[0][])); // byte[][]: sent as binary bytea[]
+      ps.setObject(2, batch.distinct().toArray(new byte[0][]));
+      ps.setString(3, ledger.owner());
+      if (acks) {
+        ps.setObject(4, LedgerCodec.digestsOf(ledger.acknowledged()));
+        ps.setString(5, ledger.owner());
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        inserted = rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if ("23505".equals(state) || "40P01".equals(state) || "40001".equals(state)) {
+        return null; // the statement failed whole: nothing of it was written
+      }
+      allNew(n, decide); // the commit's outcome is unknown: answered (and marked) as if it committed
+      throw unavailable("insert batch of " + n, e);
+    }
+    boolean[] answers = allNew(n, decide); // committed: the caller's marks first, whatever follows
+    if (inserted != n) {
+      throw new IllegalStateException("a plain INSERT of " + n + " rows committed " + inserted);
+    }
+    boolean[] all = new boolean[n];
+    java.util.Arrays.fill(all, true);
+    return new Recorded(all, answers, false);
+  }
+
+  /** {@code decide} for a batch whose every item was inserted; its answers, each new as the contract says. */
+  private static boolean[] allNew(int n, Decide decide) {
+    boolean[] all = new boolean[n];
+    java.util.Arrays.fill(all, true);
+    boolean[] answers = decide.answers(all, new boolean[n]);
+    for (boolean a : answers) {
+      if (!a) {
+        throw new IllegalStateException("Decide answered an inserted item duplicate");
+      }
+    }
+    return answers;
+  }
+
+  private Recorded inLedgerTransaction(List<byte[]> items, Batch batch, Ledger ledger, Decide decide) {
     try {
       return inTransaction("insert batch of " + batch.distinct().size(), (c, sent) -> {
         if (ledger.token() != null) {
@@ -614,6 +714,9 @@ public final class PostgresStore implements ExactStore {
     long now = System.currentTimeMillis();
     long last = lastPrune.get();
     if (now - last > LedgerCodec.PRUNE_EVERY_MILLIS && lastPrune.compareAndSet(last, now)) {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET LOCAL enable_seqscan = on"); // no index on created_at: read the table (the last statement)
+      }
       try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + repliesTable
           + " WHERE created_at < now() - make_interval(secs => ?)")) {
         ps.setLong(1, LedgerCodec.REPLY_RETENTION_MILLIS / 1000);
@@ -775,6 +878,7 @@ public final class PostgresStore implements ExactStore {
         try (Statement st = c.createStatement()) {
           st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
           st.execute("SET LOCAL statement_timeout = 0"); // a whole table, however long it takes
+          st.execute("SET LOCAL enable_seqscan = on"); // read in table order, not through an index
         }
         long watermark = readOnly ? 0 : queryLong(c, "SELECT coalesce(max(id), 0) FROM " + table);
         long rows = stream(c, "SELECT " + column + " FROM " + table + " WHERE " + column

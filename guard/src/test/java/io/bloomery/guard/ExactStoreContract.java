@@ -92,6 +92,60 @@ abstract class ExactStoreContract {
         .answers()).containsExactly(false, false);
   }
 
+  /** A {@link ExactStore.Decide} that answers as stored and records each call's {inserted, claimed}. */
+  private static ExactStore.Decide recording(List<boolean[][]> calls) {
+    return (inserted, claimed) -> {
+      calls.add(new boolean[][] {inserted.clone(), claimed.clone()});
+      return AS_STORED.answers(inserted, claimed);
+    };
+  }
+
+  @Test
+  void aBatchWithNoMaybeIsAnsweredAndMarkedAsWithoutTheHint() {
+    ExactStore store = track(createEmptyStore());
+    List<boolean[][]> calls = new ArrayList<>();
+    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c")),
+        new boolean[3], plain("dead", List.of()), recording(calls));
+    assertThat(first.inserted()).containsExactly(true, true, true);
+    assertThat(first.answers()).containsExactly(true, true, true);
+    assertThat(calls).hasSize(1);
+    assertThat(calls.get(0)[0]).containsExactly(true, true, true);
+    assertThat(calls.get(0)[1]).containsExactly(false, false, false);
+    // "dead" delivered b, acknowledged with its next (hinted) batch; a and c keep their marks
+    ExactStore.Recorded next = store.insertAllIfAbsent(List.of(bytes("d")), new boolean[1],
+        plain("dead", List.of(bytes("b"))), AS_STORED);
+    assertThat(next.answers()).containsExactly(true);
+    ExactStore other = track(sameDataStore());
+    ExactStore.Recorded retry = other.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c"), bytes("d")),
+        new boolean[] {true, true, true, true}, plain("alive", List.of()), AS_STORED);
+    assertThat(retry.inserted()).containsExactly(false, false, false, false);
+    assertThat(retry.answers()).containsExactly(true, false, true, true);
+    assertThat(scanAll(store)).hasSize(4);
+  }
+
+  @Test
+  void aBatchWithNoMaybeThatMeetsAStoredItemWritesNothingTwiceAndAnswersAsWithoutTheHint() throws Exception {
+    ExactStore store = track(createEmptyStore());
+    store.insertAllIfAbsent(List.of(bytes("old"), bytes("delivered")), plain("dead", List.of()), AS_STORED);
+    store.acknowledge("dead", List.of(bytes("delivered")));
+    List<boolean[][]> calls = new ArrayList<>();
+    // the filter said "never seen" for every item (another writer stored two of them): stale negatives
+    ExactStore.Recorded r = track(sameDataStore()).insertAllIfAbsent(
+        List.of(bytes("new1"), bytes("old"), bytes("delivered"), bytes("new2")), new boolean[4],
+        plain("alive", List.of()), recording(calls));
+    assertThat(r.inserted()).containsExactly(true, false, false, true);
+    assertThat(r.answers()).containsExactly(true, true, false, true); // old's lost 1 claimed from "dead"
+    assertThat(calls).hasSize(1);
+    assertThat(calls.get(0)[1]).containsExactly(false, true, false, false);
+    assertThat(scanAll(store)).hasSize(4);
+    // and a digest collision met on that path still commits nothing of its batch
+    plantRow(ItemDigest.of(bytes("later")), bytes("a foreign row under later's digest"));
+    assertThatThrownBy(() -> store.insertAllIfAbsent(List.of(bytes("fresh"), bytes("later")), new boolean[2],
+        plain("alive", List.of()), AS_STORED)).isInstanceOf(DigestCollisionException.class);
+    assertThat(store.contains(bytes("fresh"))).isFalse();
+    assertThat(scanAll(store)).hasSize(5);
+  }
+
   @Test
   void aTokensRepliesAreStoredAndReplayedAndRefusedForOtherItems() {
     ExactStore store = track(createEmptyStore());

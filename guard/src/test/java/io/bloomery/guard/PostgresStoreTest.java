@@ -46,6 +46,60 @@ class PostgresStoreTest extends ExactStoreContract {
     }
   }
 
+  /** {seq_scan, idx_scan} of the ledger table, as the statistics system has them. */
+  private static long[] pendingScans(String jdbcUrl) throws Exception {
+    try (Connection c = DriverManager.getConnection(jdbcUrl); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0) FROM pg_stat_user_tables"
+            + " WHERE relname = 'bloomery_seen_pending'")) {
+      rs.next();
+      return new long[] {rs.getLong(1), rs.getLong(2)};
+    }
+  }
+
+  /** Group commits of 100 new items each, every one clearing the previous one's marks (their replies delivered). */
+  private static List<byte[]> groupCommits(ExactStore store, int from, int groups, List<byte[]> delivered) {
+    for (int g = from; g < from + groups; g++) {
+      List<byte[]> items = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        items.add(bytes("https://example.org/" + g + "/" + i));
+      }
+      ExactStore.Recorded r = store.insertAllIfAbsent(items, new boolean[items.size()],
+          new ExactStore.Ledger("owner", null, null, delivered), (inserted, claimed) -> inserted.clone());
+      assertThat(r.answers()).containsOnly(true);
+      delivered = items;
+    }
+    return delivered;
+  }
+
+  @Test
+  void deliveredMarksAreClearedThroughTheKeyWhenTheLedgerHoldsFewRowsInManyPages() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    List<byte[]> delivered;
+    try (ExactStore store = PostgresStore.open(url)) {
+      delivered = groupCommits(store, 0, 60, List.of()); // 6,000 marks written and cleared: a queue's pages
+    }
+    try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+      st.execute("VACUUM ANALYZE bloomery_seen_pending"); // what autovacuum records: 100 live rows, ~60 pages
+      try (ResultSet rs = st.executeQuery("SELECT relpages, reltuples FROM pg_class"
+          + " WHERE relname = 'bloomery_seen_pending'")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isGreaterThan(20);
+        assertThat(rs.getLong(2)).isEqualTo(100);
+      }
+    }
+    long[] before = pendingScans(url);
+    try (ExactStore store = PostgresStore.open(url)) {
+      groupCommits(store, 60, 20, delivered);
+    } // closing the pool ends its backends, which report their statistics as they exit
+    long[] after = pendingScans(url);
+    for (int wait = 0; wait < 300 && after[1] - before[1] < 20; wait++) {
+      Thread.sleep(100);
+      after = pendingScans(url);
+    }
+    assertThat(after[1] - before[1]).as("index scans of the ledger").isGreaterThanOrEqualTo(20);
+    assertThat(after[0] - before[0]).as("sequential scans of the ledger").isZero();
+  }
+
   @Test
   void readOnlySourceIsReadButNeverWritten() throws Exception {
     String url = PostgresCluster.shared().createDatabase();

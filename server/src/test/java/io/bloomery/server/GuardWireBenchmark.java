@@ -23,7 +23,7 @@ import redis.clients.jedis.Jedis;
  * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
  *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] [-Dbloomery.guardwire.warmups=3] \
- *     [-Dbloomery.guardwire.jfr=FILE] \
+ *     [-Dbloomery.guardwire.jfr=FILE] [-Dbloomery.guardwire.perf=FILE] \
  *     [-Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"]
  * </pre>
  *
@@ -43,6 +43,11 @@ class GuardWireBenchmark {
   static final int ROWS = Integer.getInteger("bloomery.guardwire.rows", 200_000);
   static final int LINKS = 20_000;
   static final int CLIENTS = 50;
+  /**
+   * Single adds per client in each round of (b). With 200 (10,000 a round, 1-2 s) the JIT compiler still took 0.5-0.8 s
+   * of the timed group-commit round after three warm-up rounds; with 600 (every side alike) 0.15-0.2 s: the figures to
+   * quote use {@code -Dbloomery.guardwire.adds=600}. The default keeps a plain run at about a minute.
+   */
   static final int ADDS_PER_CLIENT = Integer.getInteger("bloomery.guardwire.adds", 200);
   /**
    * Untimed warm-up rounds of (b), each as large as the timed one, before its loops. With one round, C2 was still
@@ -127,6 +132,8 @@ class GuardWireBenchmark {
     double jvm = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
         .getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
     double pg = 0;
+    double backends = 0;
+    double walsender = 0;
     long hz = 100; // USER_HZ on Linux
     java.io.File[] procs = new java.io.File("/proc").listFiles((d, n) -> n.chars().allMatch(Character::isDigit));
     for (java.io.File p : procs == null ? new java.io.File[0] : procs) {
@@ -137,17 +144,28 @@ class GuardWireBenchmark {
           continue;
         }
         String[] f = stat.substring(close + 2).split(" ");
-        pg += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) hz;
+        double ticks = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) hz;
+        pg += ticks;
+        String title = java.nio.file.Files.readString(p.toPath().resolve("cmdline")).replace('\0', ' ');
+        if (title.contains("walsender")) {
+          walsender += ticks;
+        } else if (title.matches("postgres: \\S+ \\S+ 127\\.0\\.0\\.1.*")) {
+          backends += ticks;
+        }
       } catch (java.io.IOException | RuntimeException e) {
         // the process ended meanwhile
       }
     }
-    return new double[] {jvm, pg};
+    return new double[] {jvm, pg, backends, walsender};
   }
 
   static String cpuSince(double[] start) {
     double[] now = cpu();
-    return String.format(Locale.ROOT, "cpu jvm %.2f s, postgres %.2f s", now[0] - start[0], now[1] - start[1]);
+    double pg = now[1] - start[1];
+    double backends = now[2] - start[2];
+    double walsender = now[3] - start[3];
+    return String.format(Locale.ROOT, "cpu jvm %.2f s, postgres %.2f s (client backends %.2f s, walsender %.2f s,"
+        + " other %.2f s)", now[0] - start[0], pg, backends, walsender, pg - backends - walsender);
   }
 
   static String loadAverage() {
@@ -268,6 +286,29 @@ class GuardWireBenchmark {
     recording.enable("jdk.Compilation").withThreshold(java.time.Duration.ZERO);
     recording.start();
     return recording;
+  }
+
+  /**
+   * With {@code -Dbloomery.guardwire.perf=FILE}: {@code perf record -e cpu-clock -g -a -o FILE} over the timed group
+   * commit round of (b), for PostgreSQL's side of it ({@code perf report -i FILE --comm postgres}); else null.
+   */
+  static Process startPerf() throws Exception {
+    String file = System.getProperty("bloomery.guardwire.perf");
+    if (file == null) {
+      return null;
+    }
+    Process p = new ProcessBuilder("perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o", file)
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Thread.sleep(500); // perf is recording before the round starts
+    return p;
+  }
+
+  /** Stops {@code perf} (if any) with SIGINT, as perf expects, and waits for it to write its file. */
+  static void stopPerf(Process perf) throws Exception {
+    if (perf != null) {
+      new ProcessBuilder("kill", "-INT", Long.toString(perf.pid())).start().waitFor();
+      perf.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
   }
 
   /** Stops {@code recording} (if any) and writes it to the file {@code -Dbloomery.guardwire.jfr} names. */
@@ -687,7 +728,7 @@ class GuardWireBenchmark {
   /**
    * With {@code -Dbloomery.pg.options="-c shared_preload_libraries=pg_stat_statements
    * -c pg_stat_statements.track_planning=on"}: {@code reset} clears pg_stat_statements, any other {@code label}
-   * prints its 8 costliest statements since (calls, rows, planning and execution ms) as {@code BENCH pgss} lines.
+   * prints its 12 costliest statements since (calls, rows, planning and execution ms) as {@code BENCH pgss} lines.
    * Without the option it does nothing.
    */
   static void statements(String url, String label) {
@@ -702,7 +743,7 @@ class GuardWireBenchmark {
       }
       try (ResultSet rs = st.executeQuery("SELECT calls, rows, round(total_plan_time::numeric, 1),"
           + " round(total_exec_time::numeric, 1), plans, left(regexp_replace(query, '\\s+', ' ', 'g'), 200)"
-          + " FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 8")) {
+          + " FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 12")) {
         while (rs.next()) {
           System.out.printf(Locale.ROOT, "BENCH pgss %s calls=%d rows=%d plan_ms=%s exec_ms=%s plans=%d %s%n", label,
               rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5), rs.getString(6));
@@ -759,15 +800,21 @@ class GuardWireBenchmark {
     }
     Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
     statements(url, "reset");
+    long[] store0 = pgCounters(url);
     jdk.jfr.Recording recording = startRecording();
+    Process perf = startPerf();
     double[] group = timedPerClient(CLIENTS, timedItems, port, singleAdds);
+    stopPerf(perf);
     stopRecording(recording);
+    String groupStore = pgCountersSince(url, store0);
     statements(url, "group");
     String groupCpu = lastCpu;
     String groupThreads = lastThreads;
     Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
     statements(url, "reset");
+    store0 = pgCounters(url);
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
+    String sqlStore = pgCountersSince(url, store0);
     statements(url, "per-item");
     String sqlCpu = lastCpu;
     List<List<String>> madds = new ArrayList<>();
@@ -789,8 +836,10 @@ class GuardWireBenchmark {
       return fresh;
     };
     timedSum(1, madds.subList(0, warmBatches), port, madd);
+    store0 = pgCounters(url);
     double[] batched = timedSum(1, madds.subList(warmBatches, madds.size()), port, madd);
     String batchedCpu = lastCpu;
+    String batchedStore = pgCountersSince(url, store0);
     call(j, "BF.RESERVE", "wire-" + run, "0.01", String.valueOf(4L * total));
     JedisCall bloomAdds = (jc, items) -> {
       long fresh = 0;
@@ -817,6 +866,24 @@ class GuardWireBenchmark {
         batchedCpu, delta(before, after, "ack_transactions"), total / wire[0], wireCpu, loadAverage());
     System.out.printf(Locale.ROOT, "BENCH (%s) threads: group commit %s; wire floor %s%n", run, groupThreads,
         wireThreads);
+    System.out.printf(Locale.ROOT, "BENCH (%s) store: group commit %s; per item %s; batched %s%n", run, groupStore,
+        sqlStore, batchedStore);
+  }
+
+  /** {transaction ids assigned, WAL position in bytes} of the cluster now (outside any timed loop). */
+  static long[] pgCounters(String url) throws java.sql.SQLException {
+    try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint,"
+            + " (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")) {
+      rs.next();
+      return new long[] {rs.getLong(1), rs.getLong(2)};
+    }
+  }
+
+  /** "431 transactions, 2.1 MB WAL" since {@code before} (the read itself assigns no transaction id). */
+  static String pgCountersSince(String url, long[] before) throws java.sql.SQLException {
+    long[] now = pgCounters(url);
+    return String.format(Locale.ROOT, "%d transactions, %.2f MB WAL", now[0] - before[0], (now[1] - before[1]) / 1e6);
   }
 
   /** {@link #timedSum} with client i sending {@code perClient.get(i)}, each on a thread of its own. */

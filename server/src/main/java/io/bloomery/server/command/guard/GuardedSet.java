@@ -39,10 +39,13 @@ import org.slf4j.LoggerFactory;
  * append-only log's shared fsync does. One in flight: two halve the batches (10-11 rows against 19-25 for 50
  * clients) and so double the transactions, which on two vCPUs cost more CPU per add than the overlap of one
  * commit with the next statement wins back; only at load averages above 13 did two do better (docs/BENCHMARKS.md,
- * the add path profiled). The code allows more than one: two transactions of one key that share an item are
- * ordered by the item's unique index (the later one waits for the earlier one's commit, finds the row, and finds
- * the earlier one's in-memory mark). Each request completes with its own items' outcomes only after its
- * transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
+ * the add path profiled). A batch whose items the filter has all never seen goes to the store as one statement that
+ * commits itself (one round trip, {@link ExactStore#insertAllIfAbsent(List, boolean[], ExactStore.Ledger,
+ * ExactStore.Decide)}); its in-memory marks are then made right after that commit, before any reply (and also when
+ * the commit's outcome is unknown). So with more than one in flight, a later transaction of this key that shares
+ * an item could find the row before the earlier one's mark and answer 0 while the earlier one's 1 is still on its
+ * way; with one in flight no other transaction of the key runs in between. Each request completes with its own
+ * items' outcomes only after its transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
  * token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
@@ -364,8 +367,8 @@ final class GuardedSet {
   /**
    * A batch's answers, inside its transaction: new if inserted or claimed from another owner's store mark, or if
    * this process answered it 1 before and that 1 reached nobody (claimed from the in-memory mark). Without a token
-   * every item answered 1 gets a fresh mark here, before the commit, so that a concurrent add of it that waited on
-   * the row's unique index finds the mark.
+   * every item answered 1 gets a fresh mark here, before the commit (on the one-round-trip path, whose items were all
+   * inserted, right after it and before any reply), so that a later add of it finds the mark.
    */
   private boolean[] decide(List<byte[]> items, List<Request> requestOf, boolean withToken, boolean[] inserted,
       boolean[] claimed, Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere) {
