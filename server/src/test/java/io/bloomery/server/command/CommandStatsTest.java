@@ -62,4 +62,22 @@ class CommandStatsTest {
         "calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
     assertThat(stats.latencies().get("bf.add").count()).isEqualTo(4);
   }
+
+  /** While a read's commands run back to back each starts at the previous one's end; outside a read, at the clock. */
+  @Test
+  void chainedCommandsStartWhereThePreviousOneEnded() {
+    ClientState client = new ClientState(1, "a", "b", System.currentTimeMillis(), true);
+    client.chaining(true);
+    client.commandEnded(42);
+    assertThat(client.commandStartNanos()).isEqualTo(42);
+    client.chaining(false);
+    long before = System.nanoTime();
+    assertThat(client.commandStartNanos()).isGreaterThanOrEqualTo(before);
+    client.commandEnded(7);
+    assertThat(client.commandStartNanos()).as("not chaining: the end is not kept").isGreaterThanOrEqualTo(before);
+    client.touched("bf.add", System.nanoTime());
+    assertThat(client.lastCommand()).isEqualTo("bf.add");
+    assertThat(client.lastInteractionMillis()).isBetween(System.currentTimeMillis() - 1_000,
+        System.currentTimeMillis() + 1_000);
+  }
 }
