@@ -1,11 +1,12 @@
 package io.bloomery.server.command;
 
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Each thread that records (the event loops, a store's threads for deferred replies) has a shard of its own, which
  * only it writes, with plain reads and release stores ({@link LocalCounter#bump}): no atomic read-modify-write per
- * command, which on x86 would be a full fence behind the command's bit stores. Readers add up the shards; RESETSTAT,
+ * command, which on x86 would be a full fence behind the command's bit stores. Readers add up the shards (the shards
+ * of threads that have ended are folded into one, as in {@link LocalCounter}); RESETSTAT,
  * which cannot write another thread's shard, records the INFO figures at that moment as a baseline that INFO
  * subtracts.
  */
@@ -58,6 +60,19 @@ public final class CommandStats {
     final AtomicLong latencyNanos = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
 
+    /** Adds this thread's counts to {@code total}, which only the caller writes. */
+    void addTo(Counters total) {
+      LocalCounter.bump(total.calls, calls.getAcquire());
+      LocalCounter.bump(total.nanos, nanos.getAcquire());
+      LocalCounter.bump(total.rejected, rejected.getAcquire());
+      LocalCounter.bump(total.failed, failed.getAcquire());
+      for (int i = 0; i < latency.length(); i++) {
+        total.latency.setRelease(i, total.latency.getPlain(i) + latency.getAcquire(i));
+      }
+      LocalCounter.bump(total.latencyNanos, latencyNanos.getAcquire());
+      LocalCounter.bump(total.errors, errors.getAcquire());
+    }
+
     void observe(long nanos, boolean error) {
       int b = bucket(nanos);
       latency.setRelease(b, latency.getPlain(b) + 1);
@@ -76,12 +91,45 @@ public final class CommandStats {
   /** One command's /metrics figures at a moment. */
   public record Latency(long[] buckets, long count, double sumSeconds, long errors) {}
 
-  private final List<Map<String, Counters>> shards = new CopyOnWriteArrayList<>();
+  /** A thread's counters, by command: written by {@code owner} only, read by any thread. */
+  private record Shard(Thread owner, Map<String, Counters> counters) {}
+
+  /** Read and changed under its own lock (readers and new threads only, never the recording). */
+  private final List<Shard> shards = new ArrayList<>();
+  /** The counts of threads that have ended, written under the lock of {@link #shards}, read by any thread. */
+  private final Map<String, Counters> retired = new ConcurrentHashMap<>();
   private final ThreadLocal<Map<String, Counters>> shard = ThreadLocal.withInitial(() -> {
-    Map<String, Counters> mine = new ConcurrentHashMap<>(); // written by its thread, read by any
-    shards.add(mine);
+    Map<String, Counters> mine = new ConcurrentHashMap<>();
+    synchronized (shards) {
+      retireEnded();
+      shards.add(new Shard(Thread.currentThread(), mine));
+    }
     return mine;
   });
+
+  /** Folds the shards of threads that have ended into {@link #retired}; under the lock of {@link #shards}. */
+  private void retireEnded() {
+    for (Iterator<Shard> i = shards.iterator(); i.hasNext(); ) {
+      Shard s = i.next();
+      if (!s.owner.isAlive()) {
+        s.counters.forEach((name, c) -> c.addTo(retired.computeIfAbsent(name, k -> new Counters())));
+        i.remove();
+      }
+    }
+  }
+
+  /** Every shard's counters, the ended threads' total among them, taken under the lock. */
+  private List<Map<String, Counters>> allCounters() {
+    synchronized (shards) {
+      retireEnded();
+      List<Map<String, Counters>> all = new ArrayList<>(shards.size() + 1);
+      all.add(retired);
+      for (Shard s : shards) {
+        all.add(s.counters);
+      }
+      return all;
+    }
+  }
   /** INFO's figures at the last RESETSTAT, per command. */
   private final Map<String, Info> baseline = new ConcurrentHashMap<>();
 
@@ -118,7 +166,7 @@ public final class CommandStats {
   /** Every command's INFO figures summed over the shards, without the baseline. */
   private Map<String, Info> totals() {
     Map<String, Info> out = new TreeMap<>();
-    for (Map<String, Counters> s : shards) {
+    for (Map<String, Counters> s : allCounters()) {
       s.forEach((name, c) -> out.merge(name, new Info(c.calls.getAcquire(), c.nanos.getAcquire(),
           c.rejected.getAcquire(), c.failed.getAcquire()), (a, b) -> new Info(a.calls + b.calls, a.nanos + b.nanos,
           a.rejected + b.rejected, a.failed + b.failed)));
@@ -160,7 +208,7 @@ public final class CommandStats {
   public Map<String, Latency> latencies() {
     Map<String, long[]> buckets = new TreeMap<>();
     Map<String, long[]> sums = new TreeMap<>(); // latency nanos, errors
-    for (Map<String, Counters> s : shards) {
+    for (Map<String, Counters> s : allCounters()) {
       s.forEach((name, c) -> {
         long[] b = buckets.computeIfAbsent(name, k -> new long[FINITE_BUCKETS + 1]);
         for (int i = 0; i < b.length; i++) {

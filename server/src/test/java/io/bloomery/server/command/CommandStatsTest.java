@@ -66,8 +66,9 @@ class CommandStatsTest {
   }
 
   /**
-   * Each thread records into a shard of its own: the sums over threads are exact once they are done, and a reset
-   * from yet another thread clears INFO's figures of every shard while /metrics keeps them.
+   * Each thread records into a shard of its own: the sums over threads are exact once they are done (their shards then
+   * folded into one), and a reset from yet another thread clears INFO's figures of every shard while /metrics keeps
+   * them.
    */
   @Test
   void threadsRecordIntoTheirOwnShardsAndTheSumsAreExact() throws InterruptedException {
@@ -87,7 +88,10 @@ class CommandStatsTest {
       t.join();
     }
     assertThat(server.commandsProcessed.sum()).isEqualTo(40_000);
+    assertThat(server.commandsProcessed.sum()).as("an ended thread's cell is folded in once").isEqualTo(40_000);
     assertThat(stats.infoFields()).containsEntry("cmdstat_bf.add",
+        "calls=40000,usec=80000,usec_per_call=2.00,rejected_calls=4,failed_calls=4000");
+    assertThat(stats.infoFields()).as("the ended threads' shards are folded in once").containsEntry("cmdstat_bf.add",
         "calls=40000,usec=80000,usec_per_call=2.00,rejected_calls=4,failed_calls=4000");
     CommandStats.Latency add = stats.latencies().get("bf.add");
     assertThat(add.count()).isEqualTo(40_004);
