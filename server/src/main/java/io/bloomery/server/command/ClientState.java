@@ -1,24 +1,51 @@
 package io.bloomery.server.command;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * One connection's state: id, protocol version, authentication, name, library info, and a transaction being
- * queued. Touched only by the connection's own thread, except the fields CLIENT LIST / KILL read (volatile).
+ * queued. Touched only by the connection's own thread, except the fields CLIENT LIST / KILL read (volatile, or, for
+ * the two written per command, opaque: a volatile store per command is a full fence on the event loop's hot path).
  */
 public final class ClientState {
+  private static final VarHandle LAST_COMMAND;
+  private static final VarHandle LAST_INTERACTION;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      LAST_COMMAND = lookup.findVarHandle(ClientState.class, "lastCommand", String.class);
+      LAST_INTERACTION = lookup.findVarHandle(ClientState.class, "lastInteractionNanos", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final long id;
   private final String address;
   private final String localAddress;
   private final long createdMillis;
+  private final long createdNanos;
   private volatile int protocol = 2;
   private volatile boolean authenticated;
   private volatile String name = "";
   private volatile String libName = "";
   private volatile String libVersion = "";
-  private volatile String lastCommand = "NULL";
-  private volatile long lastInteractionMillis;
+  /** Written opaque by the connection's thread, read by CLIENT LIST on any. */
+  @SuppressWarnings("unused") // through LAST_COMMAND
+  private String lastCommand = "NULL";
+  /** {@link System#nanoTime()} of the last command; opaque like {@link #lastCommand}. */
+  @SuppressWarnings("unused") // through LAST_INTERACTION
+  private long lastInteractionNanos;
+  /**
+   * While a read's commands run back to back ({@link #chaining}), the end of the previous one, which is the next
+   * one's start: one clock read per command instead of two. 0: none.
+   */
+  private long chainedNanos;
+  private boolean chaining;
   private volatile Runnable killer = () -> {};
   private boolean closeAfterReply;
   private List<List<byte[]>> queued;
@@ -30,7 +57,8 @@ public final class ClientState {
     this.address = address;
     this.localAddress = localAddress;
     this.createdMillis = nowMillis;
-    this.lastInteractionMillis = nowMillis;
+    this.createdNanos = System.nanoTime();
+    this.lastInteractionNanos = createdNanos;
     this.authenticated = authenticated;
   }
 
@@ -110,16 +138,42 @@ public final class ClientState {
   }
 
   public String lastCommand() {
-    return lastCommand;
+    return (String) LAST_COMMAND.getOpaque(this);
   }
 
+  /** Unix ms of the last command, on the wall clock of the connection's creation plus the monotonic time since. */
   public long lastInteractionMillis() {
-    return lastInteractionMillis;
+    return createdMillis + ((long) LAST_INTERACTION.getOpaque(this) - createdNanos) / 1_000_000;
   }
 
-  void touched(String command, long nowMillis) {
-    this.lastCommand = command;
-    this.lastInteractionMillis = nowMillis;
+  /** A command named {@code command} starts at {@code nanos} ({@link System#nanoTime()}). */
+  void touched(String command, long nanos) {
+    LAST_COMMAND.setOpaque(this, command);
+    LAST_INTERACTION.setOpaque(this, nanos);
+  }
+
+  /**
+   * Whether the commands run next follow each other without a wait (those of one read): then each starts where
+   * the previous one ended, by the clock read at its end. Off, the next command reads the clock afresh.
+   */
+  public void chaining(boolean on) {
+    chaining = on;
+    if (!on) {
+      chainedNanos = 0;
+    }
+  }
+
+  /** When the command about to run starts: the previous one's end while chaining, else now. */
+  long commandStartNanos() {
+    long chained = chainedNanos;
+    return chained != 0 ? chained : System.nanoTime();
+  }
+
+  /** A command ended at {@code nanos}. */
+  void commandEnded(long nanos) {
+    if (chaining) {
+      chainedNanos = nanos;
+    }
   }
 
   /** Closes the connection from another thread (CLIENT KILL). */

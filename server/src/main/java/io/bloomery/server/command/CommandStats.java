@@ -1,10 +1,14 @@
 package io.bloomery.server.command;
 
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Per-command counters, recorded once per command on the connection's thread, read by two consumers.
@@ -17,8 +21,15 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>{@code /metrics} and the dashboard: a latency histogram per command over every command answered (refused and
  * unknown ones included, under {@code "unknown"} for the latter) and the error replies among them. These only grow
  * (Prometheus counters), so RESETSTAT leaves them alone. The histogram has fixed power-of-two buckets from 1 µs to
- * 2^24 µs (about 16.8 s) plus one above, so a command records with one bucket-index computation and three
- * {@link LongAdder} additions: no lock, no allocation, no clock read beyond the caller's.
+ * 2^24 µs (about 16.8 s) plus one above, so a command records with one bucket-index computation and a few
+ * additions: no lock, no allocation, no clock read beyond the caller's.
+ *
+ * <p>Each thread that records (the event loops, a store's threads for deferred replies) has a shard of its own, which
+ * only it writes, with plain reads and release stores ({@link LocalCounter#bump}): no atomic read-modify-write per
+ * command, which on x86 would be a full fence behind the command's bit stores. Readers add up the shards (the shards
+ * of threads that have ended are folded into one, as in {@link LocalCounter}); RESETSTAT,
+ * which cannot write another thread's shard, records the INFO figures at that moment as a baseline that INFO
+ * subtracts.
  */
 public final class CommandStats {
   /** Finite latency buckets; bucket {@code i} counts latencies in (2^(i-1), 2^i] µs (bucket 0: up to 1 µs). */
@@ -38,49 +49,104 @@ public final class CommandStats {
     return Math.min(FINITE_BUCKETS, 64 - Long.numberOfLeadingZeros(micros - 1));
   }
 
+  /** One command's counters in one thread's shard: written by that thread only. */
   private static final class Counters {
-    final LongAdder calls = new LongAdder();
-    final LongAdder nanos = new LongAdder();
-    final LongAdder rejected = new LongAdder();
-    final LongAdder failed = new LongAdder();
+    final AtomicLong calls = new AtomicLong();
+    final AtomicLong nanos = new AtomicLong();
+    final AtomicLong rejected = new AtomicLong();
+    final AtomicLong failed = new AtomicLong();
     /** Monotonic, for /metrics. */
-    final LongAdder[] latency = new LongAdder[FINITE_BUCKETS + 1];
-    final LongAdder latencyNanos = new LongAdder();
-    final LongAdder errors = new LongAdder();
+    final AtomicLongArray latency = new AtomicLongArray(FINITE_BUCKETS + 1);
+    final AtomicLong latencyNanos = new AtomicLong();
+    final AtomicLong errors = new AtomicLong();
 
-    Counters() {
-      for (int i = 0; i < latency.length; i++) {
-        latency[i] = new LongAdder();
+    /** Adds this thread's counts to {@code total}, which only the caller writes. */
+    void addTo(Counters total) {
+      LocalCounter.bump(total.calls, calls.getAcquire());
+      LocalCounter.bump(total.nanos, nanos.getAcquire());
+      LocalCounter.bump(total.rejected, rejected.getAcquire());
+      LocalCounter.bump(total.failed, failed.getAcquire());
+      for (int i = 0; i < latency.length(); i++) {
+        total.latency.setRelease(i, total.latency.getPlain(i) + latency.getAcquire(i));
       }
+      LocalCounter.bump(total.latencyNanos, latencyNanos.getAcquire());
+      LocalCounter.bump(total.errors, errors.getAcquire());
     }
 
     void observe(long nanos, boolean error) {
-      latency[bucket(nanos)].increment();
-      latencyNanos.add(nanos);
+      int b = bucket(nanos);
+      latency.setRelease(b, latency.getPlain(b) + 1);
+      LocalCounter.bump(latencyNanos, nanos);
       if (error) {
-        errors.increment();
+        LocalCounter.bump(errors, 1);
       }
     }
+  }
+
+  /** INFO's four figures for one command, summed over the shards (or as of the last reset). */
+  private record Info(long calls, long nanos, long rejected, long failed) {
+    static final Info ZERO = new Info(0, 0, 0, 0);
   }
 
   /** One command's /metrics figures at a moment. */
   public record Latency(long[] buckets, long count, double sumSeconds, long errors) {}
 
-  private final ConcurrentHashMap<String, Counters> byCommand = new ConcurrentHashMap<>();
+  /** A thread's counters, by command: written by {@code owner} only, read by any thread. */
+  private record Shard(Thread owner, Map<String, Counters> counters) {}
+
+  /** Read and changed under its own lock (readers and new threads only, never the recording). */
+  private final List<Shard> shards = new ArrayList<>();
+  /** The counts of threads that have ended, written under the lock of {@link #shards}, read by any thread. */
+  private final Map<String, Counters> retired = new ConcurrentHashMap<>();
+  private final ThreadLocal<Map<String, Counters>> shard = ThreadLocal.withInitial(() -> {
+    Map<String, Counters> mine = new ConcurrentHashMap<>();
+    synchronized (shards) {
+      retireEnded();
+      shards.add(new Shard(Thread.currentThread(), mine));
+    }
+    return mine;
+  });
+
+  /** Folds the shards of threads that have ended into {@link #retired}; under the lock of {@link #shards}. */
+  private void retireEnded() {
+    for (Iterator<Shard> i = shards.iterator(); i.hasNext(); ) {
+      Shard s = i.next();
+      if (!s.owner.isAlive()) {
+        s.counters.forEach((name, c) -> c.addTo(retired.computeIfAbsent(name, k -> new Counters())));
+        i.remove();
+      }
+    }
+  }
+
+  /** Every shard's counters, the ended threads' total among them, taken under the lock. */
+  private List<Map<String, Counters>> allCounters() {
+    synchronized (shards) {
+      retireEnded();
+      List<Map<String, Counters>> all = new ArrayList<>(shards.size() + 1);
+      all.add(retired);
+      for (Shard s : shards) {
+        all.add(s.counters);
+      }
+      return all;
+    }
+  }
+  /** INFO's figures at the last RESETSTAT, per command. */
+  private final Map<String, Info> baseline = new ConcurrentHashMap<>();
 
   private Counters of(String command) {
-    Counters c = byCommand.get(command);
-    return c != null ? c : byCommand.computeIfAbsent(command, k -> new Counters());
+    Map<String, Counters> mine = shard.get();
+    Counters c = mine.get(command);
+    return c != null ? c : mine.computeIfAbsent(command, k -> new Counters());
   }
 
   /** A command that ran for {@code nanos}; {@code failed} if its reply was an error. */
   void executed(String command, long nanos, boolean failed) {
     long n = Math.max(0, nanos);
     Counters c = of(command);
-    c.calls.increment();
-    c.nanos.add(n);
+    LocalCounter.bump(c.calls, 1);
+    LocalCounter.bump(c.nanos, n);
     if (failed) {
-      c.failed.increment();
+      LocalCounter.bump(c.failed, 1);
     }
     c.observe(n, failed);
   }
@@ -92,19 +158,25 @@ public final class CommandStats {
   void rejected(String command, long nanos) {
     Counters c = of(command);
     if (!command.equals("unknown")) {
-      c.rejected.increment();
+      LocalCounter.bump(c.rejected, 1);
     }
     c.observe(Math.max(0, nanos), true);
   }
 
+  /** Every command's INFO figures summed over the shards, without the baseline. */
+  private Map<String, Info> totals() {
+    Map<String, Info> out = new TreeMap<>();
+    for (Map<String, Counters> s : allCounters()) {
+      s.forEach((name, c) -> out.merge(name, new Info(c.calls.getAcquire(), c.nanos.getAcquire(),
+          c.rejected.getAcquire(), c.failed.getAcquire()), (a, b) -> new Info(a.calls + b.calls, a.nanos + b.nanos,
+          a.rejected + b.rejected, a.failed + b.failed)));
+    }
+    return out;
+  }
+
   /** CONFIG RESETSTAT: clears the INFO figures (the /metrics ones keep counting). */
   void reset() {
-    byCommand.forEach((name, c) -> {
-      c.calls.reset();
-      c.nanos.reset();
-      c.rejected.reset();
-      c.failed.reset();
-    });
+    baseline.putAll(totals());
   }
 
   /**
@@ -114,16 +186,17 @@ public final class CommandStats {
    */
   Map<String, String> infoFields() {
     Map<String, String> out = new TreeMap<>();
-    byCommand.forEach((name, c) -> {
-      long calls = c.calls.sum();
-      long rejected = c.rejected.sum();
+    totals().forEach((name, total) -> {
+      Info base = baseline.getOrDefault(name, Info.ZERO);
+      long calls = total.calls - base.calls;
+      long rejected = total.rejected - base.rejected;
       if (calls == 0 && rejected == 0) {
         return; // reset since, or only ever unknown
       }
-      long usec = c.nanos.sum() / 1000;
+      long usec = (total.nanos - base.nanos) / 1000;
       out.put("cmdstat_" + name, String.format(Locale.ROOT,
           "calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d", calls, usec,
-          calls == 0 ? 0.0 : (double) usec / calls, rejected, c.failed.sum()));
+          calls == 0 ? 0.0 : (double) usec / calls, rejected, total.failed - base.failed));
     });
     return out;
   }
@@ -133,15 +206,26 @@ public final class CommandStats {
    * count is the sum of the buckets, so the two always agree.
    */
   public Map<String, Latency> latencies() {
+    Map<String, long[]> buckets = new TreeMap<>();
+    Map<String, long[]> sums = new TreeMap<>(); // latency nanos, errors
+    for (Map<String, Counters> s : allCounters()) {
+      s.forEach((name, c) -> {
+        long[] b = buckets.computeIfAbsent(name, k -> new long[FINITE_BUCKETS + 1]);
+        for (int i = 0; i < b.length; i++) {
+          b[i] += c.latency.getAcquire(i);
+        }
+        long[] t = sums.computeIfAbsent(name, k -> new long[2]);
+        t[0] += c.latencyNanos.getAcquire();
+        t[1] += c.errors.getAcquire();
+      });
+    }
     Map<String, Latency> out = new TreeMap<>();
-    byCommand.forEach((name, c) -> {
-      long[] buckets = new long[c.latency.length];
+    buckets.forEach((name, b) -> {
       long count = 0;
-      for (int i = 0; i < buckets.length; i++) {
-        buckets[i] = c.latency[i].sum();
-        count += buckets[i];
+      for (long n : b) {
+        count += n;
       }
-      out.put(name, new Latency(buckets, count, c.latencyNanos.sum() / 1e9, c.errors.sum()));
+      out.put(name, new Latency(b, count, sums.get(name)[0] / 1e9, sums.get(name)[1]));
     });
     return out;
   }

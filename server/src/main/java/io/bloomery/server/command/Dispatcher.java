@@ -84,7 +84,8 @@ public final class Dispatcher implements CommandReplayer {
   public Outcome execute(ClientState client, List<byte[]> argv) {
     CommandSpec spec = table.get(argv.get(0));
     String name = spec == null ? "unknown" : spec.name();
-    client.touched(name, System.currentTimeMillis());
+    long start = client.commandStartNanos();
+    client.touched(name, start);
     if (client.inTransaction() && (spec == null || !TRANSACTION_CONTROL.contains(name))) {
       return new Outcome(queue(client, spec, argv), DONE);
     }
@@ -106,11 +107,11 @@ public final class Dispatcher implements CommandReplayer {
     }
     Invocation inv = new Invocation(client, argv, server, null, false);
     inv.leasable(leasable);
-    return run(spec, inv);
+    return run(spec, inv, start);
   }
 
-  private Outcome run(CommandSpec spec, Invocation inv) {
-    long start = System.nanoTime();
+  /** Runs a command that started at {@code start} ({@link System#nanoTime()}). */
+  private Outcome run(CommandSpec spec, Invocation inv, long start) {
     if (spec.has(CommandSpec.Flag.DENYOOM) && overMemory()) {
       server.stats().oomRejections.increment();
       return error(Errors.OOM, spec.name(), start);
@@ -139,16 +140,19 @@ public final class Dispatcher implements CommandReplayer {
         return r;
       }), inv.written());
     }
-    counted(spec.name(), reply, start);
+    inv.client().commandEnded(counted(spec.name(), reply, start));
     return new Outcome(reply, inv.journaled());
   }
 
-  private void counted(String command, Reply reply, long start) {
+  /** Counts a command that answered {@code reply}; returns the clock at its end. */
+  private long counted(String command, Reply reply, long start) {
     boolean isError = reply instanceof Reply.Error;
     if (isError) {
       server.stats().errorReplies.increment();
     }
-    server.stats().commands.executed(command, System.nanoTime() - start, isError);
+    long end = System.nanoTime();
+    server.stats().commands.executed(command, end - start, isError);
+    return end;
   }
 
   private Outcome error(String text, String command, long start) {
@@ -229,7 +233,7 @@ public final class Dispatcher implements CommandReplayer {
       for (List<byte[]> argv : queued) {
         CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
         Invocation inv = new Invocation(client, argv, server, write, false);
-        replies.add(run(spec, inv).reply());
+        replies.add(run(spec, inv, System.nanoTime()).reply());
       }
     } finally {
       write.close();

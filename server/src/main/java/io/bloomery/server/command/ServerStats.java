@@ -5,11 +5,11 @@ import java.util.concurrent.atomic.LongAdder;
 /** Counters for INFO stats and the metrics endpoint. */
 public final class ServerStats {
   public final LongAdder connectionsReceived = new LongAdder();
-  public final LongAdder commandsProcessed = new LongAdder();
+  public final LocalCounter commandsProcessed = new LocalCounter(); // per command: no atomic add
   public final LongAdder rejectedConnections = new LongAdder();
-  public final LongAdder errorReplies = new LongAdder();
-  public final LongAdder keyspaceHits = new LongAdder();
-  public final LongAdder keyspaceMisses = new LongAdder();
+  public final LocalCounter errorReplies = new LocalCounter(); // per command: no atomic add
+  public final LocalCounter keyspaceHits = new LocalCounter(); // per command: no atomic add
+  public final LocalCounter keyspaceMisses = new LocalCounter(); // per command: no atomic add
   public final LongAdder expiredKeys = new LongAdder();
   public final LongAdder outputBufferDisconnections = new LongAdder();
   public final LongAdder protocolErrorDisconnections = new LongAdder();

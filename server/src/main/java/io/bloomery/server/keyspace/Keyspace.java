@@ -68,6 +68,12 @@ public final class Keyspace implements SnapshotSource {
       long at = expireAt;
       return at >= 0 && at <= now;
     }
+
+    /** {@link #expired(long)} at the keyspace's time, read only for a key that has an expiry. */
+    boolean expired(Keyspace keyspace) {
+      long at = expireAt;
+      return at >= 0 && at <= keyspace.expiryNow();
+    }
   }
 
   /** A key's value and expiry as of a snapshot's cut. */
@@ -131,13 +137,13 @@ public final class Keyspace implements SnapshotSource {
   /** The value of a live key, or {@code null}; takes no lock. */
   public Object read(Key key) {
     Entry e = map.get(key);
-    return e == null || e.expired(expiryNow()) ? null : e.value;
+    return e == null || e.expired(this) ? null : e.value;
   }
 
   /** The absolute expiry of a live key in Unix ms, {@code -1} for none, {@code -2} if the key does not exist. */
   public long expireAt(Key key) {
     Entry e = map.get(key);
-    if (e == null || e.expired(expiryNow())) {
+    if (e == null || e.expired(this)) {
       return -2;
     }
     return e.expireAt;
@@ -409,7 +415,7 @@ public final class Keyspace implements SnapshotSource {
 
     private Entry liveEntry(Key key) {
       Entry e = map.get(key);
-      if (e != null && e.expired(expiryNow())) {
+      if (e != null && e.expired(Keyspace.this)) {
         removeEntry(key);
         journal(List.of(DEL, key.bytes()));
         return null;

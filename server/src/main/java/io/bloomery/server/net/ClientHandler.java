@@ -116,6 +116,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     pending.add((RespRequest) msg);
+    client.chaining(true); // the commands of one read run back to back: one clock read each
     drain(ctx); // keeps the lease: the next command of this read may write the same key
   }
 
@@ -125,6 +126,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
    */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    client.chaining(false);
     client.releaseLease();
     flush(ctx);
   }

@@ -79,6 +79,13 @@ public final class RespDecoder extends ByteToMessageDecoder {
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (in.isReadable()) {
+      if (state == State.START) {
+        RespRequest whole = wholeFrame(in);
+        if (whole != null) {
+          out.add(whole);
+          continue;
+        }
+      }
       RespRequest request = step(in);
       if (request != null) {
         out.add(request);
@@ -248,6 +255,93 @@ public final class RespDecoder extends ByteToMessageDecoder {
       throw new RespProtocolException("unauthenticated multibulk length");
     }
     return new RespRequest(args);
+  }
+
+  /**
+   * The fast path for the common case, a whole multibulk frame already in a heap buffer with plain headers
+   * ({@code *} or {@code $}, 1 to 18 digits without a leading zero, CRLF) within every limit: reads it in one pass
+   * over the array, then copies each argument once into an argument list of the declared size (which is at most the
+   * number of headers actually present, so nothing is allocated from an unchecked length). Anything else (a frame
+   * not all here, an odd header, a limit crossed, a direct buffer) returns {@code null} with nothing consumed, and the
+   * state machine reads it, from the same first byte, to the same request or the same error. Every frame this
+   * accepts, the state machine reads to the same arguments.
+   */
+  private RespRequest wholeFrame(ByteBuf in) {
+    if (!in.hasArray()) {
+      return null;
+    }
+    byte[] a = in.array();
+    int base = in.arrayOffset();
+    int start = base + in.readerIndex();
+    int end = base + in.writerIndex();
+    if (a[start] != '*') {
+      return null;
+    }
+    int maxDigits = Math.min(18, limits.maxInlineBytes() - 1);
+    long count = plainNumber(a, start + 1, end, maxDigits);
+    if (count <= 0) {
+      return null; // malformed, incomplete or *0: the state machine's business
+    }
+    boolean authed = authenticated.getAsBoolean();
+    if (count > (authed ? Integer.MAX_VALUE : limits.unauthenticatedMaxArguments())) {
+      return null;
+    }
+    int p = numberEnd + 2;
+    long total = p - start; // the header line, as countCommandBytes counts it
+    long queryLimit = authed ? limits.maxQueryBufferBytes() : 1024 * 1024;
+    long maxBulk = authed ? limits.maxBulkBytes() : Math.min(limits.maxBulkBytes(), limits.unauthenticatedMaxBulkBytes());
+    int first = p;
+    // Pass 1: every header plain, every body and its two trailing bytes here, every limit kept. Each header takes at
+    // least 4 bytes, so the loop ends within the buffer whatever count says.
+    for (long i = 0; i < count; i++) {
+      if (p >= end || a[p] != '$') {
+        return null;
+      }
+      long length = plainNumber(a, p + 1, end, maxDigits);
+      if (length < 0 || length > maxBulk) {
+        return null;
+      }
+      int body = numberEnd + 2;
+      total += body - p + length;
+      if (total > queryLimit || length > end - body - 2) {
+        return null;
+      }
+      p = body + (int) length + 2; // Redis skips the two bytes after a bulk without looking at them
+    }
+    // Pass 2: the copies.
+    List<byte[]> args = new ArrayList<>((int) count);
+    int q = first;
+    for (long i = 0; i < count; i++) {
+      long length = plainNumber(a, q + 1, end, maxDigits);
+      int body = numberEnd + 2;
+      args.add(Arrays.copyOfRange(a, body, body + (int) length));
+      q = body + (int) length + 2;
+    }
+    in.skipBytes(p - start);
+    return new RespRequest(args);
+  }
+
+  /** Where the digits {@link #plainNumber} read end (the CR of their line). */
+  private int numberEnd;
+
+  /**
+   * A plain non-negative number at {@code a[from..]}: 1 to {@code maxDigits} digits, no leading zero unless it is
+   * {@code 0} alone, then CRLF within {@code end}; its value (the CR's index in {@link #numberEnd}), or -1.
+   */
+  private long plainNumber(byte[] a, int from, int end, int maxDigits) {
+    int p = from;
+    int digitsEnd = Math.min(end, from + maxDigits);
+    long value = 0;
+    while (p < digitsEnd && a[p] >= '0' && a[p] <= '9') {
+      value = value * 10 + (a[p] - '0');
+      p++;
+    }
+    int digits = p - from;
+    if (digits == 0 || (digits > 1 && a[from] == '0') || p + 1 >= end || a[p] != '\r' || a[p + 1] != '\n') {
+      return -1;
+    }
+    numberEnd = p;
+    return value;
   }
 
   /** The value of the header line {@link #plainHeaderBytes} found. */

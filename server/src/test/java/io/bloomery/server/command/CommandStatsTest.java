@@ -2,6 +2,8 @@ package io.bloomery.server.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +63,65 @@ class CommandStatsTest {
     assertThat(stats.infoFields()).containsEntry("cmdstat_bf.add",
         "calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
     assertThat(stats.latencies().get("bf.add").count()).isEqualTo(4);
+  }
+
+  /**
+   * Each thread records into a shard of its own: the sums over threads are exact once they are done (their shards then
+   * folded into one), and a reset from yet another thread clears INFO's figures of every shard while /metrics keeps
+   * them.
+   */
+  @Test
+  void threadsRecordIntoTheirOwnShardsAndTheSumsAreExact() throws InterruptedException {
+    CommandStats stats = new CommandStats();
+    ServerStats server = new ServerStats();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      threads.add(Thread.ofPlatform().start(() -> {
+        for (int i = 0; i < 10_000; i++) {
+          stats.executed("bf.add", 2_000, i % 10 == 0);
+          server.commandsProcessed.increment();
+        }
+        stats.rejected("bf.add", 0);
+      }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(server.commandsProcessed.sum()).isEqualTo(40_000);
+    assertThat(server.commandsProcessed.sum()).as("an ended thread's cell is folded in once").isEqualTo(40_000);
+    assertThat(stats.infoFields()).containsEntry("cmdstat_bf.add",
+        "calls=40000,usec=80000,usec_per_call=2.00,rejected_calls=4,failed_calls=4000");
+    assertThat(stats.infoFields()).as("the ended threads' shards are folded in once").containsEntry("cmdstat_bf.add",
+        "calls=40000,usec=80000,usec_per_call=2.00,rejected_calls=4,failed_calls=4000");
+    CommandStats.Latency add = stats.latencies().get("bf.add");
+    assertThat(add.count()).isEqualTo(40_004);
+    assertThat(add.buckets()[1]).isEqualTo(40_000);
+    assertThat(add.errors()).isEqualTo(4_004);
+
+    stats.reset();
+    assertThat(stats.infoFields()).isEmpty();
+    Thread.ofPlatform().start(() -> stats.executed("bf.add", 5_000, false)).join();
+    stats.executed("bf.exists", 1_000, false);
+    assertThat(stats.infoFields()).containsOnlyKeys("cmdstat_bf.add", "cmdstat_bf.exists")
+        .containsEntry("cmdstat_bf.add", "calls=1,usec=5,usec_per_call=5.00,rejected_calls=0,failed_calls=0");
+    assertThat(stats.latencies().get("bf.add").count()).isEqualTo(40_005);
+  }
+
+  /** While a read's commands run back to back each starts at the previous one's end; outside a read, at the clock. */
+  @Test
+  void chainedCommandsStartWhereThePreviousOneEnded() {
+    ClientState client = new ClientState(1, "a", "b", System.currentTimeMillis(), true);
+    client.chaining(true);
+    client.commandEnded(42);
+    assertThat(client.commandStartNanos()).isEqualTo(42);
+    client.chaining(false);
+    long before = System.nanoTime();
+    assertThat(client.commandStartNanos()).isGreaterThanOrEqualTo(before);
+    client.commandEnded(7);
+    assertThat(client.commandStartNanos()).as("not chaining: the end is not kept").isGreaterThanOrEqualTo(before);
+    client.touched("bf.add", System.nanoTime());
+    assertThat(client.lastCommand()).isEqualTo("bf.add");
+    assertThat(client.lastInteractionMillis()).isBetween(System.currentTimeMillis() - 1_000,
+        System.currentTimeMillis() + 1_000);
   }
 }

@@ -188,6 +188,95 @@ class RespDecoderTest {
     assertThat(decode(ch)).isEmpty();
   }
 
+  /**
+   * Whole frames in one heap buffer take the decoder's one-pass path; fed a byte at a time the same bytes go through
+   * the state machine. Odd frames that the fast path must hand over: a declared count above the headers present
+   * (waits, then completes), bytes after a bulk that are not CRLF (skipped, as Redis does), a length past what has
+   * arrived, a leading zero, a frame over the query buffer limit, and an unauthenticated client's limits.
+   */
+  @Test
+  void wholeFramesReadInOnePassAgreeWithTheStateMachine() {
+    String[] inputs = {
+      "*3\r\n$6\r\nBF.ADD\r\n$5\r\nbench\r\n$12\r\nkey:00012345\r\n".repeat(16),
+      "*3\r\n$4\r\nECHO\r\n$1\r\na\r\n",
+      "*1\r\n$4\r\nPINGxx*1\r\n$4\r\nPING\r\n",
+      "*2\r\n$4\r\nECHO\r\n$9\r\nshort\r\n",
+      "*2\r\n$4\r\nECHO\r\n$05\r\nhello\r\n",
+      "*02\r\n$4\r\nECHO\r\n$1\r\nx\r\n",
+      "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*1\r\n$4\r\nPING\n\n",
+      "*1\r\n$3\r\nabc\r",
+      "*1\r\n$3\rXabc\r\n",
+      "*" + "9".repeat(18) + "\r\n$1\r\nx\r\n",
+      "*2\r\n$4\r\nAUTH\r\n$16385\r\n" + "p".repeat(16385) + "\r\n",
+      "*11\r\n" + "$1\r\nx\r\n".repeat(11),
+    };
+    RespLimits tight = new RespLimits(1 << 20, 16, 64, 10, 16);
+    for (RespLimits limits : new RespLimits[] {LIMITS, tight}) {
+      for (boolean authenticated : new boolean[] {true, false}) {
+        for (String input : inputs) {
+          byte[] all = input.getBytes(StandardCharsets.ISO_8859_1);
+          assertThat(outcome(limits, authenticated, all, true))
+              .as("%s, authenticated %s, limits %s", input.length() > 80 ? input.substring(0, 80) : input,
+                  authenticated, limits)
+              .isEqualTo(outcome(limits, authenticated, all, false));
+        }
+      }
+    }
+    EmbeddedChannel ch = channel(true);
+    ch.writeInbound(bytes("*1\r\n$4\r\nPINGxx*3\r\n$4\r\nECHO\r\n$1\r\na\r\n"));
+    assertThat(decode(ch)).isEqualTo(List.of("PING"));
+    ch.writeInbound(bytes("$2\r\nbc\r\n"));
+    assertThat(decode(ch)).as("the rest of a frame the fast path left to the state machine").isEqualTo(
+        List.of("ECHO|a|bc"));
+    assertThat(outcome(tight, true, "*2\r\n$4\r\nECHO\r\n$60\r\n".concat("y".repeat(60)).concat("\r\n")
+        .getBytes(StandardCharsets.ISO_8859_1), true)).isEqualTo("[]ERR Protocol error: query buffer limit reached");
+  }
+
+  /** Frames from a grammar with hostile variations: whole in one buffer and a byte at a time read the same. */
+  @Property(tries = 400)
+  void wholeFramesAndByteAtATimeAlwaysAgree(@ForAll("frames") byte[] input, @ForAll boolean authenticated,
+      @ForAll boolean tightLimits) {
+    RespLimits limits = tightLimits ? new RespLimits(1 << 20, 16, 200, 3, 24) : LIMITS;
+    assertThat(outcome(limits, authenticated, input, true)).isEqualTo(outcome(limits, authenticated, input, false));
+  }
+
+  @Provide
+  Arbitrary<byte[]> frames() {
+    Arbitrary<String> body = Arbitraries.strings().withChars("abc\r\n*$0").ofMaxLength(30);
+    Arbitrary<String> argument = Arbitraries.oneOf(
+        body.map(b -> "$" + b.length() + "\r\n" + b + "\r\n"), // plain
+        body.map(b -> "$" + b.length() + "\r\n" + b + "xy"), // other bytes after the bulk
+        body.map(b -> "$0" + b.length() + "\r\n" + b + "\r\n"), // leading zero
+        body.map(b -> "$" + (b.length() + 3) + "\r\n" + b + "\r\n"), // declares more than it sends
+        body.map(b -> "$" + b.length() + "\r" + b + "\r\n"), // a header without its LF
+        body.map(b -> "$-" + b.length() + "\r\n"),
+        Arbitraries.of(":1\r\n", "$" + "9".repeat(19) + "\r\n", "$\r\n", "$4\r\nPING\r\n"));
+    Arbitrary<String> frame = Arbitraries.integers().between(-1, 6).flatMap(declared -> argument.list()
+        .ofMaxSize(6).map(args -> "*" + declared + "\r\n" + String.join("", args)));
+    Arbitrary<String> piece = Arbitraries.oneOf(frame, frame, frame, Arbitraries.of("PING\r\n", "*0\r\n", "*01\r\n"));
+    return piece.list().ofMaxSize(5).map(l -> String.join("", l).getBytes(StandardCharsets.ISO_8859_1));
+  }
+
+  /** Requests then any protocol error, from the input whole in one heap buffer or one byte per read. */
+  private static String outcome(RespLimits limits, boolean authenticated, byte[] input, boolean whole) {
+    EmbeddedChannel ch = new EmbeddedChannel(new RespDecoder(limits, () -> authenticated));
+    String error = "";
+    try {
+      if (whole) {
+        ch.writeInbound(Unpooled.wrappedBuffer(input));
+      } else {
+        for (byte b : input) {
+          ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+        }
+      }
+    } catch (DecoderException e) {
+      error = ((RespProtocolException) e.getCause()).reply();
+    }
+    String result = decode(ch) + error;
+    ch.finishAndReleaseAll();
+    return result;
+  }
+
   @Provide
   Arbitrary<byte[]> respish() {
     Arbitrary<String> token = Arbitraries.of("*", "$", "\r\n", "\r", "\n", "1", "2", "0", "-1", "3", "PING", " ",
