@@ -25,6 +25,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private enum State { START, ARG_HEADER, ARG_BODY, ARG_END, FAILED }
 
   private static final int FIRST_BUFFER_BYTES = 16 * 1024;
+  /** The query buffer limit of a connection that has not authenticated yet. */
+  private static final long UNAUTHENTICATED_QUERY_BYTES = 1024 * 1024;
 
   private final RespLimits limits;
   private final BooleanSupplier authenticated;
@@ -288,7 +290,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
     }
     int p = numberEnd + 2;
     long total = p - start; // the header line, as countCommandBytes counts it
-    long queryLimit = authed ? limits.maxQueryBufferBytes() : 1024 * 1024;
+    long queryLimit = authed ? limits.maxQueryBufferBytes() : UNAUTHENTICATED_QUERY_BYTES;
     long maxBulk = authed ? limits.maxBulkBytes() : Math.min(limits.maxBulkBytes(), limits.unauthenticatedMaxBulkBytes());
     int first = p;
     // Pass 1: every header plain, every body and its two trailing bytes here, every limit kept. Each header takes at
@@ -415,7 +417,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   private void countCommandBytes(long bytes) {
     commandBytes += bytes;
-    long limit = authenticated.getAsBoolean() ? limits.maxQueryBufferBytes() : 1024 * 1024;
+    long limit = authenticated.getAsBoolean() ? limits.maxQueryBufferBytes() : UNAUTHENTICATED_QUERY_BYTES;
     if (commandBytes > limit) {
       throw new RespProtocolException("query buffer limit reached");
     }
