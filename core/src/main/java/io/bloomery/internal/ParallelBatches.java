@@ -13,29 +13,32 @@ import java.util.concurrent.locks.LockSupport;
  * left, and nothing is written but the caller's answer array. A key-split insert would have every thread write
  * anywhere in the filter, so its bit sets must be atomic and the lines they dirty bounce between cores;
  * measured on the 2-vCPU VM that capped two threads at 1.42x (classic) and 1.61x (blocked) of one
- * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (scatterInsert), in rounds.
+ * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (scatterInsert).
  *
  * Each of the P parts owns a contiguous range of the filter's 64-byte lines (line l belongs to part
  * (l * scale) >>> 32, scale = floor(P * 2^32 / lines): monotone, so the ranges are contiguous and cut at
- * line boundaries). In round r, part p (a) hashes its own 1/P of chunk r of the keys, once, and appends
- * one record per bit or per key (what the kind needs to set it, and the key's index) to the buffer of
- * the part that owns the record's line, and (b) applies the records of chunk r - 1 that the P parts
- * appended for its own range, source by source. The buffers are double-buffered by round parity, so (a)
- * and (b) never touch the same buffer, and one barrier per round separates them. No key is hashed twice,
- * no thread reads another's hashes beyond the records meant for it, and every write lands in the
- * writer's own lines.
+ * line boundaries). The keys go in chunks of P slices. Each part has two task sequences, run in chunk
+ * order: scatter(p, c) hashes part p's slice of chunk c, once, and appends one record per bit or per key
+ * (what the kind needs to set it, and the key's index) to the buffer of the part that owns the record's
+ * line; insert(p, c) applies the records of chunk c that the P parts appended for p's range, source by
+ * source. No key is hashed twice, no thread reads another's hashes beyond the records meant for it, and
+ * every write lands in the writer's own lines.
  *
- * Exactness: source p's slice precedes source p + 1's and chunk r precedes chunk r + 1, so an owner
+ * Exactness: source p's slice precedes source p + 1's and chunk c precedes chunk c + 1, so an owner
  * applies the records of its range in key order; for every bit the first key that sets it is the one a
  * sequential add would have credited, and a key "changed the filter" exactly when one owner says so:
  * each owner marks its keys in its own bitset, and the bitsets are ORed at the end.
  *
- * The barrier: round r's units (one per part) are claimed by CAS, each thread trying its own part first
- * and then any unclaimed one, and a thread that finds none left waits (spins, yields, then parks until
- * the thread that finishes the round wakes it) until all of round r's units are done. A thread only ever waits for a unit another thread has claimed and is
- * running, so the call finishes even when the pool lends no worker at all (the caller then runs every
- * unit itself) or lends one late. The done counter's increments and reads order every unit's writes
- * (including plain stores) before the next round and before the call returns.
+ * Scheduling is by dataflow, not a barrier per chunk: insert(p, c) is ready once every part has scattered
+ * chunk c; scatter(p, c) once every owner has inserted chunk c - BUFFERS, whose buffers it reuses. So a part
+ * may scatter a few chunks ahead, and a thread that loses its core for a moment, or a chunk that gives one
+ * owner more records, stalls the other thread only once the buffers run out (a lockstep barrier per chunk
+ * cost the two-thread build 5-15 %, docs/BENCHMARKS.md). A sequence's next task is claimed by CAS on its
+ * state (done count, running bit); each thread tries its own part's insert, then its scatter, then the other
+ * parts', and with nothing ready it spins, yields, then parks until a task ends. A thread only waits while
+ * another runs a task it needs, so the call finishes even when the pool lends no worker at all (the caller
+ * then runs every task itself) or lends one late. The sequences' volatile states order every task's writes
+ * (including plain stores) before the tasks that depend on them and before the call returns.
  */
 /**
  * Splits batch work over the common {@link ForkJoinPool}: the shared engine of the filters' {@code
@@ -53,8 +56,8 @@ public final class ParallelBatches {
   static final int MIN_SLICE = 1024;
 
   /**
-   * Keys each part hashes per round of {@link #scatterInsert}: with the classic kind's k = 7 about
-   * 450 KiB of records per part and round, double-buffered, so a round's records stay within L2 and L3.
+   * Keys each part hashes per chunk of {@link #scatterInsert}: with the classic kind's k = 7 about
+   * 450 KiB of records per part and chunk, {@code BUFFERS} chunks at a time, so the records stay within L3.
    */
   static final int SCATTER_SLICE = 8192;
 
@@ -200,7 +203,7 @@ public final class ParallelBatches {
   }
 
   /**
-   * One part's share of a round: hashes keys {@code [from, to)} of the batch (all within the round's
+   * One part's share of a chunk: hashes keys {@code [from, to)} of the batch (all within the
    * chunk, which starts at key {@code chunkStart}) and appends their records to {@code out}, each to
    * the buffer of the part that owns the line it writes ({@link Records#owner}), keys in index order.
    */
@@ -219,7 +222,7 @@ public final class ParallelBatches {
     long apply(int owner, long[] records, int length, int chunkStart, long[] marks);
   }
 
-  /** One source part's records of one round, one growable buffer per owning part. */
+  /** One source part's records of one chunk, one growable buffer per owning part. */
   public static final class Records {
     /** {@code buffers[owner][0, lengths[owner])}: what has been appended for each owner. */
     public final long[][] buffers;
@@ -255,9 +258,15 @@ public final class ParallelBatches {
   private static final class ScatterRun {
     /** Keys per {@link Records#ensure} step of a scatter. */
     private static final int STEP = 64;
-    /** Busy-wait rounds of the barrier before it yields. */
+    /**
+     * Chunks whose records can be held at once: a part may scatter up to {@code BUFFERS - 1} chunks ahead of
+     * the slowest owner's inserts, so a thread that loses its core for a moment (or a chunk that happens to
+     * give one part more keys) does not stall the other at once, as a lockstep barrier per chunk would.
+     */
+    private static final int BUFFERS = 4;
+    /** Busy-wait rounds of a thread with nothing ready before it yields. */
     private static final int SPINS = 256;
-    /** Yields of the barrier before it parks until the round ends. */
+    /** Yields of a thread with nothing ready before it parks until a task ends. */
     private static final int YIELDS = 32;
 
     private final int size;
@@ -266,17 +275,21 @@ public final class ParallelBatches {
     private final Scatter scatter;
     private final Apply apply;
     private final int chunk;
-    private final int rounds;
-    /** {@code records[round & 1][source]}. */
+    private final int chunks;
+    /** {@code records[chunk % BUFFERS][source]}. */
     private final Records[][] records;
     /** {@code marks[owner]}: the keys that changed a bit in the owner's range. */
     final long[][] marks;
     /** {@code counts[owner]}: the sum of the owner's {@link Apply} counts. */
     final long[] counts;
-    /** {@code claimed[p]}: how many rounds' unit p has been claimed. */
-    private final AtomicIntegerArray claimed;
-    private final AtomicInteger done = new AtomicInteger();
-    /** {@code waiters[home]}: the thread of that home part while it is parked in {@link #awaitRound}. */
+    /**
+     * Per part, its two task sequences, each run in order by whichever thread claims its next task: {@code
+     * scattered[p]} and {@code applied[p]} hold {@code 2 * c} when chunks {@code 0 .. c - 1} are done and none
+     * is running, {@code 2 * c + 1} while chunk c runs.
+     */
+    private final AtomicIntegerArray scattered;
+    private final AtomicIntegerArray applied;
+    /** {@code waiters[home]}: the thread of that home part while it is parked in {@link #await}. */
     private final AtomicReferenceArray<Thread> waiters;
     private volatile Throwable failure;
 
@@ -289,51 +302,115 @@ public final class ParallelBatches {
       // Key indexes within a chunk must fit the records' fields (the classic kind keeps 24 bits).
       int slice = Math.max(1, Math.min(SCATTER_SLICE, (1 << 24) / parts));
       this.chunk = (int) Math.min((long) slice * parts, size);
-      this.rounds = (size + chunk - 1) / chunk + 1;
+      this.chunks = (size + chunk - 1) / chunk;
       long lineScale = (((long) parts) << 32) / Math.max(1, lines);
       int sliceKeys = (chunk + parts - 1) / parts;
       int capacity = (int) Math.min(Integer.MAX_VALUE - 8,
           (long) sliceKeys * longsPerKey / parts * 5 / 4 + (long) STEP * longsPerKey);
-      this.records = new Records[2][parts];
-      for (int b = 0; b < 2; b++) {
+      int buffers = Math.min(BUFFERS, chunks);
+      this.records = new Records[buffers][parts];
+      for (int b = 0; b < buffers; b++) {
         for (int p = 0; p < parts; p++) {
           records[b][p] = new Records(parts, capacity, lineScale);
         }
       }
       this.marks = new long[parts][(size + 63) >>> 6];
       this.counts = new long[parts];
-      this.claimed = new AtomicIntegerArray(parts);
+      this.scattered = new AtomicIntegerArray(parts);
+      this.applied = new AtomicIntegerArray(parts);
       this.waiters = new AtomicReferenceArray<>(parts);
     }
 
-    /** The loop of the thread whose own part is {@code home}: claim, run, wait, next round. */
+    /**
+     * The loop of the thread whose own part is {@code home}: run a ready task (its own part's first, the
+     * inserts before the scatters, then any other part's), or wait for one; until every owner has inserted
+     * every chunk or a task failed.
+     */
     int work(int home) {
-      for (int r = 0; r < rounds && failure == null; r++) {
-        for (int i = 0; i < parts; i++) {
-          int p = (home + i) % parts;
-          if (claimed.get(p) == r && claimed.compareAndSet(p, r, r + 1)) {
-            try {
-              unit(r, p);
-            } catch (Throwable e) {
-              if (failure == null) {
-                failure = e;
-              }
-            } finally {
-              finishUnit();
-            }
-          }
+      for (int idle = 0; failure == null; ) {
+        int state = runReadyTask(home);
+        if (state == DONE) {
+          return 0;
         }
-        awaitRound((long) (r + 1) * parts, home);
+        if (state == RAN) {
+          idle = 0;
+        } else if (idle < SPINS) {
+          idle++;
+          Thread.onSpinWait();
+        } else if (idle < SPINS + YIELDS) {
+          idle++;
+          Thread.yield();
+        } else {
+          await(home);
+          idle = 0;
+        }
       }
       return 0;
     }
 
-    /** Counts a finished unit; the last of a round (or a failure) wakes the threads parked in {@link #awaitRound}. */
-    private void finishUnit() {
-      int finished = done.incrementAndGet();
-      if (finished % parts == 0 || failure != null) {
-        for (int p = 0; p < parts; p++) {
-          Thread waiter = waiters.get(p);
+    private static final int RAN = 0;
+    private static final int NOTHING_READY = 1;
+    private static final int DONE = 2;
+
+    /** Claims and runs one ready task, if there is one; says whether it did, or that all are done. */
+    private int runReadyTask(int home) {
+      boolean finished = true;
+      for (int i = 0; i < parts; i++) {
+        int p = (home + i) % parts;
+        int a = applied.get(p);
+        if (a != 2 * chunks) {
+          finished = false;
+          if ((a & 1) == 0 && allScattered(a >>> 1) && applied.compareAndSet(p, a, a + 1)) {
+            run(p, a >>> 1, false);
+            return RAN;
+          }
+        }
+        int s = scattered.get(p);
+        if ((s & 1) == 0 && (s >>> 1) < chunks && allApplied((s >>> 1) - records.length)
+            && scattered.compareAndSet(p, s, s + 1)) {
+          run(p, s >>> 1, true);
+          return RAN;
+        }
+      }
+      return finished ? DONE : NOTHING_READY;
+    }
+
+    /** Whether every source has scattered chunk {@code c}. */
+    private boolean allScattered(int c) {
+      for (int s = 0; s < parts; s++) {
+        if (scattered.get(s) < 2 * (c + 1)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Whether every owner has inserted chunk {@code c} (true for c &lt; 0). */
+    private boolean allApplied(int c) {
+      for (int o = 0; o < parts && c >= 0; o++) {
+        if (applied.get(o) < 2 * (c + 1)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Runs a claimed task, marks it done (or records the failure) and wakes the parked threads. */
+    private void run(int p, int c, boolean isScatter) {
+      try {
+        if (isScatter) {
+          scatterChunk(p, c);
+        } else {
+          applyChunk(p, c);
+        }
+      } catch (Throwable e) {
+        if (failure == null) {
+          failure = e;
+        }
+      } finally {
+        (isScatter ? scattered : applied).set(p, 2 * (c + 1));
+        for (int w = 0; w < parts; w++) {
+          Thread waiter = waiters.get(w);
           if (waiter != null) {
             LockSupport.unpark(waiter);
           }
@@ -342,50 +419,47 @@ public final class ParallelBatches {
     }
 
     /**
-     * Waits until {@code target} units are done (or one failed): spins, then yields, then parks until the
-     * unit that ends the round wakes it (a thread registers before its last check, and the finisher
-     * counts before it looks for waiters, so one of the two always sees the other).
+     * Parks until a task ends (or one failed): a thread registers before it looks for a ready task once more,
+     * and a task's end is published before it looks for waiters, so one of the two always sees the other.
      */
-    private void awaitRound(long target, int home) {
-      for (int spins = 0; done.get() < target && failure == null; spins++) {
-        if (spins < SPINS) {
-          Thread.onSpinWait();
-        } else if (spins < SPINS + YIELDS) {
-          Thread.yield();
-        } else {
-          waiters.set(home, Thread.currentThread());
-          while (done.get() < target && failure == null) {
-            LockSupport.park(this); // the other unit's thread lost its core: stop competing for one
+    private void await(int home) {
+      waiters.set(home, Thread.currentThread());
+      try {
+        while (failure == null) {
+          int state = runReadyTask(home);
+          if (state != NOTHING_READY) {
+            return;
           }
-          waiters.set(home, null);
+          LockSupport.park(this); // the task it waits for runs on a thread that lost its core: stop competing for one
         }
+      } finally {
+        waiters.set(home, null);
       }
     }
 
-    /** Round {@code r}'s unit {@code p}: scatter part p of chunk r, apply part p's records of chunk r - 1. */
-    private void unit(int r, int p) {
-      if (r < rounds - 1) {
-        int chunkStart = r * chunk;
-        int length = Math.min(chunk, size - chunkStart);
-        int from = chunkStart + (int) ((long) length * p / parts);
-        int to = chunkStart + (int) ((long) length * (p + 1) / parts);
-        Records out = records[r & 1][p];
-        out.clear();
-        for (int start = from; start < to; start += STEP) {
-          out.ensure(STEP * longsPerKey);
-          scatter.scatter(start, Math.min(to, start + STEP), chunkStart, out);
-        }
-      }
-      if (r > 0) {
-        int chunkStart = (r - 1) * chunk;
-        long count = 0;
-        for (Records source : records[(r - 1) & 1]) {
-          count += apply.apply(p, source.buffers[p], source.lengths[p], chunkStart, marks[p]);
-        }
-        counts[p] += count;
+    /** Part p's share of chunk c: hashes it and appends the records to each owner's buffer. */
+    private void scatterChunk(int p, int c) {
+      int chunkStart = c * chunk;
+      int length = Math.min(chunk, size - chunkStart);
+      int from = chunkStart + (int) ((long) length * p / parts);
+      int to = chunkStart + (int) ((long) length * (p + 1) / parts);
+      Records out = records[c % records.length][p];
+      out.clear();
+      for (int start = from; start < to; start += STEP) {
+        out.ensure(STEP * longsPerKey);
+        scatter.scatter(start, Math.min(to, start + STEP), chunkStart, out);
       }
     }
 
+    /** Owner p's share of chunk c: the records every source appended for its range, source by source. */
+    private void applyChunk(int p, int c) {
+      int chunkStart = c * chunk;
+      long count = 0;
+      for (Records source : records[c % records.length]) {
+        count += apply.apply(p, source.buffers[p], source.lengths[p], chunkStart, marks[p]);
+      }
+      counts[p] += count;
+    }
     void rethrow() {
       Throwable e = failure;
       if (e instanceof RuntimeException) {

@@ -191,6 +191,36 @@ class PartitionedBlockedAddPropertiesTest {
   }
 
   /**
+   * A batch of many chunks, in an overfilled filter (many keys change nothing): every chunk's records are
+   * inserted in key order although a part may scatter chunks ahead and the buffers are reused; also when
+   * the call runs alone inside a one-worker pool.
+   */
+  @Test
+  void aBatchOfManyChunksIsExact() throws Exception {
+    byte[][] items = PartitionedAddCheck.manyChunksWithRepeats();
+    BlockedBloomFilter blocked = BlockedBloomFilter.create(20_000, 0.01);
+    SplitBlockBloomFilter split = SplitBlockBloomFilter.create(20_000, 0.01);
+    int blockedChanged = blocked.addAll(items);
+    int splitChanged = split.addAll(items);
+    assertThat(blockedChanged).isLessThan(200_000); // overfilled: some new keys found their bits set
+    java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(1);
+    try {
+      for (int parallelism : new int[] {2, 3, 8, 0}) {
+        BlockedBloomFilter blockedParallel = BlockedBloomFilter.create(20_000, 0.01);
+        SplitBlockBloomFilter splitParallel = SplitBlockBloomFilter.create(20_000, 0.01);
+        int count = parallelism > 0 ? blockedParallel.addAll(items, parallelism)
+            : pool.submit(() -> blockedParallel.addAll(items, 2)).get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(count).as("parallelism %d (0: alone in a busy pool)", parallelism).isEqualTo(blockedChanged);
+        assertThat(FilterFormat.toBytes(blockedParallel)).isEqualTo(FilterFormat.toBytes(blocked));
+        assertThat(splitParallel.addAll(items, Math.max(2, parallelism))).isEqualTo(splitChanged);
+        assertThat(FilterFormat.toBytes(splitParallel)).isEqualTo(FilterFormat.toBytes(split));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
    * The blocked kind's parallel batch keeps its bit sets atomic: adds from another thread at the same
    * time, into the same blocks, are never lost (no false negatives for either).
    */

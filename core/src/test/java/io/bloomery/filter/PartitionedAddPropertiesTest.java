@@ -66,6 +66,38 @@ class PartitionedAddPropertiesTest {
   }
 
   /**
+   * A batch of many chunks, in an overfilled filter (many keys change nothing): every chunk's records are
+   * inserted in key order although a part may scatter chunks ahead and the buffers are reused; also when
+   * the call runs alone inside a one-worker pool.
+   */
+  @Test
+  void aBatchOfManyChunksIsExact() throws Exception {
+    byte[][] items = PartitionedAddCheck.manyChunksWithRepeats();
+    ForkJoinPool pool = new ForkJoinPool(1);
+    try {
+      for (boolean singleWriter : new boolean[] {false, true}) {
+        BloomFilter sequential = new BloomFilter(Protocols.defaultProtocol(), new byte[0], 1_000_000, 7,
+            BloomFilter.DEFAULT_SEGMENT_SHIFT, singleWriter);
+        int expected = 0;
+        for (byte[] item : items) {
+          expected += sequential.add(item) ? 1 : 0;
+        }
+        assertThat(expected).isLessThan(200_000); // overfilled: some new keys found their bits set
+        for (int parallelism : new int[] {2, 3, 8, 0}) {
+          BloomFilter parallel = new BloomFilter(Protocols.defaultProtocol(), new byte[0], 1_000_000, 7,
+              BloomFilter.DEFAULT_SEGMENT_SHIFT, singleWriter);
+          int count = parallelism > 0 ? parallel.addAll(items, parallelism)
+              : pool.submit(() -> parallel.addAll(items, 2)).get(60, TimeUnit.SECONDS);
+          assertThat(count).as("parallelism %d (0: alone in a busy pool)", parallelism).isEqualTo(expected);
+          assertThat(FilterFormat.toBytes(parallel)).isEqualTo(FilterFormat.toBytes(sequential));
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
    * A concurrent filter's partitioned batch sets its bits atomically: adds from another thread at the
    * same time are never lost (no false negatives for either).
    */

@@ -89,6 +89,18 @@ public final class PartitionedAddCheck {
     }
   }
 
+  /**
+   * 300,000 URLs of which 100,000 repeat an earlier one: at parallelism 2, 3 and 8 a batch of 19, 13 and 5
+   * chunks, more than the parallel insert holds records for at once, so its buffers are reused.
+   */
+  public static byte[][] manyChunksWithRepeats() {
+    byte[][] items = new byte[300_000][];
+    for (int i = 0; i < items.length; i++) {
+      items[i] = ("https://example.org/many/" + (i % 200_000)).getBytes(StandardCharsets.UTF_8);
+    }
+    return items;
+  }
+
   /** 50,000 URLs of which 13,000 repeat an earlier one: a batch the public calls split into several parts. */
   public static byte[][] urlsWithRepeats() {
     byte[][] items = new byte[50_000][];
