@@ -268,6 +268,10 @@ public final class ParallelBatches {
     private static final int SPINS = 256;
     /** Yields of a thread with nothing ready before it parks until a task ends. */
     private static final int YIELDS = 32;
+    /** What {@link #runReadyTask} did: ran a task, found none ready, or found every insert done. */
+    private static final int RAN = 0;
+    private static final int NOTHING_READY = 1;
+    private static final int DONE = 2;
 
     private final int size;
     private final int parts;
@@ -347,10 +351,6 @@ public final class ParallelBatches {
       }
       return 0;
     }
-
-    private static final int RAN = 0;
-    private static final int NOTHING_READY = 1;
-    private static final int DONE = 2;
 
     /** Claims and runs one ready task, if there is one; says whether it did, or that all are done. */
     private int runReadyTask(int home) {
