@@ -570,17 +570,15 @@ public final class PostgresStore implements ExactStore {
       allNew(n, decide); // the commit's outcome is unknown: answered (and marked) as if it committed
       throw unavailable("insert batch of " + n, e);
     }
-    boolean[] answers = allNew(n, decide); // committed: the caller's marks first, whatever follows
+    Recorded recorded = allNew(n, decide); // committed: the caller's marks first, whatever follows
     if (inserted != n) {
       throw new IllegalStateException("a plain INSERT of " + n + " rows committed " + inserted);
     }
-    boolean[] all = new boolean[n];
-    java.util.Arrays.fill(all, true);
-    return new Recorded(all, answers, false);
+    return recorded;
   }
 
-  /** {@code decide} for a batch whose every item was inserted; its answers, each new as the contract says. */
-  private static boolean[] allNew(int n, Decide decide) {
+  /** {@code decide} for a batch whose every item was inserted; its outcome, each answer new as the contract says. */
+  private static Recorded allNew(int n, Decide decide) {
     boolean[] all = new boolean[n];
     java.util.Arrays.fill(all, true);
     boolean[] answers = decide.answers(all, new boolean[n]);
@@ -589,7 +587,7 @@ public final class PostgresStore implements ExactStore {
         throw new IllegalStateException("Decide answered an inserted item duplicate");
       }
     }
-    return answers;
+    return new Recorded(all, answers, false);
   }
 
   private Recorded inLedgerTransaction(List<byte[]> items, Batch batch, Ledger ledger, Decide decide) {
