@@ -1,7 +1,6 @@
 package io.bloomery.server.command;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -91,50 +90,21 @@ public final class CommandStats {
   /** One command's /metrics figures at a moment. */
   public record Latency(long[] buckets, long count, double sumSeconds, long errors) {}
 
-  /** A thread's counters, by command: written by {@code owner} only, read by any thread. */
-  private record Shard(Thread owner, Map<String, Counters> counters) {}
+  /** Each thread's counters, by command: written by that thread only, read by any thread. */
+  private final ThreadShards<Map<String, Counters>> shards = new ThreadShards<>(ConcurrentHashMap::new,
+      (ended, retired) -> ended.forEach((name, c) -> c.addTo(retired.computeIfAbsent(name, k -> new Counters()))));
 
-  /** Read and changed under its own lock (readers and new threads only, never the recording). */
-  private final List<Shard> shards = new ArrayList<>();
-  /** The counts of threads that have ended, written under the lock of {@link #shards}, read by any thread. */
-  private final Map<String, Counters> retired = new ConcurrentHashMap<>();
-  private final ThreadLocal<Map<String, Counters>> shard = ThreadLocal.withInitial(() -> {
-    Map<String, Counters> mine = new ConcurrentHashMap<>();
-    synchronized (shards) {
-      retireEnded();
-      shards.add(new Shard(Thread.currentThread(), mine));
-    }
-    return mine;
-  });
-
-  /** Folds the shards of threads that have ended into {@link #retired}; under the lock of {@link #shards}. */
-  private void retireEnded() {
-    for (Iterator<Shard> i = shards.iterator(); i.hasNext(); ) {
-      Shard s = i.next();
-      if (!s.owner.isAlive()) {
-        s.counters.forEach((name, c) -> c.addTo(retired.computeIfAbsent(name, k -> new Counters())));
-        i.remove();
-      }
-    }
-  }
-
-  /** Every shard's counters, the ended threads' total among them, taken under the lock. */
+  /** Every shard's counters, the ended threads' total among them, taken under the shards' lock. */
   private List<Map<String, Counters>> allCounters() {
-    synchronized (shards) {
-      retireEnded();
-      List<Map<String, Counters>> all = new ArrayList<>(shards.size() + 1);
-      all.add(retired);
-      for (Shard s : shards) {
-        all.add(s.counters);
-      }
-      return all;
-    }
+    List<Map<String, Counters>> all = new ArrayList<>();
+    shards.forEach(all::add);
+    return all;
   }
-  /** INFO's figures at the last RESETSTAT, per command. */
+
   private final Map<String, Info> baseline = new ConcurrentHashMap<>();
 
   private Counters of(String command) {
-    Map<String, Counters> mine = shard.get();
+    Map<String, Counters> mine = shards.mine();
     Counters c = mine.get(command);
     return c != null ? c : mine.computeIfAbsent(command, k -> new Counters());
   }

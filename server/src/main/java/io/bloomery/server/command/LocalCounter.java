@@ -1,8 +1,5 @@
 package io.bloomery.server.command;
 
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -16,21 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * once the adding threads have handed their work on (a reply sent), it holds every add they made.
  */
 public final class LocalCounter {
-  /** A thread's cell; once {@code owner} has ended, nothing writes {@code value} any more. */
-  private record Cell(Thread owner, AtomicLong value) {}
-
-  /** Read and changed under its own lock (readers and new threads only, never the adds). */
-  private final List<Cell> cells = new ArrayList<>();
-  /** What the cells of threads that have ended held. */
-  private long retired;
-  private final ThreadLocal<AtomicLong> mine = ThreadLocal.withInitial(() -> {
-    AtomicLong value = new AtomicLong();
-    synchronized (cells) {
-      retireEnded();
-      cells.add(new Cell(Thread.currentThread(), value));
-    }
-    return value;
-  });
+  private final ThreadShards<AtomicLong> cells =
+      new ThreadShards<>(AtomicLong::new, (ended, retired) -> bump(retired, ended.getAcquire()));
 
   /** Adds one for the calling thread. */
   public void increment() {
@@ -39,34 +23,14 @@ public final class LocalCounter {
 
   /** Adds {@code n} for the calling thread. */
   public void add(long n) {
-    bump(mine.get(), n);
+    bump(cells.mine(), n);
   }
 
   /** The total over every thread. */
   public long sum() {
-    synchronized (cells) {
-      retireEnded();
-      long total = retired;
-      for (Cell cell : cells) {
-        total += cell.value.getAcquire();
-      }
-      return total;
-    }
-  }
-
-  /**
-   * Folds the cells of threads that have ended into {@link #retired} (their last add happens-before
-   * {@link Thread#isAlive} answering false), so that threads that come and go (a pool's, after their keep-alive) do not
-   * pile up cells.
-   */
-  private void retireEnded() {
-    for (Iterator<Cell> i = cells.iterator(); i.hasNext(); ) {
-      Cell cell = i.next();
-      if (!cell.owner.isAlive()) {
-        retired += cell.value.getAcquire();
-        i.remove();
-      }
-    }
+    long[] total = {0};
+    cells.forEach(cell -> total[0] += cell.getAcquire());
+    return total[0];
   }
 
   /** Adds {@code n} to a cell only the calling thread writes. */
