@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guard benchmark (docs/BENCHMARKS.md, section "Guard"): builds bench/target/benchmarks.jar, starts a
+# Guard benchmark (docs/BENCHMARKS.md, section "Guard over PostgreSQL"): builds bench/target/benchmarks.jar, starts a
 # throwaway PostgreSQL 15 cluster (initdb as user postgres in a temp dir, 127.0.0.1 on a free port,
 # production defaults: fsync and synchronous_commit on), runs GuardDedupBench against it, removes it.
 #   scripts/bench-guard.sh --n 10000000 --side-by-side 20000 --build-rows 10000000

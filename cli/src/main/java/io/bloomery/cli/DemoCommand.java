@@ -228,8 +228,7 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * The maximum heap the set needs: what is in use now plus the set, with a quarter more so the
-   * collector is not left thrashing a full heap (a 3M-URL set in a 512 MiB heap, a near fit, ran for
-   * minutes on the 2-vCPU VM).
+   * collector is not left thrashing a near-full heap.
    */
   static long heapForHashSet(long usedBefore, long estimate) {
     return (long) Math.min(Long.MAX_VALUE, (usedBefore + estimate) * 1.25);

@@ -64,14 +64,13 @@ import java.util.concurrent.atomic.LongAdder;
  * two are independent; multiply-shift by odd salts (Dietzfelbinger et al.) maps the 32 low bits to
  * k uniform positions. Positions may repeat (the model counts with replacement).
  *
- * <h2>Why (block comment)</h2>
+ * <h2>Why one block per key</h2>
  *
  * <p>Putze, Sanders, Singler, "Cache-, Hash- and Space-Efficient Bloom Filters" (WEA 2007): confining
  * a key to one cache line removes k−1 of the k misses of a classic filter for a small loss of
  * accuracy, because blocks receive a Poisson-distributed number of keys. RocksDB's FastLocalBloom and
- * Impala/Parquet's split-block filter make the same trade. Measured here (docs/BENCHMARKS.md and
- * docs/BENCHMARKS.md): a 60 MB filter's lookup is dominated by cache misses and hashing,
- * so one miss plus XXH3 over UTF-8 bytes beats Guava by 4× and more when lookups are batched.
+ * Impala/Parquet's split-block filter make the same trade. A lookup costs one hash of the item and one
+ * cache line, whatever k is; the figures against Guava's classic filter are in docs/BENCHMARKS.md.
  *
  * <p><b>Alignment.</b> A 512-bit block only costs one miss if it sits on one 64-byte line. The words
  * live in a {@code long[]} over-allocated by 7 longs, and block 0 starts at index {@link #BASE_INDEX}
@@ -81,13 +80,11 @@ import java.util.concurrent.atomic.LongAdder;
  * than half a heap region (≥ 512 KiB) at the start of a region, i.e. on a 64-byte boundary, so element
  * 6 is at offset 64. Small arrays are only 8-byte aligned, but they also fit in cache. If a JVM lays
  * arrays out differently, blocks straddle two lines: answers stay correct, only slower.
- * {@code io.bloomery.bench.AlignmentProbe} times random whole-block reads at each of the 8 offsets of
- * a 64 MB {@code long[]}: in the quietest run on the shared 2-core VM, index 6 took 24.1 ns per block
- * against 26.7–31.8 ns for the offsets whose blocks straddle two lines. A direct
- * {@code ByteBuffer.alignedSlice(64)} (aligned by API contract) read through a {@code VarHandle} view
- * took 25.6 ns (64.3 ns through a {@code LongBuffer}), no faster than the aligned {@code long[]}, so
- * the filter keeps the heap array: no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on
- * array elements, and up to 16 GiB in one array (docs/BENCHMARKS.md).
+ * {@code io.bloomery.bench.AlignmentProbe} times random whole-block reads at each of the 8 offsets and
+ * from a direct {@code ByteBuffer.alignedSlice(64)}; the aligned direct buffer reads no faster than the
+ * aligned {@code long[]} (docs/BENCHMARKS.md, "Block alignment"), so the filter keeps the heap array:
+ * no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on array elements, and up to 16 GiB
+ * in one array.
  */
 public final class BlockedBloomFilter implements MembershipFilter, Mergeable<BlockedBloomFilter> {
 

@@ -38,12 +38,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * Single-writer mode (createSingleWriter) replaces the atomic getAndBitwiseOr with a plain read and a
  * release store, and the LongAdders with opaque fields, for loaders with one adding thread (a CLI
- * build, a rebuild from a snapshot). Measured with an ad-hoc loop (9 interleaved rounds, ~75-byte URL
- * keys, p = 1%, k = 7, JDK 25, 2-vCPU Xeon VM shared with parallel builds, so
- * absolute times are inflated and noisy; load average 12-15): median per-round speed-up 1.37x and
- * 1.48x in two runs at n = 1e5 (120 KB bitmap, cache-resident; single-writer faster in 8 of 9 rounds
- * of the first run) and 1.09x and 1.11x at n = 1e6 (1.2 MB bitmap).
- * JMH figures belong in the bench module.
+ * build, a rebuild from a snapshot). It saves the atomic instruction per bit set, which counts most
+ * when the bitmap is cache-resident and least when each probe is a cache miss.
  *
  * For the default protocol (xxh3-edh-v1) positions are walked in place from one 64-bit hash
  * (DoubleHashingPlacement), so add and mightContain allocate nothing; other protocols fill a long[k]

@@ -14,9 +14,8 @@ import java.util.Objects;
  * misses the core keeps in flight, and that is bounded by how many instructions sit between two loads
  * (the reorder window). Hence the shape: all k positions of a group of keys are computed while hashing
  * (arithmetic only, no memory wait), and the gather loops that follow are a few instructions per load
- * with no branch on what a load returns. Measured on the 2-vCPU VM, 10M keys at 1 % (12 MB bitmap):
- * walking each key's positions in place from its hash while reading took ~415 ns per member lookup;
- * precomputed positions took ~230 ns (docs/BENCHMARKS.md).
+ * with no branch on what a load returns. Walking each key's positions in place from its hash while
+ * reading would put the hashing between the loads and keep fewer misses in flight.
  *
  * Non-members mostly fail at their first or second bit, so a group that is mostly non-members is
  * compacted after each of the first COMPACTING_ROUNDS rounds (keys found absent drop out; the

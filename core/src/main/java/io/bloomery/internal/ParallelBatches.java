@@ -11,9 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 /*
  * Two ways to split a batch. Lookups split the keys: each thread claims slices of keys until none is
  * left, and nothing is written but the caller's answer array. A key-split insert would have every thread write
- * anywhere in the filter, so its bit sets must be atomic and the lines they dirty bounce between cores;
- * measured on the 2-vCPU VM that capped two threads at 1.42x (classic) and 1.61x (blocked) of one
- * (docs/BENCHMARKS.md, run F). So inserts split what is written instead (scatterInsert).
+ * anywhere in the filter, so its bit sets must be atomic and the lines they dirty bounce between cores.
+ * So inserts split what is written instead (scatterInsert).
  *
  * Each of the P parts owns a contiguous range of the filter's 64-byte lines (line l belongs to part
  * (l * scale) >>> 32, scale = floor(P * 2^32 / lines): monotone, so the ranges are contiguous and cut at
@@ -32,8 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * Scheduling is by dataflow, not a barrier per chunk: insert(p, c) is ready once every part has scattered
  * chunk c; scatter(p, c) once every owner has inserted chunk c - BUFFERS, whose buffers it reuses. So a part
  * may scatter a few chunks ahead, and a thread that loses its core for a moment, or a chunk that gives one
- * owner more records, stalls the other thread only once the buffers run out (a lockstep barrier per chunk
- * cost the two-thread build 5-15 %, docs/BENCHMARKS.md). A sequence's next task is claimed by CAS on its
+ * owner more records, stalls the other thread only once the buffers run out (a barrier per chunk would stall
+ * it after every chunk; docs/BENCHMARKS.md has the two-thread figures). A sequence's next task is claimed by CAS on its
  * state (done count, running bit); each thread tries its own part's insert, then its scatter, then the other
  * parts', and with nothing ready it spins, yields, then parks until a task ends. A thread only waits while
  * another runs a task it needs, so the call finishes even when the pool lends no worker at all (the caller

@@ -16,9 +16,7 @@ import java.nio.charset.StandardCharsets;
  * <p>The characters are copied into a reusable {@code char[]} ({@code String.getChars}, an intrinsic)
  * and encoded by the JDK's own UTF-8 {@link CharsetEncoder} over array-backed buffers: its ASCII run is
  * the intrinsic that {@code String.getBytes} uses, and it replaces each unpaired surrogate by {@code '?'}
- * as {@code String.getBytes(UTF_8)} does, so the bytes are the same. (An earlier scratch narrowed the
- * characters in plain Java loops and measured about twice as slow as {@code getBytes}: see
- * docs/BENCHMARKS.md.)
+ * as {@code String.getBytes(UTF_8)} does, so the bytes are the same.
  */
 public final class Utf8Scratch {
 

@@ -251,10 +251,9 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
   }
 
   /*
-   * Why a sole-writer path: measured on the server (JFR, BF.ADD at redis-benchmark -P 16), about a fifth of the write
-   * samples sat at the release of the exclusive section, whose fence waits until the item's bit stores (cache
-   * misses in a large layer) have drained, once per add, although the server already held the key's lock for the
-   * whole pipelined run. Without fences inside the run, the stores of successive adds overlap.
+   * Why a sole-writer path: the release of the exclusive section is a fence that waits until the item's bit stores
+   * (cache misses in a large layer) have drained, once per add. A caller that already serializes every mutation (the
+   * server holds the key's lock for a whole pipelined run) needs no fence between its adds, so their stores overlap.
    */
   private boolean addHashed(long a, long b, boolean excludeReaders) {
     BloomLayer[] current = layers;

@@ -18,8 +18,8 @@ final class ItemDigest {
 
   /**
    * One SHA-256 instance per thread: {@code MessageDigest.getInstance} looks the algorithm up in the
-   * provider list on every call, which showed in profiles of single-item adds (one digest per item,
-   * another when its pending mark is cleared). {@code digest} resets the instance after each use.
+   * provider list on every call, and single-item adds take a digest per item (another when its pending
+   * mark is cleared). {@code digest} resets the instance after each use.
    */
   private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
     try {

@@ -103,8 +103,8 @@ public final class PostgresStore implements ExactStore {
     config.setConnectionTimeout(timeoutMillis > 0 ? Math.max(250, Math.min(5_000, timeoutMillis)) : 5_000);
     // The guard's own tables are read by key only (scans say otherwise in their transaction). Its ledger table is a
     // queue whose rows live for milliseconds: once autovacuum has recorded a few live rows in many pages, the planner
-    // deleted delivered marks by a sequential scan of every page, in every group commit (a third of PostgreSQL's CPU
-    // in the group-commit benchmark, docs/BENCHMARKS.md); its primary key finds them directly.
+    // prefers a sequential scan of every page to delete delivered marks, in every group commit (a third of
+    // PostgreSQL's CPU in the group-commit benchmark, docs/BENCHMARKS.md); its primary key finds them directly.
     String init = (timeoutMillis > 0 ? "SET statement_timeout = " + timeoutMillis + "; " : "")
         + (readOnly ? "" : "SET enable_seqscan = off");
     if (!init.isEmpty()) {

@@ -683,9 +683,8 @@ final class ReplicationFollower {
 
   /*
    * Reading: the follower thread blocks in the stream's read until the server sends something, so it wakes once per
-   * message and never while idle. It used to poll readPending() every 1-10 ms, and each empty poll cost the driver
-   * a 1 ms timed socket read ending in a SocketTimeoutException (stack trace included): with 50 clients adding,
-   * that thread took 10-16 us of CPU per add. The stream is not thread-safe, so only this thread reads it and
+   * message and never while idle (polling readPending() instead would cost the driver, per empty poll, a timed
+   * socket read that ends in a SocketTimeoutException with its stack trace). The stream is not thread-safe, so only this thread reads it and
    * forces status updates; the positions to confirm are handed over in volatile fields. Fences (on their own
    * connection) and periodic checkpoints are the ticker's; a fence's return is also what wakes an idle follower, e.g.
    * to send a checkpoint's confirmation or to stop. The server's keepalives, and the driver's status every second
