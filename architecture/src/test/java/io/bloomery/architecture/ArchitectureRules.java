@@ -1,0 +1,121 @@
+package io.bloomery.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The dependency rules of the code base, one constant per rule. {@link ArchitectureTest} checks them over every
+ * module's compiled classes; {@link PlantedViolationTest} shows that each one fails on a class that breaks it.
+ *
+ * <p>The modules, lowest first: core (filters, formats, no I/O framework) ← guard (a filter in front of a store)
+ * ← server (RESP, keyspace, persistence) ← cli (the {@code bloomery} command); spark sits on core alone. Inside the
+ * server, the layers are: {@code resp} (the wire protocol) and {@code persistence} (journal, snapshots) at the
+ * bottom, {@code keyspace} on persistence, {@code command} on those, {@code net} and {@code dashboard} on commands,
+ * and the root package wiring them together.
+ */
+final class ArchitectureRules {
+  /** Core's packages: the public API and {@code internal}. */
+  static final String[] CORE = {
+    "io.bloomery.aging..", "io.bloomery.blocked..", "io.bloomery.counting..", "io.bloomery.filter..",
+    "io.bloomery.format..", "io.bloomery.fuse..", "io.bloomery.hash..", "io.bloomery.internal..",
+    "io.bloomery.plan..", "io.bloomery.redisbloom..", "io.bloomery.sizing..", "io.bloomery.sketch..",
+  };
+
+  /** The modules whose classes the rules read, by folder under the repository root. */
+  static final List<String> MODULES = List.of("core", "guard", "server", "cli", "spark");
+
+  /** Which module may use which: each module only the ones below it. */
+  static final ArchRule MODULES_DEPEND_DOWNWARD = layeredArchitecture()
+      .consideringOnlyDependenciesInLayers()
+      .layer("core").definedBy(CORE)
+      .layer("guard").definedBy("io.bloomery.guard..")
+      .layer("server").definedBy("io.bloomery.server..")
+      .layer("cli").definedBy("io.bloomery.cli..")
+      .layer("spark").definedBy("io.bloomery.spark..")
+      .whereLayer("cli").mayNotBeAccessedByAnyLayer()
+      .whereLayer("spark").mayNotBeAccessedByAnyLayer()
+      .whereLayer("server").mayOnlyBeAccessedByLayers("cli")
+      .whereLayer("guard").mayOnlyBeAccessedByLayers("server", "cli")
+      .because("a module may use only the modules below it (core <- guard <- server <- cli; core <- spark)");
+
+  /** Core runs inside other people's programs: no network, database, logging or engine framework. */
+  static final ArchRule CORE_HAS_NO_IO_FRAMEWORK = noClasses().that().resideInAnyPackage(CORE)
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "io.netty..", "java.sql..", "javax.sql..", "java.net.http..", "org.slf4j..", "ch.qos.logback..",
+          "io.micrometer..", "org.apache.spark..", "scala..", "org.postgresql..", "org.sqlite..", "com.zaxxer..",
+          "picocli..", "redis.clients..", "io.lettuce..", "com.fasterxml.jackson..", "org.apache.parquet..",
+          "com.google.common..")
+      .because("core is embedded in crawlers and Spark jobs and must bring no framework with it");
+
+  /** {@code io.bloomery.internal} is core's own; module-info hides it, this also holds on the class path. */
+  static final ArchRule CORE_INTERNAL_STAYS_IN_CORE = noClasses().that().resideOutsideOfPackages(CORE)
+      .should().dependOnClassesThat().resideInAPackage("io.bloomery.internal..")
+      .because("io.bloomery.internal is not exported by core's module-info");
+
+  /** No two packages depend on each other, directly or around a loop. */
+  static final ArchRule NO_PACKAGE_CYCLES = slices().matching("io.bloomery.(**)")
+      .should().beFreeOfCycles()
+      .because("a package cycle means neither package can be read, tested or moved alone");
+
+  /** The server's layers: each package uses only the ones below it. */
+  static final ArchRule SERVER_LAYERS = layeredArchitecture()
+      .consideringOnlyDependenciesInLayers()
+      .layer("resp").definedBy("io.bloomery.server.resp..")
+      .layer("persistence").definedBy("io.bloomery.server.persistence..")
+      .layer("keyspace").definedBy("io.bloomery.server.keyspace..")
+      .layer("command").definedBy("io.bloomery.server.command..")
+      .layer("net").definedBy("io.bloomery.server.net..")
+      .layer("dashboard").definedBy("io.bloomery.server.dashboard..")
+      .layer("wiring").definedBy("io.bloomery.server")
+      .whereLayer("wiring").mayNotBeAccessedByAnyLayer()
+      .whereLayer("net").mayOnlyBeAccessedByLayers("wiring")
+      .whereLayer("dashboard").mayOnlyBeAccessedByLayers("wiring")
+      .whereLayer("command").mayOnlyBeAccessedByLayers("net", "dashboard", "wiring")
+      .whereLayer("keyspace").mayOnlyBeAccessedByLayers("command", "net", "dashboard", "wiring")
+      .whereLayer("persistence").mayOnlyBeAccessedByLayers("keyspace", "command", "dashboard", "wiring")
+      .whereLayer("resp").mayOnlyBeAccessedByLayers("command", "net", "dashboard", "wiring")
+      .because("inside the server a package may use only the layers below it: resp and persistence <- keyspace"
+          + " <- command <- net, dashboard <- the root package's wiring");
+
+  private ArchitectureRules() {}
+
+  /** Every module's main classes, read from its {@code target/classes} (the reactor builds them first). */
+  static JavaClasses productClasses() {
+    return new ClassFileImporter().importPaths(productFolders());
+  }
+
+  /** The {@code target/classes} folder of every module in {@link #MODULES}. */
+  static List<Path> productFolders() {
+    Path root = repositoryRoot();
+    List<Path> folders = new ArrayList<>();
+    for (String module : MODULES) {
+      Path classes = root.resolve(module).resolve("target").resolve("classes");
+      if (!Files.isDirectory(classes.resolve("io").resolve("bloomery"))) {
+        throw new IllegalStateException("no compiled classes in " + classes + ": build the module first (mvn verify"
+            + " from the repository root builds every module before this one)");
+      }
+      folders.add(classes);
+    }
+    return folders;
+  }
+
+  private static Path repositoryRoot() {
+    Path here = Path.of("").toAbsolutePath();
+    for (Path p = here; p != null; p = p.getParent()) {
+      if (Files.isDirectory(p.resolve("architecture")) && Files.isRegularFile(p.resolve("pom.xml"))
+          && Files.isDirectory(p.resolve("core"))) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("the repository root is not above " + here);
+  }
+}
