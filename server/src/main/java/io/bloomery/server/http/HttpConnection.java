@@ -10,27 +10,30 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The head of an HTTP connection's pipeline: the connection cap and the deadlines, on the raw bytes.
+ * The head of an HTTP connection's pipeline: the connection cap, the deadlines and the closing, on the raw bytes.
  *
- * <p>Over the cap, the connection is answered 503 at once, without reading its request, its sending side is shut
- * (so the client reads the whole answer, then the end), and whatever it sends is discarded until it closes or
- * {@link #REFUSED_LINGER_MILLIS} pass.
+ * <p>Over the cap, the connection is answered 503 at once, without reading its request, and closed as below.
  *
  * <p>Admitted, it is in one of three states: reading a request (from the opening, or from the first byte after an
  * idle spell: a deadline of {@link HttpLimits#requestTimeoutMillis()}), handling requests received (no deadline:
  * the computing is the server's; writes have {@link HttpLimits#WRITE_TIMEOUT_MILLIS}), or idle after its responses
  * (a deadline of {@link HttpLimits#idleTimeoutMillis()}). A deadline passed closes the connection. Bytes that
  * arrive while requests are handled (a pipelined request begun) get the idle deadline once those are answered.
+ *
+ * <p>After a last response (503, an error that closes, {@code Connection: close}) the sending side is shut, so the
+ * client reads the whole response and then the end, and whatever the client still sends is discarded until it
+ * closes or {@link #LINGER_MILLIS} pass; closing at once with its bytes unread would send a reset that can destroy
+ * the response before the client reads it.
  */
 final class HttpConnection extends ChannelInboundHandlerAdapter {
-  /** How long a refused connection is read (and its bytes discarded) before it is closed. */
-  static final long REFUSED_LINGER_MILLIS = 1000;
+  /** How long a connection is still read, and its bytes discarded, after its last response. */
+  static final long LINGER_MILLIS = 1000;
 
-  private enum State { READING, HANDLING, IDLE }
+  private enum State { READING, HANDLING, IDLE, CLOSING }
 
   private final HttpListener listener;
+  private ChannelHandlerContext ctx;
   private boolean admitted;
-  private boolean refused;
   private State state = State.READING;
   private ScheduledFuture<?> deadline;
 
@@ -39,38 +42,35 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
   public void channelActive(ChannelHandlerContext ctx) {
     if (!listener.admit()) {
-      refuse(ctx);
+      state = State.CLOSING;
+      String body = "too many HTTP connections (http-maxclients " + listener.limits().maxClients() + ")\n";
+      String answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: " + Response.TEXT + "\r\nContent-Length: "
+          + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+      ctx.writeAndFlush(Unpooled.copiedBuffer(answer, StandardCharsets.US_ASCII))
+          .addListener(written -> linger());
       return;
     }
     admitted = true;
-    arm(ctx, listener.limits().requestTimeoutMillis(), true);
+    arm(listener.limits().requestTimeoutMillis(), true);
     ctx.fireChannelActive();
-  }
-
-  private void refuse(ChannelHandlerContext ctx) {
-    refused = true;
-    String body = "too many HTTP connections (http-maxclients " + listener.limits().maxClients() + ")\n";
-    String answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: " + Response.TEXT + "\r\nContent-Length: "
-        + body.length() + "\r\nConnection: close\r\n\r\n" + body;
-    ctx.writeAndFlush(Unpooled.copiedBuffer(answer, StandardCharsets.US_ASCII)).addListener(written -> {
-      if (written.isSuccess() && ctx.channel() instanceof DuplexChannel duplex) {
-        duplex.shutdownOutput();
-      }
-      ctx.executor().schedule(() -> ctx.close(), REFUSED_LINGER_MILLIS, TimeUnit.MILLISECONDS);
-    });
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (refused) {
+    if (state == State.CLOSING) {
       ReferenceCountUtil.release(msg);
       return;
     }
     if (state == State.IDLE) {
       state = State.READING;
-      arm(ctx, listener.limits().requestTimeoutMillis(), true);
+      arm(listener.limits().requestTimeoutMillis(), true);
     }
     ctx.fireChannelRead(msg);
   }
@@ -81,27 +81,42 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     if (admitted) {
       admitted = false;
       listener.left();
-    }
-    if (!refused) {
       ctx.fireChannelInactive();
     }
   }
 
   /** A whole request has arrived: no deadline while it is answered. */
   void requestReceived() {
-    state = State.HANDLING;
-    disarm();
-  }
-
-  /** Every request received is answered: the idle deadline starts. */
-  void answered(ChannelHandlerContext ctx) {
-    if (state == State.HANDLING) {
-      state = State.IDLE;
-      arm(ctx, listener.limits().idleTimeoutMillis(), false);
+    if (state != State.CLOSING) {
+      state = State.HANDLING;
+      disarm();
     }
   }
 
-  private void arm(ChannelHandlerContext ctx, long millis, boolean request) {
+  /** Every request received is answered: the idle deadline starts. */
+  void answered() {
+    if (state == State.HANDLING) {
+      state = State.IDLE;
+      arm(listener.limits().idleTimeoutMillis(), false);
+    }
+  }
+
+  /** The last response is written: the connection closes, after the linger. */
+  void finish() {
+    state = State.CLOSING;
+    ctx.channel().config().setAutoRead(true);
+    linger();
+  }
+
+  private void linger() {
+    disarm();
+    if (ctx.channel() instanceof DuplexChannel duplex && ctx.channel().isActive()) {
+      duplex.shutdownOutput();
+    }
+    deadline = ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  private void arm(long millis, boolean request) {
     disarm();
     deadline = ctx.executor().schedule(() -> {
       if (request) {

@@ -146,15 +146,17 @@ final class HttpDispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
     ctx.writeAndFlush(out).addListener(written -> {
       pending--;
-      if (!written.isSuccess() || close) {
+      if (!written.isSuccess()) {
         ctx.close();
-        return;
-      }
-      if (pending < HttpListener.MAX_PIPELINED) {
-        ctx.channel().config().setAutoRead(true);
-      }
-      if (pending == 0) {
-        connection.answered(ctx);
+      } else if (close) {
+        connection.finish();
+      } else {
+        if (pending < HttpListener.MAX_PIPELINED) {
+          ctx.channel().config().setAutoRead(true);
+        }
+        if (pending == 0) {
+          connection.answered();
+        }
       }
     });
   }
