@@ -143,7 +143,7 @@ public final class BloomeryServer implements AutoCloseable {
     settings.port = transport.port();
     MetricsHttpServer http;
     try {
-      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort());
+      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort(), config.httpLimits());
     } catch (IOException e) {
       transport.close();
       throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
@@ -162,8 +162,8 @@ public final class BloomeryServer implements AutoCloseable {
     }, 100, 100, TimeUnit.MILLISECONDS);
     if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
         && settings.protectedMode) {
-      LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback",
-          config.bind());
+      LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback "
+          + "(on the HTTP port, all but /health)", config.bind());
     }
     LOG.info("bloomery {} listening on {} port {} ({}), http port {}", VERSION, config.bind(), transport.port(),
         transport.name(), http.port());

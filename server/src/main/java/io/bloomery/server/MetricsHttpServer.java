@@ -1,8 +1,5 @@
 package io.bloomery.server;
 
-import com.sun.net.httpserver.HttpContext;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
@@ -14,7 +11,14 @@ import io.bloomery.server.command.CommandStats;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.dashboard.Dashboard;
+import io.bloomery.server.http.Endpoint;
+import io.bloomery.server.http.HttpAccess;
+import io.bloomery.server.http.HttpLimits;
+import io.bloomery.server.http.HttpListener;
+import io.bloomery.server.http.Request;
+import io.bloomery.server.http.Response;
 import io.bloomery.server.keyspace.Values;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -27,19 +31,17 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
- * {@code --http-port}: Prometheus {@code /metrics} (Micrometer's Prometheus registry) and {@code /health}.
+ * {@code --http-port}: Prometheus {@code /metrics} (Micrometer's Prometheus registry), {@code /health} and the
+ * {@link Dashboard}, served by an {@link HttpListener}. {@code /health} is open to every client and answered on the
+ * listener's I/O thread, so neither a stalled client nor a slow page delays it; {@code /metrics} and the dashboard
+ * are behind {@link HttpAccess} ({@code requirepass}, protected mode) and computed on the page threads.
  *
  * <p>Server metrics: commands by name (a latency histogram and an error counter, from {@link CommandStats}), connected clients, rejected
  * connections, filter bytes. Per key, refreshed at each scrape: kind, items, capacity, fill ratio, estimated
@@ -51,9 +53,8 @@ public final class MetricsHttpServer implements AutoCloseable {
   static final int MAX_KEYS_REPORTED = 1000;
 
   private final PrometheusMeterRegistry registry;
-  private final HttpServer http;
-  private final ExecutorService executor;
   private final ServerContext context;
+  private final Dashboard dashboard;
   private final MultiGauge keyItems;
   private final MultiGauge keyCapacity;
   private final MultiGauge keyFill;
@@ -61,12 +62,11 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final MultiGauge keyLayers;
   private final MultiGauge keyBytes;
   private final ConcurrentHashMap<String, MultiGauge> guardGauges = new ConcurrentHashMap<>();
-  private Dashboard dashboard;
+  private HttpListener http;
 
-  private MetricsHttpServer(ServerContext context, HttpServer http, ExecutorService executor) {
+  private MetricsHttpServer(ServerContext context, Dashboard dashboard) {
     this.context = context;
-    this.http = http;
-    this.executor = executor;
+    this.dashboard = dashboard;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Gauge.builder("bloomery_connected_clients", context, ServerContext::clientCount)
         .description("Connected RESP clients").register(registry);
@@ -139,19 +139,28 @@ public final class MetricsHttpServer implements AutoCloseable {
   }
 
   /** Starts the endpoint on {@code host:port} (0: ephemeral). */
-  static MetricsHttpServer start(ServerContext context, String host, int port) throws IOException {
-    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
-    ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "bloomery-http");
-      t.setDaemon(true);
-      return t;
-    });
-    http.setExecutor(executor);
-    MetricsHttpServer server = new MetricsHttpServer(context, http, executor);
-    HttpContext metrics = http.createContext("/metrics", server::metrics);
-    http.createContext("/health", server::health);
-    server.dashboard = Dashboard.install(http, context, metrics);
-    http.start();
+  static MetricsHttpServer start(ServerContext context, String host, int port, HttpLimits limits) throws IOException {
+    MetricsHttpServer server = new MetricsHttpServer(context, Dashboard.start(context));
+    HttpAccess access = new HttpAccess(context.settings());
+    try {
+      server.http = HttpListener.start(host, port, limits, access, List.of(
+          Endpoint.open("/health", server::health),
+          Endpoint.guarded("/metrics", server::metrics),
+          Endpoint.guarded(null, server.dashboard::serve)));
+    } catch (IOException | RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    HttpListener http = server.http;
+    Gauge.builder("bloomery_http_connections", http, HttpListener::connections)
+        .description("HTTP connections being served").register(server.registry);
+    FunctionCounter.builder("bloomery_http_rejected_connections", http, HttpListener::rejectedConnections)
+        .description("HTTP connections refused over http-maxclients").register(server.registry);
+    FunctionCounter.builder("bloomery_http_request_timeouts", http, HttpListener::requestTimeouts)
+        .description("HTTP connections closed because a request did not arrive whole within http-request-timeout")
+        .register(server.registry);
+    FunctionCounter.builder("bloomery_http_protected_mode_denials", access, HttpAccess::denied)
+        .description("HTTP requests refused by protected mode").register(server.registry);
     return server;
   }
 
@@ -161,26 +170,18 @@ public final class MetricsHttpServer implements AutoCloseable {
   }
 
   int port() {
-    return http.getAddress().getPort();
+    return http.port();
   }
 
-  private void metrics(HttpExchange exchange) throws IOException {
+  /** One scrape at a time: the per-key gauges are refreshed for it, then read. */
+  private synchronized Response metrics(Request request) {
     refreshKeys();
-    respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+    return Response.of(200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
   }
 
-  private void health(HttpExchange exchange) throws IOException {
-    respond(exchange, 200, "application/json", "{\"status\":\"ok\",\"keys\":" + context.keyspace().size()
+  private Response health(Request request) {
+    return Response.of(200, "application/json", "{\"status\":\"ok\",\"keys\":" + context.keyspace().size()
         + ",\"clients\":" + context.clientCount() + "}\n");
-  }
-
-  private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 
   /** The per-key series of guarded keys beside the plain keys' ones (tags key and store; state for replication). */
@@ -283,11 +284,10 @@ public final class MetricsHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
-    http.stop(0);
-    if (dashboard != null) {
-      dashboard.close();
+    if (http != null) {
+      http.close();
     }
-    executor.shutdownNow();
+    dashboard.close();
     registry.close();
   }
 }

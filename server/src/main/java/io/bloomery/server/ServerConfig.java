@@ -1,5 +1,6 @@
 package io.bloomery.server;
 
+import io.bloomery.server.http.HttpLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +18,8 @@ import java.util.Map;
  * {@code -} as {@code _}), then {@code --name value} flags.
  *
  * <p>Defaults: bind 127.0.0.1, port 6380, dir ./data, appendonly yes, appendfsync everysec, http-port 9180,
- * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory, http-auth both. Port 0 means an
- * ephemeral port.
+ * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory, http-auth both, http-maxclients 128,
+ * http-timeout 60, http-request-timeout 10. Port 0 means an ephemeral port.
  */
 public final class ServerConfig {
   /** Every option name this server accepts. */
@@ -26,7 +27,7 @@ public final class ServerConfig {
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
-      "io-threads");
+      "io-threads", "http-maxclients", "http-timeout", "http-request-timeout");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -78,6 +79,9 @@ public final class ServerConfig {
     // the JVM property lets a test run (mvn test -Dbloomery.io-transport=epoll) put every server on one transport
     v.put("io-transport", System.getProperty(IO_TRANSPORT_PROPERTY, "auto"));
     v.put("io-threads", "0");
+    v.put("http-maxclients", "128");
+    v.put("http-timeout", "60");
+    v.put("http-request-timeout", "10");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -169,6 +173,7 @@ public final class ServerConfig {
     guardTimeoutMillis();
     loadIdleTimeoutMillis();
     httpAuth();
+    httpLimits();
     ioTransport();
     ioThreads();
     stores(Map.of());
@@ -430,6 +435,16 @@ public final class ServerConfig {
           + "'");
     }
     return s;
+  }
+
+  /**
+   * The HTTP port's limits: {@code http-maxclients} connections served at once (1 to 100000; one more is answered
+   * 503), {@code http-request-timeout} seconds for a request to arrive whole (1 to 3600) and {@code http-timeout}
+   * seconds a kept-alive connection may stay idle (1 to 86400).
+   */
+  public HttpLimits httpLimits() {
+    return new HttpLimits((int) number("http-maxclients", 1, 100_000),
+        number("http-request-timeout", 1, 3600) * 1000, number("http-timeout", 1, 86_400) * 1000);
   }
 
   public String save() {

@@ -216,7 +216,7 @@ class SecurityAndLimitsTest {
   }
 
   /** A local IPv4 address that is not loopback (the machine's own interface), or none. */
-  private static java.util.Optional<String> nonLoopbackLocalAddress() throws Exception {
+  static java.util.Optional<String> nonLoopbackLocalAddress() throws Exception {
     for (java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
       if (!nic.isUp() || nic.isLoopback()) {
         continue;

@@ -1,15 +1,11 @@
 package io.bloomery.server.dashboard;
 
-import com.sun.net.httpserver.Authenticator;
-import com.sun.net.httpserver.HttpContext;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
+import io.bloomery.server.http.Request;
+import io.bloomery.server.http.Response;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Values;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,8 +16,8 @@ import java.util.List;
  * The web dashboard on the server's HTTP port: {@code /} lists every key's health and every guarded key's
  * (GUARD.*), {@code /key?name=K} shows one key over time, {@code /guard?name=K} one guarded key's figures. Pages are plain HTML with server-side SVG charts; nothing is fetched from anywhere else.
  *
- * <p>With {@code requirepass} set, the dashboard and {@code /metrics} ask for the password ({@link HttpAuth});
- * {@code /health} stays open for load balancers and tells nothing about the keys beyond their number.
+ * <p>The HTTP port serves it as its fallback endpoint, behind {@link io.bloomery.server.http.HttpAccess} (the
+ * password, protected mode); the listener answers anything but {@code GET} and {@code HEAD} before it is called.
  */
 public final class Dashboard implements AutoCloseable {
   /** How often the history is sampled unless {@code bloomery.dashboard.sample-millis} says otherwise. */
@@ -35,20 +31,10 @@ public final class Dashboard implements AutoCloseable {
     this.history = history;
   }
 
-  /**
-   * Registers the dashboard on {@code http} and puts {@code protect} (the {@code /metrics} context) behind the same
-   * password check; the returned dashboard stops its sampler when closed.
-   */
-  public static Dashboard install(HttpServer http, ServerContext context, HttpContext... protect) {
+  /** A dashboard of {@code context}'s keys, its history sampled from now on; {@link #close()} stops the sampler. */
+  public static Dashboard start(ServerContext context) {
     long interval = Long.getLong("bloomery.dashboard.sample-millis", DEFAULT_SAMPLE_MILLIS);
-    Dashboard dashboard = new Dashboard(context, new HealthHistory(context, Math.max(100, interval)));
-    Authenticator auth = new HttpAuth(context.settings());
-    HttpContext root = http.createContext("/", dashboard::handle);
-    root.setAuthenticator(auth);
-    for (HttpContext other : protect) {
-      other.setAuthenticator(auth);
-    }
-    return dashboard;
+    return new Dashboard(context, new HealthHistory(context, Math.max(100, interval)));
   }
 
   /** Every live key's health (at most {@code limit}), sorted by key. */
@@ -80,40 +66,28 @@ public final class Dashboard implements AutoCloseable {
     return context.keyspace().readLocked(key, v -> v == null ? null : KeyHealth.of(key.toString(), v, expireAt));
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
-        respond(exchange, 405, "text/plain; charset=utf-8", "only GET\n");
-        return;
+  /**
+   * The page at {@code request}'s path: {@code /}, {@code /key?name=K} or {@code /guard?name=K} (404 for a key that
+   * does not exist), else a plain-text 404. Safe to call from several threads.
+   */
+  public Response serve(Request request) {
+    return switch (request.path()) {
+      case "/" -> page(200, DashboardPages.overview(healthOfAll(context, HealthHistory.MAX_KEYS),
+          context.guards().health(HealthHistory.MAX_KEYS), history.rates(), context));
+      case "/guard" -> {
+        String name = queryParameter(request.rawQuery(), "name");
+        GuardedKeyHealth guarded = name == null ? null
+            : context.guards().health(Key.of(name.getBytes(StandardCharsets.UTF_8)));
+        yield guarded == null ? page(404, DashboardPages.notFound(name)) : page(200, DashboardPages.guarded(guarded));
       }
-      String path = exchange.getRequestURI().getPath();
-      switch (path) {
-        case "/" -> respond(exchange, 200, "text/html; charset=utf-8",
-            DashboardPages.overview(healthOfAll(context, HealthHistory.MAX_KEYS),
-                context.guards().health(HealthHistory.MAX_KEYS), history.rates(), context));
-        case "/guard" -> {
-          String name = queryParameter(exchange.getRequestURI().getRawQuery(), "name");
-          GuardedKeyHealth guarded = name == null ? null
-              : context.guards().health(Key.of(name.getBytes(StandardCharsets.UTF_8)));
-          if (guarded == null) {
-            respond(exchange, 404, "text/html; charset=utf-8", DashboardPages.notFound(name));
-          } else {
-            respond(exchange, 200, "text/html; charset=utf-8", DashboardPages.guarded(guarded));
-          }
-        }
-        case "/key" -> {
-          String name = queryParameter(exchange.getRequestURI().getRawQuery(), "name");
-          KeyHealth health = name == null ? null : healthOf(context, Key.of(name.getBytes(StandardCharsets.UTF_8)));
-          if (health == null) {
-            respond(exchange, 404, "text/html; charset=utf-8", DashboardPages.notFound(name));
-          } else {
-            respond(exchange, 200, "text/html; charset=utf-8",
-                DashboardPages.key(health, history.of(health.key()), history.rates(), history.intervalMillis()));
-          }
-        }
-        default -> respond(exchange, 404, "text/plain; charset=utf-8", "not found\n");
+      case "/key" -> {
+        String name = queryParameter(request.rawQuery(), "name");
+        KeyHealth health = name == null ? null : healthOf(context, Key.of(name.getBytes(StandardCharsets.UTF_8)));
+        yield health == null ? page(404, DashboardPages.notFound(name)) : page(200,
+            DashboardPages.key(health, history.of(health.key()), history.rates(), history.intervalMillis()));
       }
-    }
+      default -> headers(Response.text(404, "not found\n"));
+    };
   }
 
   /** The first value of {@code name} in a raw query string, URL-decoded; {@code null} if absent or malformed. */
@@ -135,19 +109,14 @@ public final class Dashboard implements AutoCloseable {
     return null;
   }
 
-  static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-    exchange.getResponseHeaders().set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
-    boolean head = "HEAD".equals(exchange.getRequestMethod());
-    exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
-    if (!head) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(bytes);
-      }
-    }
+  private static Response page(int status, String html) {
+    return headers(Response.of(status, "text/html; charset=utf-8", html));
+  }
+
+  /** The dashboard's headers: nothing cached, no type sniffing, nothing loaded but the page and its inline style. */
+  private static Response headers(Response response) {
+    return response.with("Cache-Control", "no-store").with("X-Content-Type-Options", "nosniff")
+        .with("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
   }
 
   @Override

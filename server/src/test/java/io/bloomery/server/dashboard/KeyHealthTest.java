@@ -7,11 +7,10 @@ import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
-/** The dashboard's figures per kind, and the Authorization header parser with hostile input. */
+/** The dashboard's figures per kind, and its query parser with hostile input. */
 class KeyHealthTest {
   @Test
   void scalableFilter_modelAtItsPresentItemsIsItsEstimate_andGrowsWithItems() {
@@ -77,20 +76,6 @@ class KeyHealthTest {
   }
 
   @Test
-  void authorizationHeader_hostileFormsOfferNoPassword() {
-    assertThat(HttpAuth.offeredPassword(null)).isNull();
-    assertThat(HttpAuth.offeredPassword("")).isNull();
-    assertThat(HttpAuth.offeredPassword("Basic")).isNull();
-    assertThat(HttpAuth.offeredPassword("Basic !!!")).isNull();
-    assertThat(HttpAuth.offeredPassword("Basic " + b64("no-colon"))).isNull();
-    assertThat(HttpAuth.offeredPassword("Digest abc")).isNull();
-    assertThat(HttpAuth.offeredPassword("Basic " + b64("user:pa:ss"))).isEqualTo("pa:ss");
-    assertThat(HttpAuth.offeredPassword("basic " + b64(":"))).isEmpty();
-    assertThat(HttpAuth.offeredPassword("  Bearer   tok  ")).isEqualTo("tok");
-    assertThat(HttpAuth.offeredPassword("Basic " + "A".repeat(100_000))).isNull(); // long, decodes to no "user:password"
-  }
-
-  @Test
   void queryParameter_isDecodedOrAbsent() {
     assertThat(Dashboard.queryParameter(null, "name")).isNull();
     assertThat(Dashboard.queryParameter("other=1", "name")).isNull();
@@ -98,9 +83,5 @@ class KeyHealthTest {
     assertThat(Dashboard.queryParameter("name", "name")).isEmpty();
     assertThat(Dashboard.queryParameter("name=%zz", "name")).isNull();
     assertThat(Dashboard.queryParameter("name=%", "name")).isNull();
-  }
-
-  private static String b64(String text) {
-    return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
   }
 }
