@@ -257,6 +257,10 @@ public final class Guard implements AutoCloseable {
      * Builds or recovers the filter so that it contains every committed row, and returns the
      * guard. Logs how: {@code replayed N rows after watermark W} or {@code rebuilt from store: …}.
      *
+     * <p>A failed open (the store, the snapshot file, even {@link OutOfMemoryError}) closes the store and drops
+     * the replication slot if it created one, so that nothing retains WAL for a guard that never opened; a slot
+     * that existed before (a reopen) stays for the next open to resume.
+     *
      * @throws StoreUnavailableException if the store cannot be read
      */
     public Guard open() {
@@ -270,9 +274,12 @@ public final class Guard implements AutoCloseable {
           guard.follower.start();
         }
         return guard;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         if (guard.follower != null) {
           guard.follower.stop();
+          if (guard.follower.createdSlot()) {
+            guard.follower.discardCreatedSlot(e);
+          }
         }
         store.close();
         throw e;
@@ -473,6 +480,15 @@ public final class Guard implements AutoCloseable {
       return grown;
     }
     return expected;
+  }
+
+  /**
+   * The bytes of the filter bit arrays this guard holds now: its filter's, plus the next filter's while a
+   * {@link #rebuild} fills it (headers and object overhead not counted).
+   */
+  public long filterBytes() {
+    GuardFilter target = rebuildTarget;
+    return (current.bitSize() + 7) / 8 + (target == null ? 0 : (target.bitSize() + 7) / 8);
   }
 
   /** {@link #rebuild(long, double)} with the configured sizing. */

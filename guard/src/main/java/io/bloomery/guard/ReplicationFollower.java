@@ -136,6 +136,7 @@ final class ReplicationFollower {
   private boolean transactionHadRows;
   private long lastForcedStatusNanos;
   private ReplicationSlotInfo pendingSlot;
+  private volatile boolean createdSlot;
   private volatile Thread thread;
   private volatile boolean stopping;
 
@@ -280,7 +281,9 @@ final class ReplicationFollower {
 
   /**
    * Drops any slot of this name, creates a new one with an exported snapshot and streams the
-   * snapshot's rows into {@code sink}. The stream then starts at the slot's consistent point.
+   * snapshot's rows into {@code sink}. The stream then starts at the slot's consistent point. If
+   * anything fails once the slot exists, the slot is dropped before the failure propagates: a
+   * failed call leaves no slot retaining WAL.
    *
    * @return rows read from the snapshot
    */
@@ -291,6 +294,22 @@ final class ReplicationFollower {
     ReplicationSlotInfo slot = replicationConnection.unwrap(PGConnection.class).getReplicationAPI()
         .createReplicationSlot().logical().withSlotName(slotName()).withOutputPlugin("pgoutput")
         .make();
+    long rows;
+    try {
+      rows = scanSnapshot(slot, sink);
+    } catch (SQLException | RuntimeException | Error e) {
+      discardCreatedSlot(e);
+      throw e;
+    }
+    appliedLsn = slot.getConsistentPoint().asLong();
+    toConfirm = persistent ? 0 : appliedLsn;
+    pendingSlot = slot;
+    createdSlot = true;
+    return rows;
+  }
+
+  /** Streams the rows of the snapshot the new slot exported into {@code sink}; how many. */
+  private long scanSnapshot(ReplicationSlotInfo slot, ExactStore.ItemSink sink) throws SQLException {
     String snapshotName = slot.getSnapshotName();
     if (snapshotName == null || !snapshotName.matches("[0-9A-Fa-f-]{1,64}")) {
       throw new SQLException("CREATE_REPLICATION_SLOT returned no usable snapshot name: "
@@ -314,10 +333,34 @@ final class ReplicationFollower {
         c.commit();
       }
     }
-    appliedLsn = slot.getConsistentPoint().asLong();
-    toConfirm = persistent ? 0 : appliedLsn;
-    pendingSlot = slot;
     return rows;
+  }
+
+  /**
+   * Whether {@link #createSlotAndScan} created this follower's slot (it then exists unless dropped since): what a
+   * failed open must drop so that it leaves nothing retaining WAL.
+   */
+  boolean createdSlot() {
+    return createdSlot;
+  }
+
+  /**
+   * Drops the slot this follower created after {@code cause} ended its use (closing the replication connection
+   * first, which holds it); a failure to drop is added to {@code cause} as suppressed and logged, since the slot
+   * then retains WAL until someone drops it.
+   */
+  void discardCreatedSlot(Throwable cause) {
+    closeStream();
+    try {
+      dropSlotIfExists();
+      createdSlot = false;
+      LOG.info("guard {}: dropped replication slot {}, created by an attempt that failed: {}", identity,
+          slotName(), oneLine(cause));
+    } catch (SQLException | RuntimeException e) {
+      cause.addSuppressed(e);
+      LOG.error("guard {}: cannot drop replication slot {} after a failure ({}); it retains WAL until"
+          + " dropped: {}", identity, slotName(), oneLine(cause), oneLine(e));
+    }
   }
 
   /** The LSN the new slot's stream starts at, as PostgreSQL writes it ({@code 0/19275E8}). */
@@ -883,6 +926,11 @@ final class ReplicationFollower {
   // ---------------------------------------------------------------- connections
 
   private Connection connect() throws SQLException {
+    return connect(jdbcUrl);
+  }
+
+  /** A plain (not replication) connection to the database of {@code jdbcUrl}, with the guard's timeouts. */
+  static Connection connect(String jdbcUrl) throws SQLException {
     Properties props = new Properties();
     PGProperty.CONNECT_TIMEOUT.set(props, 5);
     PGProperty.SOCKET_TIMEOUT.set(props, 60);
@@ -959,7 +1007,7 @@ final class ReplicationFollower {
   }
 
   /** The first line of an exception's message (PostgreSQL adds a detail and a position). */
-  static String oneLine(Exception e) {
+  static String oneLine(Throwable e) {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     int newline = message.indexOf('\n');
     String line = newline < 0 ? message : message.substring(0, newline);

@@ -176,6 +176,35 @@ class LogicalReplicationFaultTest {
   }
 
   @Test
+  void anOpenThatFailsAfterCreatingItsSlotDropsIt() throws Exception {
+    String url = PostgresCluster.shared().createDatabase();
+    // the snapshot path is a directory that is not empty: the slot is created and its rows read, then the
+    // first checkpoint cannot replace the path
+    Path snapshot = directory.resolve("taken.guard");
+    java.nio.file.Files.createDirectories(snapshot.resolve("occupied"));
+    String slots = "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'guard_failed_open'";
+    assertThatThrownBy(() -> Guard.builder(PostgresStore.open(url)).expectedInsertions(1_000)
+        .snapshotFile(snapshot).replication(LogicalReplication.slot("guard_failed_open")).open())
+        .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("cannot write guard snapshot");
+    assertThat(count(url, slots)).as("no slot retains WAL for the guard that never opened").isZero();
+
+    // a slot that existed before the open (a reopen) stays for the next open
+    java.nio.file.Files.delete(snapshot.resolve("occupied"));
+    java.nio.file.Files.delete(snapshot);
+    Guard.builder(PostgresStore.open(url)).expectedInsertions(1_000).snapshotFile(snapshot)
+        .replication(LogicalReplication.slot("guard_failed_open")).open().close();
+    assertThat(count(url, slots)).isEqualTo(1);
+    ReplicationSlots.Slot listed = ReplicationSlots.list(url, "guard_failed").get(0);
+    assertThat(listed.name()).isEqualTo("guard_failed_open");
+    assertThat(listed.active()).isFalse();
+    assertThat(listed.retainedWalBytes()).isNotNegative();
+    assertThat(ReplicationSlots.drop(url, "guard_failed_open")).isTrue();
+    assertThat(count(url, slots)).isZero();
+    assertThat(ReplicationSlots.drop(url, "guard_failed_open")).isFalse();
+    assertThat(count(url, "SELECT count(*) FROM pg_publication WHERE pubname = 'guard_failed_open'")).isZero();
+  }
+
+  @Test
   void aSlotInvalidatedBecauseItsWalWasRemovedIsReplacedOnOpen() throws Exception {
     Path snapshot = directory.resolve("lost.guard");
     LogicalReplication replication = LogicalReplication.slot("guard_lost");

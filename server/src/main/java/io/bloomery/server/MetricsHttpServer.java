@@ -75,7 +75,7 @@ public final class MetricsHttpServer implements AutoCloseable {
     Gauge.builder("bloomery_commands_processed", context, c -> c.stats().commandsProcessed.sum())
         .register(registry);
     Gauge.builder("bloomery_keys", context, c -> c.keyspace().size()).register(registry);
-    Gauge.builder("bloomery_filter_bytes", context, c -> c.keyspace().usedBytes())
+    Gauge.builder("bloomery_filter_bytes", context, c -> c.usedMemory())
         .description("Bytes held by filters, the figure maxmemory is compared with").register(registry);
     Gauge.builder("bloomery_maxmemory_bytes", context, c -> c.settings().maxmemory).register(registry);
     Gauge.builder("bloomery_output_buffer_disconnections", context,

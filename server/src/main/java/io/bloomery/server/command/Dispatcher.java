@@ -164,7 +164,7 @@ public final class Dispatcher implements CommandReplayer {
   /** Whether the filters' own bytes are above {@code maxmemory} (0: no limit). */
   boolean overMemory() {
     long max = server.settings().maxmemory;
-    return max > 0 && server.keyspace().usedBytes() > max;
+    return max > 0 && server.usedMemory() > max;
   }
 
   // -------------------------------------------------------------------------------------------- transactions

@@ -1,10 +1,10 @@
 package io.bloomery.server.command;
 
 /**
- * The {@code maxmemory} budget, counted in filter bytes by the keyspace's own accounting plus the memory promised to
- * unfinished file loads ({@link FileLoads#reservedBytes()}).
+ * The {@code maxmemory} budget, counted in filter bytes ({@link ServerContext#usedMemory()}: the keyspace's and the
+ * guarded keys') plus the memory promised to unfinished file loads ({@link FileLoads#reservedBytes()}).
  */
-final class Memory {
+public final class Memory {
   private Memory() {}
 
   /** Refuses, before anything is allocated, a value of {@code bytes} that would take the server past the budget. */
@@ -17,7 +17,7 @@ final class Memory {
   }
 
   private static long used(Invocation inv) {
-    return inv.keyspace().usedBytes() + inv.server().fileLoads().reservedBytes();
+    return inv.server().usedMemory() + inv.server().fileLoads().reservedBytes();
   }
 
   /**
@@ -35,7 +35,7 @@ final class Memory {
    * last, possibly humongous, array): a blocked filter is one array and needs twice its size free, a classic one is
    * allocated in 1 GiB segments and needs its size plus 1 GiB.
    */
-  static void admitFilter(Invocation inv, long bytes, long largestArray) {
+  public static void admitFilter(Invocation inv, long bytes, long largestArray) {
     admit(inv, bytes);
     admitHeap(inv, bytes, largestArray);
   }
@@ -44,7 +44,7 @@ final class Memory {
    * {@link #admitFilter} of a filter whose {@code bytes} are already reserved (counted in {@link #used}): the budget
    * must not be exceeded now, and the heap must take the filter.
    */
-  static void admitReserved(Invocation inv, long bytes, long largestArray) {
+  public static void admitReserved(Invocation inv, long bytes, long largestArray) {
     admit(inv, 0);
     admitHeap(inv, bytes, largestArray);
   }

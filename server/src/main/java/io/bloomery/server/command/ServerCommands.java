@@ -59,7 +59,11 @@ final class ServerCommands {
     t.add("memory", -2, flags(READONLY), 0, 0, 0, "server", "A container for memory diagnostics commands.", inv -> {
       if (Args.is(inv.arg(1), "USAGE") && inv.argc() >= 3) {
         Object v = inv.keyspace().read(inv.key(2));
-        return v == null ? Reply.NIL : Reply.integer(Values.bytes(v));
+        if (v == null) {
+          long guarded = inv.server().guards().usedBytes(inv.key(2));
+          return guarded < 0 ? Reply.NIL : Reply.integer(guarded);
+        }
+        return Reply.integer(Values.bytes(v));
       }
       throw new CommandException(Errors.unknownSubcommand("memory", inv.arg(1)));
     });
@@ -361,7 +365,9 @@ final class ServerCommands {
     clients.put("blocked_clients", "0");
     out.put("clients", clients);
     Map<String, String> memory = new LinkedHashMap<>();
-    long used = inv.keyspace().usedBytes();
+    io.bloomery.server.command.guard.GuardSets guards = inv.server().guards();
+    guards.recountAll();
+    long used = inv.server().usedMemory();
     memory.put("used_memory", Long.toString(used));
     memory.put("used_memory_human", human(used));
     memory.put("used_memory_dataset", Long.toString(used));
@@ -413,6 +419,7 @@ final class ServerCommands {
     bloomery.put("file_loads_staged_bytes", Long.toString(loads.stagedBytes()));
     bloomery.put("file_loads_reserved_bytes", Long.toString(loads.reservedBytes()));
     out.put("bloomery", bloomery);
+    out.put("guard", guards.infoFields());
     return out;
   }
 

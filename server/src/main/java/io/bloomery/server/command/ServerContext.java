@@ -74,6 +74,14 @@ public final class ServerContext {
     return keyspace;
   }
 
+  /**
+   * The bytes counted against {@code maxmemory} and shown as INFO's {@code used_memory}: the keyspace's filters and
+   * the guarded keys' filters.
+   */
+  public long usedMemory() {
+    return keyspace.usedBytes() + guards.usedBytes();
+  }
+
   public Settings settings() {
     return settings;
   }

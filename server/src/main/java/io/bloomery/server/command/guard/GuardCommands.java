@@ -7,6 +7,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.filter.FilterKind;
 import io.bloomery.guard.DigestCollisionException;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.GuardStats;
@@ -20,6 +21,7 @@ import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
+import io.bloomery.server.command.Memory;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
@@ -45,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class GuardCommands {
   private static final Logger LOG = LoggerFactory.getLogger(GuardCommands.class);
   private static final long MAX_CAPACITY = 10_000_000_000L;
+  /** A classic filter's bits come in arrays of at most 1 GiB. */
+  private static final long CLASSIC_SEGMENT_BYTES = 1L << 30;
   static final int MAX_TOKEN_BYTES = 128;
 
   private GuardCommands() {}
@@ -65,13 +69,16 @@ public final class GuardCommands {
         "The three-valued verdict for an item: maybe_present, exact_checked, duplicate.", GuardCommands::exists);
     add(t, "guard.mexists", -3, flags(READONLY, NOMULTI),
         "The three-valued verdict for each item.", GuardCommands::mexists);
-    add(t, "guard.rebuild", 2, flags(WRITE, NOMULTI),
+    add(t, "guard.rebuild", 2, flags(WRITE, DENYOOM, NOMULTI),
         "Rebuilds the filter from a consistent snapshot of the store while adds continue.", GuardCommands::rebuild);
     add(t, "guard.info", 2, flags(READONLY, NOMULTI, FAST),
         "Every figure of a guarded set: generation, lookups made and avoided, false positives, lag.",
         GuardCommands::info);
     add(t, "guard.drop", 2, flags(WRITE, NOMULTI),
         "Drops a guarded set and its replication slot; the store's rows stay.", GuardCommands::drop);
+    t.add(new CommandSpec("guard.slots", -1, flags(NOMULTI), 0, 0, 0, "guard",
+        "Lists the replication slots the server created in its PostgreSQL stores, or drops one no guarded key uses.",
+        GuardCommands::slots));
   }
 
   private static void add(CommandTable t, String name, int arity, java.util.Set<CommandSpec.Flag> f,
@@ -104,11 +111,13 @@ public final class GuardCommands {
     if (capacity <= 0 || capacity > MAX_CAPACITY) {
       throw new CommandException("ERR (0 < capacity <= " + MAX_CAPACITY + ")");
     }
-    double bytes = -capacity * Math.log(rate) / (Math.log(2) * Math.log(2)) / 8;
-    if (bytes > Runtime.getRuntime().maxMemory() / 2.0) {
+    GuardedSet set;
+    try {
+      set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
+    } catch (IllegalArgumentException e) { // the filter would pass the largest a kind holds: no heap takes it
+      inv.server().stats().oomRejections.increment();
       throw new CommandException(Errors.OOM);
     }
-    GuardedSet set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
     if (sets.isGuarded(key)) {
       throw new CommandException("ERR item exists");
     }
@@ -119,17 +128,35 @@ public final class GuardCommands {
       if (!sets.claim(key, set)) {
         throw new CommandException("ERR item exists");
       }
+      admit(inv, sets, key, set);
     }
     return inv.defer(onStore(sets, store, () -> {
       try {
-        set.built(sets.open(set));
-      } catch (RuntimeException e) {
+        if (!sets.openAndInstall(set, true)) {
+          return Reply.error("ERR the guarded key was dropped while it was being built");
+        }
+      } catch (RuntimeException | Error e) {
         sets.release(key, set);
         throw e;
       }
       sets.saveManifest();
       return Reply.OK;
     }, sets.buildTimeoutMillis(), "the build goes on; GUARD.INFO shows its state, and the key answers once it is ready"));
+  }
+
+  /**
+   * Admits a claimed key's planned filter under {@code maxmemory} (its bytes already count, since the claim) and in
+   * the heap, which must also hold the copy each snapshot checkpoint takes; refused, the key is released.
+   */
+  private static void admit(Invocation inv, GuardSets sets, Key key, GuardedSet set) {
+    long bytes = set.plan.bitmapBytes();
+    long largestArray = set.plan.kind() == FilterKind.CLASSIC_BLOOM ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes;
+    try {
+      Memory.admitReserved(inv, 2 * bytes, largestArray);
+    } catch (CommandException e) {
+      sets.release(key, set);
+      throw e;
+    }
   }
 
   private static Reply add(Invocation inv) {
@@ -222,8 +249,14 @@ public final class GuardCommands {
     GuardSets sets = inv.server().guards();
     GuardedSet set = ready(sets, inv.key(1));
     Guard g = set.guard();
+    long bytes = g.filterBytes(); // the next filter is sized as the current one unless the store outgrew it
+    Memory.admitFilter(inv, bytes, bytes);
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
-      g.rebuild();
+      try {
+        g.rebuild();
+      } finally {
+        sets.recount(set);
+      }
       return Reply.OK;
     }, sets.buildTimeoutMillis(), "the rebuild goes on while adds continue; GUARD.INFO shows rebuilding 1 until it ends"));
   }
@@ -241,6 +274,94 @@ public final class GuardCommands {
     }, sets.buildTimeoutMillis(), "the drop goes on; the key is gone once its slot is dropped"));
   }
 
+  /**
+   * {@code GUARD.SLOTS [store]}: the server's replication slots in its PostgreSQL stores (or the one named), each a
+   * map of store, slot, key (nil for an orphan), orphan, active, retained_wal_bytes. {@code GUARD.SLOTS DROP store
+   * slot}: drops an orphan slot; refuses a slot the server does not name, one a guarded key uses, one in use.
+   */
+  private static Reply slots(Invocation inv) {
+    GuardSets sets = inv.server().guards();
+    if (inv.argc() == 4 && Args.is(inv.arg(1), "DROP")) {
+      StoreDeclaration store = postgresStore(sets, inv.text(2));
+      String slot = inv.text(3);
+      if (!GuardSets.isServerSlotName(slot)) {
+        throw new CommandException("ERR '" + clip(slot) + "' is not a slot this server creates (its slots are named "
+            + GuardSets.SLOT_PREFIX + " and 16 hex digits): drop it in PostgreSQL");
+      }
+      return inv.defer(onStore(sets, store, () -> {
+        Key owner = sets.slotOwner(slot);
+        if (owner != null) {
+          return Reply.error("ERR replication slot " + slot + " belongs to guarded key '" + clip(owner.toString())
+              + "': GUARD.DROP the key to drop it");
+        }
+        try {
+          return sets.dropOrphan(store, slot) ? Reply.OK
+              : Reply.error("ERR store '" + store.name() + "' has no replication slot " + slot);
+        } catch (IllegalStateException e) {
+          return Reply.error("ERR " + e.getMessage());
+        }
+      }, sets.buildTimeoutMillis(), "the drop goes on; GUARD.SLOTS shows whether the slot is gone"));
+    }
+    if (inv.argc() > 2) {
+      throw new CommandException("ERR syntax error (GUARD.SLOTS [store] or GUARD.SLOTS DROP store slot)");
+    }
+    List<StoreDeclaration> stores = new ArrayList<>();
+    if (inv.argc() == 2) {
+      stores.add(postgresStore(sets, inv.text(1)));
+    } else {
+      for (String name : sets.storeNames()) {
+        if (!sets.store(name).sqlite()) {
+          stores.add(sets.store(name));
+        }
+      }
+    }
+    CompletableFuture<List<Reply>> all = CompletableFuture.completedFuture(new ArrayList<>());
+    for (StoreDeclaration store : stores) {
+      CompletableFuture<Reply> one = onStore(sets, store, () -> {
+        List<Reply> rows = new ArrayList<>();
+        for (GuardSets.SlotRow r : sets.slots(store)) {
+          Map<String, Object> f = new LinkedHashMap<>();
+          f.put("store", store.name());
+          f.put("slot", r.slot().name());
+          f.put("key", r.key() == null ? null : r.key().bytes());
+          f.put("orphan", r.key() == null ? 1L : 0L);
+          f.put("active", r.slot().active() ? 1L : 0L);
+          f.put("retained_wal_bytes", r.slot().retainedWalBytes());
+          rows.add(Reply.map(f));
+        }
+        return Reply.array(rows);
+      }, sets.timeoutMillis(), AFTER_LOOKUP_TIMEOUT);
+      all = all.thenCombine(one, (acc, r) -> {
+        acc.add(r);
+        return acc;
+      });
+    }
+    return inv.defer(all.thenApply(GuardCommands::slotRows));
+  }
+
+  /** The rows of every store's answer, or the first store's error. */
+  private static Reply slotRows(List<Reply> perStore) {
+    List<Reply> rows = new ArrayList<>();
+    for (Reply r : perStore) {
+      if (!(r instanceof Reply.Array a)) {
+        return r;
+      }
+      rows.addAll(a.elements());
+    }
+    return Reply.array(rows);
+  }
+
+  private static StoreDeclaration postgresStore(GuardSets sets, String name) {
+    StoreDeclaration store = sets.store(name);
+    if (store == null) {
+      throw new CommandException("ERR no store '" + clip(name) + "' is declared");
+    }
+    if (store.sqlite()) {
+      throw new CommandException("ERR store '" + store.name() + "' is a SQLite file: it has no replication slots");
+    }
+    return store;
+  }
+
   private static Reply info(Invocation inv) {
     GuardSets sets = inv.server().guards();
     GuardedSet set = sets.get(inv.key(1));
@@ -248,11 +369,13 @@ public final class GuardCommands {
       throw new CommandException(noSuchKey());
     }
     StoreDeclaration store = sets.store(set.storeName);
+    sets.recount(set);
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("store", store.name());
     f.put("state", set.state());
     f.put("error_rate", set.errorRate);
     f.put("capacity", set.capacity);
+    f.put("memory_bytes", set.accountedBytes());
     Guard g = set.guard();
     if (g == null) {
       f.put("building_for_ms", System.currentTimeMillis() - set.reservedAtMillis);
@@ -407,6 +530,13 @@ public final class GuardCommands {
     }
     if (t instanceof IllegalArgumentException) {
       return Reply.error("ERR store '" + store.name() + "': " + store.redact(GuardSets.oneLine(t)));
+    }
+    if (t instanceof java.io.UncheckedIOException io) {
+      return Reply.error("ERR " + store.redact(GuardSets.oneLine(io) + ": " + GuardSets.oneLine(io.getCause())));
+    }
+    if (t instanceof OutOfMemoryError) {
+      LOG.warn("GUARD command on store '{}' ran out of heap: {}", store.name(), t.toString());
+      return Reply.error(Errors.OOM);
     }
     LOG.error("GUARD command on store '{}' failed: {}", store.name(), store.redact(String.valueOf(t)));
     return Reply.error("ERR internal error: " + t.getClass().getSimpleName());

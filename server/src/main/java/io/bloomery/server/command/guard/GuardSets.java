@@ -5,6 +5,7 @@ import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.LogicalReplication;
 import io.bloomery.guard.PostgresStore;
+import io.bloomery.guard.ReplicationSlots;
 import io.bloomery.guard.SqliteStore;
 import io.bloomery.guard.StoreUnavailableException;
 import io.bloomery.server.keyspace.Key;
@@ -27,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +45,10 @@ public final class GuardSets implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GuardSets.class);
   static final String MANIFEST = "guarded-keys.tsv";
   private static final long REOPEN_RETRY_MILLIS = 2_000;
+  /** What every replication slot (and publication) the server creates is named with, before the key's id. */
+  static final String SLOT_PREFIX = "bloomery_g";
+  private static final java.util.regex.Pattern SLOT_NAME =
+      java.util.regex.Pattern.compile(SLOT_PREFIX + "[0-9a-f]{16}");
 
   /** No stores declared: every GUARD.RESERVE is refused. */
   public static GuardSets none() {
@@ -52,6 +58,10 @@ public final class GuardSets implements AutoCloseable {
   private final Map<String, StoreDeclaration> stores = new LinkedHashMap<>();
   private final Map<String, ExecutorService> io = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Key, GuardedSet> keys = new ConcurrentHashMap<>();
+  /** The sum of every key's {@link GuardedSet#accountedBytes()}: what guarded keys count against maxmemory. */
+  private final AtomicLong filterBytes = new AtomicLong();
+  /** Per PostgreSQL store, the server's slots no guarded key uses, as last seen (see {@link #orphanSlots}). */
+  private final ConcurrentHashMap<String, List<String>> orphans = new ConcurrentHashMap<>();
   private final ScheduledExecutorService retries;
   private final long timeoutMillis;
   private final java.time.Duration statementTimeout;
@@ -148,17 +158,88 @@ public final class GuardSets implements AutoCloseable {
     return io.computeIfAbsent(store, s -> Executors.newFixedThreadPool(16, daemon("guard-store-" + s)));
   }
 
-  /** Registers a key being built; {@code false} if it exists. */
+  /** Registers a key being built, counting its planned filter against maxmemory; {@code false} if it exists. */
   boolean claim(Key key, GuardedSet set) {
-    return keys.putIfAbsent(key, set) == null;
+    if (keys.putIfAbsent(key, set) != null) {
+      return false;
+    }
+    recount(set);
+    return true;
   }
 
+  /** Unregisters a key whose reserve failed; a guard it opens meanwhile is closed, its slot dropped. */
   void release(Key key, GuardedSet set) {
     keys.remove(key, set);
+    set.discard();
+    recount(set);
+  }
+
+  /**
+   * The bytes guarded keys count against {@code maxmemory}: each key's filters as last counted (on reserve,
+   * build, rebuild and drop, and by {@link #recountAll}), the planned filter of a key still being built.
+   */
+  public long usedBytes() {
+    return filterBytes.get();
+  }
+
+  /** Recounts every key (a background rebuild may have resized a filter); {@link #usedBytes()} after. */
+  public long recountAll() {
+    for (GuardedSet s : keys.values()) {
+      recount(s);
+    }
+    return filterBytes.get();
+  }
+
+  void recount(GuardedSet set) {
+    filterBytes.addAndGet(set.recount());
+  }
+
+  /** The bytes the guarded key counts against maxmemory, or -1 if there is no such guarded key (MEMORY USAGE). */
+  public long usedBytes(Key key) {
+    GuardedSet set = keys.get(key);
+    if (set == null) {
+      return -1;
+    }
+    recount(set);
+    return set.accountedBytes();
+  }
+
+  /** The replication slot (and publication) of a guarded key: {@link #SLOT_PREFIX} and its id. */
+  static String slotName(byte[] key) {
+    return SLOT_PREFIX + keyId(key);
+  }
+
+  /**
+   * Opens the guard of a registered key and installs it (blocking, on a store thread): {@code true} once the key is
+   * ready, {@code false} if it was dropped meanwhile (the guard just opened is then closed and its slot dropped).
+   * A failed open leaves no slot of a {@code fresh} key (one being reserved); a reopened key keeps its slot for the
+   * next attempt unless it was dropped meanwhile.
+   */
+  boolean openAndInstall(GuardedSet set, boolean fresh) {
+    if (!set.startOpening()) {
+      return false;
+    }
+    Guard g;
+    try {
+      g = open(set);
+    } catch (RuntimeException | Error e) {
+      if (set.openFailed() || fresh) {
+        deleteSnapshot(set);
+        dropSlotQuietly(set);
+      }
+      throw e;
+    }
+    if (!set.built(g)) {
+      closeDropped(set, g);
+      return false;
+    }
+    recount(set);
+    forgetOrphan(set.storeName, slotName(set.key)); // an orphan of the same name was replaced by this key's
+    return true;
   }
 
   /** Opens (builds or recovers) the guard of {@code set}; blocking, on a store thread. */
-  Guard open(GuardedSet set) {
+  private Guard open(GuardedSet set) {
     StoreDeclaration s = stores.get(set.storeName);
     String id = keyId(set.key);
     ExactStore store;
@@ -176,7 +257,7 @@ public final class GuardSets implements AutoCloseable {
       b.snapshotFile(dir.resolve("guard-" + id + ".snapshot"));
     }
     if (!s.sqlite()) {
-      b.replication(LogicalReplication.slot("bloomery_g" + id));
+      b.replication(LogicalReplication.slot(slotName(set.key)));
     }
     LOG.info("guarded key {} on store '{}': building its filter from the store's rows (n={} p={})",
         Key.of(set.key), s.name(), set.capacity, set.errorRate);
@@ -195,19 +276,98 @@ public final class GuardSets implements AutoCloseable {
     }
   }
 
-  /** Drops a key: closes its guard and its replication slot (no WAL kept for it); its rows stay in the store. */
+  /**
+   * Drops a key: closes its guard and drops its replication slot (no WAL kept for it); its rows stay in the store.
+   * A key without a guard has its slot dropped by name (a reopen that failed or waits for its store), unless an open
+   * attempt is running, which drops what it opens once it sees the key dropped.
+   *
+   * @throws StoreUnavailableException if the slot could not be dropped (the key is gone; the slot is then listed as
+   *     an orphan by GUARD.SLOTS, which can drop it)
+   */
   void drop(Key key, GuardedSet set) {
     keys.remove(key, set);
     saveManifest();
-    Guard g = set.guard();
+    Guard g = set.discard();
+    recount(set);
     if (g != null) {
-      g.closeAndDropSlot();
+      closeDropped(set, g);
+    } else if (!set.opening()) {
+      deleteSnapshot(set);
+      if (!stores.get(set.storeName).sqlite()) {
+        dropSlot(set);
+      }
     }
+  }
+
+  /**
+   * Closes the guard of a dropped key, drops its slot and deletes its snapshot (which the close wrote); a failure to
+   * drop the slot is rethrown once recorded as an orphan.
+   */
+  private void closeDropped(GuardedSet set, Guard g) {
+    try {
+      g.closeAndDropSlot();
+    } catch (RuntimeException e) {
+      leftBehind(set, e);
+      throw e;
+    } finally {
+      deleteSnapshot(set);
+    }
+  }
+
+  /** Drops the key's slot by name (if it exists); a failure is rethrown once recorded as an orphan. */
+  private void dropSlot(GuardedSet set) {
+    try {
+      dropSlotByName(set);
+    } catch (RuntimeException e) {
+      leftBehind(set, e);
+      throw e;
+    }
+  }
+
+  /**
+   * After a failed open, whose own failure is what the client hears: drops the key's slot by name in case the
+   * guard's own drop failed; a failure (the store is down, and with it most likely the slot was never made) is
+   * logged, and GUARD.SLOTS lists the slot if it exists.
+   */
+  private void dropSlotQuietly(GuardedSet set) {
+    StoreDeclaration s = stores.get(set.storeName);
+    if (s.sqlite()) {
+      return;
+    }
+    try {
+      dropSlotByName(set);
+    } catch (RuntimeException e) {
+      LOG.warn("guarded key {}: cannot make sure replication slot {} is gone after the failed open (GUARD.SLOTS"
+          + " lists it if it exists): {}", Key.of(set.key), slotName(set.key), s.redact(oneLine(e)));
+    }
+  }
+
+  private void dropSlotByName(GuardedSet set) {
+    ReplicationSlots.drop(stores.get(set.storeName).url(), slotName(set.key));
+    forgetOrphan(set.storeName, slotName(set.key));
+  }
+
+  /** Records the slot of a dropped key that could not be dropped, so that INFO counts it. */
+  private void leftBehind(GuardedSet set, RuntimeException e) {
+    StoreDeclaration s = stores.get(set.storeName);
+    String slot = slotName(set.key);
+    orphans.compute(s.name(), (k, v) -> {
+      List<String> l = v == null ? new ArrayList<>() : new ArrayList<>(v);
+      if (!l.contains(slot)) {
+        l.add(slot);
+      }
+      return List.copyOf(l);
+    });
+    LOG.error("guarded key {}: cannot drop replication slot {} in store '{}', which retains WAL until GUARD.SLOTS"
+        + " DROP {} {} drops it: {}", Key.of(set.key), slot, s.name(), s.name(), slot, s.redact(oneLine(e)));
+  }
+
+  private void deleteSnapshot(GuardedSet set) {
     if (dir != null) {
       try {
         Files.deleteIfExists(dir.resolve("guard-" + keyId(set.key) + ".snapshot"));
       } catch (IOException e) {
-        LOG.warn("guarded key {}: cannot delete its snapshot: {}", key, e.getMessage());
+        LOG.warn("guarded key {}: cannot delete its snapshot: {}", Key.of(set.key), e.getMessage());
       }
     }
   }
@@ -235,11 +395,32 @@ public final class GuardSets implements AutoCloseable {
 
   /**
    * Reopens the keys listed in the directory, each on its store's threads; a key whose store is down answers
-   * STOREDOWN and is retried every two seconds until it opens.
+   * STOREDOWN and is retried every two seconds until it opens. Then counts, in the background, each PostgreSQL
+   * store's orphan slots for INFO ({@link #orphanSlots}).
    *
    * @throws IllegalArgumentException if the list is malformed or names a store that is not declared
    */
   public void reopenListed() {
+    reopenListedKeys();
+    for (StoreDeclaration s : stores.values()) {
+      if (!s.sqlite()) {
+        try {
+          io(s.name()).execute(() -> {
+            try {
+              slots(s);
+            } catch (RuntimeException e) {
+              LOG.info("store '{}': cannot look for replication slots left behind: {}", s.name(),
+                  s.redact(oneLine(e)));
+            }
+          });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          return; // closed meanwhile
+        }
+      }
+    }
+  }
+
+  private void reopenListedKeys() {
     if (dir == null || !Files.exists(dir.resolve(MANIFEST))) {
       return;
     }
@@ -274,6 +455,7 @@ public final class GuardSets implements AutoCloseable {
     }
     for (GuardedSet s : sets) {
       keys.put(Key.of(s.key), s);
+      recount(s);
       s.state("reopening");
       reopen(s);
     }
@@ -285,7 +467,7 @@ public final class GuardSets implements AutoCloseable {
         return;
       }
       try {
-        s.built(open(s));
+        openAndInstall(s, false);
       } catch (StoreUnavailableException e) {
         s.state("reopening (store unavailable; retrying)");
         LOG.warn("guarded key {}: store '{}' is unavailable, retrying in {} ms: {}", Key.of(s.key), s.storeName,
@@ -298,6 +480,93 @@ public final class GuardSets implements AutoCloseable {
         LOG.error("guarded key {}: cannot reopen: {}", Key.of(s.key), stores.get(s.storeName).redact(oneLine(e)));
       }
     });
+  }
+
+  // ------------------------------------------------------------------------------------ replication slots
+
+  /** A replication slot of the server's naming in a store: the guarded key that uses it, or {@code null}. */
+  record SlotRow(StoreDeclaration store, ReplicationSlots.Slot slot, Key key) {}
+
+  /**
+   * The slots named like the server's ({@link #SLOT_PREFIX} and 16 hex digits) in the database of the PostgreSQL
+   * store {@code s}, each with the guarded key that uses it or none (an orphan); blocking, on a store thread.
+   * Refreshes the store's orphan count in INFO.
+   *
+   * @throws StoreUnavailableException if the store cannot be read
+   */
+  List<SlotRow> slots(StoreDeclaration s) {
+    List<ReplicationSlots.Slot> found = ReplicationSlots.list(s.url(), SLOT_PREFIX);
+    Map<String, Key> owners = slotOwners();
+    List<SlotRow> rows = new ArrayList<>();
+    List<String> orphaned = new ArrayList<>();
+    for (ReplicationSlots.Slot slot : found) {
+      if (!isServerSlotName(slot.name())) {
+        continue;
+      }
+      Key key = owners.get(slot.name());
+      rows.add(new SlotRow(s, slot, key));
+      if (key == null) {
+        orphaned.add(slot.name());
+      }
+    }
+    orphans.put(s.name(), List.copyOf(orphaned));
+    return rows;
+  }
+
+  /** Whether {@code name} is a slot name the server gives ({@link #SLOT_PREFIX} and 16 hex digits). */
+  static boolean isServerSlotName(String name) {
+    return SLOT_NAME.matcher(name).matches();
+  }
+
+  /** The guarded key (of any store) whose slot is named {@code slot}, or {@code null}. */
+  Key slotOwner(String slot) {
+    return slotOwners().get(slot);
+  }
+
+  private Map<String, Key> slotOwners() {
+    Map<String, Key> owners = new java.util.HashMap<>();
+    for (Key k : keys.keySet()) {
+      owners.put(slotName(k.bytes()), k);
+    }
+    return owners;
+  }
+
+  /**
+   * Drops the orphan slot {@code slot} of store {@code s} (blocking, on a store thread); {@code false} if the store
+   * has no such slot. The caller checked that the name is the server's and that no guarded key uses it.
+   *
+   * @throws IllegalStateException if a connection streams from the slot
+   * @throws StoreUnavailableException if the store cannot be reached or refuses
+   */
+  boolean dropOrphan(StoreDeclaration s, String slot) {
+    boolean dropped = ReplicationSlots.drop(s.url(), slot);
+    forgetOrphan(s.name(), slot);
+    return dropped;
+  }
+
+  private void forgetOrphan(String store, String slot) {
+    orphans.computeIfPresent(store, (k, v) -> v.stream().filter(n -> !n.equals(slot)).toList());
+  }
+
+  /**
+   * How many of the server's slots no guarded key uses, as last seen: by the check after start, by the last
+   * GUARD.SLOTS of each store, and for each GUARD.DROP whose slot could not be dropped since.
+   */
+  public int orphanSlots() {
+    int n = 0;
+    for (List<String> l : orphans.values()) {
+      n += l.size();
+    }
+    return n;
+  }
+
+  /** The {@code # Guard} section of INFO. */
+  public Map<String, String> infoFields() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("guarded_keys", Integer.toString(keys.size()));
+    m.put("guard_filter_bytes", Long.toString(recountAll()));
+    m.put("guard_orphan_slots", Integer.toString(orphanSlots()));
+    return m;
   }
 
   static String oneLine(Throwable e) {

@@ -4,6 +4,8 @@ import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.StoreUnavailableException;
 import io.bloomery.guard.Verdict;
+import io.bloomery.plan.FilterPlan;
+import io.bloomery.plan.FilterPlanner;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -75,11 +77,19 @@ final class GuardedSet {
   final double errorRate;
   final long capacity;
   final long reservedAtMillis;
+  /** The filter the guard builds for a store holding fewer than 80% of the capacity: what RESERVE admits. */
+  final FilterPlan plan;
   /** Who this process's pending marks belong to (new on every start). */
   final String owner = UUID.randomUUID().toString();
   private final Executor io;
   private volatile Guard guard;
   private volatile String state = "building";
+  /** An open attempt (build or reopen) is running; guarded by this. */
+  private boolean opening;
+  /** The key was dropped (or its reserve failed): a guard opened now is closed at once; guarded by this. */
+  private boolean discarded;
+  /** The bytes this key counts against {@code maxmemory} now; guarded by this. */
+  private long accounted;
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   /** The requests each running flush took from the queue (at most {@link #MAX_IN_FLIGHT} lists). */
@@ -132,6 +142,9 @@ final class GuardedSet {
     }
   }
 
+  /**
+   * @throws IllegalArgumentException if no filter of the planned kind holds {@code capacity} at {@code errorRate}
+   */
   GuardedSet(byte[] key, String storeName, double errorRate, long capacity, Executor io) {
     this.key = key;
     this.storeName = storeName;
@@ -139,6 +152,7 @@ final class GuardedSet {
     this.capacity = capacity;
     this.io = io;
     this.reservedAtMillis = System.currentTimeMillis();
+    this.plan = FilterPlanner.plan(capacity, errorRate);
   }
 
   /** The built guard, or {@code null} while it is being built or reopened. */
@@ -150,9 +164,55 @@ final class GuardedSet {
     return state;
   }
 
-  void built(Guard g) {
+  /** Starts an open attempt; {@code false} if the key was dropped (nothing is to be opened). */
+  synchronized boolean startOpening() {
+    opening = !discarded;
+    return opening;
+  }
+
+  /** Ends an open attempt with its guard: {@code false} if the key was dropped meanwhile (the caller closes it). */
+  synchronized boolean built(Guard g) {
+    opening = false;
+    if (discarded) {
+      return false;
+    }
     guard = g;
     state = "ready";
+    return true;
+  }
+
+  /** Ends an open attempt that failed: whether the key was dropped meanwhile (its slot is the caller's to drop). */
+  synchronized boolean openFailed() {
+    opening = false;
+    return discarded;
+  }
+
+  /** Marks the key dropped; its guard to close, or {@code null} if none is open. */
+  synchronized Guard discard() {
+    discarded = true;
+    return guard;
+  }
+
+  /** Whether an open attempt is running (it closes what it opens if the key was dropped). */
+  synchronized boolean opening() {
+    return opening;
+  }
+
+  /** The bytes counted against {@code maxmemory} for this key: its guard's filters, else its planned filter's. */
+  synchronized long accountedBytes() {
+    return accounted;
+  }
+
+  /**
+   * Sets the bytes this key counts to what it holds now (its guard's {@link Guard#filterBytes()}, the planned
+   * filter's while it is built, none once dropped) and returns the change.
+   */
+  synchronized long recount() {
+    Guard g = guard;
+    long now = discarded ? 0 : g != null ? g.filterBytes() : plan.bitmapBytes();
+    long change = now - accounted;
+    accounted = now;
+    return change;
   }
 
   void state(String s) {
