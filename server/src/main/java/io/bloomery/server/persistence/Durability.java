@@ -114,6 +114,7 @@ public final class Durability implements AutoCloseable {
       this.writer = new JournalWriter(number, path, options.fsync());
       this.journal = new Journal();
     } else {
+      Files.deleteIfExists(options.dir().resolve(DataDirectory.RESERVE)); // left by an earlier appendonly run
       this.writer = null;
       this.journal = argv -> {
         changes.increment();

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -252,7 +253,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   private boolean restoreReserve() {
     // Bytes that do not compress, so a compressing file system allocates them too.
     byte[] chunk = new byte[64 << 10];
-    java.util.SplittableRandom random = new java.util.SplittableRandom(segment);
+    SplittableRandom random = new SplittableRandom(segment);
     try {
       reserve.position(0);
       for (long at = 0; at < RESERVE_BYTES; at += chunk.length) {
