@@ -116,6 +116,10 @@ public final class Dispatcher implements CommandReplayer {
       server.stats().oomRejections.increment();
       return error(Errors.OOM, spec.name(), start);
     }
+    String refused = spec.has(CommandSpec.Flag.WRITE) ? journalRefusal() : null;
+    if (refused != null) {
+      return error(Errors.journalRefused(refused), spec.name(), start);
+    }
     Reply reply;
     try {
       reply = spec.handler().run(inv);
@@ -159,6 +163,11 @@ public final class Dispatcher implements CommandReplayer {
     server.stats().errorReplies.increment();
     server.stats().commands.rejected(command, start == 0 ? 0 : System.nanoTime() - start);
     return new Outcome(Reply.error(text), DONE);
+  }
+
+  /** Why the journal refuses write commands now, or {@code null}. */
+  private String journalRefusal() {
+    return server.keyspace().journal().refusal();
   }
 
   /** Whether the filters' own bytes are above {@code maxmemory} (0: no limit). */
@@ -220,11 +229,17 @@ public final class Dispatcher implements CommandReplayer {
       return error(Errors.EXECABORT, "exec", 0);
     }
     boolean global = false;
+    boolean writes = false;
     Set<Key> keys = new LinkedHashSet<>();
     for (List<byte[]> argv : queued) {
       CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
       global |= spec.has(CommandSpec.Flag.GLOBAL);
+      writes |= spec.has(CommandSpec.Flag.WRITE);
       keys.addAll(keysOf(spec, argv));
+    }
+    String refused = writes ? journalRefusal() : null;
+    if (refused != null) { // none of it runs, as Redis discards a transaction with a write it must refuse
+      return error("EXECABORT Transaction discarded because of: " + Errors.journalRefused(refused), "exec", 0);
     }
     Keyspace ks = server.keyspace();
     Keyspace.Write write = global ? ks.writeAll() : ks.write(keys);

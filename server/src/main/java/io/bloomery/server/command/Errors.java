@@ -35,6 +35,15 @@ public final class Errors {
     return "ERR wrong number of arguments for '" + name + "' command";
   }
 
+  /**
+   * Redis's refusal of a write while the journal cannot be written ({@code MISCONF Errors writing to the AOF file:
+   * reason}), saying that the command was not applied.
+   */
+  public static String journalRefused(String reason) {
+    return "MISCONF Errors writing to the AOF file: " + reason.replace('\r', ' ').replace('\n', ' ')
+        + ". The command was not applied; write commands are refused until the journal can be written again";
+  }
+
   /** Redis 7's unknown-command text, quoting at most 128 bytes of the name and of each argument. */
   public static String unknownCommand(List<byte[]> argv) {
     StringBuilder sb = new StringBuilder("ERR unknown command '").append(clip(argv.get(0)))

@@ -18,6 +18,9 @@ import java.util.concurrent.CompletionStage;
  * {@code appendfsync always} that is after the record's fsync (many callers share one fsync); under
  * {@code everysec} and {@code no} at once. A stage that completes exceptionally means the record may not
  * be durable: the client gets an error reply, never an acknowledgement.
+ *
+ * <p>Before it applies a write command the executor asks {@link #refusal()}: while the journal cannot take
+ * records (a full disk), the command is refused without touching the keyspace.
  */
 public interface CommandJournal {
 
@@ -31,4 +34,12 @@ public interface CommandJournal {
    * @return completes when the record is durable under the configured fsync policy
    */
   CompletionStage<Void> append(List<byte[]> argv);
+
+  /**
+   * Why write commands must be refused before they apply, or {@code null} when they may run. Cheap when writes
+   * are accepted; while they are refused a call may try whether the journal can take records again.
+   */
+  default String refusal() {
+    return null;
+  }
 }

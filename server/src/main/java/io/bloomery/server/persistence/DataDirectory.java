@@ -21,12 +21,14 @@ import java.util.regex.Pattern;
  *   <li>{@code snapshot.NNNNNNNNNN.snap}: snapshots ({@link SnapshotFormat}); N is the first segment
  *       whose records come after the snapshot's cut;
  *   <li>{@code LOCK}: held with an OS file lock while a server uses the directory;
+ *   <li>{@code journal.reserve}: allocated space the journal falls back on when the disk fills up, never read;
  *   <li>names starting with {@code .} and ending in {@code .tmp}: files being written, never read.
  * </ul>
  */
 final class DataDirectory {
   static final String MANIFEST = "MANIFEST";
   static final String LOCK = "LOCK";
+  static final String RESERVE = "journal.reserve";
   private static final Pattern SEGMENT = Pattern.compile("journal\\.(\\d{10})\\.log");
   private static final Pattern SNAPSHOT = Pattern.compile("snapshot\\.(\\d{10})\\.snap");
   private static final Pattern TEMPORARY = Pattern.compile("\\..*\\.tmp");

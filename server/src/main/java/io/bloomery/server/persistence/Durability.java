@@ -56,6 +56,8 @@ public final class Durability implements AutoCloseable {
    * last), so recovery never depends on a half-written file. */
 
   private static final Logger LOG = LoggerFactory.getLogger(Durability.class);
+  /** How long after a failed checkpoint the timer tries again while the journal is behind memory. */
+  private static final long CHECKPOINT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   private final DurabilityOptions options;
   private final SnapshotSource source;
@@ -82,6 +84,7 @@ public final class Durability implements AutoCloseable {
   private long lastCheckpointSeconds = -1;
   private long checkpointStartedNanos = -1;
   private boolean lastCheckpointOk = true;
+  private long lastCheckpointEndNanos;
   private long checkpoints;
   private long changesAtLastCut;
 
@@ -109,8 +112,9 @@ public final class Durability implements AutoCloseable {
         path = options.dir().resolve(DataDirectory.segmentName(number));
       }
       this.writer = new JournalWriter(number, path, options.fsync());
-      this.journal = this::append;
+      this.journal = new Journal();
     } else {
+      Files.deleteIfExists(options.dir().resolve(DataDirectory.RESERVE)); // left by an earlier appendonly run
       this.writer = null;
       this.journal = argv -> {
         changes.increment();
@@ -218,9 +222,18 @@ public final class Durability implements AutoCloseable {
     return metrics;
   }
 
-  private CompletionStage<Void> append(List<byte[]> argv) {
-    changes.increment();
-    return writer.append(argv);
+  /** The journal the command layer sees: counts changes, and says when writes must be refused before they apply. */
+  private final class Journal implements CommandJournal {
+    @Override
+    public CompletionStage<Void> append(List<byte[]> argv) {
+      changes.increment();
+      return writer.append(argv);
+    }
+
+    @Override
+    public String refusal() {
+      return writer.refusal();
+    }
   }
 
   /**
@@ -248,22 +261,24 @@ public final class Durability implements AutoCloseable {
       checkpointStartedNanos = started;
     }
     Path dir = options.dir();
-    JournalWriter.PreparedSegment prepared = writer == null ? null : JournalWriter.createSegment(dir, number);
+    JournalWriter.PreparedSegment prepared = null;
     boolean[] rotated = {false};
     long[] cut = new long[2];
     boolean ok = false;
     try (SnapshotFormat.Writer snapshot = new SnapshotFormat.Writer(dir.resolve(DataDirectory.snapshotName(number)))) {
+      prepared = writer == null ? null : JournalWriter.createSegment(dir, number);
+      JournalWriter.PreparedSegment afterCut = prepared;
       HeaderFirst sink = new HeaderFirst(snapshot, cut, number);
       Runnable[] afterPublish = {() -> {}};
       source.snapshot(() -> {
         afterPublish[0] = cutHook.get();
         cut[0] = System.currentTimeMillis();
         cut[1] = changes.sum();
-        if (prepared != null) {
+        if (afterCut != null) {
           synchronized (state) {
             olderSegmentBytes += writer.currentSegmentSize();
           }
-          writer.rotate(prepared);
+          writer.rotate(afterCut);
           rotated[0] = true;
         }
       }, sink);
@@ -281,6 +296,9 @@ public final class Durability implements AutoCloseable {
         lastSaveMillis = System.currentTimeMillis();
         changesAtLastCut = cut[1];
       }
+      if (writer != null) {
+        writer.checkpointed(number);
+      }
       deleteRetired(dir, next);
       afterPublish[0].run();
       LOG.info("snapshot {} written: {} keys, {} bytes, {} ms", next.snapshot(), snapshot.keys(), snapshotBytes(),
@@ -296,7 +314,8 @@ public final class Durability implements AutoCloseable {
       synchronized (state) {
         lastCheckpointOk = ok;
         checkpoints++;
-        lastCheckpointSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        lastCheckpointEndNanos = System.nanoTime();
+        lastCheckpointSeconds = TimeUnit.NANOSECONDS.toSeconds(lastCheckpointEndNanos - started);
         checkpointStartedNanos = -1;
       }
       if (!ok) {
@@ -358,9 +377,27 @@ public final class Durability implements AutoCloseable {
     return true;
   }
 
-  /** The automatic rewrite: when the journal has outgrown the snapshot by the configured percentage. */
+  /**
+   * The automatic rewrite: when the journal has outgrown the snapshot by the configured percentage, or when memory
+   * holds writes the journal lacks (a failed record write or fsync), which only a snapshot makes durable; after a
+   * failed checkpoint that one waits {@link #CHECKPOINT_RETRY_NANOS}.
+   */
   private void maybeRewrite() {
-    if (writer == null || closed || options.autoRewritePercentage() == 0 || checkpointRunning.get()) {
+    if (writer == null || closed || checkpointRunning.get()) {
+      return;
+    }
+    if (writer.behindMemory()) {
+      boolean retry;
+      synchronized (state) {
+        retry = lastCheckpointOk || System.nanoTime() - lastCheckpointEndNanos >= CHECKPOINT_RETRY_NANOS;
+      }
+      if (retry) {
+        LOG.info("starting a snapshot to capture the writes the journal lacks");
+        startBackgroundCheckpoint();
+      }
+      return;
+    }
+    if (options.autoRewritePercentage() == 0) {
       return;
     }
     long journalBytes = journalBytes();
@@ -427,7 +464,12 @@ public final class Durability implements AutoCloseable {
     try {
       background.awaitTermination(1, TimeUnit.HOURS);
       if (writer != null) {
-        writer.flush();
+        try {
+          writer.flush();
+        } catch (IOException e) {
+          // the final snapshot below captures memory, journaled or not
+          LOG.error("final journal flush failed: {}", e.getMessage());
+        }
       }
       // A client's SAVE may still be running: wait for it rather than skip the final snapshot.
       while (!checkpointRunning.compareAndSet(false, true)) {

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The journal the command layer appends to: writes each record to the current segment before the
  * append returns, and forces segments from one background thread according to the {@link FsyncPolicy}.
+ *
+ * <p>Full disk: the writer keeps {@link #RESERVE_BYTES} of allocated space in {@code journal.reserve}.
+ * A record write that finds the disk full frees the reserve and writes again, so the record of a
+ * command already applied in memory still reaches the journal; from then on {@link #refusal()} tells
+ * the command layer to refuse writes before they apply, until the reserve can be allocated again. A
+ * record that still cannot be written (another I/O error, the freed space taken by someone else) and a
+ * failed fsync leave memory ahead of the journal: the writer then refuses every append until a
+ * checkpoint's snapshot has captured memory ({@link #checkpointed}).
  */
 final class JournalWriter implements CommandJournal, AutoCloseable {
   /* Group commit. Appends write their record under one lock (a write(2) into the page cache, in journal
@@ -37,12 +46,19 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
    * Under `everysec` the syncer forces once a second. An append is acknowledged at once unless the
    * oldest record not yet covered by a completed fsync is older than EVERYSEC_POSTPONE (Redis postpones
    * writes the same way while an fsync is slow), so the acknowledged-but-not-forced records always lie
-   * within one window of that length. */
+   * within one window of that length.
+   *
+   * The syncer waits for work, never for time alone: with nothing written since the last force it
+   * sleeps until an append wakes it, so an idle server uses no CPU here. */
 
   private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
   static final long EVERYSEC_POSTPONE_NANOS = TimeUnit.SECONDS.toNanos(2);
   private static final long EVERYSEC_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+  /** Space kept allocated for the records of commands applied while the disk fills up. */
+  static final int RESERVE_BYTES = 4 << 20;
+  /** How often a refused write may try to allocate the reserve again. */
+  private static final long RESTORE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   private record Waiter(long position, CompletableFuture<Void> done) {}
 
@@ -56,6 +72,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
   private final List<FileChannel> retiring = new ArrayList<>();
   private final Thread syncer;
+  private final FileChannel reserve;
 
   // Guarded by lock.
   private FileChannel channel;
@@ -65,8 +82,16 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   private long synced;
   private long pendingSinceNanos = -1;
   private long inFlightSinceNanos = -1;
+  /** Memory holds what the journal lacks (a record not written, an fsync failed); cleared by a checkpoint. */
   private IOException failure;
+  /** The newest segment that lacks a record of a command applied in memory, or whose fsync failed. */
+  private long failedSegment = -1;
+  /** The reserve is spent: new writes are refused until it is allocated again. */
+  private IOException spent;
+  private long nextRestoreNanos;
   private boolean closing;
+  /** {@code failure}, else {@code spent}: read without the lock by {@link #refusal()}. */
+  private volatile IOException refusing;
 
   private final LongAdder appends = new LongAdder();
   private final LongAdder postponed = new LongAdder();
@@ -87,6 +112,16 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     this.channel = FileChannel.open(segmentPath, StandardOpenOption.WRITE);
     this.segmentSize = channel.size();
     channel.position(segmentSize);
+    Path reservePath = segmentPath.resolveSibling(DataDirectory.RESERVE);
+    try {
+      this.reserve = FileChannel.open(reservePath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
+    if (reserve.size() != RESERVE_BYTES) {
+      restoreReserve();
+    }
     this.syncer = Thread.ofPlatform().name("bloomery-journal-fsync").daemon().unstarted(this::syncLoop);
     syncer.start();
   }
@@ -115,25 +150,25 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     byte[] record = JournalFormat.encode(argv);
     lock.lock();
     try {
-      if (failure != null) {
-        return CompletableFuture.failedFuture(failure);
-      }
       if (closing) {
         return CompletableFuture.failedFuture(new IOException("the journal is closed"));
       }
-      try {
-        ByteBuffer buffer = ByteBuffer.wrap(record);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-      } catch (IOException e) {
-        fail(new IOException("journal write failed in " + DataDirectory.segmentName(segment) + ": " + e.getMessage(), e));
-        truncateTornWrite();
-        return CompletableFuture.failedFuture(failure);
+      if (failure != null) {
+        failedSegment = segment;
+        return CompletableFuture.failedFuture(notJournaled(failure.getMessage()));
+      }
+      IOException error = writeRecord(record);
+      if (error != null) {
+        String cause = "journal write failed in " + DataDirectory.segmentName(segment) + ": " + error.getMessage();
+        fail(new IOException(cause, error));
+        return CompletableFuture.failedFuture(notJournaled(cause));
       }
       long now = System.nanoTime();
       if (pendingSinceNanos < 0) {
         pendingSinceNanos = now;
+        if (policy == FsyncPolicy.EVERYSEC) {
+          wake.signal(); // the syncer sleeps while nothing is pending
+        }
       }
       written += record.length;
       segmentSize += record.length;
@@ -148,6 +183,127 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         return done;
       }
       return DONE;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Why an append of a command already applied in memory failed: the reply tells the client so. */
+  private static IOException notJournaled(String cause) {
+    return new IOException("the command was applied in memory but its journal record was not written (" + cause
+        + "); writes are refused until a snapshot has captured memory (retried automatically, or BGREWRITEAOF)");
+  }
+
+  /**
+   * Writes {@code record} at the segment's end; on a full disk frees the reserve and writes it again (the
+   * refusal of new writes starts then). Returns the error if it is still not written; no partial record stays.
+   */
+  private IOException writeRecord(byte[] record) {
+    try {
+      writeFully(record);
+      return null;
+    } catch (IOException e) {
+      truncateTornWrite();
+      if (!outOfSpace(e) || !releaseReserve(e)) {
+        return e;
+      }
+    }
+    try {
+      writeFully(record);
+      return null;
+    } catch (IOException e) {
+      truncateTornWrite();
+      return e;
+    }
+  }
+
+  private void writeFully(byte[] record) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(record);
+    while (buffer.hasRemaining()) {
+      channel.write(buffer);
+    }
+  }
+
+  /** Whether {@code e} is a write refused for lack of space (ENOSPC, or EDQUOT on a quota). */
+  static boolean outOfSpace(IOException e) {
+    String message = e.getMessage();
+    return message != null && (message.contains("No space left on device") || message.contains("Disk quota exceeded"));
+  }
+
+  /** Frees the reserve after {@code cause} (a full disk): {@code false} if there was none to free. */
+  private boolean releaseReserve(IOException cause) {
+    try {
+      if (reserve.size() == 0) {
+        return false;
+      }
+      reserve.truncate(0);
+    } catch (IOException e) {
+      LOG.error("could not free the journal reserve: {}", e.toString());
+      return false;
+    }
+    spent = cause;
+    nextRestoreNanos = System.nanoTime() + RESTORE_INTERVAL_NANOS;
+    refusing = failure != null ? failure : spent;
+    LOG.error("the disk is full ({}): the journal reserve was used, write commands are refused until {} bytes "
+        + "can be allocated again", cause.getMessage(), RESERVE_BYTES);
+    return true;
+  }
+
+  /** Allocates the reserve ({@link #RESERVE_BYTES} written to {@code journal.reserve}); frees it all if it cannot. */
+  private boolean restoreReserve() {
+    // Bytes that do not compress, so a compressing file system allocates them too.
+    byte[] chunk = new byte[64 << 10];
+    SplittableRandom random = new SplittableRandom(segment);
+    try {
+      reserve.position(0);
+      for (long at = 0; at < RESERVE_BYTES; at += chunk.length) {
+        random.nextBytes(chunk);
+        ByteBuffer buffer = ByteBuffer.wrap(chunk, 0, (int) Math.min(chunk.length, RESERVE_BYTES - at));
+        while (buffer.hasRemaining()) {
+          reserve.write(buffer);
+        }
+      }
+      reserve.truncate(RESERVE_BYTES);
+      return true;
+    } catch (IOException e) {
+      try {
+        reserve.truncate(0);
+      } catch (IOException freeing) {
+        LOG.error("could not free a partial journal reserve: {}", freeing.toString());
+      }
+      if (spent == null) {
+        spent = e;
+        refusing = failure != null ? failure : spent;
+        LOG.error("cannot allocate the journal reserve ({}): write commands are refused until it can be",
+            e.getMessage());
+      }
+      return false;
+    }
+  }
+
+  /**
+   * Why write commands must be refused before they apply, or {@code null} when they may run: the reserve is
+   * spent (the disk is full) or memory is ahead of the journal. While the reserve is spent each call, at most
+   * every 100 ms, tries to allocate it again, so writes resume as soon as the disk has room.
+   */
+  @Override
+  public String refusal() {
+    IOException refused = refusing;
+    if (refused == null) {
+      return null;
+    }
+    lock.lock();
+    try {
+      if (failure == null && spent != null && !closing && System.nanoTime() - nextRestoreNanos >= 0) {
+        nextRestoreNanos = System.nanoTime() + RESTORE_INTERVAL_NANOS;
+        if (restoreReserve()) {
+          LOG.info("the journal reserve is allocated again: write commands are accepted");
+          spent = null;
+          refusing = null;
+          return null;
+        }
+      }
+      return refusing == null ? null : refusing.getMessage();
     } finally {
       lock.unlock();
     }
@@ -229,18 +385,45 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     return oldest < 0 ? 0 : (System.nanoTime() - oldest) / 1e9;
   }
 
-  /** The failure that stopped the journal, or {@code null}. */
+  /** Why writes are refused now (memory ahead of the journal, or the reserve spent), or {@code null}. */
   IOException failure() {
-    return locked(() -> failure);
+    return refusing;
   }
 
-  /** Forces everything written so far, whatever the policy, and returns when it is durable. */
+  /**
+   * A checkpoint published a snapshot whose cut came before segment {@code firstSegment}: what memory held
+   * beyond the journal before that segment is now durable, so a failure confined to older segments clears.
+   */
+  void checkpointed(long firstSegment) {
+    lock.lock();
+    try {
+      if (failure != null && failedSegment < firstSegment) {
+        LOG.info("snapshot taken: the journal accepts writes again after \"{}\"", failure.getMessage());
+        failure = null;
+        failedSegment = -1;
+        refusing = spent;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether memory holds writes the journal lacks (only a snapshot can make them durable). */
+  boolean behindMemory() {
+    return locked(() -> failure != null);
+  }
+
+  /**
+   * Forces everything written so far, whatever the policy, and returns when it is durable.
+   *
+   * @throws IOException if the fsync fails
+   */
   void flush() throws IOException {
     CompletableFuture<Void> done = new CompletableFuture<>();
     lock.lock();
     try {
-      if (failure != null) {
-        throw failure;
+      if (closing) {
+        throw new IOException("the journal is closed");
       }
       waiters.addLast(new Waiter(written, done));
       wake.signal();
@@ -254,15 +437,14 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     }
   }
 
+  /** Memory is now ahead of the journal (called under the lock): appends are refused until a checkpoint. */
   private void fail(IOException cause) {
     if (failure == null) {
       failure = cause;
-      LOG.error("journal stopped accepting writes: {}", cause.getMessage());
+      LOG.error("journal stopped accepting writes until a snapshot captures memory: {}", cause.getMessage());
     }
-    for (Waiter waiter : waiters) {
-      waiter.done().completeExceptionally(failure);
-    }
-    waiters.clear();
+    failedSegment = segment;
+    refusing = failure;
   }
 
   private void syncLoop() {
@@ -273,14 +455,14 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
       List<FileChannel> toRetire;
       lock.lock();
       try {
-        while (!closing && failure == null && !due(lastForceStart)) {
-          if (policy == FsyncPolicy.EVERYSEC && waiters.isEmpty()) {
-            wake.awaitNanos(Math.max(1, EVERYSEC_INTERVAL_NANOS - (System.nanoTime() - lastForceStart)));
+        while (!closing && !due(lastForceStart)) {
+          if (policy == FsyncPolicy.EVERYSEC && written != synced) {
+            wake.awaitNanos(EVERYSEC_INTERVAL_NANOS - (System.nanoTime() - lastForceStart));
           } else {
-            wake.await();
+            wake.await(); // nothing to force: an append, a rotation or close wakes it
           }
         }
-        if (failure != null || (closing && written == synced && retiring.isEmpty() && waiters.isEmpty())) {
+        if (closing && written == synced && retiring.isEmpty() && waiters.isEmpty()) {
           break;
         }
         target = written;
@@ -297,37 +479,57 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
       }
       lastForceStart = System.nanoTime();
       IOException error = null;
+      for (FileChannel old : toRetire) {
+        error = forceAndClose(old, error);
+      }
       try {
-        for (FileChannel old : toRetire) {
-          old.force(false);
-          old.close();
-        }
         current.force(false);
       } catch (IOException | UncheckedIOException e) {
-        error = e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
+        error = error != null ? error : e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
       }
       long elapsed = System.nanoTime() - lastForceStart;
       List<CompletableFuture<Void>> released = new ArrayList<>();
+      IOException unknown = null;
       lock.lock();
       try {
         inFlightSinceNanos = -1;
-        if (error != null) {
-          fail(new IOException("journal fsync failed: " + error.getMessage(), error));
-          break;
-        }
         synced = Math.max(synced, target);
+        if (error != null) {
+          // After a failed fsync the kernel may have dropped the dirty pages: what they held is durable only
+          // once a snapshot captures memory.
+          fail(new IOException("journal fsync failed: " + error.getMessage(), error));
+          unknown = new IOException("the command was applied in memory, but the journal's fsync failed ("
+              + error.getMessage() + "), so whether its record is durable is unknown; writes are refused until a "
+              + "snapshot has captured memory (retried automatically, or BGREWRITEAOF)", error);
+        }
         while (!waiters.isEmpty() && waiters.peekFirst().position() <= synced) {
           released.add(waiters.pollFirst().done());
         }
-        fsyncs.record(elapsed, released.size());
+        if (error == null) {
+          fsyncs.record(elapsed, released.size());
+        }
       } finally {
         lock.unlock();
       }
       // Outside the lock: completing runs the replies' continuations, which must not hold up appenders.
       for (CompletableFuture<Void> done : released) {
-        done.complete(null);
+        if (unknown == null) {
+          done.complete(null);
+        } else {
+          done.completeExceptionally(unknown);
+        }
       }
     }
+  }
+
+  /** Forces and closes a retired segment; returns {@code error}, or this one's if it is the first. */
+  private static IOException forceAndClose(FileChannel old, IOException error) {
+    try (old) {
+      old.force(false);
+    } catch (IOException | UncheckedIOException e) {
+      return error != null ? error : e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
+    }
+    return error;
   }
 
   /** Whether the syncer has work now (called under the lock). */
@@ -366,7 +568,8 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         old.close();
       }
       retiring.clear();
-      if (failure == null && written != synced) {
+      reserve.close();
+      if (written != synced) {
         channel.force(false);
       }
       channel.close();
@@ -382,9 +585,13 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   void abandon() throws IOException {
     lock.lock();
     try {
-      failure = new IOException("the journal was abandoned");
+      closing = true;
+      synced = written; // the syncer forces nothing more
+      retiring.forEach(JournalWriter::closeQuietly);
+      retiring.clear();
+      IOException abandoned = new IOException("the journal was abandoned");
       for (Waiter waiter : waiters) {
-        waiter.done().completeExceptionally(failure);
+        waiter.done().completeExceptionally(abandoned);
       }
       waiters.clear();
       wake.signal();
@@ -396,10 +603,16 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    for (FileChannel old : retiring) {
-      old.close();
-    }
+    reserve.close();
     channel.close();
+  }
+
+  private static void closeQuietly(FileChannel old) {
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.warn("could not close a retired journal segment: {}", e.toString());
+    }
   }
 
   /** Fsync latency and group-commit sizes, for INFO and metrics. */
