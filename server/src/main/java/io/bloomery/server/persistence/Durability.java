@@ -108,7 +108,8 @@ public final class Durability implements AutoCloseable {
       } else {
         path = options.dir().resolve(DataDirectory.segmentName(number));
       }
-      this.writer = new JournalWriter(number, path, options.fsync());
+      this.writer = new JournalWriter(number, path, options.fsync(), JournalWriter.EVERYSEC_POSTPONE_NANOS,
+          recovered.nextSequence(), SyncMark.Writer.open(options.dir()));
       this.journal = this::append;
     } else {
       this.writer = null;

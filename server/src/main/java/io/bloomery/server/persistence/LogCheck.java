@@ -107,16 +107,19 @@ public final class LogCheck {
       }
     }
     Map<Long, Path> live = segments.tailMap(manifest.firstSegment(), true);
+    SyncMark mark = SyncMark.read(dir);
     long expected = manifest.firstSegment();
     long last = live.isEmpty() ? -1 : segments.lastKey();
+    long sequence = 0;
     boolean changed = false;
     boolean startable = true;
     boolean broken = false;
     List<Path> later = new ArrayList<>();
     for (Map.Entry<Long, Path> entry : live.entrySet()) {
       Path file = entry.getValue();
+      long number = entry.getKey();
       String name = file.getFileName().toString();
-      if (!broken && entry.getKey() != expected) {
+      if (!broken && number != expected) {
         lines.add(DataDirectory.segmentName(expected) + ": missing; the segments after it cannot be applied");
         startable = false;
         broken = true;
@@ -126,28 +129,40 @@ public final class LogCheck {
         continue;
       }
       expected++;
-      JournalFormat.Scan scan = JournalFormat.scan(file, entry.getKey(), (offset, argv) -> {});
+      JournalFormat.Scan scan = JournalFormat.scan(file, number, sequence, (offset, argv) -> {});
+      sequence = Math.max(sequence, scan.lastSequence());
+      String numbered = scan.lastSequence() > 0 ? " (to record " + scan.lastSequence() + ")" : "";
       if (scan.clean()) {
-        lines.add(name + ": ok, " + count(scan.records(), "record") + ", " + count(scan.fileSize(), "byte"));
+        lines.add(name + ": ok, " + count(scan.records(), "record") + numbered + ", " + count(scan.fileSize(), "byte"));
         continue;
       }
-      JournalFormat.Damage damage = scan.damage();
-      boolean tolerated = damage.tornTail()
-          && (entry.getKey() == last || Recovery.onlyEmptySegmentsAfter(live, entry.getKey()));
-      // The scan stops at the bad record, so the cut point (the end of the last good record) is its offset.
-      long cut = scan.fileSize() - scan.goodEnd();
-      lines.add(name + ": " + (tolerated ? "torn last record" : "damaged") + " at offset " + damage.offset() + ": "
-          + damage.problem() + "; " + count(scan.records(), "good record") + " before it; a cut there removes "
-          + count(cut, "byte") + ", from offset " + scan.goodEnd() + " to the end of the file ("
-          + count(scan.fileSize(), "byte") + ")"
-          + (tolerated ? "; the server trims it at start" : ""));
-      startable &= tolerated;
-      broken = !tolerated;
+      boolean newest = number == last || Recovery.onlyEmptySegmentsAfter(live, number);
+      long damagedBytes = 0;
+      for (JournalFormat.Damage damage : scan.damages()) {
+        String refusal = Recovery.refusal(damage, newest, mark.covers(number, damage.offset()));
+        damagedBytes += damage.length();
+        if (refusal == null) {
+          lines.add(name + ": " + (damage.zeros() ? "unused zero bytes" : "torn write") + " at offset " + damage.offset()
+              + ": " + Recovery.describe(damage) + "; never forced to disk, the server cuts it at start");
+        } else {
+          lines.add(name + ": damaged at offset " + damage.offset() + ": " + Recovery.describe(damage) + "; " + refusal);
+          startable = false;
+        }
+      }
+      lines.add(name + ": " + count(scan.records(), "good record") + numbered + " kept around "
+          + count(scan.damages().size(), "damaged region") + " (" + count(damagedBytes, "byte") + " of "
+          + count(scan.fileSize(), "byte") + ")");
       if (fix) {
-        Path kept = Recovery.keepCopy(file, scan.goodEnd(), "cut");
-        JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), entry.getKey());
-        lines.add(name + ": truncated to " + Math.max(scan.goodEnd(), JournalFormat.HEADER_LENGTH)
-            + " bytes; what was cut (" + count(cut, "byte") + ") is kept in " + kept.getFileName());
+        List<String> kept = new ArrayList<>();
+        for (JournalFormat.Damage damage : scan.damages()) {
+          if (damage.offset() < damage.end()) {
+            kept.add(Recovery.keepCopy(file, damage.offset(), damage.end(), "cut-at-" + damage.offset())
+                .getFileName().toString());
+          }
+        }
+        long size = JournalFormat.removeRegions(file, number, scan.damages());
+        lines.add(name + ": removed the damaged bytes, now " + count(size, "byte") + "; what was removed is kept in "
+            + String.join(", ", kept));
         changed = true;
       }
     }
@@ -155,19 +170,24 @@ public final class LogCheck {
       if (fix) {
         Path kept = segment.resolveSibling(segment.getFileName() + ".cut-" + System.currentTimeMillis());
         Files.move(segment, kept);
-        lines.add(segment.getFileName() + ": follows the damage; moved aside to " + kept.getFileName());
+        lines.add(segment.getFileName() + ": follows a missing segment; moved aside to " + kept.getFileName());
         changed = true;
       } else {
-        lines.add(segment.getFileName() + ": follows the damage; --fix moves it aside");
+        lines.add(segment.getFileName() + ": follows a missing segment; --fix moves it aside");
         startable = false;
       }
     }
     if (changed) {
       AtomicWrite.forceDirectory(dir);
+      if (last >= 0 && Files.exists(live.get(last))) {
+        // The rewritten segments are forced; the mark now covers exactly what they hold.
+        new SyncMark(last, Files.size(live.get(last)), Math.max(sequence, mark.sequence())).writeForced(dir);
+      }
       startable = true;
     }
-    lines.add(startable ? (changed ? "fixed: the server starts from the last good record"
-        : "ok: the server starts on this directory") : "not valid: run with --fix to cut the journal at the last good record");
+    lines.add(startable ? (changed ? "fixed: the server starts on this directory without the records named above"
+        : "ok: the server starts on this directory")
+        : "not valid: run with --fix to remove the damaged bytes (the good records around them are kept)");
     return new Report(lines, startable, changed);
   }
 
