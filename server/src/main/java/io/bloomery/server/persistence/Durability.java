@@ -273,7 +273,10 @@ public final class Durability implements AutoCloseable {
       }
       sink.begin();
       snapshot.publish();
-      Manifest next = new Manifest(DataDirectory.snapshotName(number), number);
+      Manifest next;
+      synchronized (state) {
+        next = manifest.successor(DataDirectory.snapshotName(number), number);
+      }
       next.write(dir);
       synchronized (state) {
         manifest = next;
@@ -282,7 +285,7 @@ public final class Durability implements AutoCloseable {
         lastSaveMillis = System.currentTimeMillis();
         changesAtLastCut = cut[1];
       }
-      deleteRetired(dir, next);
+      DataDirectory.deleteRetired(dir, next);
       afterPublish[0].run();
       LOG.info("snapshot {} written: {} keys, {} bytes, {} ms", next.snapshot(), snapshot.keys(), snapshotBytes(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -331,17 +334,6 @@ public final class Durability implements AutoCloseable {
     public void accept(byte[] key, Object value, long expireAtMillis) throws IOException {
       begin();
       snapshot.accept(key, value, expireAtMillis);
-    }
-  }
-
-  private static void deleteRetired(Path dir, Manifest current) throws IOException {
-    for (Path old : DataDirectory.segments(dir).headMap(current.firstSegment(), false).values()) {
-      Files.deleteIfExists(old);
-    }
-    for (Path snapshot : DataDirectory.snapshots(dir).values()) {
-      if (!snapshot.getFileName().toString().equals(current.snapshot())) {
-        Files.deleteIfExists(snapshot);
-      }
     }
   }
 

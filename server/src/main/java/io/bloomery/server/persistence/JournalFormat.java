@@ -430,7 +430,8 @@ final class JournalFormat {
     }
   }
 
-  private static void copy(FileChannel in, long from, long to, java.io.OutputStream out) throws IOException {
+  /** Writes bytes [from, to) of {@code in} to {@code out}. */
+  static void copy(FileChannel in, long from, long to, java.io.OutputStream out) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(RESYNC_WINDOW);
     for (long at = from; at < to; ) {
       buffer.clear();

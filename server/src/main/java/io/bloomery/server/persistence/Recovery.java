@@ -87,10 +87,17 @@ final class Recovery {
       long size = Files.size(snapshot);
       LOG.info("loading {} ({} bytes)", manifest.snapshot(), size);
       LoadProgress progress = new LoadProgress("loading " + manifest.snapshot() + ": {} keys so far");
-      SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, (key, value, expireAtMillis) -> {
-        loader.load(key, value, expireAtMillis);
-        progress.step();
-      });
+      SnapshotFormat.Summary summary;
+      try {
+        summary = SnapshotFormat.read(snapshot, (key, value, expireAtMillis) -> {
+          loader.load(key, value, expireAtMillis);
+          progress.step();
+        });
+      } catch (PersistenceCorruptionException e) {
+        throw new PersistenceCorruptionException(e.file(), e.offset(), e.problem() + "; refusing to start. `bloomery"
+            + " check-log --fix " + dir + "` falls back to the previous snapshot and the journal after it if they read"
+            + " whole, or else rewrites this snapshot without the damaged keys and names them", e);
+      }
       if (summary.firstSegment() != manifest.firstSegment()) {
         throw new PersistenceCorruptionException(snapshot, 16, "snapshot was cut before segment " + summary.firstSegment()
             + ", the manifest says " + manifest.firstSegment());
@@ -168,7 +175,7 @@ final class Recovery {
         new SyncMark(last, channel.size(), nextSequence - 1).writeForced(dir);
       }
     }
-    removeLeftovers(dir, manifest, segments, snapshots);
+    removeLeftovers(dir, manifest);
     return new Result(manifest, last, older, keys, records, snapshotBytes, cutMillis, trimmed, highest, nextSequence);
   }
 
@@ -269,17 +276,9 @@ final class Recovery {
     return kept;
   }
 
-  /** Deletes what an interrupted rewrite left: old segments and snapshots, and temporary files. */
-  private static void removeLeftovers(Path dir, Manifest manifest, TreeMap<Long, Path> segments,
-      TreeMap<Long, Path> snapshots) throws IOException {
-    for (Path old : segments.headMap(manifest.firstSegment(), false).values()) {
-      Files.deleteIfExists(old);
-    }
-    for (Path snapshot : snapshots.values()) {
-      if (!snapshot.getFileName().toString().equals(manifest.snapshot())) {
-        Files.deleteIfExists(snapshot);
-      }
-    }
+  /** Deletes what an interrupted rewrite left: retired segments and snapshots, and temporary files. */
+  private static void removeLeftovers(Path dir, Manifest manifest) throws IOException {
+    DataDirectory.deleteRetired(dir, manifest);
     for (Path temporary : DataDirectory.temporaries(dir)) {
       Files.deleteIfExists(temporary);
     }

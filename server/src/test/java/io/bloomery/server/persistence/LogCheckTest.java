@@ -173,7 +173,7 @@ class LogCheckTest {
 
     LogCheck.Report fixed = LogCheck.fix(dir);
     assertThat(fixed.startable()).isTrue();
-    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory without the records named above");
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory without what is named above");
     assertThat(sideFiles(".cut-")).hasSize(1);
     List<String> items = itemsWithout(7);
     items.add("later");
@@ -181,19 +181,108 @@ class LogCheckTest {
     assertThat(LogCheck.check(dir).startable()).isTrue();
   }
 
+  /** Two snapshots with journal before, between and after them; returns the acknowledged state. */
+  private Map<String, String> twoSnapshotsAndAJournal() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, keyspace, keyspace, keyspace);
+    keyspace.journalTo(durability.journal());
+    for (int i = 0; i < 30; i++) {
+      keyspace.apply("BF.ADD", "urls", "u" + i).toCompletableFuture().join();
+      keyspace.apply("BF.ADD", "other", "o" + i).toCompletableFuture().join();
+      if (i == 9 || i == 19) {
+        durability.control().save();
+      }
+    }
+    durability.abandon();
+    return keyspace.dump();
+  }
+
+  private Path currentSnapshot() throws IOException {
+    return dir.resolve(Manifest.read(dir).snapshot());
+  }
+
+  /**
+   * A flipped byte in the snapshot used to make the directory unstartable for good: the server refused, the
+   * previous snapshot had been deleted, and check-log --fix said "not repairable". Now the previous snapshot
+   * and the journal from it are kept, and --fix falls back to them: nothing is lost.
+   */
   @Test
-  void aDamagedSnapshotIsReportedAsNotRepairable() throws IOException {
+  void aDamagedSnapshotFallsBackToThePreviousOneAndTheJournal() throws IOException {
+    Map<String, String> acknowledged = twoSnapshotsAndAJournal();
+    Manifest manifest = Manifest.read(dir);
+    assertThat(manifest.previous()).isNotNull();
+    assertThat(dir.resolve(manifest.previous().snapshot())).exists();
+    Path snapshot = currentSnapshot();
+    flip(snapshot, Files.size(snapshot) / 2);
+    assertThatThrownBy(this::recovered).isInstanceOf(PersistenceCorruptionException.class)
+        .hasMessageContaining(snapshot.getFileName().toString()).hasMessageContaining("check-log --fix");
+    LogCheck.Report check = LogCheck.check(dir);
+    assertThat(check.startable()).isFalse();
+    assertThat(check.lines()).anyMatch(l -> l.contains("--fix falls back to the previous state: snapshot "
+        + manifest.previous().snapshot()) && l.endsWith("(nothing lost)"));
+    LogCheck.Report fixed = LogCheck.fix(dir);
+    assertThat(fixed.startable()).isTrue();
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory");
+    assertThat(Manifest.read(dir).snapshot()).isEqualTo(manifest.previous().snapshot());
+    assertThat(sideFiles(".damaged-")).hasSize(1);
+    assertThat(recovered()).isEqualTo(acknowledged);
+  }
+
+  /**
+   * Without a usable previous state, --fix rewrites the snapshot without the one damaged key and names it;
+   * every other key, and the journal after the snapshot, are kept.
+   */
+  @Test
+  void withoutAFallbackFixSkipsTheOneDamagedKeyAndNamesIt() throws IOException {
+    twoSnapshotsAndAJournal();
+    Manifest manifest = Manifest.read(dir);
+    Files.delete(dir.resolve(manifest.previous().snapshot()));
+    Path snapshot = currentSnapshot();
+    List<String> keys = new ArrayList<>();
+    List<Long> entries = new ArrayList<>();
+    long[] next = {SnapshotFormat.HEADER_LENGTH};
+    SnapshotFormat.read(snapshot, (key, value, expireAt) -> {
+      keys.add(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+      entries.add(next[0]);
+      next[0] += SnapshotFormat.ENTRY_HEAD_LENGTH + key.length + 4
+          + io.bloomery.format.FilterFormat.serializedLength((io.bloomery.filter.Summary) value) + 4;
+    });
+    assertThat(keys).containsExactly("other", "urls");
+    flip(snapshot, entries.get(1) + SnapshotFormat.ENTRY_HEAD_LENGTH + 4 + 4 + 40);
+    LogCheck.Report check = LogCheck.check(dir);
+    assertThat(check.startable()).isFalse();
+    assertThat(check.lines()).anyMatch(l -> l.contains("damaged at offset " + entries.get(1)) && l.contains("key 'urls': "));
+    assertThat(check.lines()).anyMatch(l -> l.contains("no fallback (" + manifest.previous().snapshot() + " is missing)"));
+    LogCheck.Report fixed = LogCheck.fix(dir);
+    assertThat(fixed.startable()).isTrue();
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory without what is named above");
+    TestKeyspace model = new TestKeyspace();
+    for (int i = 0; i < 30; i++) {
+      if (i >= 20) {
+        model.apply("BF.ADD", "urls", "u" + i);
+      }
+      model.apply("BF.ADD", "other", "o" + i);
+    }
+    assertThat(recovered()).isEqualTo(model.dump());
+  }
+
+  /** A snapshot becomes the previous one at the next snapshot, and is deleted at the one after. */
+  @Test
+  void thePreviousSnapshotAndItsJournalAreKeptForOneSnapshotMore() throws IOException {
     TestKeyspace keyspace = new TestKeyspace();
     try (Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, keyspace, keyspace, keyspace)) {
       keyspace.journalTo(durability.journal());
-      keyspace.apply("BF.ADD", "urls", "x").toCompletableFuture().join();
+      List<String> seen = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        keyspace.apply("BF.ADD", "urls", "u" + i).toCompletableFuture().join();
+        durability.control().save();
+        Manifest manifest = Manifest.read(dir);
+        seen.add(manifest.snapshot());
+        assertThat(DataDirectory.segments(dir).firstKey()).isEqualTo(manifest.previous().firstSegment());
+      }
+      List<String> kept = DataDirectory.snapshots(dir).values().stream().map(p -> p.getFileName().toString()).toList();
+      assertThat(kept).containsExactly(seen.get(1), seen.get(2));
     }
-    Path snapshot = DataDirectory.snapshots(dir).firstEntry().getValue();
-    flip(snapshot, 40);
-    LogCheck.Report fixed = LogCheck.fix(dir);
-    assertThat(fixed.startable()).isFalse();
-    assertThat(fixed.changed()).isFalse();
-    assertThat(fixed.lines()).last().asString().contains("not repairable by cutting the journal").contains(snapshot.toString());
   }
 
   @Test
