@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * <p>Guarantees (see {@code docs/PERSISTENCE.md}): a command acknowledged after its journal append
  * completed survives a crash of the process under every fsync policy, and a crash of the machine under
  * {@link FsyncPolicy#ALWAYS}; under {@link FsyncPolicy#EVERYSEC} a machine crash loses at most the
- * acknowledgements of one two-second window. A torn last record is trimmed at start with a warning;
- * damage anywhere else refuses the start with the file and the offset. The directory is locked against a
+ * acknowledgements of one two-second window. A torn write after the last fsync is trimmed at start with a
+ * warning; damage anywhere else refuses the start with the file, the offset and the records lost. The
+ * directory is locked against a
  * second server.
  *
  * <p>Thread-safe. The snapshot source must stay usable until {@link #close()} returns (it takes the
@@ -133,7 +134,7 @@ public final class Durability implements AutoCloseable {
    * Locks the data directory (creating it, mode 0700, if absent), recovers its state into the keyspace
    * through {@code loader} and {@code replayer}, and starts journaling.
    *
-   * @throws PersistenceCorruptionException if a file is damaged other than by a torn last record; the
+   * @throws PersistenceCorruptionException if a file is damaged other than by a torn write; the
    *     message names the file and the offset
    * @throws IOException if the directory is in use by another server or cannot be read or written
    */
