@@ -142,8 +142,8 @@ final class Recovery {
       }
       if (!refused.isEmpty()) {
         JournalFormat.Damage first = refused.getFirst();
-        throw new PersistenceCorruptionException(file, first.offset(), describe(first) + " ("
-            + refusal(first, newest, mark.covers(segment.getKey(), first.offset())) + ")"
+        throw new PersistenceCorruptionException(file, first.offset(), describe(first) + "; "
+            + refusal(first, newest, mark.covers(segment.getKey(), first.offset()))
             + (refused.size() > 1 ? "; and " + (refused.size() - 1) + " more damaged regions in this segment" : "")
             + "; refusing to start. `bloomery check-log " + dir + "` lists every damaged record; `bloomery check-log"
             + " --fix " + dir + "` removes the damaged bytes, keeps the good records around them and a copy of"
