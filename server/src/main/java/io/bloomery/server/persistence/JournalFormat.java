@@ -191,6 +191,21 @@ final class JournalFormat {
       return damages.isEmpty();
     }
 
+    /**
+     * This scan with a first region that lost records of unknown number (no good record before it) numbered
+     * from {@code previous} + 1; unchanged if {@code previous} is unknown (negative).
+     */
+    Scan numberedAfter(long previous) {
+      if (previous < 0 || damages.isEmpty() || damages.getFirst().firstLost() != 0) {
+        return this;
+      }
+      List<Damage> numbered = new ArrayList<>(damages);
+      Damage first = numbered.getFirst();
+      numbered.set(0, new Damage(first.offset(), first.end(), previous + 1, first.lastLost(), first.problem(),
+          first.tail(), first.zeros(), first.recordsAfter()));
+      return new Scan(file, version, fileSize, goodEnd, records, lastSequence, List.copyOf(numbered));
+    }
+
     /** The region that runs to the end of the file, or {@code null}. */
     Damage tail() {
       return damages.isEmpty() || !damages.getLast().tail() ? null : damages.getLast();
@@ -236,7 +251,8 @@ final class JournalFormat {
    * Reads {@code file}, handing each good record to {@code visitor} in order and skipping every bad region.
    *
    * @param segment the segment number the file name promises
-   * @param previousSequence the sequence number of the record before this segment's first, 0 if unknown
+   * @param previousSequence the sequence number of the record before this segment's first (0: this segment's
+   *     first record is the directory's first), or -1 if unknown
    */
   static Scan scan(Path file, long segment, long previousSequence, RecordVisitor visitor) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -260,6 +276,7 @@ final class JournalFormat {
       long records = 0;
       long goodEnd = HEADER_LENGTH;
       long sequence = previousSequence;
+      long lastGood = 0;
       while (offset < size) {
         RecordRead next = readRecord(channel, version, offset, size);
         if (next.problem() == null) {
@@ -268,6 +285,7 @@ final class JournalFormat {
           goodEnd = offset;
           records++;
           sequence = next.sequence();
+          lastGood = sequence;
           continue;
         }
         long end;
@@ -293,12 +311,23 @@ final class JournalFormat {
       for (int i = 0; i < damages.size(); i++) {
         counted.add(damages.get(i).withRecordsAfter(records - recordsBefore.get(i)));
       }
-      return new Scan(file, version, size, goodEnd, records, version >= 2 ? sequence : 0, List.copyOf(counted));
+      return new Scan(file, version, size, goodEnd, records, version >= 2 ? lastGood : 0, List.copyOf(counted));
     }
   }
 
   private static long firstAfter(long sequence) {
-    return sequence > 0 ? sequence + 1 : 0;
+    return sequence >= 0 ? sequence + 1 : 0;
+  }
+
+  /**
+   * The sequence number of the record before the segment after {@code scan}'s: its last good record's, the one
+   * before it if it holds none, -1 if unknown (a version-1 segment numbers nothing).
+   */
+  static long sequenceAfter(Scan scan, long previous) {
+    if (scan.version() < 2) {
+      return -1;
+    }
+    return scan.lastSequence() > 0 ? scan.lastSequence() : previous;
   }
 
   /** The segment file's version, 0 if its header is short or not a segment header. */

@@ -146,6 +146,7 @@ public final class LogCheck {
     long expected = manifest.firstSegment();
     long last = live.isEmpty() ? -1 : segments.lastKey();
     long sequence = 0;
+    long previous = Recovery.firstPreviousSequence(manifest);
     boolean broken = false;
     List<Path> later = new ArrayList<>();
     for (Map.Entry<Long, Path> entry : live.entrySet()) {
@@ -162,8 +163,10 @@ public final class LogCheck {
         continue;
       }
       expected++;
-      JournalFormat.Scan scan = JournalFormat.scan(file, number, sequence, (offset, argv) -> {});
+      JournalFormat.Scan scan = Recovery.numbered(JournalFormat.scan(file, number, previous, (offset, argv) -> {}),
+          number, previous, segments);
       sequence = Math.max(sequence, scan.lastSequence());
+      previous = JournalFormat.sequenceAfter(scan, previous);
       String numbered = scan.lastSequence() > 0 ? " (to record " + scan.lastSequence() + ")" : "";
       if (scan.clean()) {
         lines.add(name + ": ok, " + count(scan.records(), "record") + numbered + ", " + count(scan.fileSize(), "byte"));

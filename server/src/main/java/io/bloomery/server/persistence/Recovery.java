@@ -121,16 +121,18 @@ final class Recovery {
     long records = 0;
     long trimmed = 0;
     long sequence = 0;
+    long previous = firstPreviousSequence(manifest);
     long last = live.isEmpty() ? -1 : segments.lastKey();
     LoadProgress replayed = new LoadProgress("replaying the journal: {} records so far");
     for (Map.Entry<Long, Path> segment : live.entrySet()) {
       Path file = segment.getValue();
-      JournalFormat.Scan scan = JournalFormat.scan(file, segment.getKey(), sequence, (offset, argv) -> {
+      JournalFormat.Scan scan = numbered(JournalFormat.scan(file, segment.getKey(), previous, (offset, argv) -> {
         replay(replayer, file, offset, argv);
         replayed.step();
-      });
+      }), segment.getKey(), previous, segments);
       records += scan.records();
       sequence = Math.max(sequence, scan.lastSequence());
+      previous = JournalFormat.sequenceAfter(scan, previous);
       // A crash while a rewrite was creating the next segment leaves segments after this one that hold no
       // record yet; this one was still the one being appended to, so it may be torn like the newest.
       boolean newest = segment.getKey() == last || onlyEmptySegmentsAfter(live, segment.getKey());
@@ -200,6 +202,28 @@ final class Recovery {
   static String describe(JournalFormat.Damage damage) {
     return damage.problem() + "; " + damage.lost() + " lost (" + damage.length() + " bytes from offset "
         + damage.offset() + ")";
+  }
+
+  /**
+   * The sequence number before the first live segment's first record: 0 in a directory that started empty
+   * and was never snapshotted (its first record is 1), else unknown (-1).
+   */
+  static long firstPreviousSequence(Manifest manifest) {
+    return manifest.snapshot() == null && manifest.firstSegment() == 1 ? 0 : -1;
+  }
+
+  /**
+   * {@code scan}, its first damaged region numbered when the record before it is unknown but the segment before
+   * (kept with the previous state) is there to say: only read when there is damage to name.
+   */
+  static JournalFormat.Scan numbered(JournalFormat.Scan scan, long number, long previous, Map<Long, Path> segments)
+      throws IOException {
+    Path before = segments.get(number - 1);
+    if (scan.clean() || previous >= 0 || scan.damages().getFirst().firstLost() != 0 || before == null) {
+      return scan;
+    }
+    JournalFormat.Scan earlier = JournalFormat.scan(before, number - 1, -1, (offset, argv) -> {});
+    return scan.numberedAfter(earlier.lastSequence() > 0 ? earlier.lastSequence() : -1);
   }
 
   static boolean onlyEmptySegmentsAfter(Map<Long, Path> live, long number) throws IOException {

@@ -43,7 +43,8 @@ class LogCheckTest {
     return offsets;
   }
 
-  private static void flip(Path file, long offset) throws IOException {
+  /** Flips one bit of the byte at {@code offset}: the damage a bad sector or a stray write leaves. */
+  static void flip(Path file, long offset) throws IOException {
     try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
       raf.seek(offset);
       int b = raf.read();
@@ -264,6 +265,19 @@ class LogCheckTest {
       model.apply("BF.ADD", "other", "o" + i);
     }
     assertThat(recovered()).isEqualTo(model.dump());
+  }
+
+  /**
+   * A damaged header at the very start of the segment after a snapshot has no good record before it in that
+   * segment; the segment kept with the previous state says which number it held.
+   */
+  @Test
+  void theFirstRecordAfterASnapshotIsNamedFromTheKeptSegmentBeforeIt() throws IOException {
+    twoSnapshotsAndAJournal();
+    Path segment = lastSegment();
+    flip(segment, JournalFormat.HEADER_LENGTH + 1);
+    assertThat(LogCheck.check(dir).lines()).anyMatch(l -> l.startsWith(segment.getFileName() + ": damaged at offset 16: ")
+        && l.contains("; record 41 lost (") && l.endsWith("19 good records follow it"));
   }
 
   /** A snapshot becomes the previous one at the next snapshot, and is deleted at the one after. */
