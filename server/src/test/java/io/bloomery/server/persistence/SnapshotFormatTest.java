@@ -82,7 +82,7 @@ class SnapshotFormatTest {
   }
 
   @Test
-  void everyFlippedByteAndEveryTruncationIsRefusedWithTheFileNamed() throws IOException {
+  void everyFlippedByteAndEveryTruncationIsRefusedWithTheFileNamedAlsoByVerify() throws IOException {
     BloomFilter small = BloomFilter.create(5, 0.2);
     small.add("a".getBytes(StandardCharsets.UTF_8));
     CountMinSketch sketch = CountMinSketch.initByDimensions(4, 2);
@@ -100,6 +100,8 @@ class SnapshotFormatTest {
         Throwable thrown = catchThrowable(() -> read(damaged));
         assertThat(thrown).as("byte %d ^ %02X", at, pattern).isInstanceOf(PersistenceCorruptionException.class);
         assertThat(thrown).hasMessageStartingWith(damaged.toString() + " at offset ");
+        assertThatThrownBy(() -> SnapshotFormat.verify(damaged)).as("verify, byte %d ^ %02X", at, pattern)
+            .isInstanceOf(PersistenceCorruptionException.class);
       }
     }
     for (int length = 0; length < whole.length; length++) {
