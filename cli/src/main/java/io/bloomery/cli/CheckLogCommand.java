@@ -14,14 +14,17 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "check-log",
     mixinStandardHelpOptions = true,
-    header = "Check a server data directory's journal, snapshot and manifest; --fix cuts a damaged journal.",
+    header = "Check a server data directory's journal, snapshot and manifest; --fix repairs what it can.",
     description = {
       "Reads the MANIFEST, the snapshot it names and every journal segment after it,",
-      "checking every record's CRC-32C. Exit 0 if the server starts on the directory",
-      "(a torn last record is trimmed by the server itself), 1 if it would refuse.",
-      "--fix truncates the journal at the last good record before the damage and moves",
-      "later segments aside; everything it cuts is kept next to the segment as",
-      "journal.N.log.cut-<millis>. Run it with the server stopped."
+      "checking every CRC-32C, and names every damaged journal record (by sequence number)",
+      "and snapshot key. Exit 0 if the server starts on the directory (a torn write after",
+      "the last fsync is cut by the server itself), 1 if it would refuse.",
+      "--fix removes the damaged journal bytes and keeps the good records around them; for a",
+      "damaged snapshot it falls back to the previous snapshot and the journal after it, or",
+      "else rewrites the snapshot without the damaged keys. Everything it removes is kept",
+      "next to its file (journal.N.log.cut-at-OFFSET-<millis>, snapshot.N.snap.damaged-<millis>).",
+      "Run it with the server stopped."
     })
 final class CheckLogCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
@@ -29,7 +32,7 @@ final class CheckLogCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The server's data directory (its --dir).")
   Path dir;
 
-  @Option(names = "--fix", description = "Cut the journal at the last good record (keeps a copy of what it cuts).")
+  @Option(names = "--fix", description = "Repair as described above (keeps a copy of everything it removes).")
   boolean fix;
 
   @Override

@@ -42,28 +42,31 @@ class CheckLogCommandTest {
   }
 
   @Test
-  void findsMidFileDamageAndFixesItKeepingACopy() throws IOException {
+  void findsMidFileDamageAndFixesItKeepingACopyAndTheRecordsAfterIt() throws IOException {
     Path segment = journalOf(10);
+    long size = Files.size(segment);
+    long record = (size - 16) / 10;
     try (RandomAccessFile raf = new RandomAccessFile(segment.toFile(), "rw")) {
-      raf.seek(16 + 8 + 3);
+      raf.seek(16 + 24 + 3);
       raf.write('!');
     }
     Cli.Result check = Cli.run("check-log", dir.toString());
     assertThat(check.exitCode()).as(check.toString()).isEqualTo(1);
-    long size = Files.size(segment);
     assertThat(check.out()).contains("journal.0000000001.log: damaged at offset 16: record checksum mismatch")
-        .contains("; 0 good records before it; a cut there removes " + (size - 16) + " bytes, from offset 16 to the"
-            + " end of the file (" + size + " bytes)")
+        .contains("; record 1 lost (" + record + " bytes from offset 16); 9 good records follow it")
         .contains("not valid: run with --fix");
     Cli.Result fix = Cli.run("check-log", "--fix", dir.toString());
     assertThat(fix.exitCode()).as(fix.toString()).isZero();
-    assertThat(fix.out()).contains("truncated to 16 bytes; what was cut (" + (size - 16) + " bytes) is kept in")
-        .contains("fixed: the server starts from the last good record");
-    assertThat(Files.size(segment)).isEqualTo(16);
+    assertThat(fix.out()).contains("removed the damaged bytes, now " + (size - record) + " bytes; what was removed is kept in"
+        + " journal.0000000001.log.cut-at-16-")
+        .contains("fixed: the server starts on this directory without what is named above");
+    assertThat(Files.size(segment)).isEqualTo(size - record);
     try (Stream<Path> files = Files.list(dir)) {
-      assertThat(files.filter(p -> p.getFileName().toString().startsWith("journal.0000000001.log.cut-"))).hasSize(1);
+      assertThat(files.filter(p -> p.getFileName().toString().startsWith("journal.0000000001.log.cut-at-16-"))).hasSize(1);
     }
-    assertThat(Cli.run("check-log", dir.toString()).exitCode()).isZero();
+    Cli.Result again = Cli.run("check-log", dir.toString());
+    assertThat(again.exitCode()).isZero();
+    assertThat(again.out()).contains("journal.0000000001.log: ok, 9 records (to record 10)");
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.persistence.LogCheck;
 import io.bloomery.server.resp.Reply;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -82,7 +83,7 @@ final class FileLoads implements AutoCloseable {
   static final long DUMP_OFF_LOOP = 1 << 20;
 
   /** The data of the journal record of a finished load: this marker, then the loaded file's name. */
-  static final byte[] LOADED_MARKER = "BLOOMERY-LOADED-FILE:".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] LOADED_MARKER = LogCheck.LOADED_FILE_MARKER.getBytes(StandardCharsets.US_ASCII);
 
   private static final byte[] MAGIC = {'B', 'L', 'M', 'F'};
   /** Magic, version, kind, protocol, flags, seed length. */

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  *       whose records come after the snapshot's cut;
  *   <li>{@code LOCK}: held with an OS file lock while a server uses the directory;
  *   <li>{@code journal.reserve}: allocated space the journal falls back on when the disk fills up, never read;
+ *   <li>{@code SYNCED}: how far the journal is known forced to disk ({@link SyncMark});
  *   <li>names starting with {@code .} and ending in {@code .tmp}: files being written, never read.
  * </ul>
  */
@@ -51,6 +52,24 @@ final class DataDirectory {
   /** The snapshot files in {@code dir}, by number. */
   static TreeMap<Long, Path> snapshots(Path dir) throws IOException {
     return numbered(dir, SNAPSHOT);
+  }
+
+  /**
+   * Deletes what {@code current} no longer needs: the segments before its first kept one, and every snapshot
+   * other than its own and its previous one's. The previous state stays on disk until the next snapshot
+   * replaces this manifest, as a fallback for a snapshot damaged after it was written.
+   */
+  static void deleteRetired(Path dir, Manifest current) throws IOException {
+    for (Path old : segments(dir).headMap(current.firstKeptSegment(), false).values()) {
+      Files.deleteIfExists(old);
+    }
+    String previous = current.previous() == null ? null : current.previous().snapshot();
+    for (Path snapshot : snapshots(dir).values()) {
+      String name = snapshot.getFileName().toString();
+      if (!name.equals(current.snapshot()) && !name.equals(previous)) {
+        Files.deleteIfExists(snapshot);
+      }
+    }
   }
 
   /** Files left behind by writes a crash interrupted. */

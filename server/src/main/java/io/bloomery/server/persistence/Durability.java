@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * <p>Guarantees (see {@code docs/PERSISTENCE.md}): a command acknowledged after its journal append
  * completed survives a crash of the process under every fsync policy, and a crash of the machine under
  * {@link FsyncPolicy#ALWAYS}; under {@link FsyncPolicy#EVERYSEC} a machine crash loses at most the
- * acknowledgements of one two-second window. A torn last record is trimmed at start with a warning;
- * damage anywhere else refuses the start with the file and the offset. The directory is locked against a
+ * acknowledgements of one two-second window. A torn write after the last fsync is trimmed at start with a
+ * warning; damage anywhere else refuses the start with the file, the offset and the records lost. The
+ * directory is locked against a
  * second server.
  *
  * <p>Thread-safe. The snapshot source must stay usable until {@link #close()} returns (it takes the
@@ -111,7 +112,8 @@ public final class Durability implements AutoCloseable {
       } else {
         path = options.dir().resolve(DataDirectory.segmentName(number));
       }
-      this.writer = new JournalWriter(number, path, options.fsync());
+      this.writer = new JournalWriter(number, path, options.fsync(), JournalWriter.EVERYSEC_POSTPONE_NANOS,
+          recovered.nextSequence(), SyncMark.Writer.open(options.dir()));
       this.journal = new Journal();
     } else {
       Files.deleteIfExists(options.dir().resolve(DataDirectory.RESERVE)); // left by an earlier appendonly run
@@ -136,7 +138,7 @@ public final class Durability implements AutoCloseable {
    * Locks the data directory (creating it, mode 0700, if absent), recovers its state into the keyspace
    * through {@code loader} and {@code replayer}, and starts journaling.
    *
-   * @throws PersistenceCorruptionException if a file is damaged other than by a torn last record; the
+   * @throws PersistenceCorruptionException if a file is damaged other than by a torn write; the
    *     message names the file and the offset
    * @throws IOException if the directory is in use by another server or cannot be read or written
    */
@@ -287,7 +289,10 @@ public final class Durability implements AutoCloseable {
       }
       sink.begin();
       snapshot.publish();
-      Manifest next = new Manifest(DataDirectory.snapshotName(number), number);
+      Manifest next;
+      synchronized (state) {
+        next = manifest.successor(DataDirectory.snapshotName(number), number);
+      }
       next.write(dir);
       synchronized (state) {
         manifest = next;
@@ -299,7 +304,7 @@ public final class Durability implements AutoCloseable {
       if (writer != null) {
         writer.checkpointed(number);
       }
-      deleteRetired(dir, next);
+      DataDirectory.deleteRetired(dir, next);
       afterPublish[0].run();
       LOG.info("snapshot {} written: {} keys, {} bytes, {} ms", next.snapshot(), snapshot.keys(), snapshotBytes(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -349,17 +354,6 @@ public final class Durability implements AutoCloseable {
     public void accept(byte[] key, Object value, long expireAtMillis) throws IOException {
       begin();
       snapshot.accept(key, value, expireAtMillis);
-    }
-  }
-
-  private static void deleteRetired(Path dir, Manifest current) throws IOException {
-    for (Path old : DataDirectory.segments(dir).headMap(current.firstSegment(), false).values()) {
-      Files.deleteIfExists(old);
-    }
-    for (Path snapshot : DataDirectory.snapshots(dir).values()) {
-      if (!snapshot.getFileName().toString().equals(current.snapshot())) {
-        Files.deleteIfExists(snapshot);
-      }
     }
   }
 

@@ -80,6 +80,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   private long segmentSize;
   private long written;
   private long synced;
+  private long nextSequence;
   private long pendingSinceNanos = -1;
   private long inFlightSinceNanos = -1;
   /** Memory holds what the journal lacks (a record not written, an fsync failed); cleared by a checkpoint. */
@@ -96,6 +97,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   private final LongAdder appends = new LongAdder();
   private final LongAdder postponed = new LongAdder();
   private final FsyncStats fsyncs = new FsyncStats();
+  private final SyncMark.Writer mark; // null: no SYNCED file kept
 
   /**
    * Continues {@code segmentPath}, which recovery left ending in a good record, at its end.
@@ -106,6 +108,17 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
 
   /** As above, with the everysec postpone threshold given (tests use 0 to see postponing happen). */
   JournalWriter(long segment, Path segmentPath, FsyncPolicy policy, long postponeNanos) throws IOException {
+    this(segment, segmentPath, policy, postponeNanos, 1, null);
+  }
+
+  /**
+   * As above, numbering records from {@code nextSequence} and recording each completed fsync in {@code mark}
+   * (which this writer closes).
+   */
+  JournalWriter(long segment, Path segmentPath, FsyncPolicy policy, long postponeNanos, long nextSequence,
+      SyncMark.Writer mark) throws IOException {
+    this.nextSequence = nextSequence;
+    this.mark = mark;
     this.policy = policy;
     this.postponeNanos = postponeNanos;
     this.segment = segment;
@@ -157,7 +170,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         failedSegment = segment;
         return CompletableFuture.failedFuture(notJournaled(failure.getMessage()));
       }
-      IOException error = writeRecord(record);
+      IOException error = writeRecord(JournalFormat.stamp(record, nextSequence));
       if (error != null) {
         String cause = "journal write failed in " + DataDirectory.segmentName(segment) + ": " + error.getMessage();
         fail(new IOException(cause, error));
@@ -172,6 +185,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
       }
       written += record.length;
       segmentSize += record.length;
+      nextSequence++;
       appends.increment();
       if (policy == FsyncPolicy.ALWAYS || (policy == FsyncPolicy.EVERYSEC && behind(now))) {
         if (policy == FsyncPolicy.EVERYSEC) {
@@ -451,6 +465,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     long lastForceStart = System.nanoTime();
     while (true) {
       long target;
+      SyncMark covered;
       FileChannel current;
       List<FileChannel> toRetire;
       lock.lock();
@@ -466,6 +481,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
           break;
         }
         target = written;
+        covered = new SyncMark(segment, segmentSize, nextSequence - 1);
         current = channel;
         toRetire = new ArrayList<>(retiring);
         retiring.clear();
@@ -486,6 +502,10 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
         current.force(false);
       } catch (IOException | UncheckedIOException e) {
         error = error != null ? error : e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
+      }
+      if (error == null) {
+        // Before the acknowledgements below: every released record then lies before the mark.
+        writeMark(covered);
       }
       long elapsed = System.nanoTime() - lastForceStart;
       List<CompletableFuture<Void>> released = new ArrayList<>();
@@ -571,8 +591,12 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
       reserve.close();
       if (written != synced) {
         channel.force(false);
+        writeMark(new SyncMark(segment, segmentSize, nextSequence - 1));
       }
       channel.close();
+      if (mark != null) {
+        mark.close();
+      }
       if (failure != null) {
         throw failure;
       }
@@ -605,6 +629,21 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
     }
     reserve.close();
     channel.close();
+    if (mark != null) {
+      mark.close();
+    }
+  }
+
+  /** Records an fsync in the {@code SYNCED} file; a failure only logs (the mark is evidence, not data). */
+  private void writeMark(SyncMark covered) {
+    if (mark == null) {
+      return;
+    }
+    try {
+      mark.write(covered);
+    } catch (IOException e) {
+      LOG.error("could not record the journal's forced position in {}: {}", SyncMark.FILE, e.toString());
+    }
   }
 
   private static void closeQuietly(FileChannel old) {

@@ -13,6 +13,7 @@ public final class PersistenceCorruptionException extends IOException {
 
   private final transient Path file;
   private final long offset;
+  private final String problem;
 
   PersistenceCorruptionException(Path file, long offset, String problem) {
     this(file, offset, problem, null);
@@ -22,11 +23,17 @@ public final class PersistenceCorruptionException extends IOException {
     super(file + " at offset " + offset + ": " + problem, cause);
     this.file = file;
     this.offset = offset;
+    this.problem = problem;
   }
 
   /** The damaged file. */
   public Path file() {
     return file;
+  }
+
+  /** What is wrong, without the file and offset. */
+  public String problem() {
+    return problem;
   }
 
   /** Where in {@link #file()} the damage begins. */

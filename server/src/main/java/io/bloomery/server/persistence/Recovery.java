@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,8 +18,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Restart: the manifest's snapshot into the keyspace, then every journal segment from the manifest's
- * first one, in order, through the replayer. A torn last record of the newest segment is cut off (a copy
- * of the cut bytes is kept next to it); any other damage refuses the start with the file and offset.
+ * first one, in order, through the replayer. The end of the newest segment is cut off when it holds only
+ * bytes that were never forced ({@link SyncMark}): zeros quietly (unused space), anything else with a
+ * warning and a copy of the cut bytes kept next to it (a torn write). Any other damage, and in particular
+ * damage of forced (acknowledged) records, refuses the start with the file, the offset and the sequence
+ * numbers of the records lost, pointing to {@code bloomery check-log --fix}.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -30,9 +34,10 @@ final class Recovery {
    * @param lastSegment the newest live segment, or {@code -1} if the manifest's first one does not exist
    * @param olderSegmentBytes bytes of the live segments before {@code lastSegment}
    * @param snapshotBytes the size of the manifest's snapshot file, 0 if none
+   * @param nextSequence the sequence number the next journal record gets
    */
   record Result(Manifest manifest, long lastSegment, long olderSegmentBytes, long keys, long records,
-      long snapshotBytes, long snapshotCutMillis, long trimmedBytes, long highestNumber) {}
+      long snapshotBytes, long snapshotCutMillis, long trimmedBytes, long highestNumber, long nextSequence) {}
 
   private Recovery() {}
 
@@ -82,10 +87,17 @@ final class Recovery {
       long size = Files.size(snapshot);
       LOG.info("loading {} ({} bytes)", manifest.snapshot(), size);
       LoadProgress progress = new LoadProgress("loading " + manifest.snapshot() + ": {} keys so far");
-      SnapshotFormat.Summary summary = SnapshotFormat.read(snapshot, (key, value, expireAtMillis) -> {
-        loader.load(key, value, expireAtMillis);
-        progress.step();
-      });
+      SnapshotFormat.Summary summary;
+      try {
+        summary = SnapshotFormat.read(snapshot, (key, value, expireAtMillis) -> {
+          loader.load(key, value, expireAtMillis);
+          progress.step();
+        });
+      } catch (PersistenceCorruptionException e) {
+        throw new PersistenceCorruptionException(e.file(), e.offset(), e.problem() + "; refusing to start. `bloomery"
+            + " check-log --fix " + dir + "` falls back to the previous snapshot and the journal after it if they read"
+            + " whole, or else rewrites this snapshot without the damaged keys and names them", e);
+      }
       if (summary.firstSegment() != manifest.firstSegment()) {
         throw new PersistenceCorruptionException(snapshot, 16, "snapshot was cut before segment " + summary.firstSegment()
             + ", the manifest says " + manifest.firstSegment());
@@ -105,37 +117,113 @@ final class Recovery {
       }
       expected++;
     }
+    SyncMark mark = SyncMark.read(dir);
     long records = 0;
     long trimmed = 0;
-    long older = 0;
+    long sequence = 0;
+    long previous = firstPreviousSequence(manifest);
     long last = live.isEmpty() ? -1 : segments.lastKey();
     LoadProgress replayed = new LoadProgress("replaying the journal: {} records so far");
     for (Map.Entry<Long, Path> segment : live.entrySet()) {
       Path file = segment.getValue();
-      JournalFormat.Scan scan = JournalFormat.scan(file, segment.getKey(), (offset, argv) -> {
+      JournalFormat.Scan scan = numbered(JournalFormat.scan(file, segment.getKey(), previous, (offset, argv) -> {
         replay(replayer, file, offset, argv);
         replayed.step();
-      });
+      }), segment.getKey(), previous, segments);
       records += scan.records();
-      if (!scan.clean()) {
-        JournalFormat.Damage damage = scan.damage();
-        // A crash while a rewrite was creating the next segment leaves segments after this one that hold no
-        // record yet; this one was still the one being appended to, so it may be torn like the newest.
-        boolean newest = segment.getKey() == last || onlyEmptySegmentsAfter(live, segment.getKey());
-        if (!damage.tornTail() || !newest) {
-          throw new PersistenceCorruptionException(file, damage.offset(), damage.problem()
-              + (damage.tornTail() ? " (only the newest segment may end in a torn record)" : " (a good record follows it)")
-              + "; refusing to start. `bloomery check-log --fix " + dir + "` cuts the journal there and keeps a copy of"
-              + " what it cuts");
+      sequence = Math.max(sequence, scan.lastSequence());
+      previous = JournalFormat.sequenceAfter(scan, previous);
+      // A crash while a rewrite was creating the next segment leaves segments after this one that hold no
+      // record yet; this one was still the one being appended to, so it may be torn like the newest.
+      boolean newest = segment.getKey() == last || onlyEmptySegmentsAfter(live, segment.getKey());
+      List<JournalFormat.Damage> refused = new ArrayList<>();
+      for (JournalFormat.Damage damage : scan.damages()) {
+        if (refusal(damage, newest, mark.covers(segment.getKey(), damage.offset())) != null) {
+          refused.add(damage);
         }
+      }
+      if (!refused.isEmpty()) {
+        JournalFormat.Damage first = refused.getFirst();
+        throw new PersistenceCorruptionException(file, first.offset(), describe(first) + "; "
+            + refusal(first, newest, mark.covers(segment.getKey(), first.offset()))
+            + (refused.size() > 1 ? "; and " + (refused.size() - 1) + " more damaged regions in this segment" : "")
+            + "; refusing to start. `bloomery check-log " + dir + "` lists every damaged record; `bloomery check-log"
+            + " --fix " + dir + "` removes the damaged bytes, keeps the good records around them and a copy of"
+            + " what it removes");
+      }
+      if (scan.tail() != null) {
         trimmed += trimTornTail(scan, segment.getKey());
       }
+    }
+    if (last >= 0 && JournalFormat.version(live.get(last)) < JournalFormat.VERSION) {
+      // A segment of an older format is read, never appended to: the journal continues in a new one.
+      last++;
+      JournalWriter.createSegment(dir, last).channel().close();
+      live = DataDirectory.segments(dir).tailMap(manifest.firstSegment(), true);
+      highest = Math.max(highest, last);
+    }
+    long older = 0;
+    for (Map.Entry<Long, Path> segment : live.entrySet()) {
       if (segment.getKey() != last) {
-        older += Files.size(file);
+        older += Files.size(segment.getValue());
       }
     }
-    removeLeftovers(dir, manifest, segments, snapshots);
-    return new Result(manifest, last, older, keys, records, snapshotBytes, cutMillis, trimmed, highest);
+    long nextSequence = Math.max(sequence, mark.sequence()) + 1;
+    if (last >= 0) {
+      // Everything kept is now forced, so the mark may cover it all: a later crash tears only new records.
+      Path newest = live.get(last);
+      try (FileChannel channel = FileChannel.open(newest, StandardOpenOption.WRITE)) {
+        channel.force(false);
+        new SyncMark(last, channel.size(), nextSequence - 1).writeForced(dir);
+      }
+    }
+    removeLeftovers(dir, manifest);
+    return new Result(manifest, last, older, keys, records, snapshotBytes, cutMillis, trimmed, highest, nextSequence);
+  }
+
+  /**
+   * Why {@code damage} refuses a start, or {@code null} if recovery may cut it off: only a tail of the newest
+   * segment that was never forced.
+   */
+  static String refusal(JournalFormat.Damage damage, boolean newest, boolean forced) {
+    if (!damage.tail()) {
+      return damage.recordsAfter() > 0 ? damage.recordsAfter() + " good records follow it" : "the segment header is damaged";
+    }
+    if (forced) {
+      return "these bytes had been forced to disk, so their records were acknowledged";
+    }
+    if (!newest) {
+      return "only the newest segment may end in a torn record";
+    }
+    return null;
+  }
+
+  /** "<problem>; record 18 lost (42 bytes)". */
+  static String describe(JournalFormat.Damage damage) {
+    return damage.problem() + "; " + damage.lost() + " lost (" + damage.length() + " bytes from offset "
+        + damage.offset() + ")";
+  }
+
+  /**
+   * The sequence number before the first live segment's first record: 0 in a directory that started empty
+   * and was never snapshotted (its first record is 1), else unknown (-1).
+   */
+  static long firstPreviousSequence(Manifest manifest) {
+    return manifest.snapshot() == null && manifest.firstSegment() == 1 ? 0 : -1;
+  }
+
+  /**
+   * {@code scan}, its first damaged region numbered when the record before it is unknown but the segment before
+   * (kept with the previous state) is there to say: only read when there is damage to name.
+   */
+  static JournalFormat.Scan numbered(JournalFormat.Scan scan, long number, long previous, Map<Long, Path> segments)
+      throws IOException {
+    Path before = segments.get(number - 1);
+    if (scan.clean() || previous >= 0 || scan.damages().getFirst().firstLost() != 0 || before == null) {
+      return scan;
+    }
+    JournalFormat.Scan earlier = JournalFormat.scan(before, number - 1, -1, (offset, argv) -> {});
+    return scan.numberedAfter(earlier.lastSequence() > 0 ? earlier.lastSequence() : -1);
   }
 
   static boolean onlyEmptySegmentsAfter(Map<Long, Path> live, long number) throws IOException {
@@ -156,14 +244,24 @@ final class Recovery {
     }
   }
 
-  /** Cuts {@code scan}'s file at its last good record, keeping the cut bytes in a side file; returns their count. */
+  /**
+   * Cuts {@code scan}'s tail off its file: zeros quietly (space never written), anything else with a warning and
+   * a copy of the cut bytes in a side file. Returns the bytes cut.
+   */
   static long trimTornTail(JournalFormat.Scan scan, long segment) throws IOException {
     Path file = scan.file();
-    long cut = scan.fileSize() - scan.goodEnd();
-    Path kept = keepCopy(file, scan.goodEnd(), "torn");
-    JournalFormat.cutAfterGoodRecords(file, scan.goodEnd(), segment);
-    LOG.warn("{}: trimmed a torn last record at offset {} ({}; {} bytes cut, kept in {})",
-        file.getFileName(), scan.damage().offset(), scan.damage().problem(), cut, kept.getFileName());
+    JournalFormat.Damage tail = scan.tail();
+    long cut = scan.fileSize() - tail.offset();
+    if (tail.zeros() && tail.offset() >= JournalFormat.HEADER_LENGTH) {
+      JournalFormat.cutAfterGoodRecords(file, tail.offset(), segment);
+      LOG.info("{}: {} zero bytes after the last record at offset {}, never written; cut", file.getFileName(), cut,
+          tail.offset());
+      return cut;
+    }
+    Path kept = keepCopy(file, tail.offset(), "torn");
+    JournalFormat.cutAfterGoodRecords(file, tail.offset(), segment);
+    LOG.warn("{}: trimmed a torn write at offset {}, never forced to disk ({}; {} lost; {} bytes cut, kept in {})",
+        file.getFileName(), tail.offset(), tail.problem(), tail.lost(), cut, kept.getFileName());
     return cut;
   }
 
@@ -174,16 +272,22 @@ final class Recovery {
    * @throws FileAlreadyExistsException if a side file of that name exists (it is never replaced)
    */
   static Path keepCopy(Path file, long from, String why) throws IOException {
+    return keepCopy(file, from, Files.size(file), why);
+  }
+
+  /** As {@link #keepCopy(Path, long, String)}, of the bytes in [{@code from}, {@code to}). */
+  static Path keepCopy(Path file, long from, long to, String why) throws IOException {
     Path kept = file.resolveSibling(file.getFileName() + "." + why + "-" + System.currentTimeMillis());
     if (Files.exists(kept, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileAlreadyExistsException(kept.toString());
     }
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
       AtomicWrite.write(kept, out -> {
-        long size = in.size();
+        long size = Math.min(to, in.size());
         ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
         for (long at = from; at < size; ) {
           buffer.clear();
+          buffer.limit((int) Math.min(buffer.capacity(), size - at));
           int n = in.read(buffer, at);
           if (n < 0) {
             break;
@@ -196,17 +300,9 @@ final class Recovery {
     return kept;
   }
 
-  /** Deletes what an interrupted rewrite left: old segments and snapshots, and temporary files. */
-  private static void removeLeftovers(Path dir, Manifest manifest, TreeMap<Long, Path> segments,
-      TreeMap<Long, Path> snapshots) throws IOException {
-    for (Path old : segments.headMap(manifest.firstSegment(), false).values()) {
-      Files.deleteIfExists(old);
-    }
-    for (Path snapshot : snapshots.values()) {
-      if (!snapshot.getFileName().toString().equals(manifest.snapshot())) {
-        Files.deleteIfExists(snapshot);
-      }
-    }
+  /** Deletes what an interrupted rewrite left: retired segments and snapshots, and temporary files. */
+  private static void removeLeftovers(Path dir, Manifest manifest) throws IOException {
+    DataDirectory.deleteRetired(dir, manifest);
     for (Path temporary : DataDirectory.temporaries(dir)) {
       Files.deleteIfExists(temporary);
     }

@@ -35,6 +35,21 @@ class DurabilityTest {
     }
   }
 
+  /** Writes {@code pairs} BF.ADD + CMS.INCRBY pairs under {@code always}, then crashes; returns what was acknowledged. */
+  private TestKeyspace crashedAfter(int pairs) throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
+    write(keyspace, 0, pairs);
+    durability.abandon();
+    return keyspace;
+  }
+
+  /** What a crash in the middle of writing a record leaves: its first bytes, never forced or acknowledged. */
+  static void appendTornWrite(Path segment) throws IOException {
+    byte[] record = JournalFormat.encode(TestKeyspace.argv("BF.ADD", "urls", "half-written"), 1_000_000);
+    Files.write(segment, java.util.Arrays.copyOf(record, record.length - 5), java.nio.file.StandardOpenOption.APPEND);
+  }
+
   private Map<String, String> recovered(FsyncPolicy policy) throws IOException {
     TestKeyspace fresh = new TestKeyspace();
     try (Durability durability = open(fresh, policy)) {
@@ -73,17 +88,9 @@ class DurabilityTest {
 
   @Test
   void aTornLastRecordIsTrimmedAndKept() throws IOException {
-    TestKeyspace keyspace = new TestKeyspace();
-    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
-    write(keyspace, 0, 50);
-    Map<String, String> before = keyspace.dump();
-    keyspace.apply("BF.ADD", "urls", "the-torn-one").toCompletableFuture().join();
-    durability.abandon();
+    Map<String, String> before = crashedAfter(50).dump();
     Path segment = DataDirectory.segments(dir).lastEntry().getValue();
-    long size = Files.size(segment);
-    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
-      file.setLength(size - 5);
-    }
+    appendTornWrite(segment);
     assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(before);
     try (var kept = Files.list(dir)) {
       assertThat(kept.map(p -> p.getFileName().toString()).filter(n -> n.contains(".torn-"))).hasSize(1);
@@ -93,27 +100,58 @@ class DurabilityTest {
   @Test
   void aTornRecordBeforeAFreshlyCreatedEmptySegmentIsTrimmedToo() throws IOException {
     // A crash while a rewrite had just created its next segment, with a record half-written in the current one.
-    TestKeyspace keyspace = new TestKeyspace();
-    Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
-    write(keyspace, 0, 10);
-    Map<String, String> before = keyspace.dump();
-    keyspace.apply("BF.ADD", "urls", "half-written").toCompletableFuture().join();
-    durability.abandon();
-    Path current = DataDirectory.segments(dir).lastEntry().getValue();
-    try (RandomAccessFile file = new RandomAccessFile(current.toFile(), "rw")) {
-      file.setLength(file.length() - 2);
-    }
+    Map<String, String> before = crashedAfter(10).dump();
+    appendTornWrite(DataDirectory.segments(dir).lastEntry().getValue());
     JournalWriter.createSegment(dir, DataDirectory.segments(dir).lastKey() + 1).channel().close();
     assertThat(LogCheck.check(dir).startable()).isTrue();
     assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(before);
   }
 
+  /**
+   * Zero bytes after the last record (a writer's preallocated headroom, or pages a power loss never wrote) are
+   * unused space: the start cuts them without a warning or a kept copy, and appends continue after the last
+   * record.
+   */
   @Test
-  void corruptionInTheMiddleRefusesToStartNamingFileAndOffset() throws IOException {
+  void aZeroFilledTailIsUnusedSpaceAndAppendsContinueAfterTheLastRecord() throws IOException {
+    TestKeyspace keyspace = crashedAfter(20);
+    Path segment = DataDirectory.segments(dir).lastEntry().getValue();
+    long end = Files.size(segment);
+    Files.write(segment, new byte[1 << 20], java.nio.file.StandardOpenOption.APPEND);
+    TestKeyspace reopened = new TestKeyspace();
+    Durability again = open(reopened, FsyncPolicy.ALWAYS);
+    assertThat(reopened.dump()).isEqualTo(keyspace.dump());
+    assertThat(Files.size(segment)).isEqualTo(end);
+    reopened.apply("BF.ADD", "urls", "after").toCompletableFuture().join();
+    Map<String, String> expected = reopened.dump();
+    again.abandon();
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.contains(".torn-"))).isEmpty();
+    }
+    assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(expected);
+  }
+
+  /**
+   * Every acknowledgement under {@code always} comes after the SYNCED mark covers its record, so a record
+   * damaged after acknowledgement is never mistaken for a torn write.
+   */
+  @Test
+  void theSyncedMarkCoversEveryAcknowledgedRecordUnderAlways() throws IOException {
     TestKeyspace keyspace = new TestKeyspace();
     Durability durability = open(keyspace, FsyncPolicy.ALWAYS);
-    write(keyspace, 0, 20);
+    write(keyspace, 0, 30);
+    long segmentNumber = durability.writer().currentSegment();
+    long size = durability.writer().currentSegmentSize();
     durability.abandon();
+    SyncMark mark = SyncMark.read(dir);
+    assertThat(mark.sequence()).isEqualTo(60);
+    assertThat(mark.segment()).isEqualTo(segmentNumber);
+    assertThat(mark.offset()).isEqualTo(size);
+  }
+
+  @Test
+  void corruptionInTheMiddleRefusesToStartNamingFileAndOffset() throws IOException {
+    TestKeyspace keyspace = crashedAfter(20);
     Path segment = DataDirectory.segments(dir).lastEntry().getValue();
     long offset = JournalFormat.HEADER_LENGTH + 100;
     try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
@@ -123,7 +161,7 @@ class DurabilityTest {
       file.write(b ^ 0x10);
     }
     long[] recordStart = {-1};
-    JournalFormat.scan(segment, DataDirectory.segments(dir).lastKey(), (o, a) -> {
+    JournalFormat.scan(segment, DataDirectory.segments(dir).lastKey(), 0, (o, a) -> {
       if (o <= offset) {
         recordStart[0] = o;
       }
@@ -222,11 +260,14 @@ class DurabilityTest {
     try (Durability snapshotsOnly = Durability.open(dir, false, FsyncPolicy.EVERYSEC, second, second, second)) {
       second.journalTo(snapshotsOnly.journal());
       assertThat(second.dump()).isEqualTo(keyspace.dump());
-      assertThat(DataDirectory.segments(dir)).isEmpty();
+      // The folded journal stays as the previous state until the next snapshot replaces it.
+      assertThat(Manifest.read(dir).previous()).isEqualTo(new Manifest(null, 1));
+      assertThat(DataDirectory.segments(dir)).containsOnlyKeys(1L);
       assertThat(snapshotsOnly.control().infoFields()).containsEntry("aof_enabled", "0");
       write(second, 30, 40);
       assertThat(snapshotsOnly.control().infoFields()).containsEntry("rdb_changes_since_last_save", "20");
     }
+    assertThat(DataDirectory.segments(dir)).isEmpty();
     TestKeyspace third = new TestKeyspace();
     try (Durability again = Durability.open(dir, true, FsyncPolicy.EVERYSEC, third, third, third)) {
       assertThat(third.dump()).isEqualTo(second.dump());
@@ -272,7 +313,7 @@ class DurabilityTest {
     Files.write(dir.resolve("snapshot.0000000098.snap"), new byte[] {1, 2, 3});
     assertThat(recovered(FsyncPolicy.ALWAYS)).isEqualTo(keyspace.dump());
     assertThat(DataDirectory.temporaries(dir)).isEmpty();
-    assertThat(DataDirectory.snapshots(dir)).hasSize(1);
+    assertThat(DataDirectory.snapshots(dir)).doesNotContainKey(98L);
   }
 
   @Test

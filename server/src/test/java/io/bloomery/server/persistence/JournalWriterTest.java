@@ -23,7 +23,7 @@ class JournalWriterTest {
   }
 
   private long records() throws IOException {
-    return JournalFormat.scan(dir.resolve(DataDirectory.segmentName(1)), 1, (o, a) -> {}).records();
+    return JournalFormat.scan(dir.resolve(DataDirectory.segmentName(1)), 1, 0, (o, a) -> {}).records();
   }
 
   @Test

@@ -39,11 +39,12 @@ class LogCheckTest {
 
   private List<Long> recordOffsets(Path segment) throws IOException {
     List<Long> offsets = new ArrayList<>();
-    JournalFormat.scan(segment, DataDirectory.segments(dir).lastKey(), (o, a) -> offsets.add(o));
+    JournalFormat.scan(segment, DataDirectory.segments(dir).lastKey(), 0, (o, a) -> offsets.add(o));
     return offsets;
   }
 
-  private static void flip(Path file, long offset) throws IOException {
+  /** Flips one bit of the byte at {@code offset}: the damage a bad sector or a stray write leaves. */
+  static void flip(Path file, long offset) throws IOException {
     try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
       raf.seek(offset);
       int b = raf.read();
@@ -65,42 +66,60 @@ class LogCheckTest {
     }
   }
 
+  private static Map<String, String> model(List<String> items) {
+    TestKeyspace model = new TestKeyspace();
+    for (String item : items) {
+      model.apply("BF.ADD", "urls", item);
+    }
+    return model.dump();
+  }
+
+  private static List<String> itemsWithout(int skipped) {
+    List<String> items = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      if (i != skipped) {
+        items.add("u" + i);
+      }
+    }
+    return items;
+  }
+
   @Test
   void aCleanDirectoryIsOkAndAnEmptyOneStartsEmpty() throws IOException {
     assertThat(LogCheck.check(dir).lines()).containsExactly("no persistence files in " + dir + " (a server starts empty here)");
     crashedWithRecords();
     LogCheck.Report report = LogCheck.check(dir);
     assertThat(report.startable()).isTrue();
-    assertThat(report.lines()).anyMatch(l -> l.matches("journal\\.0000000001\\.log: ok, 20 records, \\d+ bytes"));
+    assertThat(report.lines()).anyMatch(l -> l.matches("journal\\.0000000001\\.log: ok, 20 records \\(to record 20\\), \\d+ bytes"));
     assertThat(report.lines()).last().isEqualTo("ok: the server starts on this directory");
   }
 
   @Test
-  void aTornTailIsReportedAsStartableAndFixKeepsWhatItCuts() throws IOException {
+  void aTornWriteIsReportedAsStartableAndFixKeepsWhatItCuts() throws IOException {
     List<Map<String, String>> states = crashedWithRecords();
     Path segment = lastSegment();
-    long size = Files.size(segment);
-    try (RandomAccessFile raf = new RandomAccessFile(segment.toFile(), "rw")) {
-      raf.setLength(size - 3);
-    }
+    long end = Files.size(segment);
+    DurabilityTest.appendTornWrite(segment);
     LogCheck.Report check = LogCheck.check(dir);
     assertThat(check.startable()).isTrue();
     assertThat(check.changed()).isFalse();
-    assertThat(check.lines()).anyMatch(l -> l.contains("torn last record at offset") && l.contains("the server trims it at start"));
+    assertThat(check.lines()).anyMatch(l -> l.startsWith(segment.getFileName() + ": torn write at offset " + end + ": ")
+        && l.contains("records from 21 on lost") && l.endsWith("never forced to disk, the server cuts it at start"));
     LogCheck.Report fixed = LogCheck.fix(dir);
     assertThat(fixed.changed()).isTrue();
     assertThat(sideFiles(".cut-")).hasSize(1);
-    assertThat(recovered()).isEqualTo(states.get(18));
+    assertThat(Files.size(segment)).isEqualTo(end);
+    assertThat(recovered()).isEqualTo(states.get(19));
   }
 
   /**
-   * The report of a record cut short gave two byte counts that differed by the record's 8-byte header
-   * ("476 bytes left" after the header, "484 bytes from there to the end" from its start). Both now count
-   * from the record's first byte, and equal what --fix cuts and keeps.
+   * The last record of an {@code always} journal was acknowledged after an fsync. Cutting into it used to be
+   * trimmed as a torn tail with a warning; the SYNCED mark shows it had been forced, so it is damage of an
+   * acknowledged record: the server refuses, check-log names the record, and --fix removes it, keeping a copy.
    */
   @Test
-  void aRecordCutShortIsReportedWithOneByteCountThatTheFixCuts() throws IOException {
-    crashedWithRecords();
+  void aCutIntoTheLastAcknowledgedRecordIsDamageNotATornTail() throws IOException {
+    List<Map<String, String>> states = crashedWithRecords();
     Path segment = lastSegment();
     long lastRecord = recordOffsets(segment).get(19);
     long size = Files.size(segment);
@@ -111,59 +130,173 @@ class LogCheckTest {
     }
     long tail = truncated - lastRecord;
     LogCheck.Report check = LogCheck.check(dir);
-    assertThat(check.lines()).contains(segment.getFileName() + ": torn last record at offset " + lastRecord
-        + ": record of 8 + " + payload + " bytes runs past the end of the file, which ends " + tail
-        + " bytes after the record's start; 19 good records before it; a cut there removes " + tail
-        + " bytes, from offset " + lastRecord + " to the end of the file (" + truncated + " bytes);"
-        + " the server trims it at start");
+    assertThat(check.startable()).isFalse();
+    assertThat(check.lines()).contains(segment.getFileName() + ": damaged at offset " + lastRecord
+        + ": record of 24 + " + payload + " bytes runs past the end of the file, which ends " + tail
+        + " bytes after the record's start; records from 20 on lost (" + tail + " bytes from offset " + lastRecord
+        + "); these bytes had been forced to disk, so their records were acknowledged");
+    assertThatThrownBy(this::recovered).isInstanceOf(PersistenceCorruptionException.class)
+        .hasMessageContaining("at offset " + lastRecord).hasMessageContaining("records from 20 on lost")
+        .hasMessageContaining("forced to disk").hasMessageContaining("check-log --fix");
     LogCheck.Report fixed = LogCheck.fix(dir);
-    assertThat(fixed.lines()).anyMatch(l -> l.startsWith(segment.getFileName() + ": truncated to " + lastRecord
-        + " bytes; what was cut (" + tail + " bytes) is kept in " + segment.getFileName() + ".cut-"));
+    assertThat(fixed.startable()).isTrue();
     assertThat(Files.size(segment)).isEqualTo(lastRecord);
-    Path kept = dir.resolve(sideFiles(".cut-").get(0));
-    assertThat(Files.size(kept)).isEqualTo(tail);
+    assertThat(Files.size(dir.resolve(sideFiles(".cut-").get(0)))).isEqualTo(tail);
+    assertThat(recovered()).isEqualTo(states.get(18));
   }
 
+  /**
+   * A flipped byte in the middle of the journal used to lose every record after it once --fix cut there
+   * (and moved later segments aside). Now exactly the damaged record is named and removed; the records
+   * after it, in this segment and the next, are kept.
+   */
   @Test
-  void corruptionInTheMiddleIsNotStartableUntilFixedAndLaterSegmentsAreMovedAside() throws IOException {
-    List<Map<String, String>> states = crashedWithRecords();
+  void aFlippedByteInTheMiddleLosesOnlyThatRecordAndLaterSegmentsStay() throws IOException {
+    crashedWithRecords();
     Path segment = lastSegment();
     List<Long> offsets = recordOffsets(segment);
     // A later segment, as an interrupted rewrite leaves one, holding one more record.
     JournalWriter.PreparedSegment next = JournalWriter.createSegment(dir, 2);
-    next.channel().write(ByteBuffer.wrap(JournalFormat.encode(argv("BF.ADD", "urls", "later"))));
+    next.channel().write(ByteBuffer.wrap(JournalFormat.encode(argv("BF.ADD", "urls", "later"), 21)));
     next.channel().close();
-    flip(segment, offsets.get(7) + 12);
-
-    LogCheck.Report check = LogCheck.check(dir);
-    assertThat(check.startable()).isFalse();
-    assertThat(check.lines()).anyMatch(l -> l.startsWith("journal.0000000001.log: damaged at offset " + offsets.get(7) + ": "));
-    assertThat(check.lines()).contains("journal.0000000002.log: follows the damage; --fix moves it aside");
+    for (long inRecord : new long[] {30, 13}) {
+      flip(segment, offsets.get(7) + inRecord);
+      LogCheck.Report check = LogCheck.check(dir);
+      assertThat(check.startable()).isFalse();
+      assertThat(check.lines()).anyMatch(l -> l.startsWith("journal.0000000001.log: damaged at offset " + offsets.get(7) + ": ")
+          && l.contains("record 8 lost (" + (offsets.get(8) - offsets.get(7)) + " bytes") && l.endsWith("12 good records follow it"));
+      assertThat(check.lines()).contains("journal.0000000002.log: ok, 1 record (to record 21), 77 bytes");
+      flip(segment, offsets.get(7) + inRecord);
+    }
+    flip(segment, offsets.get(7) + 30);
     assertThatThrownBy(this::recovered).isInstanceOf(PersistenceCorruptionException.class)
-        .hasMessageContaining("journal.0000000001.log at offset " + offsets.get(7));
+        .hasMessageContaining("journal.0000000001.log at offset " + offsets.get(7)).hasMessageContaining("record 8 lost");
 
     LogCheck.Report fixed = LogCheck.fix(dir);
     assertThat(fixed.startable()).isTrue();
-    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts from the last good record");
-    assertThat(Files.size(segment)).isEqualTo(offsets.get(7));
-    assertThat(sideFiles(".cut-")).hasSize(2);
-    assertThat(recovered()).isEqualTo(states.get(6));
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory without what is named above");
+    assertThat(sideFiles(".cut-")).hasSize(1);
+    List<String> items = itemsWithout(7);
+    items.add("later");
+    assertThat(recovered()).isEqualTo(model(items));
     assertThat(LogCheck.check(dir).startable()).isTrue();
   }
 
+  /** Two snapshots with journal before, between and after them; returns the acknowledged state. */
+  private Map<String, String> twoSnapshotsAndAJournal() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, keyspace, keyspace, keyspace);
+    keyspace.journalTo(durability.journal());
+    for (int i = 0; i < 30; i++) {
+      keyspace.apply("BF.ADD", "urls", "u" + i).toCompletableFuture().join();
+      keyspace.apply("BF.ADD", "other", "o" + i).toCompletableFuture().join();
+      if (i == 9 || i == 19) {
+        durability.control().save();
+      }
+    }
+    durability.abandon();
+    return keyspace.dump();
+  }
+
+  private Path currentSnapshot() throws IOException {
+    return dir.resolve(Manifest.read(dir).snapshot());
+  }
+
+  /**
+   * A flipped byte in the snapshot used to make the directory unstartable for good: the server refused, the
+   * previous snapshot had been deleted, and check-log --fix said "not repairable". Now the previous snapshot
+   * and the journal from it are kept, and --fix falls back to them: nothing is lost.
+   */
   @Test
-  void aDamagedSnapshotIsReportedAsNotRepairable() throws IOException {
+  void aDamagedSnapshotFallsBackToThePreviousOneAndTheJournal() throws IOException {
+    Map<String, String> acknowledged = twoSnapshotsAndAJournal();
+    Manifest manifest = Manifest.read(dir);
+    assertThat(manifest.previous()).isNotNull();
+    assertThat(dir.resolve(manifest.previous().snapshot())).exists();
+    Path snapshot = currentSnapshot();
+    flip(snapshot, Files.size(snapshot) / 2);
+    assertThatThrownBy(this::recovered).isInstanceOf(PersistenceCorruptionException.class)
+        .hasMessageContaining(snapshot.getFileName().toString()).hasMessageContaining("check-log --fix");
+    LogCheck.Report check = LogCheck.check(dir);
+    assertThat(check.startable()).isFalse();
+    assertThat(check.lines()).anyMatch(l -> l.contains("--fix falls back to the previous state: snapshot "
+        + manifest.previous().snapshot()) && l.endsWith("(nothing lost)"));
+    LogCheck.Report fixed = LogCheck.fix(dir);
+    assertThat(fixed.startable()).isTrue();
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory");
+    assertThat(Manifest.read(dir).snapshot()).isEqualTo(manifest.previous().snapshot());
+    assertThat(sideFiles(".damaged-")).hasSize(1);
+    assertThat(recovered()).isEqualTo(acknowledged);
+  }
+
+  /**
+   * Without a usable previous state, --fix rewrites the snapshot without the one damaged key and names it;
+   * every other key, and the journal after the snapshot, are kept.
+   */
+  @Test
+  void withoutAFallbackFixSkipsTheOneDamagedKeyAndNamesIt() throws IOException {
+    twoSnapshotsAndAJournal();
+    Manifest manifest = Manifest.read(dir);
+    Files.delete(dir.resolve(manifest.previous().snapshot()));
+    Path snapshot = currentSnapshot();
+    List<String> keys = new ArrayList<>();
+    List<Long> entries = new ArrayList<>();
+    long[] next = {SnapshotFormat.HEADER_LENGTH};
+    SnapshotFormat.read(snapshot, (key, value, expireAt) -> {
+      keys.add(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+      entries.add(next[0]);
+      next[0] += SnapshotFormat.ENTRY_HEAD_LENGTH + key.length + 4
+          + io.bloomery.format.FilterFormat.serializedLength((io.bloomery.filter.Summary) value) + 4;
+    });
+    assertThat(keys).containsExactly("other", "urls");
+    flip(snapshot, entries.get(1) + SnapshotFormat.ENTRY_HEAD_LENGTH + 4 + 4 + 40);
+    LogCheck.Report check = LogCheck.check(dir);
+    assertThat(check.startable()).isFalse();
+    assertThat(check.lines()).anyMatch(l -> l.contains("damaged at offset " + entries.get(1)) && l.contains("key 'urls': "));
+    assertThat(check.lines()).anyMatch(l -> l.contains("no fallback (" + manifest.previous().snapshot() + " is missing)"));
+    LogCheck.Report fixed = LogCheck.fix(dir);
+    assertThat(fixed.startable()).isTrue();
+    assertThat(fixed.lines()).last().isEqualTo("fixed: the server starts on this directory without what is named above");
+    TestKeyspace model = new TestKeyspace();
+    for (int i = 0; i < 30; i++) {
+      if (i >= 20) {
+        model.apply("BF.ADD", "urls", "u" + i);
+      }
+      model.apply("BF.ADD", "other", "o" + i);
+    }
+    assertThat(recovered()).isEqualTo(model.dump());
+  }
+
+  /**
+   * A damaged header at the very start of the segment after a snapshot has no good record before it in that
+   * segment; the segment kept with the previous state says which number it held.
+   */
+  @Test
+  void theFirstRecordAfterASnapshotIsNamedFromTheKeptSegmentBeforeIt() throws IOException {
+    twoSnapshotsAndAJournal();
+    Path segment = lastSegment();
+    flip(segment, JournalFormat.HEADER_LENGTH + 1);
+    assertThat(LogCheck.check(dir).lines()).anyMatch(l -> l.startsWith(segment.getFileName() + ": damaged at offset 16: ")
+        && l.contains("; record 41 lost (") && l.endsWith("19 good records follow it"));
+  }
+
+  /** A snapshot becomes the previous one at the next snapshot, and is deleted at the one after. */
+  @Test
+  void thePreviousSnapshotAndItsJournalAreKeptForOneSnapshotMore() throws IOException {
     TestKeyspace keyspace = new TestKeyspace();
     try (Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, keyspace, keyspace, keyspace)) {
       keyspace.journalTo(durability.journal());
-      keyspace.apply("BF.ADD", "urls", "x").toCompletableFuture().join();
+      List<String> seen = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        keyspace.apply("BF.ADD", "urls", "u" + i).toCompletableFuture().join();
+        durability.control().save();
+        Manifest manifest = Manifest.read(dir);
+        seen.add(manifest.snapshot());
+        assertThat(DataDirectory.segments(dir).firstKey()).isEqualTo(manifest.previous().firstSegment());
+      }
+      List<String> kept = DataDirectory.snapshots(dir).values().stream().map(p -> p.getFileName().toString()).toList();
+      assertThat(kept).containsExactly(seen.get(1), seen.get(2));
     }
-    Path snapshot = DataDirectory.snapshots(dir).firstEntry().getValue();
-    flip(snapshot, 40);
-    LogCheck.Report fixed = LogCheck.fix(dir);
-    assertThat(fixed.startable()).isFalse();
-    assertThat(fixed.changed()).isFalse();
-    assertThat(fixed.lines()).last().asString().contains("not repairable by cutting the journal").contains(snapshot.toString());
   }
 
   @Test

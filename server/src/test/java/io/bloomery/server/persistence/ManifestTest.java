@@ -19,15 +19,33 @@ class ManifestTest {
     new Manifest(DataDirectory.snapshotName(12), 12).write(dir);
     assertThat(Manifest.read(dir)).isEqualTo(new Manifest("snapshot.0000000012.snap", 12));
     Manifest.EMPTY.write(dir);
-    assertThat(Files.readString(dir.resolve("MANIFEST"))).startsWith("bloomery-manifest 1\nsnapshot none\nfirst-segment 1\ncrc32c ");
+    assertThat(Files.readString(dir.resolve("MANIFEST"))).startsWith("bloomery-manifest 2\nsnapshot none\nfirst-segment 1\nprevious -\ncrc32c ");
     assertThat(Manifest.read(dir)).isEqualTo(Manifest.EMPTY);
     assertThat(Manifest.read(dir.resolve("nowhere"))).isNull();
   }
 
   @Test
+  void keepsThePreviousStateAndStillReadsVersionOne() throws IOException {
+    Manifest first = Manifest.EMPTY.successor(DataDirectory.snapshotName(4), 4);
+    Manifest second = first.successor(DataDirectory.snapshotName(9), 9);
+    assertThat(first.previous()).isEqualTo(new Manifest(null, 1));
+    assertThat(second.previous()).isEqualTo(new Manifest("snapshot.0000000004.snap", 4));
+    assertThat(second.firstKeptSegment()).isEqualTo(4);
+    second.write(dir);
+    assertThat(Files.readString(dir.resolve("MANIFEST"))).contains("\nprevious snapshot.0000000004.snap 4\n");
+    assertThat(Manifest.read(dir)).isEqualTo(second);
+    try (var in = getClass().getResourceAsStream("/persistence/format-1-directory/MANIFEST")) {
+      Files.write(dir.resolve("MANIFEST"), in.readAllBytes());
+    }
+    assertThat(Manifest.read(dir)).isEqualTo(new Manifest("snapshot.0000000002.snap", 2));
+  }
+
+  @Test
   void hostileManifestsAreRefusedWithTheFileNamed() throws IOException {
     String good = new Manifest(DataDirectory.snapshotName(12), 12).text();
-    List<String> hostile = List.of("", "\n", good.replace("12\n", "13\n"), good.replace("bloomery-manifest 1", "bloomery-manifest 2"),
+    List<String> hostile = List.of("", "\n", good.replace("12\n", "13\n"), good.replace("bloomery-manifest 2", "bloomery-manifest 3"),
+        good.replace("previous -", "previous none 13"), good.replace("previous -", "previous ../x 1"),
+        good.replace("previous -\n", ""),
         good.replace("snapshot.0000000012.snap", "../../etc/passwd"), good.replace("first-segment 12", "first-segment -1"),
         good.replace("first-segment 12", "first-segment 99999999999999999999"), good.substring(0, good.length() - 1),
         good + "extra\n", good.replace("crc32c", "crc32"), "x".repeat(5000));

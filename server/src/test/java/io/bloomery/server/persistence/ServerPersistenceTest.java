@@ -100,7 +100,7 @@ class ServerPersistenceTest {
     long segment = DataDirectory.segments(dir).lastKey();
     Path file = DataDirectory.segments(dir).lastEntry().getValue();
     long offset = Files.size(file);
-    Files.write(file, JournalFormat.encode(TestKeyspace.argv("NOSUCHCOMMAND", "x")), java.nio.file.StandardOpenOption.APPEND);
+    Files.write(file, JournalFormat.encode(TestKeyspace.argv("NOSUCHCOMMAND", "x"), 1_000_000), java.nio.file.StandardOpenOption.APPEND);
     assertThat(segment).isPositive();
     assertThatThrownBy(this::start).isInstanceOf(PersistenceCorruptionException.class)
         .hasMessageStartingWith(file.toAbsolutePath() + " at offset " + offset + ": record could not be replayed");

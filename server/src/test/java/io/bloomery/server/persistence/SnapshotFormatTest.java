@@ -14,7 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,12 +77,12 @@ class SnapshotFormatTest {
   @Test
   void anEmptyKeyspaceIsAValidSnapshot() throws IOException {
     Path file = write(Map.of(), -1);
-    assertThat(Files.size(file)).isEqualTo(SnapshotFormat.HEADER_LENGTH + 13);
+    assertThat(Files.size(file)).isEqualTo(SnapshotFormat.HEADER_LENGTH + SnapshotFormat.TRAILER_LENGTH);
     assertThat(read(file)).isEmpty();
   }
 
   @Test
-  void everyFlippedByteAndEveryTruncationIsRefusedWithTheFileNamed() throws IOException {
+  void everyFlippedByteAndEveryTruncationIsRefusedWithTheFileNamedAlsoByVerify() throws IOException {
     BloomFilter small = BloomFilter.create(5, 0.2);
     small.add("a".getBytes(StandardCharsets.UTF_8));
     CountMinSketch sketch = CountMinSketch.initByDimensions(4, 2);
@@ -98,6 +100,8 @@ class SnapshotFormatTest {
         Throwable thrown = catchThrowable(() -> read(damaged));
         assertThat(thrown).as("byte %d ^ %02X", at, pattern).isInstanceOf(PersistenceCorruptionException.class);
         assertThat(thrown).hasMessageStartingWith(damaged.toString() + " at offset ");
+        assertThatThrownBy(() -> SnapshotFormat.verify(damaged)).as("verify, byte %d ^ %02X", at, pattern)
+            .isInstanceOf(PersistenceCorruptionException.class);
       }
     }
     for (int length = 0; length < whole.length; length++) {
@@ -106,6 +110,81 @@ class SnapshotFormatTest {
     }
     Files.write(damaged, Arrays.copyOf(whole, whole.length + 1));
     assertThatThrownBy(() -> read(damaged)).hasMessageContaining("after the trailer");
+  }
+
+  /**
+   * One flipped byte anywhere in a snapshot used to make the whole file unreadable. Now every flip inside a
+   * key entry loses that entry only: a flip in its value or value CRC names the key, a flip in its header
+   * (marker, lengths, expiry, key, header CRC) is resynchronised at the next entry; a flip in the trailer
+   * loses nothing. Only the file header is not skippable.
+   */
+  @Test
+  void everyFlippedByteLosesAtMostItsOwnEntryWhenSkipping() throws IOException {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (String key : new String[] {"first", "middle", "last"}) {
+      BloomFilter filter = BloomFilter.create(20, 0.1);
+      filter.add(key.getBytes(StandardCharsets.UTF_8));
+      values.put(key, filter);
+    }
+    Path file = write(values, -1);
+    byte[] whole = Files.readAllBytes(file);
+    long[] starts = new long[4];
+    long at = SnapshotFormat.HEADER_LENGTH;
+    int index = 0;
+    for (Map.Entry<String, Object> e : values.entrySet()) {
+      starts[index++] = at;
+      at += SnapshotFormat.ENTRY_HEAD_LENGTH + e.getKey().length() + 4
+          + FilterFormat.serializedLength((io.bloomery.filter.Summary) e.getValue()) + 4;
+    }
+    starts[3] = at;
+    assertThat(starts[3] + SnapshotFormat.TRAILER_LENGTH).isEqualTo(whole.length);
+    Path damaged = dir.resolve("damaged.snap");
+    List<String> names = List.copyOf(values.keySet());
+    for (int flip = 0; flip < whole.length; flip++) {
+      byte[] bytes = whole.clone();
+      bytes[flip] ^= 0x10;
+      Files.write(damaged, bytes);
+      if (flip < SnapshotFormat.HEADER_LENGTH) {
+        assertThatThrownBy(() -> SnapshotFormat.readSkippingDamage(damaged, null)).as("byte %d", flip)
+            .isInstanceOf(PersistenceCorruptionException.class);
+        continue;
+      }
+      List<String> loaded = new ArrayList<>();
+      SnapshotFormat.Summary summary = SnapshotFormat.readSkippingDamage(damaged,
+          (key, value, expireAt) -> loaded.add(new String(key, StandardCharsets.UTF_8)));
+      assertThat(summary.damaged()).as("byte %d", flip).hasSize(1);
+      SnapshotFormat.Damaged entry = summary.damaged().getFirst();
+      if (flip >= starts[3]) {
+        assertThat(loaded).as("byte %d", flip).containsExactlyElementsOf(names);
+        continue;
+      }
+      int hit = flip < starts[1] ? 0 : flip < starts[2] ? 1 : 2;
+      List<String> expected = new ArrayList<>(names);
+      expected.remove(hit);
+      assertThat(loaded).as("byte %d", flip).containsExactlyElementsOf(expected);
+      assertThat(entry.offset()).isEqualTo(starts[hit]);
+      assertThat(entry.end()).isEqualTo(starts[hit + 1]);
+      long valueStart = starts[hit] + SnapshotFormat.ENTRY_HEAD_LENGTH + names.get(hit).length() + 4;
+      assertThat(entry.name()).as("byte %d", flip)
+          .isEqualTo(flip >= valueStart ? "'" + names.get(hit) + "'" : "(key unreadable: the entry header is damaged)");
+      Path repaired = dir.resolve("repaired.snap");
+      SnapshotFormat.copyWithoutDamage(damaged, summary, repaired);
+      List<String> reread = new ArrayList<>();
+      SnapshotFormat.read(repaired, (key, value, expireAt) -> reread.add(new String(key, StandardCharsets.UTF_8)));
+      assertThat(reread).containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
+  void aFormatOneSnapshotIsStillRead() throws IOException {
+    Path file = dir.resolve(DataDirectory.snapshotName(2));
+    try (var in = getClass().getResourceAsStream("/persistence/format-1-directory/snapshot.0000000002.snap")) {
+      Files.write(file, in.readAllBytes());
+    }
+    SnapshotFormat.Summary summary = SnapshotFormat.read(file, (key, value, expireAt) -> {});
+    assertThat(summary.version()).isEqualTo(1);
+    assertThat(summary.keys()).isEqualTo(2);
+    assertThat(summary.firstSegment()).isEqualTo(2);
   }
 
   @Test
