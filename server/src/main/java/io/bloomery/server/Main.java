@@ -1,6 +1,8 @@
 package io.bloomery.server;
 
 import ch.qos.logback.classic.Level;
+import io.bloomery.guard.Credentials;
+import io.bloomery.server.command.guard.StoreDeclaration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
@@ -41,6 +43,7 @@ public final class Main {
       return 2;
     }
     applyLogLevel(config.loglevel());
+    rememberSecrets(config);
     BloomeryServer server;
     try {
       server = BloomeryServer.start(config);
@@ -84,6 +87,14 @@ public final class Main {
         case "nothing" -> Level.OFF;
         default -> Level.INFO;
       });
+    }
+  }
+
+  /** The password and the stores' credentials are masked wherever they would appear in the log. */
+  private static void rememberSecrets(ServerConfig config) {
+    Credentials.remember(config.requirepass());
+    for (StoreDeclaration store : config.stores(System.getenv())) {
+      store.secrets().forEach(Credentials::remember);
     }
   }
 

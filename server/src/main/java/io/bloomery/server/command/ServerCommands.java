@@ -263,7 +263,10 @@ final class ServerCommands {
         case "maxmemory" -> s.maxmemory = io.bloomery.server.ServerConfig.parseBytes(value);
         case "maxclients" -> s.maxclients = positive(value);
         case "timeout" -> s.timeoutSeconds = nonNegative(value);
-        case "requirepass" -> s.requirepass = value;
+        case "requirepass" -> {
+          io.bloomery.guard.Credentials.remember(value); // masked in the log from now on
+          s.requirepass = value;
+        }
         case "save" -> s.save = value;
         case "bf-error-rate" -> {
           double d = Double.parseDouble(value);
