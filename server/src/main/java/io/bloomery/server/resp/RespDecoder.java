@@ -52,8 +52,16 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private final RespLimits limits;
   private final BooleanSupplier authenticated;
   private final QueryMemory memory;
+  /**
+   * How much {@link #reserve} takes from {@link #memory} at least, so that a command of many small arguments goes to
+   * the shared counter once per this many bytes, not once per argument; a connection holds at most this much more
+   * than it counts.
+   */
+  private static final long RESERVE_CHUNK = 8 * 1024;
   /** Bytes this connection holds reserved in {@link #memory} for the command being read. */
   private long reserved;
+  /** Of {@link #reserved}, the bytes counted for what the command being read has allocated. */
+  private long used;
 
   private State state = State.START;
   private long argumentsLeft;
@@ -186,17 +194,39 @@ public final class RespDecoder extends ByteToMessageDecoder {
     giveBack();
   }
 
-  /** Takes {@code bytes} from the total budget before they are allocated, or fails the connection. */
+  /**
+   * Counts {@code bytes} against the total budget before they are allocated, taking from it in chunks of at least
+   * {@link #RESERVE_CHUNK}; fails the connection only if the bytes themselves do not fit.
+   */
   private void reserve(long bytes) {
-    if (!memory.reserve(bytes)) {
-      throw new RespProtocolException("clients' pending commands reached maxmemory-clients");
+    long need = used + bytes - reserved;
+    if (need > 0) {
+      long take = Math.max(need, RESERVE_CHUNK);
+      if (!memory.reserve(take)) {
+        if (take == need || !memory.reserve(need)) {
+          throw new RespProtocolException("clients' pending commands reached maxmemory-clients");
+        }
+        take = need;
+      }
+      reserved += take;
     }
-    reserved += bytes;
+    used += bytes;
+  }
+
+  /** An allocation of the command being read was let go: its bytes count no more, beyond a chunk they go back. */
+  private void unreserve(long bytes) {
+    used -= bytes;
+    long spare = reserved - used - RESERVE_CHUNK;
+    if (spare > 0) {
+      memory.release(spare);
+      reserved -= spare;
+    }
   }
 
   private void giveBack() {
     memory.release(reserved);
     reserved = 0;
+    used = 0;
   }
 
   private RespRequest start(ByteBuf in) {
@@ -268,8 +298,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
       reserve(aligned(grown)); // both arrays live while one is copied into the other
       int old = bulk.length;
       bulk = Arrays.copyOf(bulk, grown);
-      memory.release(aligned(old));
-      reserved -= aligned(old);
+      unreserve(aligned(old));
     }
     in.readBytes(bulk, bulkFilled, take);
     bulkFilled += take;
