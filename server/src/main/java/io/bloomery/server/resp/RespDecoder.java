@@ -271,7 +271,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
       }
       byte first = in.getByte(in.readerIndex());
       if (first != '$') {
-        throw new RespProtocolException("expected '$', got '" + RespProtocolException.escape(first) + "'");
+        throw new RespProtocolException("expected '$', got '" + ClientText.escape(first) + "'");
       }
       length = parseLine(in, in.readerIndex() + 1, end, "invalid bulk length");
       consumeLine(in, end);
