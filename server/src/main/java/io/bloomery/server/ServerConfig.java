@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>Defaults: bind 127.0.0.1, port 6380, dir ./data, appendonly yes, appendfsync everysec, http-port 9180,
  * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory, http-auth both, http-maxclients 128,
- * http-timeout 60, http-request-timeout 10. Port 0 means an ephemeral port.
+ * http-timeout 60, http-request-timeout 10, client-query-buffer-limit 1gb, maxmemory-clients 25% (of the heap),
+ * auth-fail-delay 100, loglevel notice. Port 0 means an ephemeral port.
  */
 public final class ServerConfig {
   /** Every option name this server accepts. */
