@@ -48,16 +48,16 @@ public final class RespDecoder extends ByteToMessageDecoder {
    * is built from bytes already received (at most one socket read) and handed on at once.
    */
   private static final long UNRESERVED_FRAME_BYTES = 64 * 1024;
-
-  private final RespLimits limits;
-  private final BooleanSupplier authenticated;
-  private final QueryMemory memory;
   /**
    * How much {@link #reserve} takes from {@link #memory} at least, so that a command of many small arguments goes to
    * the shared counter once per this many bytes, not once per argument; a connection holds at most this much more
    * than it counts.
    */
   private static final long RESERVE_CHUNK = 8 * 1024;
+
+  private final RespLimits limits;
+  private final BooleanSupplier authenticated;
+  private final QueryMemory memory;
   /** Bytes this connection holds reserved in {@link #memory} for the command being read. */
   private long reserved;
   /** Of {@link #reserved}, the bytes counted for what the command being read has allocated. */
