@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Unmatched;
 
@@ -23,15 +24,26 @@ import picocli.CommandLine.Unmatched;
       "Guarded sets (GUARD.*): --store NAME=URL (JDBC PostgreSQL or sqlite:FILE, repeatable),",
       "--store-table NAME=TABLE.COLUMN (someone else's table, read-only), --guard-timeout MS.",
       "A config file with the same names may come first; BLOOMERY_* variables too.",
+      "--verbose logs per-client events and the stack traces of unexpected errors.",
       "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0)."
     })
 final class ServeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
+  @ParentCommand BloomeryCommand root;
 
   @Unmatched List<String> args = new ArrayList<>();
 
+  /**
+   * Runs the server; {@code --verbose} is {@code --loglevel verbose} (given after the server's own options, so it
+   * wins) with stack traces in the log.
+   */
   @Override
   public Integer call() {
-    return Main.run(args.toArray(String[]::new), spec.commandLine().getOut(), spec.commandLine().getErr());
+    List<String> serverArgs = new ArrayList<>(args);
+    if (root.verbose()) {
+      LogRedaction.configure(true);
+      serverArgs.addAll(List.of("--loglevel", "verbose"));
+    }
+    return Main.run(serverArgs.toArray(String[]::new), spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 }

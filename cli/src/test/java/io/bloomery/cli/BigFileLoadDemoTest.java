@@ -7,18 +7,12 @@ import io.bloomery.format.FilterFormat;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.Protocols;
 import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +37,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 @EnabledIfSystemProperty(named = "bloomery.bigload", matches = "true")
 class BigFileLoadDemoTest {
-  private static final Pattern READY = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)");
   private static final long BITS = (1L << 34) + (1L << 20);
   private static final int HASHES = 7;
   private static final int MEMBERS = 1_000_000;
@@ -153,26 +146,6 @@ class BigFileLoadDemoTest {
   }
 
   private static int readyPort(Process process, Path log) throws Exception {
-    CompletableFuture<Integer> port = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = out.readLine()) != null; ) {
-          Matcher m = READY.matcher(line);
-          if (m.find()) {
-            port.complete(Integer.parseInt(m.group(1)));
-          }
-        }
-      } catch (IOException e) {
-        // the process died; the future times out or was completed already
-      }
-      port.completeExceptionally(new IllegalStateException("server exited before it was ready"));
-    }, "server-stdout");
-    reader.setDaemon(true);
-    reader.start();
-    try {
-      return port.get(10, TimeUnit.MINUTES);
-    } catch (Exception e) {
-      throw new AssertionError("server did not start:\n" + Files.readString(log), e);
-    }
+    return ServerReady.port(process, log, 10, TimeUnit.MINUTES);
   }
 }

@@ -1,7 +1,12 @@
 package io.bloomery.guard;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -9,12 +14,15 @@ import java.util.regex.Pattern;
  * The one place credentials are taken out of text before it reaches a message, a log line or an
  * exception: every store URL, driver message and pool message passes through {@link #redact}.
  *
- * <p>Redacted, whatever the scheme: the password of URL user info ({@code scheme://user:secret@host}
- * and the bare {@code user:secret@host} that drivers echo), and the values of
- * password-like parameters in a query string or a property list ({@code password=}, {@code
- * sslpassword=}, {@code pwd=}, {@code passwd=}, {@code pass=}, {@code secret=}, {@code token=},
- * {@code apikey=}/{@code api_key=}, {@code access_token=}), case-insensitive. User names and host
- * names stay: they are what a reader needs to see which store failed.
+ * <p>Redacted, whatever the scheme: every value {@linkplain #remember remembered} as a secret (the
+ * server's password, the stores' credentials) wherever it appears; the password of URL user info
+ * ({@code scheme://user:secret@host} and the bare {@code user:secret@host} that drivers echo); and
+ * the values of password-like parameters in a query string or a property list ({@code password=},
+ * {@code sslpassword=}, {@code pwd=}, {@code passwd=}, {@code pass=}, {@code secret=}, {@code
+ * token=}, {@code apikey=}/{@code api_key=}, {@code access_token=}, or {@code :} directly before
+ * the value), case-insensitive. A parameter name followed by a colon and a space is prose ("without
+ * a password: protected mode ...") and stays. User names and host names stay: they are what a
+ * reader needs to see which store failed.
  */
 public final class Credentials {
   /** What a removed secret is replaced with. */
@@ -24,16 +32,38 @@ public final class Credentials {
       Pattern.compile("(?<![\\w.+-])([\\w.%+-]*):([^\\s/?#@'\"]*)@");
   private static final Pattern PARAMETER = Pattern.compile(
       "(?i)((?:ssl)?password|passwd|pwd|pass|secret|token|api[_-]?key|access[_-]?token)"
-          + "(\\s*[=:]\\s*)([^&;,\\s'\")}\\]]*)");
+          + "(\\s*=\\s*|:(?=\\S))([^&;,\\s'\")}\\]]*)");
+  /** Values shorter than this are not remembered: masking them everywhere would mask ordinary words. */
+  static final int SHORTEST_REMEMBERED = 4;
+  private static final Set<String> REMEMBERED = ConcurrentHashMap.newKeySet();
 
   private Credentials() {}
+
+  /**
+   * Masks {@code secret} wherever it appears in text redacted from now on (a configured password, a
+   * store's credential); values shorter than {@value #SHORTEST_REMEMBERED} characters, null or blank
+   * ones are ignored.
+   */
+  public static void remember(String secret) {
+    if (secret != null && !secret.isBlank() && secret.length() >= SHORTEST_REMEMBERED) {
+      REMEMBERED.add(secret);
+    }
+  }
 
   /** {@code text} with every credential replaced by {@value #MASK}; null stays null. */
   public static String redact(String text) {
     if (text == null || text.isEmpty()) {
       return text;
     }
-    String withoutUserInfo = USER_INFO.matcher(text).replaceAll(match ->
+    String withoutValues = text;
+    if (!REMEMBERED.isEmpty()) {
+      List<String> longestFirst = new ArrayList<>(REMEMBERED);
+      longestFirst.sort(Comparator.comparingInt(String::length).reversed()); // a secret inside another
+      for (String secret : longestFirst) {
+        withoutValues = withoutValues.replace(secret, MASK);
+      }
+    }
+    String withoutUserInfo = USER_INFO.matcher(withoutValues).replaceAll(match ->
         match.group(2).isEmpty()
             ? Matcher.quoteReplacement(match.group()) // "user:@host": nothing to hide
             : Matcher.quoteReplacement(match.group(1) + ":" + MASK + "@"));

@@ -35,8 +35,31 @@ class CredentialsTest {
         "jdbc:postgresql://db/c?user=u&password=***&ssl=true",
         "jdbc:postgresql://db/c?PASSWORD=x;sslpassword=y", "jdbc:postgresql://db/c?PASSWORD=***;sslpassword=***",
         "{user=u, password=abc, pwd=def}", "{user=u, password=***, pwd=***}",
-        "token: abc123 and api_key=k and access-token=t", "token: *** and api_key=*** and access-token=***",
+        "token:abc123 and api_key=k and access-token=t", "token:*** and api_key=*** and access-token=***",
         "password authentication failed for user \"u\"", "password authentication failed for user \"u\"");
+  }
+
+  /** A parameter's name in a sentence is a word, not a credential: only values are masked. */
+  @Test
+  void wordsAfterAParameterNameInProseStay() {
+    assertRedacts(
+        "listening on [0.0.0.0] without a password: protected mode refuses clients that are not on loopback",
+        "listening on [0.0.0.0] without a password: protected mode refuses clients that are not on loopback",
+        "token: see the docs", "token: see the docs");
+  }
+
+  /** A remembered value is masked wherever it appears, whatever surrounds it; short ones are not remembered. */
+  @Test
+  void rememberedSecretsAreMaskedAnywhere() {
+    Credentials.remember("Zq7-remembered-secret");
+    Credentials.remember("Zq7-remembered-secret-longer");
+    Credentials.remember("abc");
+    Credentials.remember(null);
+    Credentials.remember("   ");
+    assertRedacts(
+        "AUTH failed: Zq7-remembered-secret given", "AUTH failed: *** given",
+        "a password: Zq7-remembered-secret-longer.", "a password: ***.",
+        "abc stays", "abc stays");
   }
 
   @Test

@@ -118,7 +118,7 @@ public final class BloomeryServer implements AutoCloseable {
   private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
       ServerContext context, Dispatcher dispatcher, Durability durability) throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
-        RespLimits.DEFAULT.maxQueryBufferBytes(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
+        config.clientQueryBufferLimit(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
     Transport.Choice choice;
     try {
@@ -195,6 +195,9 @@ public final class BloomeryServer implements AutoCloseable {
     s.outputBufferStallSeconds = config.outputBufferStallMillis() / 1000;
     s.save = config.save();
     s.httpAuth = config.httpAuth();
+    s.clientQueryBufferLimit = config.clientQueryBufferLimit();
+    s.maxmemoryClients = config.maxmemoryClients();
+    s.authFailDelayMillis = config.authFailDelayMillis();
     return s;
   }
 

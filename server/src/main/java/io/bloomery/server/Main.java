@@ -1,8 +1,12 @@
 package io.bloomery.server;
 
+import ch.qos.logback.classic.Level;
+import io.bloomery.guard.Credentials;
+import io.bloomery.server.command.guard.StoreDeclaration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code bloomery serve}: starts the server, prints where it listens and how to connect, and runs until SIGTERM or
@@ -38,6 +42,8 @@ public final class Main {
       err.flush();
       return 2;
     }
+    applyLogLevel(config.loglevel());
+    rememberSecrets(config);
     BloomeryServer server;
     try {
       server = BloomeryServer.start(config);
@@ -68,6 +74,32 @@ public final class Main {
     }
     return 0;
   }
+
+  /**
+   * Sets the level of the server's loggers ({@code io.bloomery}) from Redis's {@code loglevel} names, whatever the
+   * logging configuration file says: the option is the operator's way to ask for more or less.
+   */
+  static void applyLogLevel(String loglevel) {
+    if (LoggerFactory.getLogger(LOGGERS) instanceof ch.qos.logback.classic.Logger logger) {
+      logger.setLevel(switch (loglevel) {
+        case "debug", "verbose" -> Level.DEBUG;
+        case "warning" -> Level.WARN;
+        case "nothing" -> Level.OFF;
+        default -> Level.INFO;
+      });
+    }
+  }
+
+  /** The password and the stores' credentials are masked wherever they would appear in the log. */
+  private static void rememberSecrets(ServerConfig config) {
+    Credentials.remember(config.requirepass());
+    for (StoreDeclaration store : config.stores(System.getenv())) {
+      store.secrets().forEach(Credentials::remember);
+    }
+  }
+
+  /** The logger whose level {@code loglevel} sets: every logger of the server and the guard. */
+  static final String LOGGERS = "io.bloomery";
 
   /** SIGTERM and SIGINT stop the server cleanly (exit 0), where the JVM lets us handle them. */
   private static void installSignalHandlers(Runnable stop) {

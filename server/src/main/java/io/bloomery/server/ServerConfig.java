@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>Defaults: bind 127.0.0.1, port 6380, dir ./data, appendonly yes, appendfsync everysec, http-port 9180,
  * protected-mode yes, maxclients 10000, timeout 0, no password, no maxmemory, http-auth both, http-maxclients 128,
- * http-timeout 60, http-request-timeout 10. Port 0 means an ephemeral port.
+ * http-timeout 60, http-request-timeout 10, client-query-buffer-limit 1gb, maxmemory-clients 25% (of the heap),
+ * auth-fail-delay 100, loglevel notice. Port 0 means an ephemeral port.
  */
 public final class ServerConfig {
   /** Every option name this server accepts. */
@@ -27,7 +28,8 @@ public final class ServerConfig {
       "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
-      "io-threads", "http-maxclients", "http-timeout", "http-request-timeout");
+      "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
+      "maxmemory-clients", "auth-fail-delay");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -82,6 +84,9 @@ public final class ServerConfig {
     v.put("http-maxclients", "128");
     v.put("http-timeout", "60");
     v.put("http-request-timeout", "10");
+    v.put("client-query-buffer-limit", "1gb");
+    v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
+    v.put("auth-fail-delay", "100");
     int i = 0;
     if (args.length > 0 && !args[0].startsWith("--")) {
       readFile(Path.of(args[0]), v);
@@ -176,6 +181,10 @@ public final class ServerConfig {
     httpLimits();
     ioTransport();
     ioThreads();
+    clientQueryBufferLimit();
+    maxmemoryClients();
+    authFailDelayMillis();
+    loglevel();
     stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
@@ -372,6 +381,59 @@ public final class ServerConfig {
     return n == 0 ? Runtime.getRuntime().availableProcessors() : n;
   }
 
+  /**
+   * The heap one command still being read may take ({@code client-query-buffer-limit}, Redis's name and default,
+   * 1gb; 1mb to 4gb), counted as {@link io.bloomery.server.resp.RespDecoder} counts it: each argument its length
+   * plus 40 bytes.
+   */
+  public long clientQueryBufferLimit() {
+    long n = parseBytes(values.get("client-query-buffer-limit"));
+    if (n < 1024 * 1024 || n > 4L * 1024 * 1024 * 1024) {
+      throw new IllegalArgumentException("client-query-buffer-limit must be between 1mb and 4gb, not " + n);
+    }
+    return n;
+  }
+
+  /** The share of the JVM's maximum heap that {@code maxmemory-clients} is by default. */
+  static final int DEFAULT_MAXMEMORY_CLIENTS_PERCENT = 25;
+
+  /**
+   * The heap all connections' commands still being read may take together ({@code maxmemory-clients}): a size, or
+   * {@code N%} of the JVM's maximum heap (1 to 100; default 25%), or 0 for no limit; {@link Long#MAX_VALUE} for
+   * none. A command that would pass it is refused and its connection closed, so that clients sending large commands
+   * together cannot exhaust the heap that holds the filters.
+   */
+  public long maxmemoryClients() {
+    String s = values.get("maxmemory-clients").strip();
+    if (s.endsWith("%")) {
+      long percent;
+      try {
+        percent = Long.parseLong(s.substring(0, s.length() - 1).strip());
+      } catch (NumberFormatException e) {
+        percent = -1;
+      }
+      if (percent < 1 || percent > 100) {
+        throw new IllegalArgumentException("maxmemory-clients must be a size, 0 or 1% to 100% of the heap, not '"
+            + s + "'");
+      }
+      return Runtime.getRuntime().maxMemory() / 100 * percent;
+    }
+    long n = parseBytes(s);
+    if (n != 0 && n < 1024 * 1024) {
+      throw new IllegalArgumentException("maxmemory-clients must be 0 (no limit) or at least 1mb, not " + n);
+    }
+    return n == 0 ? Long.MAX_VALUE : n;
+  }
+
+  /**
+   * How long the server waits before answering a wrong password once a connection has given three (ms, 0 to 10000;
+   * default 100; 0 turns the delay off): the first such reply waits this long, each further one twice the one
+   * before, up to 16 times it. Other connections and the event loop never wait.
+   */
+  public long authFailDelayMillis() {
+    return number("auth-fail-delay", 0, 10_000);
+  }
+
   public long protoMaxBulkLen() {
     return parseBytes(values.get("proto-max-bulk-len"));
   }
@@ -445,6 +507,20 @@ public final class ServerConfig {
   public HttpLimits httpLimits() {
     return new HttpLimits((int) number("http-maxclients", 1, 100_000),
         number("http-request-timeout", 1, 3600) * 1000, number("http-timeout", 1, 86_400) * 1000);
+  }
+
+  /**
+   * Redis's {@code loglevel}: {@code debug} and {@code verbose} (stack traces of unexpected errors, per-client
+   * events), {@code notice} (the default: start-up, shutdown, clients closed for errors), {@code warning}, or
+   * {@code nothing}; it sets the level of the server's own loggers.
+   */
+  public String loglevel() {
+    String s = values.get("loglevel").strip().toLowerCase(Locale.ROOT);
+    if (!List.of("debug", "verbose", "notice", "warning", "nothing").contains(s)) {
+      throw new IllegalArgumentException("loglevel must be debug, verbose, notice, warning or nothing, not '"
+          + values.get("loglevel") + "'");
+    }
+    return s;
   }
 
   public String save() {

@@ -48,6 +48,8 @@ public final class ClientState {
   private boolean chaining;
   private volatile Runnable killer = () -> {};
   private boolean closeAfterReply;
+  /** Wrong passwords since the connection last authenticated; the connection's thread only. */
+  private int authFailures;
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
   private io.bloomery.server.keyspace.Keyspace.Lease lease;
@@ -219,6 +221,16 @@ public final class ClientState {
     List<List<byte[]>> q = queued;
     queued = null;
     return q;
+  }
+
+  /** A wrong password: returns how many this connection has given since it last authenticated (RESET keeps it). */
+  int authFailed() {
+    return ++authFailures;
+  }
+
+  /** The connection authenticated: its wrong passwords are forgotten. */
+  void authSucceeded() {
+    authFailures = 0;
   }
 
   /** RESET: back to a fresh connection's state (protocol 2, no name, no transaction, authentication kept off). */

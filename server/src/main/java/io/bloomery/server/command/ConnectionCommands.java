@@ -14,10 +14,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /** PING ECHO HELLO AUTH SELECT QUIT RESET and CLIENT: what every client library sends on connect. */
 final class ConnectionCommands {
   private ConnectionCommands() {}
+
+  /** Wrong passwords a connection may give before the replies to further ones are delayed. */
+  static final int FREE_AUTH_FAILURES = 3;
+  /** The longest delay, as a multiple of {@code auth-fail-delay}. */
+  static final int MAX_AUTH_DELAY_FACTOR = 16;
+
+  private static final RateLimitedLog WRONG_PASSWORDS =
+      new RateLimitedLog(LoggerFactory.getLogger(ConnectionCommands.class), Level.WARN, "wrong password");
 
   /** The Redis version this server speaks (clients gate features on it). */
   static final String REDIS_VERSION = "7.4.0";
@@ -88,10 +100,45 @@ final class ConnectionCommands {
       return Reply.OK;
     }
     if (!passwordMatches(inv.settings(), user, password)) {
-      throw new CommandException(Errors.WRONGPASS);
+      return wrongPassword(inv);
     }
     inv.client().authenticated(true);
+    inv.client().authSucceeded();
     return Reply.OK;
+  }
+
+  /**
+   * The reply to a wrong password, counted ({@code acl_access_denied_auth}) and logged (rate-limited, without the
+   * password). Once a connection has given {@value #FREE_AUTH_FAILURES} wrong passwords, the reply to each further
+   * one is deferred by {@link #authFailDelayMillis}, off the event loop, and the connection's later commands wait behind it, so a
+   * connection can try only a few passwords a second however it pipelines.
+   */
+  private static Reply wrongPassword(Invocation inv) {
+    ClientState c = inv.client();
+    int failures = c.authFailed();
+    inv.server().stats().authFailures.increment();
+    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis, failures);
+    WRONG_PASSWORDS.log("wrong password from client id={} addr={} ({} on this connection{})", c.id(), c.address(),
+        failures, delay > 0 ? ", reply delayed " + delay + " ms" : "");
+    if (delay == 0 || !inv.mayDefer()) {
+      throw new CommandException(Errors.WRONGPASS);
+    }
+    inv.server().stats().authFailuresDelayed.increment();
+    return inv.defer(CompletableFuture.supplyAsync(() -> Reply.error(Errors.WRONGPASS),
+        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)));
+  }
+
+  /**
+   * How long the reply to a connection's {@code failures}th wrong password waits: nothing for the first
+   * {@value #FREE_AUTH_FAILURES}, then {@code base}, doubling with each further one up to
+   * {@value #MAX_AUTH_DELAY_FACTOR} times {@code base}.
+   */
+  static long authFailDelayMillis(long base, int failures) {
+    if (base <= 0 || failures <= FREE_AUTH_FAILURES) {
+      return 0;
+    }
+    int doublings = Math.min(failures - FREE_AUTH_FAILURES - 1, Integer.numberOfTrailingZeros(MAX_AUTH_DELAY_FACTOR));
+    return base << doublings;
   }
 
   private static Reply hello(Invocation inv) {
@@ -117,7 +164,7 @@ final class ConnectionCommands {
         byte[] password = inv.arg(i + 2);
         if (inv.settings().passwordRequired()) {
           if (!passwordMatches(inv.settings(), user, password)) {
-            throw new CommandException(Errors.WRONGPASS);
+            return wrongPassword(inv);
           }
         } else if (!Args.text(user).equals("default")) {
           throw new CommandException(Errors.WRONGPASS);
@@ -138,6 +185,7 @@ final class ConnectionCommands {
           + "protocol version at the same time");
     }
     c.authenticated(true);
+    c.authSucceeded();
     c.protocol(protocol);
     if (name != null) {
       c.name(name);

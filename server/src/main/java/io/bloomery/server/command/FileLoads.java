@@ -273,6 +273,11 @@ final class FileLoads implements AutoCloseable {
     release(p, true);
   }
 
+  /** A key as the log shows it: the client chose its bytes, so control characters are escaped. */
+  private static String printable(Key key) {
+    return io.bloomery.server.resp.ClientText.escape(key.toString());
+  }
+
   /**
    * Abandons the loads whose last chunk came from client {@code clientId} (its connection closed), also one being
    * finished: that one installs nothing (a key it already installed stays).
@@ -280,14 +285,15 @@ final class FileLoads implements AutoCloseable {
   void clientGone(long clientId) {
     pending.forEach((key, p) -> {
       if (p.owner == clientId && pending.remove(key, p)) {
-        LOG.info("file load of key '{}' abandoned: its connection closed after {} of {} bytes", key, p.received,
-            p.total);
+        LOG.info("file load of key '{}' abandoned: its connection closed after {} of {} bytes", printable(key),
+            p.received, p.total);
         release(p);
       }
     });
     finishing.forEach((key, f) -> {
       if (f.p.owner == clientId && cancel(f)) {
-        LOG.info("file load of key '{}' abandoned: its connection closed while it was being finished", key);
+        LOG.info("file load of key '{}' abandoned: its connection closed while it was being finished",
+            printable(key));
       }
     });
   }
@@ -311,8 +317,8 @@ final class FileLoads implements AutoCloseable {
     for (Map.Entry<Key, Pending> e : pending.entrySet()) {
       Pending p = e.getValue();
       if (now - p.lastChunkMillis >= idleMillis && pending.remove(e.getKey(), p)) {
-        LOG.info("file load of key '{}' abandoned: no chunk for {} ms after {} of {} bytes", e.getKey(), idleMillis,
-            p.received, p.total);
+        LOG.info("file load of key '{}' abandoned: no chunk for {} ms after {} of {} bytes", printable(e.getKey()),
+            idleMillis, p.received, p.total);
         release(p);
         removed++;
       }
@@ -355,7 +361,7 @@ final class FileLoads implements AutoCloseable {
     abandon(key);
     Finish running = finishing.get(key);
     if (running != null && cancel(running)) {
-      LOG.info("file load of key '{}' cancelled while being finished: a new header arrived", key);
+      LOG.info("file load of key '{}' cancelled while being finished: a new header arrived", printable(key));
     }
     int header = headerLength(chunk);
     if (chunk.length < header) {

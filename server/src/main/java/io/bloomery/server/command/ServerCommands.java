@@ -207,6 +207,8 @@ final class ServerCommands {
     m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
         + s.outputBufferStallSeconds);
+    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
+    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients == Long.MAX_VALUE ? 0 : s.maxmemoryClients));
     return m;
   }
 
@@ -261,7 +263,10 @@ final class ServerCommands {
         case "maxmemory" -> s.maxmemory = io.bloomery.server.ServerConfig.parseBytes(value);
         case "maxclients" -> s.maxclients = positive(value);
         case "timeout" -> s.timeoutSeconds = nonNegative(value);
-        case "requirepass" -> s.requirepass = value;
+        case "requirepass" -> {
+          io.bloomery.guard.Credentials.remember(value); // masked in the log from now on
+          s.requirepass = value;
+        }
         case "save" -> s.save = value;
         case "bf-error-rate" -> {
           double d = Double.parseDouble(value);
@@ -377,6 +382,7 @@ final class ServerCommands {
     memory.put("maxmemory", Long.toString(inv.settings().maxmemory));
     memory.put("maxmemory_human", human(inv.settings().maxmemory));
     memory.put("maxmemory_policy", "noeviction");
+    memory.put("mem_clients_query_buffers", Long.toString(inv.server().queryMemory().held()));
     out.put("memory", memory);
     Map<String, String> persistence = new LinkedHashMap<>(server.persistence().infoFields());
     out.put("persistence", persistence);
@@ -391,6 +397,8 @@ final class ServerCommands {
     stats.put("client_output_buffer_limit_disconnections", Long.toString(st.outputBufferDisconnections.sum()));
     stats.put("protocol_error_disconnections", Long.toString(st.protocolErrorDisconnections.sum()));
     stats.put("oom_rejections", Long.toString(st.oomRejections.sum()));
+    stats.put("acl_access_denied_auth", Long.toString(st.authFailures.sum()));
+    stats.put("auth_failures_delayed", Long.toString(st.authFailuresDelayed.sum()));
     out.put("stats", stats);
     out.put("commandstats", st.commands.infoFields());
     Map<String, String> replication = new LinkedHashMap<>();

@@ -22,10 +22,12 @@ public final class ServerContext {
   private volatile String transport = "nio";
   private volatile int ioThreads = 1;
   private final FileLoads fileLoads;
+  private final io.bloomery.server.resp.QueryMemory queryMemory;
 
   public ServerContext(Keyspace keyspace, Settings settings) {
     this.keyspace = keyspace;
     this.settings = settings;
+    this.queryMemory = new io.bloomery.server.resp.QueryMemory(settings.maxmemoryClients);
     this.startMillis = System.currentTimeMillis();
     this.fileLoads = new FileLoads(System::currentTimeMillis);
     StringBuilder id = new StringBuilder();
@@ -138,6 +140,11 @@ public final class ServerContext {
 
   public String transport() {
     return transport;
+  }
+
+  /** The heap commands still being read hold across all connections, against {@code maxmemory-clients}. */
+  public io.bloomery.server.resp.QueryMemory queryMemory() {
+    return queryMemory;
   }
 
   /** Event loops serving clients ({@code io-threads}), for INFO. */

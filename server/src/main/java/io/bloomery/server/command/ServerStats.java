@@ -14,6 +14,10 @@ public final class ServerStats {
   public final LongAdder outputBufferDisconnections = new LongAdder();
   public final LongAdder protocolErrorDisconnections = new LongAdder();
   public final LongAdder oomRejections = new LongAdder();
+  /** Wrong passwords given to AUTH or HELLO ({@code acl_access_denied_auth}, Redis's name). */
+  public final LongAdder authFailures = new LongAdder();
+  /** Wrong-password replies held back by the per-connection throttle. */
+  public final LongAdder authFailuresDelayed = new LongAdder();
   /** Per-command calls, time, rejections and failures for INFO commandstats. */
   public final CommandStats commands = new CommandStats();
 }

@@ -38,6 +38,15 @@ public final class Settings {
   public volatile long outputBufferSoftLimit = 1024 * 1024;
   /** Seconds above the soft limit before a client is disconnected (0: never for that; fixed at start). */
   public volatile long outputBufferStallSeconds = 60;
+  /** Heap one command still being read may take ({@code client-query-buffer-limit}; fixed at start). */
+  public volatile long clientQueryBufferLimit = 1024L * 1024 * 1024;
+  /**
+   * Heap all commands still being read may take together ({@code maxmemory-clients}; {@link Long#MAX_VALUE}: no
+   * limit; fixed at start, when the server's {@link ServerContext} is made).
+   */
+  public volatile long maxmemoryClients = Runtime.getRuntime().maxMemory() / 4;
+  /** Milliseconds of the first delayed wrong-password reply on a connection (0: none delayed). */
+  public volatile long authFailDelayMillis = 100;
 
   public boolean passwordRequired() {
     String p = requirepass;

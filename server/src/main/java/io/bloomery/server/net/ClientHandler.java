@@ -3,6 +3,7 @@ package io.bloomery.server.net;
 import io.bloomery.server.command.ClientState;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
+import io.bloomery.server.command.RateLimitedLog;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.resp.RespProtocolException;
@@ -22,6 +23,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One client connection: runs its commands in arrival order on the connection's event loop and writes each reply
@@ -33,6 +35,9 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
+  private static final RateLimitedLog PROTOCOL_ERRORS = new RateLimitedLog(LOG, Level.INFO, "protocol error");
+  private static final RateLimitedLog UNEXPECTED_ERRORS = new RateLimitedLog(LOG, Level.WARN, "unexpected error");
+  private static final RateLimitedLog SLOW_CLIENTS = new RateLimitedLog(LOG, Level.WARN, "slow client");
 
   /**
    * Unsent bytes an unauthenticated client may have (CVE-2025-21605: a client that never reads must not grow
@@ -60,6 +65,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   private ChannelFuture lastHandOff;
   private boolean waitingForJournal;
   private boolean closing;
+  /** Whether this connection's unexpected error was logged (it is logged once, however often it is raised). */
+  private boolean failureLogged;
   private ScheduledFuture<?> stallCheck;
 
   ClientHandler(ServerContext server, Dispatcher dispatcher, ClientState client, long stallMillis) {
@@ -118,6 +125,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     pending.add((RespRequest) msg);
     client.chaining(true); // the commands of one read run back to back: one clock read each
     drain(ctx); // keeps the lease: the next command of this read may write the same key
+    if (!pending.isEmpty() && ctx.channel().config().isAutoRead()) {
+      // a reply waits (its fsync, an external store): no more is read until the queue drains, so the commands
+      // queued behind it are at most one read's worth (drain reads again once it is empty)
+      ctx.channel().config().setAutoRead(false);
+    }
   }
 
   /**
@@ -263,7 +275,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
     pending.clear();
     server.stats().outputBufferDisconnections.increment();
-    LOG.warn("closing client id={} addr={}: {}", client.id(), client.address(), why);
+    SLOW_CLIENTS.log("closing client id={} addr={}: {}", client.id(), client.address(), why);
     ctx.close();
   }
 
@@ -308,7 +320,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
     if (root instanceof RespProtocolException protocol) {
       server.stats().protocolErrorDisconnections.increment();
-      LOG.info("closing client id={} addr={}: {}", client.id(), client.address(), protocol.getMessage());
+      PROTOCOL_ERRORS.log("closing client id={} addr={}: {}", client.id(), client.address(), protocol.getMessage());
       if (!closing) {
         closing = true;
         handOff(ctx); // the replies before the bad frame go first
@@ -318,8 +330,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (!(root instanceof java.io.IOException)) {
-      LOG.warn("closing client id={} after an unexpected error", client.id(), root);
+    if (!(root instanceof java.io.IOException) && !failureLogged) {
+      failureLogged = true;
+      UNEXPECTED_ERRORS.log("closing client id={} addr={} after an unexpected error: {}", client.id(),
+          client.address(), String.valueOf(root));
+      LOG.debug("the unexpected error of client id={}", client.id(), root);
     }
     closing = true;
     flush(ctx);

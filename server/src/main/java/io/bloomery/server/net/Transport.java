@@ -166,7 +166,7 @@ public final class Transport implements AutoCloseable {
             if (timeout > 0) {
               ch.pipeline().addLast(new IdleStateHandler(0, 0, timeout, TimeUnit.SECONDS));
             }
-            ch.pipeline().addLast(new RespDecoder(limits, client::authenticated));
+            ch.pipeline().addLast(new RespDecoder(limits, client::authenticated, server.queryMemory()));
             ch.pipeline().addLast(new ClientHandler(server, dispatcher, client, stallMillis));
           }
         });

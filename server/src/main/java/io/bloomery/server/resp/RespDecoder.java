@@ -15,10 +15,18 @@ import java.util.function.BooleanSupplier;
  * <p>An explicit state machine: {@code START} looks at the first byte; {@code ARG_HEADER} reads a {@code $len} line;
  * {@code ARG_BODY} copies bulk bytes as they arrive; {@code ARG_END} skips the CRLF after a bulk. Nothing is ever
  * allocated from a length the client declared: the argument list grows from at most 16 slots and a bulk buffer
- * from at most 16 KB, each doubling only as bytes actually arrive, so memory stays within twice what the client
- * really sent. Limits ({@link RespLimits}) are checked on the declared values before any byte of the body is read;
- * an unauthenticated connection gets Redis's post-CVE-2021-32675 limits. A violation throws
- * {@link RespProtocolException} with Redis's wording; the decoder then discards everything else it is given.
+ * from at most 16 KB, each growing only as bytes actually arrive.
+ *
+ * <p>Memory is counted as the heap a command takes, not as the bytes it arrived in: each argument costs
+ * {@link #argumentCost its length rounded up to 8 plus {@value #ARGUMENT_OVERHEAD} bytes} (the array's header and
+ * its share of the argument list), so an empty argument, 6 bytes on the wire, counts 40. Two limits apply. The
+ * connection's own ({@link RespLimits#maxQueryBufferBytes()}, {@code client-query-buffer-limit}) is checked on
+ * each argument's declared length before any byte of its body is read. The total across connections
+ * ({@link QueryMemory}, {@code maxmemory-clients}) is reserved before each allocation for a command that arrives
+ * in pieces (what the state machine allocates) and given back when the command is complete, so a client declaring
+ * a large bulk holds only what it has sent. An unauthenticated connection gets Redis's post-CVE-2021-32675 limits.
+ * A violation throws {@link RespProtocolException} with Redis's wording; the decoder then gives back what it held
+ * and discards everything else it is given.
  */
 public final class RespDecoder extends ByteToMessageDecoder {
 
@@ -28,8 +36,32 @@ public final class RespDecoder extends ByteToMessageDecoder {
   /** The query buffer limit of a connection that has not authenticated yet. */
   private static final long UNAUTHENTICATED_QUERY_BYTES = 1024 * 1024;
 
+  /**
+   * Bytes counted per argument besides its payload: the {@code byte[]} header (16) and its share of the argument
+   * list, a reference of up to 8 bytes of which the list holds up to three per argument while it grows (24).
+   */
+  static final int ARGUMENT_OVERHEAD = 40;
+  /** Bytes counted per multibulk command besides its arguments: the request, its list and their headers. */
+  static final int COMMAND_OVERHEAD = 64;
+  /**
+   * The heap a whole frame may take for the fast path to build it without reserving from {@link QueryMemory}: it
+   * is built from bytes already received (at most one socket read) and handed on at once.
+   */
+  private static final long UNRESERVED_FRAME_BYTES = 64 * 1024;
+  /**
+   * How much {@link #reserve} takes from {@link #memory} at least, so that a command of many small arguments goes to
+   * the shared counter once per this many bytes, not once per argument; a connection holds at most this much more
+   * than it counts.
+   */
+  private static final long RESERVE_CHUNK = 8 * 1024;
+
   private final RespLimits limits;
   private final BooleanSupplier authenticated;
+  private final QueryMemory memory;
+  /** Bytes this connection holds reserved in {@link #memory} for the command being read. */
+  private long reserved;
+  /** Of {@link #reserved}, the bytes counted for what the command being read has allocated. */
+  private long used;
 
   private State state = State.START;
   private long argumentsLeft;
@@ -41,11 +73,30 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   /**
    * @param authenticated whether the connection has authenticated (or needs no password); read per frame
+   * @param memory the total budget shared by every connection's decoder
    */
-  public RespDecoder(RespLimits limits, BooleanSupplier authenticated) {
+  public RespDecoder(RespLimits limits, BooleanSupplier authenticated, QueryMemory memory) {
     this.limits = limits;
     this.authenticated = authenticated;
+    this.memory = memory;
     setCumulator(HEAP_CUMULATOR);
+  }
+
+  /** A decoder with no total limit across connections (its own limits still apply). */
+  public RespDecoder(RespLimits limits, BooleanSupplier authenticated) {
+    this(limits, authenticated, QueryMemory.unlimited());
+  }
+
+  /**
+   * The heap an argument of {@code length} bytes is counted as: its payload rounded up to 8 plus
+   * {@value #ARGUMENT_OVERHEAD}.
+   */
+  static long argumentCost(long length) {
+    return ARGUMENT_OVERHEAD + aligned(length);
+  }
+
+  private static long aligned(long bytes) {
+    return (bytes + 7) & ~7L;
   }
 
   /**
@@ -126,12 +177,56 @@ public final class RespDecoder extends ByteToMessageDecoder {
           in.skipBytes(in.readableBytes());
           return null;
       }
-    } catch (RespProtocolException e) {
+    } catch (RuntimeException | Error e) { // a protocol error, or anything else: this connection reads no more
       state = State.FAILED;
       argv = null;
       bulk = null;
+      giveBack();
       throw e;
     }
+  }
+
+  /** The connection is closing: what the command being read held goes back to the budget. */
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    argv = null;
+    bulk = null;
+    giveBack();
+  }
+
+  /**
+   * Counts {@code bytes} against the total budget before they are allocated, taking from it in chunks of at least
+   * {@link #RESERVE_CHUNK}; fails the connection only if the bytes themselves do not fit.
+   */
+  private void reserve(long bytes) {
+    long need = used + bytes - reserved;
+    if (need > 0) {
+      long take = Math.max(need, RESERVE_CHUNK);
+      if (!memory.reserve(take)) {
+        if (take == need || !memory.reserve(need)) {
+          throw new RespProtocolException("clients' pending commands reached maxmemory-clients");
+        }
+        take = need;
+      }
+      reserved += take;
+    }
+    used += bytes;
+  }
+
+  /** An allocation of the command being read was let go: its bytes count no more, beyond a chunk they go back. */
+  private void unreserve(long bytes) {
+    used -= bytes;
+    long spare = reserved - used - RESERVE_CHUNK;
+    if (spare > 0) {
+      memory.release(spare);
+      reserved -= spare;
+    }
+  }
+
+  private void giveBack() {
+    memory.release(reserved);
+    reserved = 0;
+    used = 0;
   }
 
   private RespRequest start(ByteBuf in) {
@@ -143,7 +238,6 @@ public final class RespDecoder extends ByteToMessageDecoder {
       return null;
     }
     long count = parseLine(in, in.readerIndex() + 1, end, "invalid multibulk length");
-    int headerBytes = end - in.readerIndex() + 2;
     consumeLine(in, end);
     if (count > Integer.MAX_VALUE) {
       throw new RespProtocolException("invalid multibulk length");
@@ -155,8 +249,10 @@ public final class RespDecoder extends ByteToMessageDecoder {
       throw new RespProtocolException("unauthenticated multibulk length");
     }
     argumentsLeft = count;
+    commandBytes = 0;
+    countCommandBytes(COMMAND_OVERHEAD);
+    reserve(COMMAND_OVERHEAD);
     argv = new ArrayList<>((int) Math.min(count, 16));
-    commandBytes = headerBytes;
     state = State.ARG_HEADER;
     return null;
   }
@@ -175,10 +271,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
       }
       byte first = in.getByte(in.readerIndex());
       if (first != '$') {
-        throw new RespProtocolException("expected '$', got '" + (char) (first & 0xFF) + "'");
+        throw new RespProtocolException("expected '$', got '" + ClientText.escape(first) + "'");
       }
       length = parseLine(in, in.readerIndex() + 1, end, "invalid bulk length");
-      lineBytes = end - in.readerIndex() + 2;
       consumeLine(in, end);
     }
     if (length < 0 || length > limits.maxBulkBytes()) {
@@ -187,18 +282,23 @@ public final class RespDecoder extends ByteToMessageDecoder {
     if (!authenticated.getAsBoolean() && length > limits.unauthenticatedMaxBulkBytes()) {
       throw new RespProtocolException("unauthenticated bulk length");
     }
-    countCommandBytes(lineBytes + length);
+    countCommandBytes(argumentCost(length));
     bulkLength = (int) length;
     bulkFilled = 0;
-    bulk = new byte[Math.min(bulkLength, FIRST_BUFFER_BYTES)];
+    int first = Math.min(bulkLength, FIRST_BUFFER_BYTES);
+    reserve(ARGUMENT_OVERHEAD + aligned(first));
+    bulk = new byte[first];
     state = State.ARG_BODY;
   }
 
   private void argumentBody(ByteBuf in) {
     int take = Math.min(in.readableBytes(), bulkLength - bulkFilled);
     if (bulkFilled + take > bulk.length) {
-      long grown = Math.max((long) bulk.length * 2, bulkFilled + take);
-      bulk = Arrays.copyOf(bulk, (int) Math.min(grown, bulkLength));
+      int grown = (int) Math.min(Math.max((long) bulk.length * 2, bulkFilled + take), bulkLength);
+      reserve(aligned(grown)); // both arrays live while one is copied into the other
+      int old = bulk.length;
+      bulk = Arrays.copyOf(bulk, grown);
+      unreserve(aligned(old));
     }
     in.readBytes(bulk, bulkFilled, take);
     bulkFilled += take;
@@ -224,6 +324,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
     state = State.START;
     List<byte[]> done = argv;
     argv = null;
+    giveBack(); // the command goes on to run; reading it holds nothing more
     return new RespRequest(done);
   }
 
@@ -289,7 +390,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
       return null;
     }
     int p = numberEnd + 2;
-    long total = p - start; // the header line, as countCommandBytes counts it
+    long total = COMMAND_OVERHEAD; // as countCommandBytes counts the command
     long queryLimit = authed ? limits.maxQueryBufferBytes() : UNAUTHENTICATED_QUERY_BYTES;
     long maxBulk = authed ? limits.maxBulkBytes() : Math.min(limits.maxBulkBytes(), limits.unauthenticatedMaxBulkBytes());
     int first = p;
@@ -304,11 +405,15 @@ public final class RespDecoder extends ByteToMessageDecoder {
         return null;
       }
       int body = numberEnd + 2;
-      total += body - p + length;
+      total += argumentCost(length);
       if (total > queryLimit || length > end - body - 2) {
         return null;
       }
       p = body + (int) length + 2; // Redis skips the two bytes after a bulk without looking at them
+    }
+    boolean reserving = total > UNRESERVED_FRAME_BYTES;
+    if (reserving && !memory.reserve(total)) {
+      return null; // the state machine reads as much as the budget allows, then refuses
     }
     // Pass 2: the copies.
     List<byte[]> args = new ArrayList<>((int) count);
@@ -320,6 +425,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
       q = body + (int) length + 2;
     }
     in.skipBytes(p - start);
+    if (reserving) {
+      memory.release(total);
+    }
     return new RespRequest(args);
   }
 

@@ -6,7 +6,8 @@ package io.bloomery.server.resp;
  *
  * @param maxBulkBytes largest bulk string ({@code proto-max-bulk-len}, 512 MB)
  * @param maxInlineBytes longest inline command or header line without CRLF (64 KB)
- * @param maxQueryBufferBytes most bytes one command may occupy ({@code client-query-buffer-limit}, 1 GB)
+ * @param maxQueryBufferBytes most heap one command may take, as {@link RespDecoder} counts it: each argument its
+ *     length rounded up to 8 plus 40 bytes ({@code client-query-buffer-limit}, 1 GB)
  * @param unauthenticatedMaxArguments most arguments in one command before AUTH (10)
  * @param unauthenticatedMaxBulkBytes largest bulk string before AUTH (16 KB)
  */

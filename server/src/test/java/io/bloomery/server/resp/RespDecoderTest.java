@@ -188,6 +188,69 @@ class RespDecoderTest {
     assertThat(decode(ch)).isEmpty();
   }
 
+  @Test
+  void clientBytesInAnErrorAreEscaped() {
+    assertThat(protocolError("*1\r\n\u001b[2J\r\n", true)).isEqualTo("ERR Protocol error: expected '$', got '\\x1b'");
+    assertThat(protocolError("*1\r\n\nx\r\n", true)).isEqualTo("ERR Protocol error: expected '$', got '\\n'");
+    assertThat(protocolError("*1\r\n+x\r\n", true)).isEqualTo("ERR Protocol error: expected '$', got '+'");
+  }
+
+  /**
+   * The attack of a huge declared count followed by empty arguments: each costs its array's header and its slot in
+   * the argument list, 40 bytes, not the 6 bytes it takes on the wire, so a 1 MB limit stops it after about 26000.
+   */
+  @Test
+  void emptyArgumentsCountTheHeapTheyTakeNotTheirWireBytes() {
+    RespLimits oneMegabyte = new RespLimits(1 << 20, 64 * 1024, 1 << 20, 10, 16 * 1024);
+    EmbeddedChannel ch = new EmbeddedChannel(new RespDecoder(oneMegabyte, () -> true));
+    ch.writeInbound(bytes("*268000001\r\n$6\r\nBF.ADD\r\n"));
+    String thousand = "$0\r\n\r\n".repeat(1000);
+    int sent = 0;
+    RespProtocolException refused = null;
+    while (refused == null && sent < 100_000) {
+      try {
+        ch.writeInbound(bytes(thousand));
+        sent += 1000;
+      } catch (DecoderException e) {
+        refused = (RespProtocolException) e.getCause();
+      }
+    }
+    assertThat(refused).as("refused within 100000 empty arguments").isNotNull();
+    assertThat(refused.reply()).isEqualTo("ERR Protocol error: query buffer limit reached");
+    assertThat(sent).isLessThan((1 << 20) / RespDecoder.ARGUMENT_OVERHEAD);
+  }
+
+  /**
+   * Connections reading commands that arrive in pieces reserve from one budget before they allocate: one that would
+   * pass it is refused while the other goes on, and what a connection held comes back when its command completes
+   * or the connection closes.
+   */
+  @Test
+  void pendingCommandsOfAllConnectionsShareOneBudget() {
+    QueryMemory memory = new QueryMemory(2 << 20);
+    EmbeddedChannel first = new EmbeddedChannel(new RespDecoder(LIMITS, () -> true, memory));
+    EmbeddedChannel second = new EmbeddedChannel(new RespDecoder(LIMITS, () -> true, memory));
+    String header = "*2\r\n$4\r\nECHO\r\n$900000\r\n";
+    first.writeInbound(bytes(header + "x".repeat(600_000)));
+    assertThat(memory.held()).isBetween(600_000L, 1L << 20);
+    // 1.6 MB would fit alone, not beside the first connection's 600 KB
+    assertThatThrownBy(() -> second.writeInbound(bytes("*2\r\n$4\r\nECHO\r\n$1700000\r\n" + "y".repeat(1_600_000))))
+        .hasCauseInstanceOf(RespProtocolException.class)
+        .cause().hasMessage("Protocol error: clients' pending commands reached maxmemory-clients");
+    long firstHolds = memory.held();
+    assertThat(firstHolds).as("the refused connection gave back what it held").isLessThan(1L << 20);
+    second.finishAndReleaseAll();
+    assertThat(memory.held()).isEqualTo(firstHolds);
+    first.writeInbound(bytes("x".repeat(300_000) + "\r\n"));
+    assertThat(decode(first)).hasSize(1);
+    assertThat(memory.held()).as("a complete command holds nothing here").isZero();
+    EmbeddedChannel third = new EmbeddedChannel(new RespDecoder(LIMITS, () -> true, memory));
+    third.writeInbound(bytes(header + "z".repeat(500_000)));
+    assertThat(memory.held()).isPositive();
+    third.finishAndReleaseAll();
+    assertThat(memory.held()).as("a closed connection gave back what it held").isZero();
+  }
+
   /**
    * Whole frames in one heap buffer take the decoder's one-pass path; fed a byte at a time the same bytes go through
    * the state machine. Odd frames that the fast path must hand over: a declared count above the headers present
