@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A separate JVM process for {@link MultiProcessExactlyOnceTest}: opens its own guard on a shared
+ * A separate JVM process for {@link MultiProcessExactlyOnceIT}: opens its own guard on a shared
  * store, offers items 0..n-1 in its own shuffled order and writes the ones it was told were new.
  *
  * <p>Arguments: {@code STORE N SEED OUTPUT} where STORE is a JDBC URL or {@code sqlite:FILE}. Once

@@ -68,7 +68,7 @@ class GuardWireBenchmark {
   }
 
   static Object call(Jedis j, String... args) {
-    return j.sendCommand(GuardCommandsTest.cmd(args[0]), java.util.Arrays.copyOfRange(args, 1, args.length));
+    return j.sendCommand(GuardCommandsIT.cmd(args[0]), java.util.Arrays.copyOfRange(args, 1, args.length));
   }
 
   /** Which parts run: {@code a} crawler's check, {@code b} concurrent adds, {@code f} (b) with fsync on, {@code c} freshness. */
@@ -100,8 +100,8 @@ class GuardWireBenchmark {
       GuardFixtures.psql(url, "INSERT INTO " + table + " (digest, item) SELECT sha256(convert_to(url, 'UTF8')),"
           + " convert_to(url, 'UTF8') FROM plain; ANALYZE " + table); // both tables analyzed, as autovacuum would
       call(j, "GUARD.REBUILD", "crawl");
-      GuardCommandsTest.server = server;
-      GuardCommandsTest.awaitStreaming("crawl");
+      GuardCommandsIT.server = server;
+      GuardCommandsIT.awaitStreaming("crawl");
       System.out.printf(Locale.ROOT, "BENCH start %s, load average %s, %d cores%n", java.time.Instant.now(),
           loadAverage(), Runtime.getRuntime().availableProcessors());
       if (PARTS.contains("a")) {
@@ -491,7 +491,7 @@ class GuardWireBenchmark {
     args.add(key);
     args.addAll(batch);
     long duplicates = 0;
-    for (Object v : (List<?>) j.sendCommand(GuardCommandsTest.cmd(command), args.toArray(String[]::new))) {
+    for (Object v : (List<?>) j.sendCommand(GuardCommandsIT.cmd(command), args.toArray(String[]::new))) {
       if (v instanceof List<?> verdict) {
         duplicates += (Long) verdict.get(2);
       }
@@ -687,10 +687,10 @@ class GuardWireBenchmark {
     timedSum(conns, warm, port, (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch));
     timedSql(conns, warm, url, sql, GuardWireBenchmark::selectAny);
     List<List<String>> batches = links(perCall, seenEvery, total, "r" + perCall + "-" + conns);
-    Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    Map<String, Object> before = GuardCommandsIT.infoOf(j, "crawl");
     double[] guard = timedSum(conns, batches, port, (jc, batch) -> mexists(jc, "GUARD.MEXISTS", "crawl", batch));
     String guardCpu = lastCpu;
-    Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    Map<String, Object> after = GuardCommandsIT.infoOf(j, "crawl");
     double[] plain = timedSql(conns, batches, url, sql, GuardWireBenchmark::selectAny);
     String plainCpu = lastCpu;
     List<byte[]> requests = RawResp.requests("GUARD.MEXISTS", "crawl", batches);
@@ -798,7 +798,7 @@ class GuardWireBenchmark {
       timedPerClient(CLIENTS, warm, port, singleAdds);
       timedSql(CLIENTS, warm, url, insert, perItem);
     }
-    Map<String, Object> before = GuardCommandsTest.infoOf(j, "crawl");
+    Map<String, Object> before = GuardCommandsIT.infoOf(j, "crawl");
     statements(url, "reset");
     long[] store0 = pgCounters(url);
     jdk.jfr.Recording recording = startRecording();
@@ -810,7 +810,7 @@ class GuardWireBenchmark {
     statements(url, "group");
     String groupCpu = lastCpu;
     String groupThreads = lastThreads;
-    Map<String, Object> after = GuardCommandsTest.infoOf(j, "crawl");
+    Map<String, Object> after = GuardCommandsIT.infoOf(j, "crawl");
     statements(url, "reset");
     store0 = pgCounters(url);
     double[] sql = timedSql(CLIENTS, timedItems, url, insert, perItem);
@@ -905,7 +905,7 @@ class GuardWireBenchmark {
       st.execute("CREATE TABLE IF NOT EXISTS feed (id bigserial PRIMARY KEY, url text NOT NULL)");
     }
     call(j, "GUARD.RESERVE", "feed", "feed", "0.01", String.valueOf(4L * FEED_RATE * FEED_SECONDS));
-    GuardCommandsTest.awaitStreaming("feed");
+    GuardCommandsIT.awaitStreaming("feed");
     java.util.concurrent.ConcurrentLinkedQueue<Object[]> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
     java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
     AtomicLong rows = new AtomicLong();
@@ -971,7 +971,7 @@ class GuardWireBenchmark {
     }
     writer.get();
     java.util.Collections.sort(lags);
-    Map<String, Object> info = GuardCommandsTest.infoOf(j, "feed");
+    Map<String, Object> info = GuardCommandsIT.infoOf(j, "feed");
     System.out.printf(Locale.ROOT, "BENCH (c) foreign inserts %d rows in %.1f s = %.0f rows/s (target %d);"
             + " %d samples, %d probe rounds; lag commit -> GUARD.MEXISTS maybe: p50 %.1f ms, p99 %.1f ms, max %.1f ms;"
             + " GUARD.INFO max_commit_lag_ms %s, replication_rows %s%n",

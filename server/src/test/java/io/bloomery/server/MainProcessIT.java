@@ -1,0 +1,136 @@
+package io.bloomery.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The server as a real child process: the Ready line with the actual port, a client, SIGTERM, exit 0. */
+class MainProcessIT {
+  @TempDir Path dir;
+
+  @Test
+  void printsTheReadyLineServesAndExitsZeroOnSigterm() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        "io.bloomery.server.Main", "--port", "0", "--http-port", "0", "--appendonly", "no",
+        "--dir", dir.toString()));
+    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      String ready = out.readLine();
+      Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)").matcher(ready);
+      assertThat(m.matches()).as(ready).isTrue();
+      int port = Integer.parseInt(m.group(1));
+      assertThat(out.readLine()).startsWith("Connect with: redis-cli -p " + port);
+      try (RawClient c = new RawClient(port)) {
+        assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
+        assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
+      }
+      process.destroy(); // SIGTERM
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  /** Starts {@code bloomery serve} with {@code args} and returns it with its port (from the Ready line). */
+  private static Process serve(List<String> args, int[] port) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        "io.bloomery.server.Main", "--port", "0", "--http-port", "0"));
+    command.addAll(args);
+    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    String ready = out.readLine();
+    Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)").matcher(String.valueOf(ready));
+    assertThat(m.matches()).as(ready).isTrue();
+    port[0] = Integer.parseInt(m.group(1));
+    return process;
+  }
+
+  @Test
+  void shutdownSnapshotsAndExitsZeroAndIsRefusedBeforeAuth() throws Exception {
+    int[] port = new int[1];
+    List<String> args = List.of("--appendonly", "no", "--save", "3600 1", "--requirepass", "pw", "--dir",
+        dir.toString());
+    Process process = serve(args, port);
+    try {
+      try (RawClient c = new RawClient(port[0])) {
+        assertThat(c.call("SHUTDOWN")).isEqualTo("-NOAUTH Authentication required.\r\n");
+        assertThat(c.call("AUTH", "pw")).isEqualTo("+OK\r\n");
+        assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
+        assertThat(c.call("SHUTDOWN", "SAVE", "NOSAVE")).isEqualTo("-ERR syntax error\r\n");
+        assertThat(c.call("SHUTDOWN", "ABORT")).isEqualTo("-ERR No shutdown in progress.\r\n");
+        assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+        assertThat(c.call("SHUTDOWN")).isEqualTo("-ERR Command not allowed inside a transaction\r\n");
+        assertThat(c.call("DISCARD")).isEqualTo("+OK\r\n");
+        c.send(RawClient.encode("SHUTDOWN"));
+        assertThat(c.closedByServer()).isTrue(); // no reply: the connection closes with the server
+      }
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+    // the snapshot written at SHUTDOWN holds the write (no journal: --appendonly no); NOSAVE then drops the next
+    restartCheckAndShutdown(args, List.of("x"), List.of(), "lost", "NOSAVE");
+    // NOSAVE without a journal: the last write was not kept, the earlier snapshot was
+    restartCheckAndShutdown(args, List.of("x"), List.of("lost"), null, "NOSAVE", "NOW");
+  }
+
+  /**
+   * Starts the server again, checks which items BF key k holds, optionally adds one, then sends SHUTDOWN with
+   * {@code shutdownArgs} and expects the connection to close and the process to exit 0.
+   */
+  private static void restartCheckAndShutdown(List<String> args, List<String> present, List<String> absent,
+      String add, String... shutdownArgs) throws Exception {
+    int[] port = new int[1];
+    Process process = serve(args, port);
+    try (RawClient c = new RawClient(port[0])) {
+      assertThat(c.call("AUTH", "pw")).isEqualTo("+OK\r\n");
+      for (String item : present) {
+        assertThat(c.call("BF.EXISTS", "k", item)).as(item).isEqualTo(":1\r\n");
+      }
+      for (String item : absent) {
+        assertThat(c.call("BF.EXISTS", "k", item)).as(item).isEqualTo(":0\r\n");
+      }
+      if (add != null) {
+        assertThat(c.call("BF.ADD", "k", add)).isEqualTo(":1\r\n");
+      }
+      List<String> shutdown = new ArrayList<>(List.of("SHUTDOWN"));
+      shutdown.addAll(List.of(shutdownArgs));
+      c.send(RawClient.encode(shutdown.toArray(String[]::new)));
+      assertThat(c.closedByServer()).isTrue();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aBadOptionExitsTwoWithOneLine() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        "io.bloomery.server.Main", "--port", "nope").redirectErrorStream(true).start();
+    try {
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isEqualTo(2);
+      assertThat(output.strip()).isEqualTo("bloomery serve: port must be an integer, not 'nope'");
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+}
