@@ -197,6 +197,18 @@ public final class KindAccess {
 
     byte[] bloomHeader(ScalableBloomFilter filter);
 
+    /** The filter's header and layers as they are now, later adds showing through (no copy on write). */
+    ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter);
+
+    /** The BF header of a view. */
+    byte[] bloomHeader(ScalableBloomFilter.Frozen view);
+
+    /**
+     * Copies a view's payload words from word {@code word} of its concatenated layers into {@code into}, up to its
+     * length or the end of a page or layer; returns how many.
+     */
+    int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into);
+
     ScalableBloomFilter loadHeader(byte[] header);
 
     long bloomPayloadBytes(byte[] header);

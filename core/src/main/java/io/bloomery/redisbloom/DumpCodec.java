@@ -25,6 +25,21 @@ final class DumpCodec {
     }
 
     @Override
+    public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
+      return filter.rollingView();
+    }
+
+    @Override
+    public byte[] bloomHeader(ScalableBloomFilter.Frozen view) {
+      return view.header();
+    }
+
+    @Override
+    public int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into) {
+      return view.words(word, into);
+    }
+
+    @Override
     public ScalableBloomFilter loadHeader(byte[] header) {
       return DumpCodec.loadHeader(header);
     }
@@ -106,25 +121,28 @@ final class DumpCodec {
 
   /** The BF header bytes (SCANDUMP iterator 0). */
   static byte[] bloomHeader(ScalableBloomFilter filter) {
-    return filter.withLayersLocked(layers -> {
-      ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
-          .order(ByteOrder.LITTLE_ENDIAN);
-      out.putLong(filter.sizeUnlocked());
-      out.putInt(layers.length);
-      out.putInt(filter.options());
-      out.putInt((int) filter.growth());
-      for (BloomLayer layer : layers) {
-        out.putLong(layer.bytes);
-        out.putLong(layer.bits);
-        out.putLong(layer.size);
-        out.putDouble(layer.error);
-        out.putDouble(layer.bitsPerEntry);
-        out.putInt(layer.hashes);
-        out.putLong(layer.entries);
-        out.put((byte) layer.n2);
-      }
-      return out.array();
-    });
+    return filter.withLayersLocked(layers -> bloomHeader(filter, layers));
+  }
+
+  /** The BF header bytes for {@code layers}; the caller holds the filter's read lock. */
+  static byte[] bloomHeader(ScalableBloomFilter filter, BloomLayer[] layers) {
+    ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    out.putLong(filter.sizeUnlocked());
+    out.putInt(layers.length);
+    out.putInt(filter.options());
+    out.putInt((int) filter.growth());
+    for (BloomLayer layer : layers) {
+      out.putLong(layer.bytes);
+      out.putLong(layer.bits);
+      out.putLong(layer.size);
+      out.putDouble(layer.error);
+      out.putDouble(layer.bitsPerEntry);
+      out.putInt(layer.hashes);
+      out.putLong(layer.entries);
+      out.put((byte) layer.n2);
+    }
+    return out.array();
   }
 
   /**

@@ -41,9 +41,11 @@ import java.util.function.LongSupplier;
  *
  * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
  * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
- * that key's entry-at-the-cut into the walk (a deep copy when the value will live on and change, the reference when
- * it is being dropped). The walker hands each key over under the key's lock, so a writer of that key waits at most
- * for that one key's serialization, and a writer of any other key not at all.
+ * that key's entry-at-the-cut into the walk (Values.freeze when the value will live on and change: a copy-on-write
+ * view of a scalable Bloom filter, which copies only the 64 KiB pages later writes change, a deep copy of the other
+ * kinds; the reference when it is being dropped). The walker hands each key over under the key's lock, serialized
+ * straight from the live value, so a writer of that key waits at most for that one key's serialization, and a writer
+ * of any other key not at all.
  */
 
 /**
@@ -585,9 +587,16 @@ public final class Keyspace implements SnapshotSource {
     }
     Frozen atCut = w.pending.get(key);
     if (atCut != null) {
-      // Copy before un-listing: if the copy fails (no heap), the write fails and the walk still has the key.
-      w.preserved.put(key, copy ? new Frozen(Values.copy(atCut.value), atCut.expireAt) : atCut);
+      // Freeze before un-listing: if that fails (no heap), the write fails and the walk still has the key.
+      w.preserved.put(key, copy ? new Frozen(Values.freeze(atCut.value), atCut.expireAt) : atCut);
       w.pending.remove(key);
+    }
+  }
+
+  /** Ends the copy on write of a value the walk kept ({@link Values#freeze}). */
+  private static void release(Frozen kept) {
+    if (kept.value() instanceof io.bloomery.redisbloom.ScalableBloomFilter.Frozen view) {
+      view.close();
     }
   }
 
@@ -661,12 +670,17 @@ public final class Keyspace implements SnapshotSource {
           if (live == null) {
             Frozen saved = w.preserved.remove(k);
             if (saved != null) {
-              sink.accept(k.bytes(), saved.value(), saved.expireAt());
+              try {
+                sink.accept(k.bytes(), saved.value(), saved.expireAt());
+              } finally {
+                release(saved);
+              }
             }
           }
         }
       } finally {
         walk = null;
+        w.preserved.values().forEach(Keyspace::release);
       }
     }
   }
