@@ -126,6 +126,18 @@ public final class KindAccess {
     AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
         int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis, GenerationSource source)
         throws IOException;
+
+    /**
+     * The live generations after rotating to the current time, not copied (adds to them show through; a later
+     * rotation does not change the returned set). For streaming them out; never to be changed.
+     */
+    AgePartitionedFilter.Snapshot liveGenerations(AgePartitionedFilter filter);
+  }
+
+  /** A piece of output that may fail. */
+  @FunctionalInterface
+  public interface IoAction {
+    void run() throws IOException;
   }
 
   /** {@link BinaryFuseFilter}. */
@@ -220,7 +232,13 @@ public final class KindAccess {
     /** {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, inside one sub-filter. */
     byte[] cuckooSlots(CuckooFilter filter, long offset, int length);
 
+    /** {@link #cuckooSlots(CuckooFilter, long, int)} copied into the start of {@code into}. */
+    void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length);
+
     byte[] cuckooHeader(CuckooFilter filter);
+
+    /** Runs {@code action} while the filter's adds, deletes and compaction wait (lookups go on). */
+    void holdingWriters(CuckooFilter filter, IoAction action) throws IOException;
 
     CuckooFilter loadCuckooHeader(byte[] header);
 

@@ -65,8 +65,18 @@ final class DumpCodec {
     }
 
     @Override
+    public void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+      DumpCodec.cuckooSlots(filter, offset, into, length);
+    }
+
+    @Override
     public byte[] cuckooHeader(CuckooFilter filter) {
       return DumpCodec.cuckooHeader(filter);
+    }
+
+    @Override
+    public void holdingWriters(CuckooFilter filter, KindAccess.IoAction action) throws java.io.IOException {
+      filter.holdingWriters(action);
     }
 
     @Override
@@ -324,16 +334,22 @@ final class DumpCodec {
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter
    */
   static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
-    return filter.withTablesLocked(tables -> {
+    byte[] data = new byte[Math.max(0, length)];
+    cuckooSlots(filter, offset, data, length);
+    return data;
+  }
+
+  /** {@link #cuckooSlots(CuckooFilter, long, int)} copied into the start of {@code into}. */
+  static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+    filter.withTablesLocked(tables -> {
       long start = offset;
       for (CuckooTable table : tables) {
         if (start >= 0 && start < table.slots) {
-          if (length < 0 || length > table.slots - start) {
+          if (length < 0 || length > table.slots - start || length > into.length) {
             break;
           }
-          byte[] data = new byte[length];
-          table.copyOut(start, data, 0, length);
-          return data;
+          table.copyOut(start, into, 0, length);
+          return null;
         }
         start -= table.slots;
       }
