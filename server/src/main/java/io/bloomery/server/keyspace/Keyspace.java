@@ -679,7 +679,14 @@ public final class Keyspace implements SnapshotSource {
           }
         }
       } finally {
-        walk = null;
+        // Ended under the exclusive side, so that no writer is still moving a key into the walk (after a failure
+        // keys remain pending): every view the walk kept is closed here, none is left copying pages.
+        exclusive.lock();
+        try {
+          walk = null;
+        } finally {
+          exclusive.unlock();
+        }
         w.preserved.values().forEach(Keyspace::release);
       }
     }
