@@ -44,8 +44,9 @@ import java.util.function.LongSupplier;
  * that key's entry-at-the-cut into the walk (Values.freeze when the value will live on and change: a copy-on-write
  * view of a scalable Bloom filter, which copies only the 64 KiB pages later writes change, a deep copy of the other
  * kinds; the reference when it is being dropped). The walker hands each key over under the key's lock, serialized
- * straight from the live value, so a writer of that key waits at most for that one key's serialization, and a writer
- * of any other key not at all.
+ * straight from the live value or from what a writer kept, so a writer of that key waits at most for that one key's
+ * serialization, and a writer of any other key not at all. (A frozen view reads the pages nobody copied from the live
+ * layers, which the key's writers change without any lock of the filter's own: hence the key's lock there too.)
  */
 
 /**
@@ -657,25 +658,25 @@ public final class Keyspace implements SnapshotSource {
       }
       try {
         for (Key k : order) {
-          Frozen live;
+          // Under the key's lock either way: the live value must not change while it is written, and a frozen view
+          // reads the pages no write has copied from the live value, which the key's writers change.
           locks.lock(k);
           try {
-            live = w.pending.remove(k);
+            Frozen live = w.pending.remove(k);
             if (live != null) {
               sink.accept(k.bytes(), live.value(), live.expireAt());
+            } else {
+              Frozen saved = w.preserved.remove(k);
+              if (saved != null) {
+                try {
+                  sink.accept(k.bytes(), saved.value(), saved.expireAt());
+                } finally {
+                  release(saved);
+                }
+              }
             }
           } finally {
             locks.unlock(k);
-          }
-          if (live == null) {
-            Frozen saved = w.preserved.remove(k);
-            if (saved != null) {
-              try {
-                sink.accept(k.bytes(), saved.value(), saved.expireAt());
-              } finally {
-                release(saved);
-              }
-            }
           }
         }
       } finally {

@@ -239,4 +239,59 @@ class SnapshotCutTest {
     assertThat(integer(replayer, reader, "BF.CARD", changed)).isEqualTo(50 + DURING);
     assertThat(dump(rebuilt)).isEqualTo(dump(f.keyspace));
   }
+
+  /**
+   * A key a writer froze is written under the key's lock like a live one: the frozen view reads the pages no write
+   * copied from the live layer, so a writer of that key must not run while it does. Here a second writer of the key
+   * starts while the view is being written; it stays blocked until the key is written, and the written key is the
+   * key at the cut byte for byte.
+   */
+  @Test
+  void aFrozenKeyIsWrittenUnderItsLockAndStaysExact() throws Exception {
+    Live f = new Live();
+    for (String key : List.of("first", "second")) {
+      f.dispatcher.execute(f.client, argv("BF.RESERVE", key, "0.01", "4000000"));
+      f.dispatcher.execute(f.client, argv("BF.ADD", key, "before"));
+    }
+    Map<String, byte[]> atCut = new TreeMap<>();
+    f.keyspace.forEach((k, v) -> atCut.put(k.toString(), FilterFormat.toBytes((Summary) v)));
+    Map<String, byte[]> written = new TreeMap<>();
+    AtomicBoolean secondWriterRanDuringTheWrite = new AtomicBoolean();
+    List<Thread> secondWriters = new ArrayList<>();
+    f.keyspace.snapshot(() -> { }, (key, value, expireAt) -> {
+      String name = new String(key, StandardCharsets.UTF_8);
+      String other = name.equals("first") ? "second" : "first";
+      try {
+        if (written.isEmpty()) { // freeze the key the walk has not reached
+          Thread writer = new Thread(() -> f.dispatcher.execute(f.context.connect("w", "w"), argv("BF.ADD", other, "x")));
+          writer.start();
+          writer.join();
+        } else {
+          assertThat(value).isInstanceOf(ScalableBloomFilter.Frozen.class);
+          CountDownLatch done = new CountDownLatch(1);
+          Thread writer = new Thread(() -> {
+            ClientState c = f.context.connect("w2", "w2");
+            for (int i = 0; i < 2000; i++) {
+              f.dispatcher.execute(c, argv("BF.ADD", name, "while-written-" + i));
+            }
+            done.countDown();
+          });
+          writer.start();
+          secondWriters.add(writer);
+          secondWriterRanDuringTheWrite.set(done.await(2, java.util.concurrent.TimeUnit.SECONDS));
+        }
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      written.put(name, FilterFormat.toBytes((Summary) value));
+    });
+    for (Thread t : secondWriters) {
+      t.join();
+    }
+    assertThat(secondWriters).hasSize(1);
+    assertThat(secondWriterRanDuringTheWrite).as("a writer of the key ran while its frozen view was written").isFalse();
+    for (String key : atCut.keySet()) {
+      assertThat(written.get(key)).as(key + " as written").isEqualTo(atCut.get(key));
+    }
+  }
 }
