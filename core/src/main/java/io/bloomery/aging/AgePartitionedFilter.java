@@ -219,7 +219,21 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   static {
-    KindAccess.register(AgePartitionedFilter::restore);
+    KindAccess.register(new KindAccess.Aging() {
+      @Override
+      public AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
+          int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis,
+          KindAccess.GenerationSource source) throws IOException {
+        return AgePartitionedFilter.restore(protocol, seed, bitsPerGeneration, hashes, generations, spanMillis,
+            newestGeneration, clockMillis, source);
+      }
+
+      @Override
+      public Snapshot liveGenerations(AgePartitionedFilter filter) {
+        State s = filter.current();
+        return new Snapshot(s.newestGeneration, s.filters.clone());
+      }
+    });
   }
 
   /** The generations' words, read on every query: a constant the JIT folds, not a lookup per bit. */
@@ -505,7 +519,10 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
       return newestGeneration;
     }
 
-    /** Generation {@code newestGeneration − g + 1 + i}, oldest first: this snapshot's copy, not the live one. */
+    /**
+     * Generation {@code newestGeneration − g + 1 + i}, oldest first: this snapshot's copy, not the live one (a view
+     * the format writer takes internally holds the live generations).
+     */
     public BloomFilter generation(int i) {
       return filters[i];
     }

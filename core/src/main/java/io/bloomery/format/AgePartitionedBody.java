@@ -36,7 +36,8 @@ final class AgePartitionedBody {
   private AgePartitionedBody() {}
 
   static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
-    AgePartitionedFilter.Snapshot snapshot = filter.snapshot();
+    // the live generations, streamed in place: adds during the write may show (a rolling snapshot)
+    AgePartitionedFilter.Snapshot snapshot = KindAccess.aging().liveGenerations(filter);
     KindAccess.Classic access = KindAccess.classic();
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
     long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);

@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.RedisBloomException;
 import java.io.IOException;
@@ -34,14 +35,28 @@ final class CuckooBody {
 
   private CuckooBody() {}
 
+  /**
+   * Streams the live filter with its adds and deletes held off for the duration of the body (lookups go on), so the
+   * slots are one consistent state (a relocation cannot move an item from a piece not yet written into one already
+   * written) and nothing is copied. The header is taken again once writers wait: adds that landed between the length
+   * and the body are in both; a growth or compaction in that gap changes the length and fails the write.
+   */
   static FilterFormat.BodyWriter writer(CuckooFilter filter) {
-    CuckooFilter snapshot = filter.copy();
-    byte[] header = RedisBloomDump.cuckooHeader(snapshot);
-    long payload = RedisBloomDump.cuckooPayloadBytes(header);
-    return RedisBloomBodies.writer(FilterKind.CUCKOO, header.length + payload, out -> {
-      out.bytes(header);
-      forEachPiece(snapshot, (offset, length) -> out.bytes(RedisBloomDump.cuckooSlots(snapshot, offset, length)));
-    });
+    long payload = RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(filter));
+    return RedisBloomBodies.writer(FilterKind.CUCKOO, RedisBloomDump.CF_HEADER_BYTES + payload, out ->
+        KindAccess.redisBloomDumps().holdingWriters(filter, () -> {
+          byte[] header = RedisBloomDump.cuckooHeader(filter);
+          if (RedisBloomDump.cuckooPayloadBytes(header) != payload) {
+            throw new java.util.ConcurrentModificationException(
+                "the cuckoo filter grew or was compacted while it was being written; write it again");
+          }
+          out.bytes(header);
+          byte[] piece = new byte[(int) Math.min(PIECE, payload)];
+          forEachPiece(filter, (offset, length) -> {
+            RedisBloomDump.cuckooSlots(filter, offset, piece, length);
+            out.bytes(piece, 0, length);
+          });
+        }));
   }
 
   private interface PieceAction {

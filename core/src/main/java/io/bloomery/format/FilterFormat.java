@@ -510,6 +510,9 @@ public final class FilterFormat {
 
   private static BodyWriter bodyWriter(Summary filter) {
     Objects.requireNonNull(filter, "filter");
+    if (filter instanceof ScalableBloomFilter.Frozen view) {
+      return ScalableBloomBody.writer(view);
+    }
     FilterKind kind = kindOf(filter);
     switch (kind) {
       case CLASSIC_BLOOM:

@@ -97,10 +97,14 @@ final class FormatWriter {
   }
 
   void bytes(byte[] bytes) throws IOException {
-    for (int done = 0; done < bytes.length; ) {
+    bytes(bytes, 0, bytes.length);
+  }
+
+  void bytes(byte[] bytes, int offset, int length) throws IOException {
+    for (int done = 0; done < length; ) {
       ensure(1);
-      int n = Math.min(bytes.length - done, buffer.length - used);
-      System.arraycopy(bytes, done, buffer, used, n);
+      int n = Math.min(length - done, buffer.length - used);
+      System.arraycopy(bytes, offset + done, buffer, used, n);
       used += n;
       done += n;
       written += n;

@@ -174,13 +174,14 @@ public final class RedisBloomDump {
   }
 
   /**
-   * {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, whether or not the filter is
-   * empty (for Bloomery's own format; CF.SCANDUMP refuses to dump an empty filter).
+   * Copies {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters into the start of {@code
+   * into}, whether or not the filter is empty (for Bloomery's own format; CF.SCANDUMP refuses to dump an empty
+   * filter).
    *
-   * @throws IllegalArgumentException if the range does not lie inside one sub-filter
+   * @throws IllegalArgumentException if the range does not lie inside one sub-filter or {@code into}
    */
-  static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
-    return codec().cuckooSlots(Objects.requireNonNull(filter, "filter"), offset, length);
+  static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+    codec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
   }
 
   /** The 38-byte CF header, whether or not the filter is empty. */

@@ -1,6 +1,7 @@
 package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import java.io.IOException;
@@ -28,23 +29,33 @@ import java.util.Map;
 final class ScalableBloomBody {
   /** Payload is streamed in pieces of this many bytes. */
   private static final int PIECE = 1 << 20;
+  /** Payload words read from the filter at a time (one copy-on-write page). */
+  private static final int PAGE_WORDS = ScalableBloomFilter.Frozen.PAGE_BYTES / Long.BYTES;
 
   private ScalableBloomBody() {}
 
+  /**
+   * Streams the live filter: its header and layers as they are now, each layer's words read in place (no copy), so
+   * adds made during the write may show in the payload (a rolling snapshot, as {@link FilterFormat} promises).
+   */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter filter) {
-    ScalableBloomFilter snapshot = filter.copy();
-    byte[] header = RedisBloomDump.bloomHeader(snapshot);
+    return writer(KindAccess.redisBloomDumps().rollingView(filter));
+  }
+
+  /** Streams a view: exactly the filter as it was when the view was taken. */
+  static FilterFormat.BodyWriter writer(ScalableBloomFilter.Frozen view) {
+    KindAccess.RedisBloomDumps dumps = KindAccess.redisBloomDumps();
+    byte[] header = dumps.bloomHeader(view);
     long payload = RedisBloomDump.bloomPayloadBytes(header);
     return RedisBloomBodies.writer(FilterKind.SCALABLE_BLOOM, header.length + payload, out -> {
       out.bytes(header);
-      long iterator = 1;
-      while (true) {
-        RedisBloomDump.Chunk chunk = RedisBloomDump.scanDump(snapshot, iterator);
-        if (chunk.isEnd()) {
-          return;
+      long[] words = new long[PAGE_WORDS];
+      for (long word = 0, total = payload / Long.BYTES; word < total; ) {
+        int n = dumps.payloadWords(view, word, words);
+        for (int i = 0; i < n; i++) {
+          out.word(words[i]);
         }
-        out.bytes(chunk.data());
-        iterator = chunk.iterator();
+        word += n;
       }
     });
   }

@@ -126,6 +126,18 @@ public final class KindAccess {
     AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
         int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis, GenerationSource source)
         throws IOException;
+
+    /**
+     * The live generations after rotating to the current time, not copied (adds to them show through; a later
+     * rotation does not change the returned set). For streaming them out; never to be changed.
+     */
+    AgePartitionedFilter.Snapshot liveGenerations(AgePartitionedFilter filter);
+  }
+
+  /** A piece of output that may fail. */
+  @FunctionalInterface
+  public interface IoAction {
+    void run() throws IOException;
   }
 
   /** {@link BinaryFuseFilter}. */
@@ -197,6 +209,18 @@ public final class KindAccess {
 
     byte[] bloomHeader(ScalableBloomFilter filter);
 
+    /** The filter's header and layers as they are now, later adds showing through (no copy on write). */
+    ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter);
+
+    /** The BF header of a view. */
+    byte[] bloomHeader(ScalableBloomFilter.Frozen view);
+
+    /**
+     * Copies a view's payload words from word {@code word} of its concatenated layers into {@code into}, up to its
+     * length or the end of a page or layer; returns how many.
+     */
+    int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into);
+
     ScalableBloomFilter loadHeader(byte[] header);
 
     long bloomPayloadBytes(byte[] header);
@@ -208,7 +232,13 @@ public final class KindAccess {
     /** {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, inside one sub-filter. */
     byte[] cuckooSlots(CuckooFilter filter, long offset, int length);
 
+    /** {@link #cuckooSlots(CuckooFilter, long, int)} copied into the start of {@code into}. */
+    void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length);
+
     byte[] cuckooHeader(CuckooFilter filter);
+
+    /** Runs {@code action} while the filter's adds, deletes and compaction wait (lookups go on). */
+    void holdingWriters(CuckooFilter filter, IoAction action) throws IOException;
 
     CuckooFilter loadCuckooHeader(byte[] header);
 

@@ -168,6 +168,13 @@ final class BloomLayer {
     return changed;
   }
 
+  /** The word that {@link #set} changes for hash {@code i} of (a, b), or -1 if that bit is set already. */
+  int changedWord(long a, long b, int i) {
+    long x = position(a + i * b);
+    int word = (int) (x >>> 6);
+    return (words[word] & (1L << x)) == 0 ? word : -1;
+  }
+
   private long position(long hash) {
     return powerOfTwo ? hash & mask : Long.remainderUnsigned(hash, bits);
   }

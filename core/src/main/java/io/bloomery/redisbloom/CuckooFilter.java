@@ -5,6 +5,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -655,6 +656,12 @@ public final class CuckooFilter implements MembershipFilter {
 
   <T> T withTablesLocked(java.util.function.Function<CuckooTable[], T> reader) {
     return lock.readLocked(() -> reader.apply(tables));
+  }
+
+  void holdingWriters(KindAccess.IoAction action) throws java.io.IOException {
+    synchronized (lock.writers()) {
+      action.run();
+    }
   }
 
   long numItemsUnlocked() {

@@ -25,6 +25,21 @@ final class DumpCodec {
     }
 
     @Override
+    public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
+      return filter.rollingView();
+    }
+
+    @Override
+    public byte[] bloomHeader(ScalableBloomFilter.Frozen view) {
+      return view.header();
+    }
+
+    @Override
+    public int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into) {
+      return view.words(word, into);
+    }
+
+    @Override
     public ScalableBloomFilter loadHeader(byte[] header) {
       return DumpCodec.loadHeader(header);
     }
@@ -50,8 +65,18 @@ final class DumpCodec {
     }
 
     @Override
+    public void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+      DumpCodec.cuckooSlots(filter, offset, into, length);
+    }
+
+    @Override
     public byte[] cuckooHeader(CuckooFilter filter) {
       return DumpCodec.cuckooHeader(filter);
+    }
+
+    @Override
+    public void holdingWriters(CuckooFilter filter, KindAccess.IoAction action) throws java.io.IOException {
+      filter.holdingWriters(action);
     }
 
     @Override
@@ -106,25 +131,28 @@ final class DumpCodec {
 
   /** The BF header bytes (SCANDUMP iterator 0). */
   static byte[] bloomHeader(ScalableBloomFilter filter) {
-    return filter.withLayersLocked(layers -> {
-      ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
-          .order(ByteOrder.LITTLE_ENDIAN);
-      out.putLong(filter.sizeUnlocked());
-      out.putInt(layers.length);
-      out.putInt(filter.options());
-      out.putInt((int) filter.growth());
-      for (BloomLayer layer : layers) {
-        out.putLong(layer.bytes);
-        out.putLong(layer.bits);
-        out.putLong(layer.size);
-        out.putDouble(layer.error);
-        out.putDouble(layer.bitsPerEntry);
-        out.putInt(layer.hashes);
-        out.putLong(layer.entries);
-        out.put((byte) layer.n2);
-      }
-      return out.array();
-    });
+    return filter.withLayersLocked(layers -> bloomHeader(filter, layers));
+  }
+
+  /** The BF header bytes for {@code layers}; the caller holds the filter's read lock. */
+  static byte[] bloomHeader(ScalableBloomFilter filter, BloomLayer[] layers) {
+    ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    out.putLong(filter.sizeUnlocked());
+    out.putInt(layers.length);
+    out.putInt(filter.options());
+    out.putInt((int) filter.growth());
+    for (BloomLayer layer : layers) {
+      out.putLong(layer.bytes);
+      out.putLong(layer.bits);
+      out.putLong(layer.size);
+      out.putDouble(layer.error);
+      out.putDouble(layer.bitsPerEntry);
+      out.putInt(layer.hashes);
+      out.putLong(layer.entries);
+      out.put((byte) layer.n2);
+    }
+    return out.array();
   }
 
   /**
@@ -306,16 +334,22 @@ final class DumpCodec {
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter
    */
   static byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
-    return filter.withTablesLocked(tables -> {
+    byte[] data = new byte[Math.max(0, length)];
+    cuckooSlots(filter, offset, data, length);
+    return data;
+  }
+
+  /** {@link #cuckooSlots(CuckooFilter, long, int)} copied into the start of {@code into}. */
+  static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+    filter.withTablesLocked(tables -> {
       long start = offset;
       for (CuckooTable table : tables) {
         if (start >= 0 && start < table.slots) {
-          if (length < 0 || length > table.slots - start) {
+          if (length < 0 || length > table.slots - start || length > into.length) {
             break;
           }
-          byte[] data = new byte[length];
-          table.copyOut(start, data, 0, length);
-          return data;
+          table.copyOut(start, into, 0, length);
+          return null;
         }
         start -= table.slots;
       }

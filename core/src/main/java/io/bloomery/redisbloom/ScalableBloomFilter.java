@@ -104,7 +104,13 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
    * array also sees its elements.
    */
   private volatile BloomLayer[] layers;
+  /**
+   * The open {@link #freeze() frozen views}, which every mutation tells about the words it is about to change;
+   * replaced, never changed in place, under the writers monitor.
+   */
+  private volatile Frozen[] frozen = NO_VIEWS;
 
+  private static final Frozen[] NO_VIEWS = new Frozen[0];
   private static final VarHandle SIZE;
 
   static {
@@ -276,6 +282,9 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
       newest = grown;
     }
     BloomLayer target = newest;
+    for (Frozen view : frozen) {
+      view.beforeSet(target, a, b);
+    }
     return excludeReaders ? lock.exclusive(() -> setIn(target, a, b)) : setIn(target, a, b);
   }
 
@@ -474,6 +483,11 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
       if (problem != null) {
         throw problem;
       }
+      for (Frozen view : frozen) {
+        for (BloomLayer mine : layers) {
+          view.beforeWrite(mine, 0, mine.words.length);
+        }
+      }
       lock.exclusive(() -> {
         long total = 0;
         for (int i = 0; i < layers.length; i++) {
@@ -536,6 +550,178 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     });
   }
 
+  /**
+   * A view of this filter as it is now, which stays exactly so while the filter keeps changing: copy on write, one
+   * page of {@value Frozen#PAGE_BYTES} bytes of one layer at a time. Taking it copies nothing but the layer headers;
+   * afterwards, the first change to a page of a layer the view holds copies that page into the view before changing
+   * it (an add changes at most one page per hash of one layer, the newest; a layer appended later is not in the view
+   * and costs it nothing). {@link io.bloomery.format.FilterFormat#write(io.bloomery.filter.Summary,
+   * java.io.OutputStream)} writes the view as the filter was when it was taken. Close it when done: until then every
+   * change to this filter checks it.
+   *
+   * <p>Thread safety as {@link #copy()}: a caller that adds through {@link #addAsSoleWriter} must not take or read
+   * the view while such an add runs (a server calls both under the key's lock); {@link #add}, merges and chunk loads
+   * synchronize with it by themselves.
+   */
+  public Frozen freeze() {
+    synchronized (lock.writers()) {
+      Frozen view = lock.readLocked(() -> new Frozen(this, layers, DumpCodec.bloomHeader(this, layers), true));
+      Frozen[] open = Arrays.copyOf(frozen, frozen.length + 1);
+      open[open.length - 1] = view;
+      frozen = open;
+      return view;
+    }
+  }
+
+  /** The layers and header as they are now, without copy on write: later adds show through (a rolling view). */
+  Frozen rollingView() {
+    return lock.readLocked(() -> new Frozen(this, layers, DumpCodec.bloomHeader(this, layers), false));
+  }
+
+  private void unfreeze(Frozen view) {
+    synchronized (lock.writers()) {
+      Frozen[] open = frozen;
+      for (int i = 0; i < open.length; i++) {
+        if (open[i] == view) {
+          Frozen[] rest = new Frozen[open.length - 1];
+          System.arraycopy(open, 0, rest, 0, i);
+          System.arraycopy(open, i + 1, rest, i, rest.length - i);
+          frozen = rest;
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * A scalable Bloom filter as it was when {@link #freeze()} took it; {@link io.bloomery.format.FilterFormat} writes
+   * it as a {@link FilterKind#SCALABLE_BLOOM} filter, and it is nothing else (no lookups, no adds). Thread-safe.
+   */
+  public static final class Frozen implements io.bloomery.filter.Summary, AutoCloseable {
+    /** The copy-on-write unit: 64 KiB of one layer's bit array. */
+    public static final int PAGE_BYTES = 1 << 16;
+    private static final int PAGE_SHIFT = 13; // words per page = 2^13
+    private static final int PAGE_WORDS = 1 << PAGE_SHIFT;
+
+    private final ScalableBloomFilter filter;
+    private final BloomLayer[] layers;
+    private final byte[] header;
+    private final boolean copyOnWrite;
+    /** Pages copied before a change, by (layer index << 32 | page index). */
+    private final java.util.concurrent.ConcurrentHashMap<Long, long[]> saved =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong savedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean closed;
+
+    private Frozen(ScalableBloomFilter filter, BloomLayer[] layers, byte[] header, boolean copyOnWrite) {
+      this.filter = filter;
+      this.layers = layers;
+      this.header = header;
+      this.copyOnWrite = copyOnWrite;
+    }
+
+    @Override
+    public FilterKind kind() {
+      return FilterKind.SCALABLE_BLOOM;
+    }
+
+    /** The bytes of the pages copied so far because the filter changed them after the view was taken. */
+    public long copiedBytes() {
+      return savedBytes.get();
+    }
+
+    /** Stops the copying and drops what was copied; the view must not be written afterwards. Idempotent. */
+    @Override
+    public void close() {
+      if (copyOnWrite && !closed) {
+        closed = true;
+        filter.unfreeze(this);
+        saved.clear();
+      }
+    }
+
+    /** Before an add sets (a, b)'s bits in {@code target}: saves each page whose word it changes. */
+    void beforeSet(BloomLayer target, long a, long b) {
+      int index = indexOf(target);
+      if (index < 0) {
+        return;
+      }
+      for (int i = 0; i < target.hashes; i++) {
+        int word = target.changedWord(a, b, i);
+        if (word >= 0) {
+          save(index, target, word >>> PAGE_SHIFT);
+        }
+      }
+    }
+
+    /** Before words {@code [from, to)} of {@code layer} change. */
+    void beforeWrite(BloomLayer layer, int from, int to) {
+      int index = indexOf(layer);
+      if (index < 0) {
+        return;
+      }
+      int end = Math.min(to, layer.words.length);
+      for (int page = from >>> PAGE_SHIFT; from < end && page <= (end - 1) >>> PAGE_SHIFT; page++) {
+        save(index, layer, page);
+      }
+    }
+
+    private int indexOf(BloomLayer layer) {
+      for (int i = layers.length - 1; i >= 0; i--) {
+        if (layers[i] == layer) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    private void save(int index, BloomLayer layer, int page) {
+      saved.computeIfAbsent((long) index << 32 | page, key -> {
+        int from = page << PAGE_SHIFT;
+        long[] copy = Arrays.copyOfRange(layer.words, from, Math.min(from + PAGE_WORDS, layer.words.length));
+        savedBytes.addAndGet(8L * copy.length);
+        return copy;
+      });
+    }
+
+    /** The BF.SCANDUMP header as of the view. */
+    byte[] header() {
+      return header.clone();
+    }
+
+    /**
+     * Copies payload words from word {@code word} of the concatenated layers (oldest first) into {@code into}, up to
+     * its length, the end of a page or the end of a layer, as of the view; returns how many.
+     */
+    int words(long word, long[] into) {
+      if (closed) {
+        throw new IllegalStateException("the frozen view is closed");
+      }
+      int index = 0;
+      long start = word;
+      while (index < layers.length && start >= layers[index].words.length) {
+        start -= layers[index].words.length;
+        index++;
+      }
+      if (index == layers.length) {
+        throw new IllegalArgumentException("word " + word + " is past the view's payload");
+      }
+      BloomLayer layer = layers[index];
+      int at = (int) start;
+      int page = at >>> PAGE_SHIFT;
+      int count = Math.min(into.length, Math.min(layer.words.length, (page + 1) << PAGE_SHIFT) - at);
+      synchronized (filter.lock.writers()) { // no add(), merge or chunk load runs while the page is read
+        long[] copy = saved.get((long) index << 32 | page);
+        if (copy != null) {
+          System.arraycopy(copy, at - (page << PAGE_SHIFT), into, 0, count);
+        } else {
+          System.arraycopy(layer.words, at, into, 0, count);
+        }
+      }
+      return count;
+    }
+  }
+
   // ---- package-private access for the dump codec (DumpCodec)
 
   <T> T withLayersLocked(java.util.function.Function<BloomLayer[], T> reader) {
@@ -549,6 +735,9 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
   /** Copies {@code data} into the layer bytes at absolute (concatenated) offset; the caller has checked bounds. */
   void writeBytes(BloomLayer layer, long offset, byte[] data, int from, int length) {
     synchronized (lock.writers()) {
+      for (Frozen view : frozen) {
+        view.beforeWrite(layer, (int) (offset >>> 3), (int) ((offset + length + 7) >>> 3));
+      }
       lock.exclusive(() -> {
         for (int i = 0; i < length; i++) {
           layer.setByte(offset + i, data[from + i]);

@@ -54,8 +54,11 @@ public final class Main {
     }
     CountDownLatch stopped = new CountDownLatch(1);
     Runnable stop = () -> {
-      server.close();
-      stopped.countDown();
+      try {
+        server.close();
+      } finally {
+        stopped.countDown(); // whatever the close threw, main returns and the process exits
+      }
     };
     server.afterShutdown(stopped::countDown); // SHUTDOWN: closed already, exit 0
     installSignalHandlers(stop);

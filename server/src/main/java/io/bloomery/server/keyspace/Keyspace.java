@@ -41,9 +41,12 @@ import java.util.function.LongSupplier;
  *
  * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
  * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
- * that key's entry-at-the-cut into the walk (a deep copy when the value will live on and change, the reference when
- * it is being dropped). The walker hands each key over under the key's lock, so a writer of that key waits at most
- * for that one key's serialization, and a writer of any other key not at all.
+ * that key's entry-at-the-cut into the walk (Values.freeze when the value will live on and change: a copy-on-write
+ * view of a scalable Bloom filter, which copies only the 64 KiB pages later writes change, a deep copy of the other
+ * kinds; the reference when it is being dropped). The walker hands each key over under the key's lock, serialized
+ * straight from the live value or from what a writer kept, so a writer of that key waits at most for that one key's
+ * serialization, and a writer of any other key not at all. (A frozen view reads the pages nobody copied from the live
+ * layers, which the key's writers change without any lock of the filter's own: hence the key's lock there too.)
  */
 
 /**
@@ -585,9 +588,16 @@ public final class Keyspace implements SnapshotSource {
     }
     Frozen atCut = w.pending.get(key);
     if (atCut != null) {
-      // Copy before un-listing: if the copy fails (no heap), the write fails and the walk still has the key.
-      w.preserved.put(key, copy ? new Frozen(Values.copy(atCut.value), atCut.expireAt) : atCut);
+      // Freeze before un-listing: if that fails (no heap), the write fails and the walk still has the key.
+      w.preserved.put(key, copy ? new Frozen(Values.freeze(atCut.value), atCut.expireAt) : atCut);
       w.pending.remove(key);
+    }
+  }
+
+  /** Ends the copy on write of a value the walk kept ({@link Values#freeze}). */
+  private static void release(Frozen kept) {
+    if (kept.value() instanceof io.bloomery.redisbloom.ScalableBloomFilter.Frozen view) {
+      view.close();
     }
   }
 
@@ -648,25 +658,37 @@ public final class Keyspace implements SnapshotSource {
       }
       try {
         for (Key k : order) {
-          Frozen live;
+          // Under the key's lock either way: the live value must not change while it is written, and a frozen view
+          // reads the pages no write has copied from the live value, which the key's writers change.
           locks.lock(k);
           try {
-            live = w.pending.remove(k);
+            Frozen live = w.pending.remove(k);
             if (live != null) {
               sink.accept(k.bytes(), live.value(), live.expireAt());
+            } else {
+              Frozen saved = w.preserved.remove(k);
+              if (saved != null) {
+                try {
+                  sink.accept(k.bytes(), saved.value(), saved.expireAt());
+                } finally {
+                  release(saved);
+                }
+              }
             }
           } finally {
             locks.unlock(k);
           }
-          if (live == null) {
-            Frozen saved = w.preserved.remove(k);
-            if (saved != null) {
-              sink.accept(k.bytes(), saved.value(), saved.expireAt());
-            }
-          }
         }
       } finally {
-        walk = null;
+        // Ended under the exclusive side, so that no writer is still moving a key into the walk (after a failure
+        // keys remain pending): every view the walk kept is closed here, none is left copying pages.
+        exclusive.lock();
+        try {
+          walk = null;
+        } finally {
+          exclusive.unlock();
+        }
+        w.preserved.values().forEach(Keyspace::release);
       }
     }
   }

@@ -13,7 +13,7 @@ import io.bloomery.sketch.TopK;
 /**
  * What the server needs to know about each kind of value a key can hold: the {@code TYPE} name (RedisBloom's module
  * type names, ours for our own kinds), the bytes counted against {@code maxmemory}, whether reads may run without
- * the key's lock, and a deep copy for the snapshot's copy-on-write.
+ * the key's lock, and what a snapshot's copy on write keeps of it.
  */
 public final class Values {
   private Values() {}
@@ -75,6 +75,15 @@ public final class Values {
   /** Whether reads of this kind are safe while a writer of the same key runs (else reads take the key lock). */
   public static boolean concurrentReads(Object value) {
     return !(value instanceof CountMinSketch || value instanceof TopK);
+  }
+
+  /**
+   * The value as it is now, kept so while the live value changes, for a snapshot's copy on write. A scalable Bloom
+   * filter gives a {@link ScalableBloomFilter.Frozen} view, which copies a 64 KiB page of a layer only when a later
+   * write is about to change it (close it once written); every other kind gives a deep {@link #copy}.
+   */
+  public static Object freeze(Object value) {
+    return value instanceof ScalableBloomFilter f ? f.freeze() : copy(value);
   }
 
   /** An independent deep copy. */

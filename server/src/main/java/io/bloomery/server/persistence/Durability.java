@@ -311,6 +311,11 @@ public final class Durability implements AutoCloseable {
       ok = true;
     } catch (UncheckedIOException e) {
       throw e.getCause();
+    } catch (OutOfMemoryError e) {
+      // The snapshot's own allocations are gone once it unwinds: report the cause, never a stray Error, so that
+      // SAVE answers it and neither the background thread nor shutdown dies of it.
+      throw new IOException(DataDirectory.snapshotName(number) + " failed: the Java heap ran out (" + e
+          + "); the previous snapshot and the whole journal stay in force", e);
     } finally {
       if (prepared != null && !rotated[0]) {
         prepared.channel().close();

@@ -9,8 +9,9 @@ public interface SnapshotSink {
    * One key of the view.
    *
    * @param key the key's bytes
-   * @param value the key's value: one of core's filter or sketch objects, as {@code FilterFormat} writes
-   *     them; the sink must not mutate it, and may read it only during this call
+   * @param value the key's value as of the cut: one of core's filter or sketch objects, or a frozen view of a
+   *     scalable Bloom filter ({@code ScalableBloomFilter.Frozen}), all of which {@code FilterFormat} writes; the
+   *     sink must not mutate it, and may read it only during this call
    * @param expireAtMillis the key's absolute expiry in Unix milliseconds, or {@code -1} for none
    */
   void accept(byte[] key, Object value, long expireAtMillis) throws IOException;

@@ -10,9 +10,10 @@ import java.io.IOException;
  * journaling (writers hold the shared side of a cut lock while they apply and append; the cut takes the
  * exclusive side for microseconds), runs {@code atCut} (the journal switches to a new segment there), and
  * releases writers again. It then hands every key that existed at the cut to the sink with its value as
- * of the cut: a writer that touches a key not yet handed over first keeps a copy of the old value for the
- * walk (copy on write). So the snapshot plus every journal record after the cut reproduces the keyspace
- * exactly, with no record applied twice and none missed.
+ * of the cut, streamed from the live value: a writer that touches a key not yet handed over first keeps
+ * the old state for the walk (copy on write, of as little as the write changes). So the snapshot plus
+ * every journal record after the cut reproduces the keyspace exactly, with no record applied twice and
+ * none missed.
  */
 public interface SnapshotSource {
 

@@ -274,6 +274,38 @@ class DurabilityTest {
     }
   }
 
+  /**
+   * A snapshot that runs out of heap fails as an IOException that names the cause (what SAVE answers), never as a
+   * stray Error: the background save reports it too, the shutdown completes and releases the directory, and the
+   * journal keeps every write.
+   */
+  @Test
+  void aSnapshotThatRunsOutOfHeapFailsWithItsCauseAndShutdownStillCompletes() throws Exception {
+    TestKeyspace keyspace = new TestKeyspace();
+    SnapshotSource outOfHeap = (atCut, sink) -> keyspace.snapshot(atCut, (key, value, expireAt) -> {
+      throw new OutOfMemoryError("Java heap space");
+    });
+    Durability durability = Durability.open(dir, true, FsyncPolicy.EVERYSEC, outOfHeap, keyspace, keyspace);
+    keyspace.journalTo(durability.journal());
+    write(keyspace, 0, 50);
+    assertThatThrownBy(() -> durability.control().save()).isInstanceOf(IOException.class)
+        .hasMessageContaining("Java heap").hasMessageContaining("OutOfMemoryError")
+        .hasMessageContaining("the previous snapshot and the whole journal stay in force");
+    assertThat(durability.control().infoFields()).containsEntry("rdb_last_bgsave_status", "err");
+
+    assertThat(durability.control().backgroundSave()).isTrue();
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!durability.control().infoFields().get("rdb_saves").equals("2") && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(durability.control().infoFields()).containsEntry("rdb_saves", "2")
+        .containsEntry("rdb_last_bgsave_status", "err");
+    write(keyspace, 50, 60); // writes go on after the failed snapshots
+
+    assertThatThrownBy(durability::close).isInstanceOf(IOException.class).hasMessageContaining("Java heap");
+    assertThat(recovered(FsyncPolicy.EVERYSEC)).isEqualTo(keyspace.dump());
+  }
+
   @Test
   void aSecondServerOnTheSameDirectoryIsRefused() throws IOException {
     TestKeyspace keyspace = new TestKeyspace();
