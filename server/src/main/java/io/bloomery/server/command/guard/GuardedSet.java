@@ -1,5 +1,6 @@
 package io.bloomery.server.command.guard;
 
+import io.bloomery.guard.DeliveryLedger;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.StoreUnavailableException;
@@ -13,15 +14,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
- * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
- * cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its own, once the reply reached
+ * {@code 1} also marks it pending in the store under the owner of this key's {@link #ledger} (a fresh id per
+ * process); the mark is cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its own, once the reply reached
  * the client's socket. An item
  * whose {@code 1} reached nobody keeps its mark, so a later add of it answers {@code 1}: in this process through
  * the in-memory mark (which also keeps two of this process's clients from both being told 1), in another process or
@@ -66,7 +62,6 @@ final class GuardedSet {
   /** Confirmation queries of a key's lookups in flight at once. */
   static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
-  private static final long MARK_WAIT_MILLIS = 10_000;
   /** How long delivered items' marks wait for a batch to carry their deletion before a transaction of their own. */
   static final long ACK_DELAY_MILLIS = 50;
   /** Items one coalesced confirmation query asks for at most (a lookup is never split). */
@@ -79,8 +74,8 @@ final class GuardedSet {
   final long reservedAtMillis;
   /** The filter the guard builds for a store holding fewer than 80% of the capacity: what RESERVE admits. */
   final FilterPlan plan;
-  /** Who this process's pending marks belong to (new on every start). */
-  final String owner = UUID.randomUUID().toString();
+  /** This key's delivery ledger in this process; its owner id is new on every start. */
+  final DeliveryLedger ledger = new DeliveryLedger();
   private final Executor io;
   private volatile Guard guard;
   private volatile String state = "building";
@@ -101,10 +96,6 @@ final class GuardedSet {
   /** Transactions that only cleared pending marks (no batch came along to carry them). */
   final LongAdder ackTransactions = new LongAdder();
 
-  /** Items this process answered 1 whose delivery is not known yet, or failed; a mark completes with "lost". */
-  private final ConcurrentHashMap<ByteBuffer, CompletableFuture<Boolean>> unacknowledged = new ConcurrentHashMap<>();
-  /** Delivered items whose store marks are still to be cleared. */
-  private final ConcurrentLinkedQueue<byte[]> toAcknowledge = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean ackScheduled = new AtomicBoolean();
 
   /** Lookups whose "maybe"s wait for the store; one query confirms all that are queued when it starts. */
@@ -126,7 +117,7 @@ final class GuardedSet {
     final CompletableFuture<boolean[]> result = new CompletableFuture<>();
     /** {@link System#nanoTime()} when the result turns into a timeout if the commit has not answered it. */
     private final long deadlineNanos;
-    private final List<Map.Entry<ByteBuffer, CompletableFuture<Boolean>>> marks = new ArrayList<>(1);
+    private final List<DeliveryLedger.Mark> marks = new ArrayList<>(1);
 
     private Request(List<byte[]> items, byte[] token, long timeoutMillis) {
       this.items = items;
@@ -221,7 +212,7 @@ final class GuardedSet {
 
   /** How many items this process answered 1 whose reply is not known to have been delivered. */
   int unacknowledged() {
-    return unacknowledged.size();
+    return ledger.unacknowledged();
   }
 
   /**
@@ -337,7 +328,7 @@ final class GuardedSet {
         return;
       }
     }
-    if (inFlight.get() == 0 && !toAcknowledge.isEmpty()) {
+    if (inFlight.get() == 0 && ledger.hasAcknowledgements()) {
       scheduleAck(g);
     }
   }
@@ -381,7 +372,10 @@ final class GuardedSet {
     }
   }
 
-  /** One store transaction for the requests' items (blocking, on a store thread). */
+  /**
+   * One store transaction for the requests' items (blocking, on a store thread). The ledger waits for its earlier
+   * answers' delivery before the transaction opens; the transaction decides with what it found and calls nothing.
+   */
   private void run(Guard g, List<Request> batch) {
     List<byte[]> items = new ArrayList<>();
     List<Request> requestOf = new ArrayList<>();
@@ -392,26 +386,20 @@ final class GuardedSet {
       }
     }
     byte[] token = batch.get(0).token;
-    List<byte[]> acks = new ArrayList<>();
-    byte[] ack;
-    while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
-      acks.add(ack);
-    }
-    Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere = new HashMap<>();
-    ExactStore.Ledger ledger = new ExactStore.Ledger(owner, token, token == null ? null : requestDigest(items), acks);
+    DeliveryLedger.Batch b = ledger.begin(items, token, token == null ? null : requestDigest(items),
+        ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION));
     ExactStore.Recorded recorded;
     try {
-      recorded = g.addIfAbsent(items, ledger, (inserted, claimed) -> decide(items, requestOf, token != null,
-          inserted, claimed, claimedHere));
+      recorded = g.addIfAbsent(items, b.ledger(), b.decide());
     } catch (RuntimeException e) {
-      toAcknowledge.addAll(acks);
-      claimedHere.forEach(unacknowledged::putIfAbsent); // a token's claim did not commit: still lost
+      attach(b.failed(), requestOf);
       for (Request r : batch) {
         r.result.completeExceptionally(e);
         settle(r, false); // stored or not, nobody was told 1: the marks stay
       }
       return;
     }
+    attach(b.committed(), requestOf);
     groupCommits.increment();
     groupCommitRows.add(items.size());
     int at = 0;
@@ -424,71 +412,22 @@ final class GuardedSet {
     }
   }
 
-  /**
-   * A batch's answers, inside its transaction: new if inserted or claimed from another owner's store mark, or if
-   * this process answered it 1 before and that 1 reached nobody (claimed from the in-memory mark). Without a token
-   * every item answered 1 gets a fresh mark here, before the commit (on the one-round-trip path, whose items were all
-   * inserted, right after it and before any reply), so that a later add of it finds the mark.
-   */
-  private boolean[] decide(List<byte[]> items, List<Request> requestOf, boolean withToken, boolean[] inserted,
-      boolean[] claimed, Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere) {
-    boolean[] answers = new boolean[items.size()];
-    Set<ByteBuffer> answeredHere = new HashSet<>();
-    for (int i = 0; i < answers.length; i++) {
-      ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      CompletableFuture<Boolean> fresh = null; // this batch's mark, for an item it answers 1 without a token
-      if (inserted[i] || claimed[i]) {
-        answers[i] = true;
-        if (!withToken) {
-          fresh = new CompletableFuture<>();
-          unacknowledged.put(k, fresh);
-        }
-      } else if (!answeredHere.contains(k)) {
-        CompletableFuture<Boolean> m = unacknowledged.get(k);
-        if (m != null && awaitMark(m)) {
-          fresh = withToken ? null : new CompletableFuture<>();
-          if (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh)) {
-            answers[i] = true;
-            claimedHere.put(k, m);
-          } else {
-            fresh = null;
-          }
-        }
+  /** Hands each item's mark to the request the item came from, which settles it once its reply is written. */
+  private static void attach(DeliveryLedger.Mark[] marks, List<Request> requestOf) {
+    for (int i = 0; i < marks.length; i++) {
+      if (marks[i] != null) {
+        requestOf.get(i).marks.add(marks[i]);
       }
-      if (answers[i]) {
-        answeredHere.add(k);
-        if (fresh != null) {
-          requestOf.get(i).marks.add(Map.entry(k, fresh));
-        }
-      }
-    }
-    return answers;
-  }
-
-  /** Whether a mark's request left its item unacknowledged; its batch committed, so it settles soon. */
-  private static boolean awaitMark(CompletableFuture<Boolean> mark) {
-    try {
-      return mark.get(MARK_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } catch (ExecutionException | TimeoutException e) {
-      return false;
     }
   }
 
   /** The request's 1s reached their client ({@code delivered}) or not; a delivered item's mark is cleared. */
   private void settle(Request r, boolean delivered) {
-    for (Map.Entry<ByteBuffer, CompletableFuture<Boolean>> e : r.marks) {
-      if (!e.getValue().complete(!delivered)) {
-        continue;
-      }
-      if (delivered && unacknowledged.remove(e.getKey(), e.getValue())) {
-        toAcknowledge.add(e.getKey().array());
-      }
+    for (DeliveryLedger.Mark m : r.marks) {
+      m.settle(delivered);
     }
     Guard g = guard;
-    if (delivered && inFlight.get() == 0 && g != null && !toAcknowledge.isEmpty()) {
+    if (delivered && inFlight.get() == 0 && g != null && ledger.hasAcknowledgements()) {
       scheduleAck(g);
     }
   }
@@ -505,19 +444,15 @@ final class GuardedSet {
     try {
       CompletableFuture.delayedExecutor(ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS, io).execute(() -> {
         ackScheduled.set(false);
-        List<byte[]> acks = new ArrayList<>();
-        byte[] ack;
-        while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
-          acks.add(ack);
-        }
+        List<byte[]> acks = ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION);
         if (acks.isEmpty()) {
           return;
         }
         try {
-          g.acknowledge(owner, acks);
+          g.acknowledge(ledger.owner(), acks);
           ackTransactions.increment();
         } catch (RuntimeException e) {
-          toAcknowledge.addAll(acks); // the next batch carries them; meanwhile a crash answers them 1 again
+          ledger.requeueAcknowledgements(acks); // the next batch carries them; meanwhile a crash answers them 1 again
           LOG.debug("clearing {} pending marks failed: {}", acks.size(), e.toString());
         }
       });
@@ -532,16 +467,12 @@ final class GuardedSet {
    */
   void flushAcknowledgements() {
     Guard g = guard;
-    List<byte[]> acks = new ArrayList<>();
-    byte[] ack;
-    while ((ack = toAcknowledge.poll()) != null) {
-      acks.add(ack);
-    }
+    List<byte[]> acks = ledger.takeAcknowledgements(Integer.MAX_VALUE);
     if (g == null || acks.isEmpty()) {
       return;
     }
     try {
-      g.acknowledge(owner, acks);
+      g.acknowledge(ledger.owner(), acks);
     } catch (RuntimeException e) {
       LOG.warn("clearing {} pending marks on shutdown failed (a retry after the restart answers them 1 again): {}",
           acks.size(), e.toString());
