@@ -144,6 +144,10 @@ public interface ExactStore extends AutoCloseable {
    * there is nothing to decide: each answer is new), right after the commit, and also when that commit's outcome is
    * unknown (before the store throws), so that a caller who keeps marks of its own has them for every item the batch
    * may have stored. It is called once per batch that commits or may have committed.
+   *
+   * <p>It runs while the store's transaction is open, so it only computes from its arguments and what its caller
+   * gathered before the batch (as {@link DeliveryLedger.Batch#decide()} does): it waits for nothing and calls out to
+   * nothing.
    */
   @FunctionalInterface
   interface Decide {

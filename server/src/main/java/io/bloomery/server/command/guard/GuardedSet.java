@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,29 +30,29 @@ import org.slf4j.LoggerFactory;
 /**
  * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
+ * <p>Three queues of this key run through one {@link Batcher} each: the group commit of adds, the coalesced
+ * confirmation of lookups, and the clearing of delivered items' store marks.
+ *
  * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; up to
  * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued when it starts (up to
  * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an
  * append-only log's shared fsync does. One in flight: two halve the batches (10-11 rows against 19-25 for 50
  * clients) and so double the transactions, which on two vCPUs cost more CPU per add than the overlap of one
  * commit with the next statement wins back; only at load averages above 13 did two do better (docs/BENCHMARKS.md,
- * the add path profiled). A batch whose items the filter has all never seen goes to the store as one statement that
- * commits itself (one round trip, {@link ExactStore#insertAllIfAbsent(List, boolean[], ExactStore.Ledger,
- * ExactStore.Decide)}); its in-memory marks are then made right after that commit, before any reply (and also when
- * the commit's outcome is unknown). So with more than one in flight, a later transaction of this key that shares
- * an item could find the row before the earlier one's mark and answer 0 while the earlier one's 1 is still on its
- * way; with one in flight no other transaction of the key runs in between. Each request completes with its own
- * items' outcomes only after its transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
- * token).
+ * the add path profiled). One in flight is also what the {@link DeliveryLedger} relies on: the in-memory marks a
+ * batch finds before its transaction cannot change before it, and a batch's marks are made (right after its store
+ * call returned, before any reply) before the next batch of the key starts. Each request completes with its own
+ * items' outcomes only after its transaction committed. A request with a token runs in a transaction of its own
+ * (its reply is stored under the token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
  * {@code 1} also marks it pending in the store under the owner of this key's {@link #ledger} (a fresh id per
- * process); the mark is cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its own, once the reply reached
- * the client's socket. An item
- * whose {@code 1} reached nobody keeps its mark, so a later add of it answers {@code 1}: in this process through
- * the in-memory mark (which also keeps two of this process's clients from both being told 1), in another process or
- * after a restart through the store's mark of a foreign owner, which that add claims in its transaction. With a
- * token the answers are stored under it instead and a retry gets them back.
+ * process); the mark is cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its
+ * own, once the reply reached the client's socket. An item whose {@code 1} reached nobody keeps its mark, so a later
+ * add of it answers {@code 1}: in this process through the in-memory mark (which also keeps two of this process's
+ * clients from both being told 1; a batch waits for an earlier answer's delivery before its transaction opens), in
+ * another process or after a restart through the store's mark of a foreign owner, which that add claims in its
+ * transaction. With a token the answers are stored under it instead and a retry gets them back.
  */
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
@@ -76,7 +75,6 @@ final class GuardedSet {
   final FilterPlan plan;
   /** This key's delivery ledger in this process; its owner id is new on every start. */
   final DeliveryLedger ledger = new DeliveryLedger();
-  private final Executor io;
   private volatile Guard guard;
   private volatile String state = "building";
   /** An open attempt (build or reopen) is running; guarded by this. */
@@ -86,7 +84,8 @@ final class GuardedSet {
   /** The bytes this key counts against {@code maxmemory} now; guarded by this. */
   private long accounted;
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger inFlight = new AtomicInteger();
+  /** The group commit: runs {@link #flush} for what is queued, {@link #MAX_IN_FLIGHT} at a time. */
+  private final Batcher<Guard> commits;
   /** The requests each running flush took from the queue (at most {@link #MAX_IN_FLIGHT} lists). */
   private final ConcurrentLinkedQueue<List<Request>> running = new ConcurrentLinkedQueue<>();
   /** Whether a deadline sweep is scheduled; one at a time, for the oldest request still waiting. */
@@ -96,11 +95,13 @@ final class GuardedSet {
   /** Transactions that only cleared pending marks (no batch came along to carry them). */
   final LongAdder ackTransactions = new LongAdder();
 
-  private final AtomicBoolean ackScheduled = new AtomicBoolean();
+  /** Clears delivered items' store marks in a transaction of their own, {@link #ACK_DELAY_MILLIS} after a kick. */
+  private final Batcher<Guard> acks;
 
   /** Lookups whose "maybe"s wait for the store; one query confirms all that are queued when it starts. */
   private final ConcurrentLinkedQueue<Confirmation> confirmations = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger confirmsInFlight = new AtomicInteger();
+  /** Runs {@link #confirmQueued}, {@link #MAX_CONFIRMS_IN_FLIGHT} at a time. */
+  private final Batcher<Guard> confirms;
   /** Confirmation queries run, and how many lookups (GUARD.EXISTS/MEXISTS calls) they answered. */
   final LongAdder confirmQueries = new LongAdder();
   final LongAdder confirmLookups = new LongAdder();
@@ -141,9 +142,26 @@ final class GuardedSet {
     this.storeName = storeName;
     this.errorRate = errorRate;
     this.capacity = capacity;
-    this.io = io;
     this.reservedAtMillis = System.currentTimeMillis();
     this.plan = FilterPlanner.plan(capacity, errorRate);
+    this.commits = new Batcher<>(io, MAX_IN_FLIGHT, 0, () -> !queue.isEmpty(), g -> {
+      flush(g);
+      return true;
+    }, this::failQueued);
+    // Under load the next group commit carries the deletions at no extra cost: a transaction of their own is
+    // started only while none runs, so an idle key gets its marks cleared shortly after its last reply.
+    this.acks = new Batcher<>(io, 1, ACK_DELAY_MILLIS,
+        () -> commits.inFlight() == 0 && ledger.hasAcknowledgements(), this::acknowledgeQueued, e -> {});
+    this.commits.followedBy(acks);
+    this.confirms = new Batcher<>(io, MAX_CONFIRMS_IN_FLIGHT, 0, () -> !confirmations.isEmpty(), g -> {
+      confirmQueued(g);
+      return true;
+    }, e -> {
+      Confirmation c;
+      while ((c = confirmations.poll()) != null) {
+        c.result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
+      }
+    });
   }
 
   /** The built guard, or {@code null} while it is being built or reopened. */
@@ -223,7 +241,7 @@ final class GuardedSet {
     Request r = new Request(items, token, timeoutMillis);
     queue.add(r);
     watchDeadlines();
-    kick(g);
+    commits.kick(g);
     return r;
   }
 
@@ -312,27 +330,6 @@ final class GuardedSet {
     return false;
   }
 
-  private void kick(Guard g) {
-    while (!queue.isEmpty()) {
-      int n = inFlight.get();
-      if (n >= MAX_IN_FLIGHT) {
-        return; // a running flush takes the queue when it ends
-      }
-      if (inFlight.compareAndSet(n, n + 1)) {
-        try {
-          io.execute(() -> flush(g));
-        } catch (RuntimeException e) {
-          inFlight.decrementAndGet();
-          failQueued(e);
-        }
-        return;
-      }
-    }
-    if (inFlight.get() == 0 && ledger.hasAcknowledgements()) {
-      scheduleAck(g);
-    }
-  }
-
   private void failQueued(RuntimeException e) {
     Request r;
     while ((r = queue.poll()) != null) {
@@ -367,8 +364,6 @@ final class GuardedSet {
       }
     } finally {
       running.remove(taken);
-      inFlight.decrementAndGet();
-      kick(g);
     }
   }
 
@@ -427,37 +422,28 @@ final class GuardedSet {
       m.settle(delivered);
     }
     Guard g = guard;
-    if (delivered && inFlight.get() == 0 && g != null && ledger.hasAcknowledgements()) {
-      scheduleAck(g);
+    if (delivered && g != null) {
+      acks.kick(g);
     }
   }
 
   /**
-   * Clears delivered items' store marks in a short transaction of their own when no batch carried them within
-   * {@link #ACK_DELAY_MILLIS}: under load the next batch's statement clears them at no extra cost; an idle key gets
-   * its marks cleared shortly after its last reply.
+   * Clears the store marks of delivered items in a short transaction of their own (no batch carried them); {@code
+   * false} if that failed: the next batch or delivery tries again.
    */
-  private void scheduleAck(Guard g) {
-    if (!ackScheduled.compareAndSet(false, true)) {
-      return;
+  private boolean acknowledgeQueued(Guard g) {
+    List<byte[]> taken = ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION);
+    if (taken.isEmpty()) {
+      return true;
     }
     try {
-      CompletableFuture.delayedExecutor(ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS, io).execute(() -> {
-        ackScheduled.set(false);
-        List<byte[]> acks = ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION);
-        if (acks.isEmpty()) {
-          return;
-        }
-        try {
-          g.acknowledge(ledger.owner(), acks);
-          ackTransactions.increment();
-        } catch (RuntimeException e) {
-          ledger.requeueAcknowledgements(acks); // the next batch carries them; meanwhile a crash answers them 1 again
-          LOG.debug("clearing {} pending marks failed: {}", acks.size(), e.toString());
-        }
-      });
+      g.acknowledge(ledger.owner(), taken);
+      ackTransactions.increment();
+      return true;
     } catch (RuntimeException e) {
-      ackScheduled.set(false); // shutting down: the marks stay, a retry after restart answers 1
+      ledger.requeueAcknowledgements(taken); // the next batch carries them; meanwhile a crash answers them 1 again
+      LOG.debug("clearing {} pending marks failed: {}", taken.size(), e.toString());
+      return false;
     }
   }
 
@@ -510,93 +496,67 @@ final class GuardedSet {
     // dependents run last-registered first).
     CompletableFuture<List<Verdict>> answered = c.result.whenComplete((v, e) -> confirmWaiting.decrementAndGet());
     confirmations.add(c);
-    kickConfirmations(g);
+    confirms.kick(g);
     return answered;
   }
 
   /** One lookup waiting for the store. */
   private record Confirmation(Guard.Lookup lookup, CompletableFuture<List<Verdict>> result) {}
 
-  private void kickConfirmations(Guard g) {
-    while (!confirmations.isEmpty()) {
-      int n = confirmsInFlight.get();
-      if (n >= MAX_CONFIRMS_IN_FLIGHT) {
-        return; // a running query takes the queue when it ends
-      }
-      if (confirmsInFlight.compareAndSet(n, n + 1)) {
-        try {
-          io.execute(() -> confirmQueued(g));
-        } catch (RejectedExecutionException e) {
-          confirmsInFlight.decrementAndGet();
-          Confirmation c;
-          while ((c = confirmations.poll()) != null) {
-            c.result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
-          }
-        }
-        return;
-      }
-    }
-  }
-
   /**
    * Takes every queued lookup (up to {@link #MAX_CONFIRM_ITEMS} items) and confirms the union of their items in one
    * {@code = ANY} statement (an item asked by several lookups is sent once), then hands each lookup its answers.
    */
   private void confirmQueued(Guard g) {
-    try {
-      List<Confirmation> batch = new ArrayList<>();
-      List<int[]> positions = new ArrayList<>();
-      List<byte[]> union = new ArrayList<>();
-      Map<ByteBuffer, Integer> index = new HashMap<>();
-      Confirmation c;
-      while (union.size() < MAX_CONFIRM_ITEMS && (c = confirmations.poll()) != null) {
-        List<byte[]> asked;
-        try {
-          asked = c.lookup.toConfirm(); // a catch-up store reads other writers' rows first
-        } catch (RuntimeException e) {
-          c.result.completeExceptionally(e);
-          continue;
-        }
-        int[] at = new int[asked.size()];
-        for (int i = 0; i < at.length; i++) {
-          byte[] item = asked.get(i);
-          at[i] = index.computeIfAbsent(ByteBuffer.wrap(item), k -> {
-            union.add(item);
-            return union.size() - 1;
-          });
-        }
-        batch.add(c);
-        positions.add(at);
-      }
-      if (batch.isEmpty()) {
-        return;
-      }
-      boolean[] present;
+    List<Confirmation> batch = new ArrayList<>();
+    List<int[]> positions = new ArrayList<>();
+    List<byte[]> union = new ArrayList<>();
+    Map<ByteBuffer, Integer> index = new HashMap<>();
+    Confirmation c;
+    while (union.size() < MAX_CONFIRM_ITEMS && (c = confirmations.poll()) != null) {
+      List<byte[]> asked;
       try {
-        present = union.isEmpty() ? new boolean[0] : g.confirm(union);
+        asked = c.lookup.toConfirm(); // a catch-up store reads other writers' rows first
       } catch (RuntimeException e) {
-        for (Confirmation f : batch) {
-          f.result.completeExceptionally(e);
-        }
-        return;
+        c.result.completeExceptionally(e);
+        continue;
       }
-      confirmQueries.increment();
-      confirmLookups.add(batch.size());
-      for (int b = 0; b < batch.size(); b++) {
-        int[] at = positions.get(b);
-        boolean[] mine = new boolean[at.length];
-        for (int i = 0; i < at.length; i++) {
-          mine[i] = present[at[i]];
-        }
-        try {
-          batch.get(b).result.complete(batch.get(b).lookup.verdicts(mine));
-        } catch (RuntimeException e) {
-          batch.get(b).result.completeExceptionally(e);
-        }
+      int[] at = new int[asked.size()];
+      for (int i = 0; i < at.length; i++) {
+        byte[] item = asked.get(i);
+        at[i] = index.computeIfAbsent(ByteBuffer.wrap(item), k -> {
+          union.add(item);
+          return union.size() - 1;
+        });
       }
-    } finally {
-      confirmsInFlight.decrementAndGet();
-      kickConfirmations(g);
+      batch.add(c);
+      positions.add(at);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    boolean[] present;
+    try {
+      present = union.isEmpty() ? new boolean[0] : g.confirm(union);
+    } catch (RuntimeException e) {
+      for (Confirmation f : batch) {
+        f.result.completeExceptionally(e);
+      }
+      return;
+    }
+    confirmQueries.increment();
+    confirmLookups.add(batch.size());
+    for (int b = 0; b < batch.size(); b++) {
+      int[] at = positions.get(b);
+      boolean[] mine = new boolean[at.length];
+      for (int i = 0; i < at.length; i++) {
+        mine[i] = present[at[i]];
+      }
+      try {
+        batch.get(b).result.complete(batch.get(b).lookup.verdicts(mine));
+      } catch (RuntimeException e) {
+        batch.get(b).result.completeExceptionally(e);
+      }
     }
   }
 }
