@@ -1,7 +1,12 @@
 package io.bloomery.guard;
 
 import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -26,9 +31,17 @@ import java.util.concurrent.TimeoutException;
  * of the items answered new. Batches of one ledger run one at a time: the marks {@code begin} found then cannot change
  * before the batch's transaction, because only a batch creates or takes them.
  *
+ * <p>The store's half is {@link #record}: the one protocol both stores run in a batch's transaction, over the
+ * {@link Rows} statements each writes in its own SQL dialect. <b>No call out of a store transaction</b>: nothing in
+ * it waits for or calls into the code that delivers the answers; {@link ExactStore.Decide} only computes.
+ *
  * <p>Thread-safe: {@link Mark#settle} and the acknowledgement queue may be used from any thread.
  */
 public final class DeliveryLedger {
+  /** How long a token's stored reply is kept (a retry after a crash comes far sooner). */
+  static final long REPLY_RETENTION_MILLIS = 86_400_000;
+  /** How often a store deletes the expired replies (in a batch that stores one). */
+  static final long PRUNE_EVERY_MILLIS = 60_000;
   /** How long {@link #begin} waits for an earlier answer's delivery (its batch committed, so it settles soon). */
   private static final long MARK_WAIT_MILLIS = 10_000;
 
@@ -213,5 +226,148 @@ public final class DeliveryLedger {
       toAcknowledge.addAll(ledger.acknowledged());
       return withToken ? new Mark[items.size()] : committed();
     }
+  }
+
+  /**
+   * The statements of the ledger's protocol in one store's dialect, run in the batch's open transaction; an instance
+   * belongs to one batch (tables {@code TABLE_pending} (digest, owner) and {@code TABLE_replies} (token, request
+   * digest, answers, created_at)). A {@code pick} has one flag per item of the batch, in order.
+   */
+  interface Rows {
+    /**
+     * Inserts the token's row with the request digest unless the token has one (a concurrent holder of the row is
+     * waited for); whether this call inserted it.
+     */
+    boolean takeToken(byte[] token, byte[] request) throws SQLException;
+
+    /** The request digest and the answers stored under the token, or {@code null} if it has no row. */
+    byte[][] storedReply(byte[] token) throws SQLException;
+
+    /**
+     * Inserts the batch's rows: {@code inserted[i]} whether item i was new, {@code duplicate[i]} whether it is a
+     * stored duplicate at its first occurrence in the batch.
+     */
+    Inserted insert(boolean[] inserted, boolean[] duplicate) throws SQLException;
+
+    /** Deletes other owners' marks on the duplicates; which were claimed. */
+    boolean[] claimForeign(String owner, boolean[] duplicate) throws SQLException;
+
+    /** Marks the picked items pending for {@code owner} (taking over any other owner's mark). */
+    void markPending(String owner, boolean[] pick) throws SQLException;
+
+    /** Deletes the marks on the picked items, of any owner. */
+    void clearPending(boolean[] pick) throws SQLException;
+
+    /** Deletes {@code owner}'s marks on delivered items. */
+    void acknowledge(String owner, List<byte[]> items) throws SQLException;
+
+    /** Stores a token's answers (its row was taken by {@link #takeToken}) and prunes expired replies when due. */
+    void storeAnswers(byte[] token, boolean[] answers) throws SQLException;
+
+    /** Called once the answers are to be decided: after it the transaction is not sent again. */
+    default void deciding() {}
+  }
+
+  /**
+   * What {@link Rows#insert} also did in its statement: marked the inserted rows pending for the ledger's owner
+   * (without a token), and cleared the acknowledged marks.
+   */
+  record Inserted(boolean markedInserted, boolean acknowledged) {
+    /** Nothing beyond the rows. */
+    static final Inserted ROWS_ONLY = new Inserted(false, false);
+  }
+
+  /**
+   * The ledger's protocol for one batch in its store transaction: takes the token (a repeat returns its stored
+   * reply), inserts the rows, claims other owners' pending marks on duplicates, decides the answers, then either
+   * marks every item answered new pending for the ledger's owner (without a token) or clears the marks of items it
+   * answered new again and stores the answers under the token; delivered items' marks are cleared in the same
+   * transaction.
+   */
+  static ExactStore.Recorded record(Rows rows, int n, ExactStore.Ledger ledger, ExactStore.Decide decide)
+      throws SQLException {
+    if (ledger.token() != null) {
+      if (!rows.takeToken(ledger.token(), ledger.request())) {
+        byte[][] stored = rows.storedReply(ledger.token());
+        if (stored == null || stored[1] == null) {
+          throw new SQLException("the token's row vanished (pruned concurrently?)", "40001");
+        }
+        boolean[] answers = checkedLength(storedAnswers(stored[0], stored[1], ledger.request()), n);
+        return new ExactStore.Recorded(new boolean[n], answers, true);
+      }
+    }
+    boolean[] inserted = new boolean[n];
+    boolean[] duplicate = new boolean[n];
+    Inserted done = rows.insert(inserted, duplicate);
+    boolean[] claimed = rows.claimForeign(ledger.owner(), duplicate);
+    rows.deciding();
+    boolean[] answers = decide.answers(inserted.clone(), claimed.clone());
+    if (!done.acknowledged() && !ledger.acknowledged().isEmpty()) {
+      rows.acknowledge(ledger.owner(), ledger.acknowledged());
+    }
+    boolean[] answeredAgain = new boolean[n]; // answered new, not inserted: claimed, or lost by this owner
+    boolean[] toMark = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      answeredAgain[i] = answers[i] && !inserted[i];
+      toMark[i] = answers[i] && !(inserted[i] && done.markedInserted());
+    }
+    if (ledger.token() == null) {
+      rows.markPending(ledger.owner(), toMark);
+    } else {
+      rows.clearPending(answeredAgain); // their 1 is in the stored reply now
+      rows.storeAnswers(ledger.token(), answers);
+    }
+    return new ExactStore.Recorded(inserted, answers, false);
+  }
+
+  /** The request digest and answers of the token's row in {@code repliesTable} (the same SQL in both dialects). */
+  static byte[][] reply(Connection c, String repliesTable, byte[] token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT request, answers FROM " + repliesTable + " WHERE token = ?")) {
+      ps.setBytes(1, token);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new byte[][] {rs.getBytes(1), rs.getBytes(2)} : null;
+      }
+    }
+  }
+
+  /** The answers of a stored reply, after checking that it was for the same items. */
+  private static boolean[] storedAnswers(byte[] storedRequest, byte[] answers, byte[] request) {
+    if (!Arrays.equals(storedRequest, request)) {
+      throw new IllegalArgumentException("the token was already used for other items (a token names"
+          + " one request; use a new token for a new request)");
+    }
+    boolean[] out = new boolean[answers.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = answers[i] != 0;
+    }
+    return out;
+  }
+
+  /** How a token's answers are stored: one byte per item, 1 for new. */
+  static byte[] encodeAnswers(boolean[] answers) {
+    byte[] out = new byte[answers.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = (byte) (answers[i] ? 1 : 0);
+    }
+    return out;
+  }
+
+  /** The digest of each item. */
+  static byte[][] digestsOf(List<byte[]> items) {
+    byte[][] out = new byte[items.size()][];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ItemDigest.of(items.get(i));
+    }
+    return out;
+  }
+
+  /** A stored reply, checked to have one answer per item. */
+  private static boolean[] checkedLength(boolean[] stored, int items) {
+    if (stored.length != items) {
+      throw new IllegalArgumentException("the token's stored reply has " + stored.length
+          + " answers, the request " + items + " items");
+    }
+    return stored;
   }
 }

@@ -174,7 +174,8 @@ public interface ExactStore extends AutoCloseable {
    * transaction: without a token, every item answered new is marked pending for the ledger's owner
    * until acknowledged; a duplicate marked pending by another owner is claimed (a crash lost that
    * owner's answer, so this batch may answer it new). With a token, the answers are stored under it
-   * and a repeat of the token returns them.
+   * and a repeat of the token returns them. Both stores run {@link DeliveryLedger}'s one protocol for it, over
+   * statements in their own SQL dialect.
    *
    * @throws IllegalArgumentException if the token was stored with other items
    * @throws StoreUnavailableException as for {@link #insertAllIfAbsent(List, BeforeCommit)}
