@@ -25,7 +25,7 @@ import redis.clients.jedis.Jedis;
  * replies it does not read; client B adds the same item; PostgreSQL is watched for an idle open transaction.
  */
 class GuardDeliveryWaitTest {
-  private static final int ECHOES = 32;
+  private static final int ECHOES = 64; // 64 MB: more than the kernel's socket buffers take (4 MB send, 4 KB receive)
   private static final int ECHO_BYTES = 1 << 20;
 
   @Test
