@@ -144,6 +144,10 @@ public interface ExactStore extends AutoCloseable {
    * there is nothing to decide: each answer is new), right after the commit, and also when that commit's outcome is
    * unknown (before the store throws), so that a caller who keeps marks of its own has them for every item the batch
    * may have stored. It is called once per batch that commits or may have committed.
+   *
+   * <p>It runs while the store's transaction is open, so it only computes from its arguments and what its caller
+   * gathered before the batch (as {@link DeliveryLedger.Batch#decide()} does): it waits for nothing and calls out to
+   * nothing.
    */
   @FunctionalInterface
   interface Decide {
@@ -170,7 +174,8 @@ public interface ExactStore extends AutoCloseable {
    * transaction: without a token, every item answered new is marked pending for the ledger's owner
    * until acknowledged; a duplicate marked pending by another owner is claimed (a crash lost that
    * owner's answer, so this batch may answer it new). With a token, the answers are stored under it
-   * and a repeat of the token returns them.
+   * and a repeat of the token returns them. Both stores run {@link DeliveryLedger}'s one protocol for it, over
+   * statements in their own SQL dialect.
    *
    * @throws IllegalArgumentException if the token was stored with other items
    * @throws StoreUnavailableException as for {@link #insertAllIfAbsent(List, BeforeCommit)}

@@ -555,7 +555,7 @@ public final class PostgresStore implements ExactStore {
       ps.setObject(2, batch.distinct().toArray(new byte[0][]));
       ps.setString(3, ledger.owner());
       if (acks) {
-        ps.setObject(4, LedgerCodec.digestsOf(ledger.acknowledged()));
+        ps.setObject(4, DeliveryLedger.digestsOf(ledger.acknowledged()));
         ps.setString(5, ledger.owner());
       }
       try (ResultSet rs = ps.executeQuery()) {
@@ -592,133 +592,135 @@ public final class PostgresStore implements ExactStore {
 
   private Recorded inLedgerTransaction(List<byte[]> items, Batch batch, Ledger ledger, Decide decide) {
     try {
-      return inTransaction("insert batch of " + batch.distinct().size(), (c, sent) -> {
-        if (ledger.token() != null) {
-          boolean[] stored = claimToken(c, ledger);
-          if (stored != null) {
-            return new Recorded(new boolean[items.size()], LedgerCodec.checkedLength(stored, items.size()),
-                true);
-          }
-        }
-        boolean[] inserted = new boolean[items.size()];
-        boolean[] sentInserted = batch.distinct().isEmpty() ? new boolean[0]
-            : insertDistinct(c, batch.digests(), batch.distinct(), ledger.token() == null ? ledger.owner()
-                : null, ledger);
-        boolean[] duplicate = new boolean[items.size()];
-        for (int i = 0; i < inserted.length; i++) {
-          inserted[i] = batch.sentIndex()[i] >= 0 && sentInserted[batch.sentIndex()[i]];
-          duplicate[i] = batch.sentIndex()[i] >= 0 && !inserted[i];
-        }
-        boolean[] claimed = claimPending(c, ledger.owner(), batch, duplicate);
-        sent.set(true); // the caller's decision has side effects: not sent twice
-        boolean[] answers = decide.answers(inserted.clone(), claimed.clone());
-        writeLedger(c, ledger, batch, inserted, answers);
-        return new Recorded(inserted, answers, false);
-      });
+      return inTransaction("insert batch of " + batch.distinct().size(),
+          (c, sent) -> DeliveryLedger.record(new LedgerRows(c, sent, batch, ledger), items.size(), ledger, decide));
     } catch (IOException e) {
       throw new AssertionError("a ledger batch does no output", e);
     }
   }
 
-  /** Takes the token (null), or returns the answers stored under it by an earlier request. */
-  private boolean[] claimToken(Connection c, Ledger ledger) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + repliesTable
-        + " (token, request) VALUES (?, ?) ON CONFLICT (token) DO NOTHING")) {
-      ps.setBytes(1, ledger.token());
-      ps.setBytes(2, ledger.request());
-      if (ps.executeUpdate() == 1) {
-        return null;
-      }
-    }
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT request, answers FROM " + repliesTable + " WHERE token = ?")) {
-      ps.setBytes(1, ledger.token());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next() || rs.getBytes(2) == null) {
-          throw new SQLException("the token's row vanished (pruned concurrently?)", "40001");
-        }
-        return LedgerCodec.storedAnswers(rs.getBytes(1), rs.getBytes(2), ledger.request());
-      }
-    }
-  }
+  /** The ledger's statements in PostgreSQL's dialect: one statement per step, items as {@code bytea[]}. */
+  private final class LedgerRows implements DeliveryLedger.Rows {
+    private final Connection c;
+    private final java.util.concurrent.atomic.AtomicBoolean sent;
+    private final Batch batch;
+    private final Ledger ledger;
 
-  /** Deletes the pending marks of other owners on the duplicates; returns which were claimed. */
-  private boolean[] claimPending(Connection c, String owner, Batch batch, boolean[] duplicate)
-      throws SQLException {
-    boolean[] claimed = new boolean[duplicate.length];
-    byte[][] candidates = batch.digestsOf(duplicate);
-    if (candidates.length == 0) {
+    LedgerRows(Connection c, java.util.concurrent.atomic.AtomicBoolean sent, Batch batch, Ledger ledger) {
+      this.c = c;
+      this.sent = sent;
+      this.batch = batch;
+      this.ledger = ledger;
+    }
+
+    @Override
+    public boolean takeToken(byte[] token, byte[] request) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + repliesTable
+          + " (token, request) VALUES (?, ?) ON CONFLICT (token) DO NOTHING")) {
+        ps.setBytes(1, token);
+        ps.setBytes(2, request);
+        return ps.executeUpdate() == 1;
+      }
+    }
+
+    @Override
+    public byte[][] storedReply(byte[] token) throws SQLException {
+      return DeliveryLedger.reply(c, repliesTable, token);
+    }
+
+    /** The rows, their pending marks (without a token) and the deletion of delivered marks in one statement. */
+    @Override
+    public DeliveryLedger.Inserted insert(boolean[] inserted, boolean[] duplicate) throws SQLException {
+      if (batch.distinct().isEmpty()) {
+        return DeliveryLedger.Inserted.ROWS_ONLY;
+      }
+      boolean[] sentInserted = insertDistinct(c, batch.digests(), batch.distinct(),
+          ledger.token() == null ? ledger.owner() : null, ledger);
+      for (int i = 0; i < inserted.length; i++) {
+        inserted[i] = batch.sentIndex()[i] >= 0 && sentInserted[batch.sentIndex()[i]];
+        duplicate[i] = batch.sentIndex()[i] >= 0 && !inserted[i];
+      }
+      return new DeliveryLedger.Inserted(ledger.token() == null, !ledger.acknowledged().isEmpty());
+    }
+
+    @Override
+    public boolean[] claimForeign(String owner, boolean[] duplicate) throws SQLException {
+      boolean[] claimed = new boolean[duplicate.length];
+      byte[][] candidates = batch.digestsOf(duplicate);
+      if (candidates.length == 0) {
+        return claimed;
+      }
+      java.util.Set<ItemDigest.Key> taken = new java.util.HashSet<>();
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
+          + " WHERE digest = ANY(?) AND owner <> ? RETURNING digest")) {
+        ps.setObject(1, candidates); // byte[][]: sent as binary bytea[]
+        ps.setString(2, owner);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            taken.add(new ItemDigest.Key(rs.getBytes(1)));
+          }
+        }
+      }
+      for (int i = 0; i < claimed.length; i++) {
+        claimed[i] = duplicate[i]
+            && taken.contains(new ItemDigest.Key(batch.digests().get(batch.sentIndex()[i])));
+      }
       return claimed;
     }
-    java.util.Set<ItemDigest.Key> taken = new java.util.HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + pendingTable
-        + " WHERE digest = ANY(?) AND owner <> ? RETURNING digest")) {
-      ps.setObject(1, candidates); // byte[][]: sent as binary bytea[]
-      ps.setString(2, owner);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          taken.add(new ItemDigest.Key(rs.getBytes(1)));
-        }
-      }
-    }
-    for (int i = 0; i < claimed.length; i++) {
-      claimed[i] = duplicate[i]
-          && taken.contains(new ItemDigest.Key(batch.digests().get(batch.sentIndex()[i])));
-    }
-    return claimed;
-  }
 
-  /**
-   * The ledger's statements after the answers were decided. The batch statement already marked the rows it
-   * inserted (without a token) and cleared the acknowledged marks, unless there was nothing to insert.
-   */
-  private void writeLedger(Connection c, Ledger ledger, Batch batch, boolean[] inserted,
-      boolean[] answers) throws SQLException {
-    if (batch.distinct().isEmpty() && !ledger.acknowledged().isEmpty()) {
-      deletePending(c, ledger.owner(), LedgerCodec.digestsOf(ledger.acknowledged()));
+    @Override
+    public void deciding() {
+      sent.set(true); // the caller's decision may have side effects: not sent twice
     }
-    if (ledger.token() == null) {
-      boolean[] claimedHere = new boolean[answers.length];
-      for (int i = 0; i < answers.length; i++) {
-        claimedHere[i] = answers[i] && !inserted[i];
+
+    @Override
+    public void markPending(String owner, boolean[] pick) throws SQLException {
+      byte[][] marks = batch.digestsOf(pick);
+      if (marks.length == 0) {
+        return;
       }
-      byte[][] marks = batch.digestsOf(claimedHere);
       java.util.Arrays.sort(marks, java.util.Arrays::compareUnsigned); // one lock order for all
-      if (marks.length > 0) {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pendingTable
-            + " (digest, owner) SELECT unnest(?::bytea[]), ? ON CONFLICT (digest)"
-            + " DO UPDATE SET owner = excluded.owner")) {
-          ps.setObject(1, marks); // byte[][]: sent as binary bytea[]
-          ps.setString(2, ledger.owner());
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + pendingTable
+          + " (digest, owner) SELECT unnest(?::bytea[]), ? ON CONFLICT (digest)"
+          + " DO UPDATE SET owner = excluded.owner")) {
+        ps.setObject(1, marks); // byte[][]: sent as binary bytea[]
+        ps.setString(2, owner);
+        ps.executeUpdate();
+      }
+    }
+
+    @Override
+    public void clearPending(boolean[] pick) throws SQLException {
+      byte[][] settled = batch.digestsOf(pick);
+      if (settled.length > 0) {
+        deletePending(c, null, settled);
+      }
+    }
+
+    @Override
+    public void acknowledge(String owner, List<byte[]> items) throws SQLException {
+      deletePending(c, owner, DeliveryLedger.digestsOf(items));
+    }
+
+    @Override
+    public void storeAnswers(byte[] token, boolean[] answers) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
+        ps.setBytes(1, DeliveryLedger.encodeAnswers(answers));
+        ps.setBytes(2, token);
+        ps.executeUpdate();
+      }
+      long now = System.currentTimeMillis();
+      long last = lastPrune.get();
+      if (now - last > DeliveryLedger.PRUNE_EVERY_MILLIS && lastPrune.compareAndSet(last, now)) {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET LOCAL enable_seqscan = on"); // no index on created_at: read the table (the last statement)
+        }
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + repliesTable
+            + " WHERE created_at < now() - make_interval(secs => ?)")) {
+          ps.setLong(1, DeliveryLedger.REPLY_RETENTION_MILLIS / 1000);
           ps.executeUpdate();
         }
-      }
-      return;
-    }
-    boolean[] answeredDuplicate = new boolean[answers.length];
-    for (int i = 0; i < answers.length; i++) {
-      answeredDuplicate[i] = answers[i] && !inserted[i];
-    }
-    byte[][] settled = batch.digestsOf(answeredDuplicate); // their 1 is in the stored reply now
-    if (settled.length > 0) {
-      deletePending(c, null, settled);
-    }
-    try (PreparedStatement ps = c.prepareStatement(
-        "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
-      ps.setBytes(1, LedgerCodec.encodeAnswers(answers));
-      ps.setBytes(2, ledger.token());
-      ps.executeUpdate();
-    }
-    long now = System.currentTimeMillis();
-    long last = lastPrune.get();
-    if (now - last > LedgerCodec.PRUNE_EVERY_MILLIS && lastPrune.compareAndSet(last, now)) {
-      try (Statement st = c.createStatement()) {
-        st.execute("SET LOCAL enable_seqscan = on"); // no index on created_at: read the table (the last statement)
-      }
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + repliesTable
-          + " WHERE created_at < now() - make_interval(secs => ?)")) {
-        ps.setLong(1, LedgerCodec.REPLY_RETENTION_MILLIS / 1000);
-        ps.executeUpdate();
       }
     }
   }
@@ -741,7 +743,7 @@ public final class PostgresStore implements ExactStore {
       return;
     }
     try (Connection c = pool.getConnection()) {
-      deletePending(c, Objects.requireNonNull(owner, "owner"), LedgerCodec.digestsOf(items));
+      deletePending(c, Objects.requireNonNull(owner, "owner"), DeliveryLedger.digestsOf(items));
     } catch (SQLException e) {
       throw unavailable("acknowledge " + items.size() + " items", e);
     }
@@ -796,7 +798,7 @@ public final class PostgresStore implements ExactStore {
         ps.setString(next++, markOwner);
       }
       if (acks) {
-        ps.setObject(next++, LedgerCodec.digestsOf(ledger.acknowledged())); // binary bytea[]
+        ps.setObject(next++, DeliveryLedger.digestsOf(ledger.acknowledged())); // binary bytea[]
         ps.setString(next, ledger.owner());
       }
       try (ResultSet rs = ps.executeQuery()) {

@@ -268,93 +268,104 @@ public final class SqliteStore implements ExactStore {
   public Recorded insertAllIfAbsent(List<byte[]> items, Ledger ledger, Decide decide) {
     Objects.requireNonNull(ledger, "ledger");
     try {
-      return inWriteTransaction(() -> {
-        if (ledger.token() != null) {
-          boolean[] stored = claimToken(ledger);
-          if (stored != null) {
-            return new Recorded(new boolean[items.size()], LedgerCodec.checkedLength(stored, items.size()),
-                true);
-          }
-        }
-        boolean[] inserted = new boolean[items.size()];
-        boolean[] duplicate = new boolean[items.size()];
-        insertRows(items, inserted, duplicate);
-        boolean[] claimed = new boolean[items.size()];
-        try (PreparedStatement ps = writer.prepareStatement(
-            "DELETE FROM " + pendingTable + " WHERE digest = ? AND owner <> ?")) {
-          for (int i = 0; i < claimed.length; i++) {
-            if (duplicate[i]) {
-              ps.setBytes(1, ItemDigest.of(items.get(i)));
-              ps.setString(2, ledger.owner());
-              claimed[i] = ps.executeUpdate() == 1;
-            }
-          }
-        }
-        boolean[] answers = decide.answers(inserted.clone(), claimed.clone());
-        writeLedger(ledger, items, inserted, answers);
-        return new Recorded(inserted, answers, false);
-      });
+      return inWriteTransaction(() -> DeliveryLedger.record(new LedgerRows(items), items.size(), ledger, decide));
     } catch (IOException e) {
       throw new AssertionError("a ledger batch does no output", e);
     }
   }
 
-  private boolean[] claimToken(Ledger ledger) throws SQLException {
-    try (PreparedStatement ps = writer.prepareStatement("INSERT OR IGNORE INTO " + repliesTable
-        + " (token, request, created_at) VALUES (?, ?, ?)")) {
-      ps.setBytes(1, ledger.token());
-      ps.setBytes(2, ledger.request());
-      ps.setLong(3, System.currentTimeMillis());
-      if (ps.executeUpdate() == 1) {
-        return null;
-      }
-    }
-    try (PreparedStatement ps = writer.prepareStatement(
-        "SELECT request, answers FROM " + repliesTable + " WHERE token = ?")) {
-      ps.setBytes(1, ledger.token());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return LedgerCodec.storedAnswers(rs.getBytes(1), rs.getBytes(2), ledger.request());
-      }
-    }
-  }
+  /** The ledger's statements in SQLite's dialect, on the writer connection: one statement per item. */
+  private final class LedgerRows implements DeliveryLedger.Rows {
+    private final List<byte[]> items;
 
-  private void writeLedger(Ledger ledger, List<byte[]> items, boolean[] inserted,
-      boolean[] answers) throws SQLException {
-    deletePending(ledger.owner(), LedgerCodec.digestsOf(ledger.acknowledged()));
-    if (ledger.token() == null) {
+    LedgerRows(List<byte[]> items) {
+      this.items = items;
+    }
+
+    @Override
+    public boolean takeToken(byte[] token, byte[] request) throws SQLException {
+      try (PreparedStatement ps = writer.prepareStatement("INSERT OR IGNORE INTO " + repliesTable
+          + " (token, request, created_at) VALUES (?, ?, ?)")) {
+        ps.setBytes(1, token);
+        ps.setBytes(2, request);
+        ps.setLong(3, System.currentTimeMillis());
+        return ps.executeUpdate() == 1;
+      }
+    }
+
+    @Override
+    public byte[][] storedReply(byte[] token) throws SQLException {
+      return DeliveryLedger.reply(writer, repliesTable, token);
+    }
+
+    @Override
+    public DeliveryLedger.Inserted insert(boolean[] inserted, boolean[] duplicate) throws SQLException {
+      insertRows(items, inserted, duplicate);
+      return DeliveryLedger.Inserted.ROWS_ONLY;
+    }
+
+    @Override
+    public boolean[] claimForeign(String owner, boolean[] duplicate) throws SQLException {
+      boolean[] claimed = new boolean[items.size()];
+      try (PreparedStatement ps = writer.prepareStatement(
+          "DELETE FROM " + pendingTable + " WHERE digest = ? AND owner <> ?")) {
+        for (int i = 0; i < claimed.length; i++) {
+          if (duplicate[i]) {
+            ps.setBytes(1, ItemDigest.of(items.get(i)));
+            ps.setString(2, owner);
+            claimed[i] = ps.executeUpdate() == 1;
+          }
+        }
+      }
+      return claimed;
+    }
+
+    @Override
+    public void markPending(String owner, boolean[] pick) throws SQLException {
       try (PreparedStatement ps = writer.prepareStatement("INSERT OR REPLACE INTO " + pendingTable
           + " (digest, owner) VALUES (?, ?)")) {
-        for (int i = 0; i < answers.length; i++) {
-          if (answers[i]) {
+        for (int i = 0; i < pick.length; i++) {
+          if (pick[i]) {
             ps.setBytes(1, ItemDigest.of(items.get(i)));
-            ps.setString(2, ledger.owner());
+            ps.setString(2, owner);
             ps.executeUpdate();
           }
         }
       }
-      return;
     }
-    List<byte[]> settled = new java.util.ArrayList<>(); // their 1 is in the stored reply now
-    for (int i = 0; i < answers.length; i++) {
-      if (answers[i] && !inserted[i]) {
-        settled.add(items.get(i));
+
+    @Override
+    public void clearPending(boolean[] pick) throws SQLException {
+      List<byte[]> settled = new java.util.ArrayList<>();
+      for (int i = 0; i < pick.length; i++) {
+        if (pick[i]) {
+          settled.add(items.get(i));
+        }
       }
+      deletePending(null, DeliveryLedger.digestsOf(settled));
     }
-    deletePending(null, LedgerCodec.digestsOf(settled));
-    try (PreparedStatement ps = writer.prepareStatement(
-        "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
-      ps.setBytes(1, LedgerCodec.encodeAnswers(answers));
-      ps.setBytes(2, ledger.token());
-      ps.executeUpdate();
+
+    @Override
+    public void acknowledge(String owner, List<byte[]> acknowledged) throws SQLException {
+      deletePending(owner, DeliveryLedger.digestsOf(acknowledged));
     }
-    long now = System.currentTimeMillis();
-    if (now - lastPrune > LedgerCodec.PRUNE_EVERY_MILLIS) {
-      lastPrune = now;
+
+    @Override
+    public void storeAnswers(byte[] token, boolean[] answers) throws SQLException {
       try (PreparedStatement ps = writer.prepareStatement(
-          "DELETE FROM " + repliesTable + " WHERE created_at < ?")) {
-        ps.setLong(1, now - LedgerCodec.REPLY_RETENTION_MILLIS);
+          "UPDATE " + repliesTable + " SET answers = ? WHERE token = ?")) {
+        ps.setBytes(1, DeliveryLedger.encodeAnswers(answers));
+        ps.setBytes(2, token);
         ps.executeUpdate();
+      }
+      long now = System.currentTimeMillis();
+      if (now - lastPrune > DeliveryLedger.PRUNE_EVERY_MILLIS) {
+        lastPrune = now;
+        try (PreparedStatement ps = writer.prepareStatement(
+            "DELETE FROM " + repliesTable + " WHERE created_at < ?")) {
+          ps.setLong(1, now - DeliveryLedger.REPLY_RETENTION_MILLIS);
+          ps.executeUpdate();
+        }
       }
     }
   }
@@ -384,7 +395,7 @@ public final class SqliteStore implements ExactStore {
     Objects.requireNonNull(owner, "owner");
     writerLock.lock();
     try {
-      deletePending(owner, LedgerCodec.digestsOf(items)); // autocommit: one implicit transaction
+      deletePending(owner, DeliveryLedger.digestsOf(items)); // autocommit: one implicit transaction
     } catch (SQLException e) {
       throw unavailable("acknowledge " + items.size() + " items", e);
     } finally {

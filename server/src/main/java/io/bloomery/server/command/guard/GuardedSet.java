@@ -1,5 +1,6 @@
 package io.bloomery.server.command.guard;
 
+import io.bloomery.guard.DeliveryLedger;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
 import io.bloomery.guard.StoreUnavailableException;
@@ -13,17 +14,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,29 +30,29 @@ import org.slf4j.LoggerFactory;
 /**
  * One guarded key: its {@link Guard} (once built) and the group commit of its adds.
  *
+ * <p>Three queues of this key run through one {@link Batcher} each: the group commit of adds, the coalesced
+ * confirmation of lookups, and the clearing of delivered items' store marks.
+ *
  * <p>Group commit: GUARD.ADD and GUARD.MADD requests from any number of clients go into one queue; up to
  * {@link #MAX_IN_FLIGHT} store transactions run at a time, each taking what is queued when it starts (up to
  * {@link #MAX_BATCH} items) as one multi-row statement. While it commits, the next batch gathers, as an
  * append-only log's shared fsync does. One in flight: two halve the batches (10-11 rows against 19-25 for 50
  * clients) and so double the transactions, which on two vCPUs cost more CPU per add than the overlap of one
  * commit with the next statement wins back; only at load averages above 13 did two do better (docs/BENCHMARKS.md,
- * the add path profiled). A batch whose items the filter has all never seen goes to the store as one statement that
- * commits itself (one round trip, {@link ExactStore#insertAllIfAbsent(List, boolean[], ExactStore.Ledger,
- * ExactStore.Decide)}); its in-memory marks are then made right after that commit, before any reply (and also when
- * the commit's outcome is unknown). So with more than one in flight, a later transaction of this key that shares
- * an item could find the row before the earlier one's mark and answer 0 while the earlier one's 1 is still on its
- * way; with one in flight no other transaction of the key runs in between. Each request completes with its own
- * items' outcomes only after its transaction committed. A request with a token runs in a transaction of its own (its reply is stored under the
- * token).
+ * the add path profiled). One in flight is also what the {@link DeliveryLedger} relies on: the in-memory marks a
+ * batch finds before its transaction cannot change before it, and a batch's marks are made (right after its store
+ * call returned, before any reply) before the next batch of the key starts. Each request completes with its own
+ * items' outcomes only after its transaction committed. A request with a token runs in a transaction of its own
+ * (its reply is stored under the token).
  *
  * <p>Acknowledgements (docs/GUARD.md, "Acknowledgements across a crash"): the transaction that answers an item
- * {@code 1} also marks it pending in the store under this key's {@link #owner} (a fresh id per process); the mark is
- * cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its own, once the reply reached
- * the client's socket. An item
- * whose {@code 1} reached nobody keeps its mark, so a later add of it answers {@code 1}: in this process through
- * the in-memory mark (which also keeps two of this process's clients from both being told 1), in another process or
- * after a restart through the store's mark of a foreign owner, which that add claims in its transaction. With a
- * token the answers are stored under it instead and a retry gets them back.
+ * {@code 1} also marks it pending in the store under the owner of this key's {@link #ledger} (a fresh id per
+ * process); the mark is cleared, in the next transaction or (after {@link #ACK_DELAY_MILLIS}) a short one of its
+ * own, once the reply reached the client's socket. An item whose {@code 1} reached nobody keeps its mark, so a later
+ * add of it answers {@code 1}: in this process through the in-memory mark (which also keeps two of this process's
+ * clients from both being told 1; a batch waits for an earlier answer's delivery before its transaction opens), in
+ * another process or after a restart through the store's mark of a foreign owner, which that add claims in its
+ * transaction. With a token the answers are stored under it instead and a retry gets them back.
  */
 final class GuardedSet {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedSet.class);
@@ -66,7 +61,6 @@ final class GuardedSet {
   /** Confirmation queries of a key's lookups in flight at once. */
   static final int MAX_CONFIRMS_IN_FLIGHT = 2;
   private static final int MAX_ACKS_PER_TRANSACTION = 10_000;
-  private static final long MARK_WAIT_MILLIS = 10_000;
   /** How long delivered items' marks wait for a batch to carry their deletion before a transaction of their own. */
   static final long ACK_DELAY_MILLIS = 50;
   /** Items one coalesced confirmation query asks for at most (a lookup is never split). */
@@ -79,9 +73,8 @@ final class GuardedSet {
   final long reservedAtMillis;
   /** The filter the guard builds for a store holding fewer than 80% of the capacity: what RESERVE admits. */
   final FilterPlan plan;
-  /** Who this process's pending marks belong to (new on every start). */
-  final String owner = UUID.randomUUID().toString();
-  private final Executor io;
+  /** This key's delivery ledger in this process; its owner id is new on every start. */
+  final DeliveryLedger ledger = new DeliveryLedger();
   private volatile Guard guard;
   private volatile String state = "building";
   /** An open attempt (build or reopen) is running; guarded by this. */
@@ -91,7 +84,8 @@ final class GuardedSet {
   /** The bytes this key counts against {@code maxmemory} now; guarded by this. */
   private long accounted;
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger inFlight = new AtomicInteger();
+  /** The group commit: runs {@link #flush} for what is queued, {@link #MAX_IN_FLIGHT} at a time. */
+  private final Batcher<Guard> commits;
   /** The requests each running flush took from the queue (at most {@link #MAX_IN_FLIGHT} lists). */
   private final ConcurrentLinkedQueue<List<Request>> running = new ConcurrentLinkedQueue<>();
   /** Whether a deadline sweep is scheduled; one at a time, for the oldest request still waiting. */
@@ -101,15 +95,13 @@ final class GuardedSet {
   /** Transactions that only cleared pending marks (no batch came along to carry them). */
   final LongAdder ackTransactions = new LongAdder();
 
-  /** Items this process answered 1 whose delivery is not known yet, or failed; a mark completes with "lost". */
-  private final ConcurrentHashMap<ByteBuffer, CompletableFuture<Boolean>> unacknowledged = new ConcurrentHashMap<>();
-  /** Delivered items whose store marks are still to be cleared. */
-  private final ConcurrentLinkedQueue<byte[]> toAcknowledge = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean ackScheduled = new AtomicBoolean();
+  /** Clears delivered items' store marks in a transaction of their own, {@link #ACK_DELAY_MILLIS} after a kick. */
+  private final Batcher<Guard> acks;
 
   /** Lookups whose "maybe"s wait for the store; one query confirms all that are queued when it starts. */
   private final ConcurrentLinkedQueue<Confirmation> confirmations = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger confirmsInFlight = new AtomicInteger();
+  /** Runs {@link #confirmQueued}, {@link #MAX_CONFIRMS_IN_FLIGHT} at a time. */
+  private final Batcher<Guard> confirms;
   /** Confirmation queries run, and how many lookups (GUARD.EXISTS/MEXISTS calls) they answered. */
   final LongAdder confirmQueries = new LongAdder();
   final LongAdder confirmLookups = new LongAdder();
@@ -126,7 +118,7 @@ final class GuardedSet {
     final CompletableFuture<boolean[]> result = new CompletableFuture<>();
     /** {@link System#nanoTime()} when the result turns into a timeout if the commit has not answered it. */
     private final long deadlineNanos;
-    private final List<Map.Entry<ByteBuffer, CompletableFuture<Boolean>>> marks = new ArrayList<>(1);
+    private final List<DeliveryLedger.Mark> marks = new ArrayList<>(1);
 
     private Request(List<byte[]> items, byte[] token, long timeoutMillis) {
       this.items = items;
@@ -150,9 +142,26 @@ final class GuardedSet {
     this.storeName = storeName;
     this.errorRate = errorRate;
     this.capacity = capacity;
-    this.io = io;
     this.reservedAtMillis = System.currentTimeMillis();
     this.plan = FilterPlanner.plan(capacity, errorRate);
+    this.commits = new Batcher<>(io, MAX_IN_FLIGHT, 0, () -> !queue.isEmpty(), g -> {
+      flush(g);
+      return true;
+    }, this::failQueued);
+    // Under load the next group commit carries the deletions at no extra cost: a transaction of their own is
+    // started only while none runs, so an idle key gets its marks cleared shortly after its last reply.
+    this.acks = new Batcher<>(io, 1, ACK_DELAY_MILLIS,
+        () -> commits.inFlight() == 0 && ledger.hasAcknowledgements(), this::acknowledgeQueued, e -> {});
+    this.commits.followedBy(acks);
+    this.confirms = new Batcher<>(io, MAX_CONFIRMS_IN_FLIGHT, 0, () -> !confirmations.isEmpty(), g -> {
+      confirmQueued(g);
+      return true;
+    }, e -> {
+      Confirmation c;
+      while ((c = confirmations.poll()) != null) {
+        c.result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
+      }
+    });
   }
 
   /** The built guard, or {@code null} while it is being built or reopened. */
@@ -221,7 +230,7 @@ final class GuardedSet {
 
   /** How many items this process answered 1 whose reply is not known to have been delivered. */
   int unacknowledged() {
-    return unacknowledged.size();
+    return ledger.unacknowledged();
   }
 
   /**
@@ -232,7 +241,7 @@ final class GuardedSet {
     Request r = new Request(items, token, timeoutMillis);
     queue.add(r);
     watchDeadlines();
-    kick(g);
+    commits.kick(g);
     return r;
   }
 
@@ -321,27 +330,6 @@ final class GuardedSet {
     return false;
   }
 
-  private void kick(Guard g) {
-    while (!queue.isEmpty()) {
-      int n = inFlight.get();
-      if (n >= MAX_IN_FLIGHT) {
-        return; // a running flush takes the queue when it ends
-      }
-      if (inFlight.compareAndSet(n, n + 1)) {
-        try {
-          io.execute(() -> flush(g));
-        } catch (RuntimeException e) {
-          inFlight.decrementAndGet();
-          failQueued(e);
-        }
-        return;
-      }
-    }
-    if (inFlight.get() == 0 && !toAcknowledge.isEmpty()) {
-      scheduleAck(g);
-    }
-  }
-
   private void failQueued(RuntimeException e) {
     Request r;
     while ((r = queue.poll()) != null) {
@@ -376,12 +364,13 @@ final class GuardedSet {
       }
     } finally {
       running.remove(taken);
-      inFlight.decrementAndGet();
-      kick(g);
     }
   }
 
-  /** One store transaction for the requests' items (blocking, on a store thread). */
+  /**
+   * One store transaction for the requests' items (blocking, on a store thread). The ledger waits for its earlier
+   * answers' delivery before the transaction opens; the transaction decides with what it found and calls nothing.
+   */
   private void run(Guard g, List<Request> batch) {
     List<byte[]> items = new ArrayList<>();
     List<Request> requestOf = new ArrayList<>();
@@ -392,26 +381,20 @@ final class GuardedSet {
       }
     }
     byte[] token = batch.get(0).token;
-    List<byte[]> acks = new ArrayList<>();
-    byte[] ack;
-    while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
-      acks.add(ack);
-    }
-    Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere = new HashMap<>();
-    ExactStore.Ledger ledger = new ExactStore.Ledger(owner, token, token == null ? null : requestDigest(items), acks);
+    DeliveryLedger.Batch b = ledger.begin(items, token, token == null ? null : requestDigest(items),
+        ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION));
     ExactStore.Recorded recorded;
     try {
-      recorded = g.addIfAbsent(items, ledger, (inserted, claimed) -> decide(items, requestOf, token != null,
-          inserted, claimed, claimedHere));
+      recorded = g.addIfAbsent(items, b.ledger(), b.decide());
     } catch (RuntimeException e) {
-      toAcknowledge.addAll(acks);
-      claimedHere.forEach(unacknowledged::putIfAbsent); // a token's claim did not commit: still lost
+      attach(b.failed(), requestOf);
       for (Request r : batch) {
         r.result.completeExceptionally(e);
         settle(r, false); // stored or not, nobody was told 1: the marks stay
       }
       return;
     }
+    attach(b.committed(), requestOf);
     groupCommits.increment();
     groupCommitRows.add(items.size());
     int at = 0;
@@ -424,105 +407,43 @@ final class GuardedSet {
     }
   }
 
-  /**
-   * A batch's answers, inside its transaction: new if inserted or claimed from another owner's store mark, or if
-   * this process answered it 1 before and that 1 reached nobody (claimed from the in-memory mark). Without a token
-   * every item answered 1 gets a fresh mark here, before the commit (on the one-round-trip path, whose items were all
-   * inserted, right after it and before any reply), so that a later add of it finds the mark.
-   */
-  private boolean[] decide(List<byte[]> items, List<Request> requestOf, boolean withToken, boolean[] inserted,
-      boolean[] claimed, Map<ByteBuffer, CompletableFuture<Boolean>> claimedHere) {
-    boolean[] answers = new boolean[items.size()];
-    Set<ByteBuffer> answeredHere = new HashSet<>();
-    for (int i = 0; i < answers.length; i++) {
-      ByteBuffer k = ByteBuffer.wrap(items.get(i));
-      CompletableFuture<Boolean> fresh = null; // this batch's mark, for an item it answers 1 without a token
-      if (inserted[i] || claimed[i]) {
-        answers[i] = true;
-        if (!withToken) {
-          fresh = new CompletableFuture<>();
-          unacknowledged.put(k, fresh);
-        }
-      } else if (!answeredHere.contains(k)) {
-        CompletableFuture<Boolean> m = unacknowledged.get(k);
-        if (m != null && awaitMark(m)) {
-          fresh = withToken ? null : new CompletableFuture<>();
-          if (withToken ? unacknowledged.remove(k, m) : unacknowledged.replace(k, m, fresh)) {
-            answers[i] = true;
-            claimedHere.put(k, m);
-          } else {
-            fresh = null;
-          }
-        }
+  /** Hands each item's mark to the request the item came from, which settles it once its reply is written. */
+  private static void attach(DeliveryLedger.Mark[] marks, List<Request> requestOf) {
+    for (int i = 0; i < marks.length; i++) {
+      if (marks[i] != null) {
+        requestOf.get(i).marks.add(marks[i]);
       }
-      if (answers[i]) {
-        answeredHere.add(k);
-        if (fresh != null) {
-          requestOf.get(i).marks.add(Map.entry(k, fresh));
-        }
-      }
-    }
-    return answers;
-  }
-
-  /** Whether a mark's request left its item unacknowledged; its batch committed, so it settles soon. */
-  private static boolean awaitMark(CompletableFuture<Boolean> mark) {
-    try {
-      return mark.get(MARK_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } catch (ExecutionException | TimeoutException e) {
-      return false;
     }
   }
 
   /** The request's 1s reached their client ({@code delivered}) or not; a delivered item's mark is cleared. */
   private void settle(Request r, boolean delivered) {
-    for (Map.Entry<ByteBuffer, CompletableFuture<Boolean>> e : r.marks) {
-      if (!e.getValue().complete(!delivered)) {
-        continue;
-      }
-      if (delivered && unacknowledged.remove(e.getKey(), e.getValue())) {
-        toAcknowledge.add(e.getKey().array());
-      }
+    for (DeliveryLedger.Mark m : r.marks) {
+      m.settle(delivered);
     }
     Guard g = guard;
-    if (delivered && inFlight.get() == 0 && g != null && !toAcknowledge.isEmpty()) {
-      scheduleAck(g);
+    if (delivered && g != null) {
+      acks.kick(g);
     }
   }
 
   /**
-   * Clears delivered items' store marks in a short transaction of their own when no batch carried them within
-   * {@link #ACK_DELAY_MILLIS}: under load the next batch's statement clears them at no extra cost; an idle key gets
-   * its marks cleared shortly after its last reply.
+   * Clears the store marks of delivered items in a short transaction of their own (no batch carried them); {@code
+   * false} if that failed: the next batch or delivery tries again.
    */
-  private void scheduleAck(Guard g) {
-    if (!ackScheduled.compareAndSet(false, true)) {
-      return;
+  private boolean acknowledgeQueued(Guard g) {
+    List<byte[]> taken = ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION);
+    if (taken.isEmpty()) {
+      return true;
     }
     try {
-      CompletableFuture.delayedExecutor(ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS, io).execute(() -> {
-        ackScheduled.set(false);
-        List<byte[]> acks = new ArrayList<>();
-        byte[] ack;
-        while (acks.size() < MAX_ACKS_PER_TRANSACTION && (ack = toAcknowledge.poll()) != null) {
-          acks.add(ack);
-        }
-        if (acks.isEmpty()) {
-          return;
-        }
-        try {
-          g.acknowledge(owner, acks);
-          ackTransactions.increment();
-        } catch (RuntimeException e) {
-          toAcknowledge.addAll(acks); // the next batch carries them; meanwhile a crash answers them 1 again
-          LOG.debug("clearing {} pending marks failed: {}", acks.size(), e.toString());
-        }
-      });
+      g.acknowledge(ledger.owner(), taken);
+      ackTransactions.increment();
+      return true;
     } catch (RuntimeException e) {
-      ackScheduled.set(false); // shutting down: the marks stay, a retry after restart answers 1
+      ledger.requeueAcknowledgements(taken); // the next batch carries them; meanwhile a crash answers them 1 again
+      LOG.debug("clearing {} pending marks failed: {}", taken.size(), e.toString());
+      return false;
     }
   }
 
@@ -532,16 +453,12 @@ final class GuardedSet {
    */
   void flushAcknowledgements() {
     Guard g = guard;
-    List<byte[]> acks = new ArrayList<>();
-    byte[] ack;
-    while ((ack = toAcknowledge.poll()) != null) {
-      acks.add(ack);
-    }
+    List<byte[]> acks = ledger.takeAcknowledgements(Integer.MAX_VALUE);
     if (g == null || acks.isEmpty()) {
       return;
     }
     try {
-      g.acknowledge(owner, acks);
+      g.acknowledge(ledger.owner(), acks);
     } catch (RuntimeException e) {
       LOG.warn("clearing {} pending marks on shutdown failed (a retry after the restart answers them 1 again): {}",
           acks.size(), e.toString());
@@ -579,93 +496,67 @@ final class GuardedSet {
     // dependents run last-registered first).
     CompletableFuture<List<Verdict>> answered = c.result.whenComplete((v, e) -> confirmWaiting.decrementAndGet());
     confirmations.add(c);
-    kickConfirmations(g);
+    confirms.kick(g);
     return answered;
   }
 
   /** One lookup waiting for the store. */
   private record Confirmation(Guard.Lookup lookup, CompletableFuture<List<Verdict>> result) {}
 
-  private void kickConfirmations(Guard g) {
-    while (!confirmations.isEmpty()) {
-      int n = confirmsInFlight.get();
-      if (n >= MAX_CONFIRMS_IN_FLIGHT) {
-        return; // a running query takes the queue when it ends
-      }
-      if (confirmsInFlight.compareAndSet(n, n + 1)) {
-        try {
-          io.execute(() -> confirmQueued(g));
-        } catch (RejectedExecutionException e) {
-          confirmsInFlight.decrementAndGet();
-          Confirmation c;
-          while ((c = confirmations.poll()) != null) {
-            c.result.completeExceptionally(new StoreUnavailableException("the server is shutting down", e));
-          }
-        }
-        return;
-      }
-    }
-  }
-
   /**
    * Takes every queued lookup (up to {@link #MAX_CONFIRM_ITEMS} items) and confirms the union of their items in one
    * {@code = ANY} statement (an item asked by several lookups is sent once), then hands each lookup its answers.
    */
   private void confirmQueued(Guard g) {
-    try {
-      List<Confirmation> batch = new ArrayList<>();
-      List<int[]> positions = new ArrayList<>();
-      List<byte[]> union = new ArrayList<>();
-      Map<ByteBuffer, Integer> index = new HashMap<>();
-      Confirmation c;
-      while (union.size() < MAX_CONFIRM_ITEMS && (c = confirmations.poll()) != null) {
-        List<byte[]> asked;
-        try {
-          asked = c.lookup.toConfirm(); // a catch-up store reads other writers' rows first
-        } catch (RuntimeException e) {
-          c.result.completeExceptionally(e);
-          continue;
-        }
-        int[] at = new int[asked.size()];
-        for (int i = 0; i < at.length; i++) {
-          byte[] item = asked.get(i);
-          at[i] = index.computeIfAbsent(ByteBuffer.wrap(item), k -> {
-            union.add(item);
-            return union.size() - 1;
-          });
-        }
-        batch.add(c);
-        positions.add(at);
-      }
-      if (batch.isEmpty()) {
-        return;
-      }
-      boolean[] present;
+    List<Confirmation> batch = new ArrayList<>();
+    List<int[]> positions = new ArrayList<>();
+    List<byte[]> union = new ArrayList<>();
+    Map<ByteBuffer, Integer> index = new HashMap<>();
+    Confirmation c;
+    while (union.size() < MAX_CONFIRM_ITEMS && (c = confirmations.poll()) != null) {
+      List<byte[]> asked;
       try {
-        present = union.isEmpty() ? new boolean[0] : g.confirm(union);
+        asked = c.lookup.toConfirm(); // a catch-up store reads other writers' rows first
       } catch (RuntimeException e) {
-        for (Confirmation f : batch) {
-          f.result.completeExceptionally(e);
-        }
-        return;
+        c.result.completeExceptionally(e);
+        continue;
       }
-      confirmQueries.increment();
-      confirmLookups.add(batch.size());
-      for (int b = 0; b < batch.size(); b++) {
-        int[] at = positions.get(b);
-        boolean[] mine = new boolean[at.length];
-        for (int i = 0; i < at.length; i++) {
-          mine[i] = present[at[i]];
-        }
-        try {
-          batch.get(b).result.complete(batch.get(b).lookup.verdicts(mine));
-        } catch (RuntimeException e) {
-          batch.get(b).result.completeExceptionally(e);
-        }
+      int[] at = new int[asked.size()];
+      for (int i = 0; i < at.length; i++) {
+        byte[] item = asked.get(i);
+        at[i] = index.computeIfAbsent(ByteBuffer.wrap(item), k -> {
+          union.add(item);
+          return union.size() - 1;
+        });
       }
-    } finally {
-      confirmsInFlight.decrementAndGet();
-      kickConfirmations(g);
+      batch.add(c);
+      positions.add(at);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    boolean[] present;
+    try {
+      present = union.isEmpty() ? new boolean[0] : g.confirm(union);
+    } catch (RuntimeException e) {
+      for (Confirmation f : batch) {
+        f.result.completeExceptionally(e);
+      }
+      return;
+    }
+    confirmQueries.increment();
+    confirmLookups.add(batch.size());
+    for (int b = 0; b < batch.size(); b++) {
+      int[] at = positions.get(b);
+      boolean[] mine = new boolean[at.length];
+      for (int i = 0; i < at.length; i++) {
+        mine[i] = present[at[i]];
+      }
+      try {
+        batch.get(b).result.complete(batch.get(b).lookup.verdicts(mine));
+      } catch (RuntimeException e) {
+        batch.get(b).result.completeExceptionally(e);
+      }
     }
   }
 }
