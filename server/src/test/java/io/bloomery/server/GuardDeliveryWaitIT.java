@@ -24,7 +24,7 @@ import redis.clients.jedis.Jedis;
  * open meanwhile keeps a connection, its snapshot and its row locks. Client A's 1 is held back behind megabytes of
  * replies it does not read; client B adds the same item; PostgreSQL is watched for an idle open transaction.
  */
-class GuardDeliveryWaitTest {
+class GuardDeliveryWaitIT {
   private static final int ECHOES = 64; // 64 MB: more than the kernel's socket buffers take (4 MB send, 4 KB receive)
   private static final int ECHO_BYTES = 1 << 20;
 
