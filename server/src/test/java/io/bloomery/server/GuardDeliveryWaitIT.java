@@ -35,7 +35,7 @@ class GuardDeliveryWaitIT {
         "--client-output-buffer-limit", "normal 512mb 256mb 0");
         Jedis j = new Jedis("127.0.0.1", server.port(), 60_000);
         Socket a = new Socket()) {
-      GuardStoreFaultTest.call(j, "GUARD.RESERVE", "k", "main", "0.01", "1000");
+      GuardStoreFaultIT.call(j, "GUARD.RESERVE", "k", "main", "0.01", "1000");
       a.setReceiveBufferSize(4096);
       a.connect(new InetSocketAddress("127.0.0.1", server.port()));
       OutputStream out = a.getOutputStream();
@@ -52,7 +52,7 @@ class GuardDeliveryWaitIT {
 
       CompletableFuture<Object> b = CompletableFuture.supplyAsync(() -> {
         try (Jedis other = new Jedis("127.0.0.1", server.port(), 60_000)) {
-          return GuardStoreFaultTest.call(other, "GUARD.ADD", "k", "x");
+          return GuardStoreFaultIT.call(other, "GUARD.ADD", "k", "x");
         }
       });
       int idleInTransaction = 0;
@@ -81,12 +81,12 @@ class GuardDeliveryWaitIT {
   /** Waits until A's add committed and its 1 waits for delivery (this process's ledger holds its mark). */
   private static void awaitUndelivered(Jedis j) throws InterruptedException {
     for (int i = 0; i < 600; i++) {
-      if (Long.valueOf(1L).equals(GuardCommandsTest.infoOf(j, "k").get("unacknowledged_items"))) {
+      if (Long.valueOf(1L).equals(GuardCommandsIT.infoOf(j, "k").get("unacknowledged_items"))) {
         return;
       }
       Thread.sleep(50);
     }
-    throw new AssertionError("A's GUARD.ADD never answered: " + GuardCommandsTest.infoOf(j, "k"));
+    throw new AssertionError("A's GUARD.ADD never answered: " + GuardCommandsIT.infoOf(j, "k"));
   }
 
   /** Reads the echoes' replies and returns the reply after them. */
