@@ -134,7 +134,7 @@ class LogicalReplicationFaultIT {
         assertThat(guard.addIfAbsent(writer.committed.get(0))).isFalse();
         guard.closeAndDropSlot();
       }
-      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots")).isZero();
+      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
     }
   }
 
@@ -169,10 +169,10 @@ class LogicalReplicationFaultIT {
         assertDuplicate(guard, item);
         assertThat(guard.addIfAbsent(item)).as(item).isFalse();
       }
-      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots")).isEqualTo(1);
+      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isEqualTo(1);
       guard.closeAndDropSlot();
     }
-    assertThat(count(url, "SELECT count(*) FROM pg_replication_slots")).isZero();
+    assertThat(count(url, "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
   }
 
   @Test
@@ -182,7 +182,8 @@ class LogicalReplicationFaultIT {
     // first checkpoint cannot replace the path
     Path snapshot = directory.resolve("taken.guard");
     java.nio.file.Files.createDirectories(snapshot.resolve("occupied"));
-    String slots = "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'guard_failed_open'";
+    String slots = "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'guard_failed_open'"
+        + " AND database = current_database()";
     assertThatThrownBy(() -> Guard.builder(PostgresStore.open(url)).expectedInsertions(1_000)
         .snapshotFile(snapshot).replication(LogicalReplication.slot("guard_failed_open")).open())
         .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("cannot write guard snapshot");
@@ -261,7 +262,7 @@ class LogicalReplicationFaultIT {
         waitFor(() -> guard.stats().generation() >= generation + 2, "two scheduled rebuilds");
         assertDuplicate(guard, "foreign"); // the documented fallback: seen after a rebuild
       }
-      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots")).isZero();
+      assertThat(count(url, "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
     }
   }
 

@@ -359,7 +359,7 @@ class GuardCommandsIT {
       assertThat(call(j, "GUARD.DROP", "gone")).isEqualTo("OK".getBytes());
       assertThatThrownBy(() -> call(j, "GUARD.INFO", "gone")).hasMessageContaining("no such guarded key");
       assertThat(GuardFixtures.psql(url, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot
-          + "'").strip()).isEqualTo("0");
+          + "' AND database = current_database()").strip()).isEqualTo("0");
     }
   }
 

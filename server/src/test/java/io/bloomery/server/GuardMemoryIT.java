@@ -45,7 +45,7 @@ class GuardMemoryIT {
           .isInstanceOf(JedisDataException.class).hasMessage(OOM);
       assertThatThrownBy(() -> GuardCommandsIT.infoOf(j, "m2")).hasMessageContaining("no such guarded key");
       assertThat(GuardFixtures.psql(url, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'bloomery_g"
-          + GuardSetsAccess.keyId("m2") + "'").strip()).isEqualTo("0");
+          + GuardSetsAccess.keyId("m2") + "' AND database = current_database()").strip()).isEqualTo("0");
       assertThat(used(j)).isEqualTo(filter);
       // nor does an ordinary key that would take the server past the budget the guarded key uses
       assertThatThrownBy(() -> call(j, "BF.RESERVE", "plain", "0.01", Long.toString(CAPACITY)))

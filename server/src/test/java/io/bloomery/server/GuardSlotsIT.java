@@ -36,9 +36,13 @@ class GuardSlotsIT {
     return "bloomery_g" + GuardSetsAccess.keyId(key);
   }
 
+  /**
+   * The slots named {@code slot} of the URL's database: slot names are cluster-wide, and other tests on the shared
+   * cluster guard keys of the same names in databases of their own.
+   */
   private static long slotCount(String url, String slot) {
     return Long.parseLong(GuardFixtures.psql(url, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
-        + slot + "'").strip());
+        + slot + "' AND database = current_database()").strip());
   }
 
   @Test
@@ -46,17 +50,17 @@ class GuardSlotsIT {
     String url = PostgresCluster.shared().createDatabase();
     // the key's snapshot path is taken by a directory that is not empty: the build succeeds (slot created, rows
     // read), then writing the first snapshot fails
-    Path blocker = dir.resolve("guard-" + GuardSetsAccess.keyId("k") + ".snapshot");
+    Path blocker = dir.resolve("guard-" + GuardSetsAccess.keyId("slots-failed-reserve") + ".snapshot");
     Files.createDirectories(blocker.resolve("occupied"));
     try (BloomeryServer server = GuardFixtures.server("--store", "pg=" + url, "--appendonly", "yes",
         "--dir", dir.toString());
         Jedis j = new Jedis("127.0.0.1", server.port(), 30_000)) {
-      Throwable failure = catchThrowable(() -> call(j, "GUARD.RESERVE", "k", "pg", "0.01", "1000"));
-      assertThat(slotCount(url, slotOf("k"))).as("no slot retains WAL for the failed reserve").isZero();
+      Throwable failure = catchThrowable(() -> call(j, "GUARD.RESERVE", "slots-failed-reserve", "pg", "0.01", "1000"));
+      assertThat(slotCount(url, slotOf("slots-failed-reserve"))).as("no slot retains WAL for the failed reserve").isZero();
       assertThat(failure).isInstanceOf(JedisDataException.class)
           .hasMessageStartingWith("ERR cannot write guard snapshot")
           .hasMessageNotContaining("internal error");
-      assertThatThrownBy(() -> call(j, "GUARD.DROP", "k")).hasMessageContaining("no such guarded key");
+      assertThatThrownBy(() -> call(j, "GUARD.DROP", "slots-failed-reserve")).hasMessageContaining("no such guarded key");
       assertThat(slots(j)).isEmpty();
       assertThat(info(j).get("guard_orphan_slots")).isEqualTo("0");
       assertThat(Long.parseLong(info(j).get("guard_filter_bytes"))).isZero();
@@ -64,10 +68,10 @@ class GuardSlotsIT {
       // once the path is free the same reserve succeeds
       Files.delete(blocker.resolve("occupied"));
       Files.delete(blocker);
-      assertThat(call(j, "GUARD.RESERVE", "k", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
-      assertThat(slotCount(url, slotOf("k"))).isEqualTo(1);
-      assertThat(call(j, "GUARD.DROP", "k")).isEqualTo("OK".getBytes());
-      assertThat(slotCount(url, slotOf("k"))).isZero();
+      assertThat(call(j, "GUARD.RESERVE", "slots-failed-reserve", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
+      assertThat(slotCount(url, slotOf("slots-failed-reserve"))).isEqualTo(1);
+      assertThat(call(j, "GUARD.DROP", "slots-failed-reserve")).isEqualTo("OK".getBytes());
+      assertThat(slotCount(url, slotOf("slots-failed-reserve"))).isZero();
     }
   }
 
@@ -84,19 +88,19 @@ class GuardSlotsIT {
         try (Statement st = locker.createStatement()) {
           st.execute("LOCK TABLE links IN ACCESS EXCLUSIVE MODE");
         }
-        assertThatThrownBy(() -> call(j, "GUARD.RESERVE", "follow", "src", "0.01", "1000"))
+        assertThatThrownBy(() -> call(j, "GUARD.RESERVE", "slots-drop-building", "src", "0.01", "1000"))
             .hasMessageStartingWith("STOREDOWN store 'src' is unavailable: no answer within 500 ms (the build goes on");
-        assertThat(call(j, "GUARD.DROP", "follow")).isEqualTo("OK".getBytes());
-        assertThatThrownBy(() -> call(j, "GUARD.INFO", "follow")).hasMessageContaining("no such guarded key");
+        assertThat(call(j, "GUARD.DROP", "slots-drop-building")).isEqualTo("OK".getBytes());
+        assertThatThrownBy(() -> call(j, "GUARD.INFO", "slots-drop-building")).hasMessageContaining("no such guarded key");
       }
       // the build goes on once the lock goes and creates its slot, then sees the key dropped: it closes the guard
       // (every connection of it to the database) and drops the slot
       long deadline = System.currentTimeMillis() + 60_000;
       while (System.currentTimeMillis() < deadline && (connectionsOtherThanPsql(url) > 0
-          || slotCount(url, slotOf("follow")) > 0)) {
+          || slotCount(url, slotOf("slots-drop-building")) > 0)) {
         Thread.sleep(100);
       }
-      assertThat(slotCount(url, slotOf("follow"))).as("the dropped key's slot is gone").isZero();
+      assertThat(slotCount(url, slotOf("slots-drop-building"))).as("the dropped key's slot is gone").isZero();
       assertThat(connectionsOtherThanPsql(url)).as("the dropped key's guard is closed").isZero();
       assertThat(slots(j)).isEmpty();
       assertThat(Long.parseLong(info(j).get("guard_filter_bytes"))).isZero();
@@ -122,38 +126,38 @@ class GuardSlotsIT {
         Jedis j = new Jedis("127.0.0.1", server.port(), 30_000);
         Jedis o = new Jedis("127.0.0.1", other.port(), 30_000)) {
       awaitInfo(j, "guard_orphan_slots", "1"); // counted by the check after start
-      assertThat(call(j, "GUARD.RESERVE", "live", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
+      assertThat(call(j, "GUARD.RESERVE", "slots-live", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
       // another server on the same database: its streaming key's slot is an orphan to this server, and in use
-      assertThat(call(o, "GUARD.RESERVE", "theirs", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
-      awaitStreaming(o, "theirs");
+      assertThat(call(o, "GUARD.RESERVE", "slots-theirs", "pg", "0.01", "1000")).isEqualTo("OK".getBytes());
+      awaitStreaming(o, "slots-theirs");
 
       Map<String, Map<String, Object>> bySlot = new LinkedHashMap<>();
       for (Map<String, Object> row : slots(j)) {
         bySlot.put((String) row.get("slot"), row);
       }
-      assertThat(bySlot.keySet()).containsExactly(orphan, slotOf("live"), slotOf("theirs"));
+      assertThat(bySlot.keySet()).containsExactly(orphan, slotOf("slots-live"), slotOf("slots-theirs"));
       assertThat(bySlot.get(orphan)).containsEntry("store", "pg").containsEntry("key", null)
           .containsEntry("orphan", 1L).containsEntry("active", 0L);
       assertThat((Long) bySlot.get(orphan).get("retained_wal_bytes")).isGreaterThanOrEqualTo(0L);
-      assertThat(bySlot.get(slotOf("live"))).containsEntry("key", "live").containsEntry("orphan", 0L);
-      assertThat(bySlot.get(slotOf("theirs"))).containsEntry("orphan", 1L).containsEntry("active", 1L);
+      assertThat(bySlot.get(slotOf("slots-live"))).containsEntry("key", "slots-live").containsEntry("orphan", 0L);
+      assertThat(bySlot.get(slotOf("slots-theirs"))).containsEntry("orphan", 1L).containsEntry("active", 1L);
       assertThat(info(j).get("guard_orphan_slots")).isEqualTo("2");
       assertThat(slots(j, "pg")).hasSize(3);
 
-      assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", slotOf("live")))
-          .hasMessage("ERR replication slot " + slotOf("live") + " belongs to guarded key 'live': GUARD.DROP the"
+      assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", slotOf("slots-live")))
+          .hasMessage("ERR replication slot " + slotOf("slots-live") + " belongs to guarded key 'slots-live': GUARD.DROP the"
               + " key to drop it");
       assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", "someone_elses"))
           .hasMessageStartingWith("ERR 'someone_elses' is not a slot this server creates");
-      assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", slotOf("theirs")))
-          .hasMessageStartingWith("ERR replication slot " + slotOf("theirs") + " is in use");
+      assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", slotOf("slots-theirs")))
+          .hasMessageStartingWith("ERR replication slot " + slotOf("slots-theirs") + " is in use");
       assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "lite", orphan))
           .hasMessage("ERR store 'lite' is a SQLite file: it has no replication slots");
       assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "nope", orphan))
           .hasMessage("ERR no store 'nope' is declared");
       assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "pg", "extra"))
           .hasMessageStartingWith("ERR syntax error");
-      assertThat(slotCount(url, slotOf("live")) + slotCount(url, slotOf("theirs"))).isEqualTo(2);
+      assertThat(slotCount(url, slotOf("slots-live")) + slotCount(url, slotOf("slots-theirs"))).isEqualTo(2);
 
       assertThat(call(j, "GUARD.SLOTS", "DROP", "pg", orphan)).isEqualTo("OK".getBytes());
       assertThat(slotCount(url, orphan)).isZero();
@@ -161,7 +165,7 @@ class GuardSlotsIT {
       assertThat(info(j).get("guard_orphan_slots")).isEqualTo("1");
       assertThatThrownBy(() -> call(j, "GUARD.SLOTS", "DROP", "pg", orphan))
           .hasMessage("ERR store 'pg' has no replication slot " + orphan);
-      assertThat(call(j, "GUARD.EXISTS", "live", "x")).isEqualTo(List.of(0L, 0L, 0L));
+      assertThat(call(j, "GUARD.EXISTS", "slots-live", "x")).isEqualTo(List.of(0L, 0L, 0L));
 
       List<?> spec = (List<?>) ((List<?>) call(j, "COMMAND", "INFO", "guard.slots")).get(0);
       assertThat(new String((byte[]) spec.get(0))).isEqualTo("guard.slots");
