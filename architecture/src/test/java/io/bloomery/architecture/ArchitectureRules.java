@@ -151,7 +151,7 @@ final class ArchitectureRules {
     return folders;
   }
 
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     Path here = Path.of("").toAbsolutePath();
     for (Path p = here; p != null; p = p.getParent()) {
       if (Files.isDirectory(p.resolve("architecture")) && Files.isRegularFile(p.resolve("pom.xml"))
