@@ -94,6 +94,7 @@ class ReleaseRepositoryIT {
   void aProjectOutsideTheReactor_runsTheReadmeQuickstart_againstIt() throws Exception {
     Path project = TARGET.resolve("quickstart");
     deleteRecursively(project);
+    deleteRecursively(TARGET.resolve("quickstart-m2"));
     copyRecursively(ROOT.resolve("release/src/it/quickstart"), project);
     Path settings = TARGET.resolve("quickstart-settings.xml");
     // Its own local repository, so ~/.m2 never caches io.bloomery artifacts; third-party artifacts (Maven's plugins,
@@ -102,9 +103,11 @@ class ReleaseRepositoryIT {
         <settings>
           <localRepository>%s</localRepository>
           <profiles><profile><id>user-m2</id>
-            <repositories><repository><id>user-m2</id><url>%s</url><checksumPolicy>ignore</checksumPolicy>
+            <repositories><repository><id>user-m2</id><url>%s</url>
+              <releases><checksumPolicy>ignore</checksumPolicy></releases>
               <snapshots><enabled>false</enabled></snapshots></repository></repositories>
-            <pluginRepositories><pluginRepository><id>user-m2</id><url>%s</url><checksumPolicy>ignore</checksumPolicy>
+            <pluginRepositories><pluginRepository><id>user-m2</id><url>%s</url>
+              <releases><checksumPolicy>ignore</checksumPolicy></releases>
               <snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
           </profile></profiles>
           <activeProfiles><activeProfile>user-m2</activeProfile></activeProfiles>
@@ -115,7 +118,9 @@ class ReleaseRepositoryIT {
         "-Dbloomery.repo=" + REPO.toUri(), "-Dbloomery.version=" + VERSION, "test");
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertThat(output).contains("Tests run: 1, Failures: 0, Errors: 0, Skipped: 0")
-        .containsPattern("bloomery-core/" + Pattern.quote(VERSION) + "/bloomery-core-[^ ]*\\.jar");
+        .containsPattern("Downloaded from bloomery-release: file:\\S*/io/bloomery/bloomery-core/" + Pattern.quote(VERSION)
+            + "/bloomery-core-\\S*\\.jar")
+        .containsPattern("Downloaded from bloomery-release: file:\\S*/io/bloomery/bloomery-bom/");
     assertThat(TARGET.resolve("quickstart-m2/io/bloomery/bloomery-core")).isDirectory();
   }
 
