@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -74,10 +75,19 @@ class ReleaseRepositoryIT {
       assertThat(modules.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly(
           "bloomery-bom", "bloomery-core", "bloomery-guard", "bloomery-parent", "bloomery-spark_2.13");
     }
+    byte[] licence = Files.readAllBytes(ROOT.resolve("LICENSE"));
     for (String artifact : PUBLISHED_JARS) {
-      List<String> files = files(group.resolve(artifact).resolve(VERSION));
+      Path dir = group.resolve(artifact).resolve(VERSION);
+      List<String> files = files(dir);
       for (String suffix : List.of(".jar", ".pom", "-sources.jar", "-javadoc.jar")) {
         assertThat(files).as("%s %s", artifact, suffix).anyMatch(f -> f.endsWith(suffix) && !f.endsWith("-tests.jar"));
+      }
+      String jar = files.stream().filter(f -> f.endsWith(".jar") && !f.matches(".*-(sources|javadoc|tests)\\.jar"))
+          .reduce((a, b) -> b).orElseThrow();
+      try (JarFile classes = new JarFile(dir.resolve(jar).toFile())) {
+        assertThat(classes.getInputStream(classes.getJarEntry("META-INF/LICENSE")).readAllBytes()).as(jar)
+            .isEqualTo(licence);
+        assertThat(classes.getJarEntry("META-INF/NOTICE")).as(jar).isNotNull();
       }
     }
     String parent = newest(group.resolve("bloomery-parent").resolve(VERSION), ".pom");
