@@ -14,9 +14,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /** {@code bloomery load}: sends a filter file to a running server as a BF.* key, through BF.LOADCHUNK. */
 @Command(
@@ -75,12 +72,11 @@ final class LoadCommand implements Callable<Integer> {
     int headerLength = 18 + header.seed().length;
     long sent = 0;
     int chunks = 0;
-    try (UnifiedJedis jedis = server.connect(DefaultJedisClientConfig.builder()
-            // the last chunk's reply waits while the server reads the whole staged file back (seconds per GB)
-            .connectionTimeoutMillis(60_000).socketTimeoutMillis(LAST_CHUNK_TIMEOUT_MILLIS));
-        InputStream in = Files.newInputStream(file)) {
+    try (InputStream in = Files.newInputStream(file);
+        // the last chunk's reply waits while the server reads the whole staged file back (seconds per GB)
+        RespClient client = server.connect(60_000, LAST_CHUNK_TIMEOUT_MILLIS)) {
       byte[] first = in.readNBytes(headerLength);
-      jedis.bfLoadChunk(key, 1, first);
+      client.call("BF.LOADCHUNK", key, 1L, first);
       sent += first.length;
       chunks++;
       while (true) {
@@ -88,11 +84,11 @@ final class LoadCommand implements Callable<Integer> {
         if (chunk.length == 0) {
           break;
         }
-        jedis.bfLoadChunk(key, sent + 1, chunk);
+        client.call("BF.LOADCHUNK", key, sent + 1, chunk);
         sent += chunk.length;
         chunks++;
       }
-    } catch (JedisException e) {
+    } catch (RespClient.Failure e) {
       throw CliException.failure("cannot load " + file + " into " + server + " key '" + key + "': "
           + String.valueOf(e.getMessage()).replace('\n', ' '), e);
     }

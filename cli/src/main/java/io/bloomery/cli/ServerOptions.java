@@ -1,10 +1,7 @@
 package io.bloomery.cli;
 
+import java.io.IOException;
 import picocli.CommandLine.Option;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.UnifiedJedis;
 
 /** The {@code --host}, {@code --port} and {@code --password} of the commands that talk to a running server. */
 final class ServerOptions {
@@ -24,13 +21,14 @@ final class ServerOptions {
     }
   }
 
-  /** A client with {@code config} plus the password (--password, else REDISCLI_AUTH). */
-  UnifiedJedis connect(DefaultJedisClientConfig.Builder config) {
+  /**
+   * A connection, authenticated with the password (--password, else REDISCLI_AUTH) if there is one.
+   *
+   * @param readTimeoutMillis how long one reply may take
+   */
+  RespClient connect(int connectTimeoutMillis, int readTimeoutMillis) throws IOException {
     String secret = password != null ? password : System.getenv("REDISCLI_AUTH");
-    if (secret != null && !secret.isEmpty()) {
-      config.password(secret);
-    }
-    return RedisClient.builder().hostAndPort(new HostAndPort(host, port)).clientConfig(config.build()).build();
+    return RespClient.connect(host, port, connectTimeoutMillis, readTimeoutMillis, secret);
   }
 
   @Override

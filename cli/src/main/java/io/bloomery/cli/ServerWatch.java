@@ -5,9 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What {@code bloomery top} reads from a running server in one round, over plain RESP: {@code INFO everything} for
@@ -33,24 +30,29 @@ final class ServerWatch {
   record Round(long atNanos, long commandsProcessed, long clients, long keyCount, List<KeyRow> keys, long ownCommands,
       Map<String, Long> calls, Map<String, Long> ownCalls) {}
 
-  private final UnifiedJedis jedis;
+  private final RespClient client;
 
-  ServerWatch(UnifiedJedis jedis) {
-    this.jedis = jedis;
+  ServerWatch(RespClient client) {
+    this.client = client;
   }
 
-  Round read() {
+  /** One round of reads; a {@link RespClient.Failure} if the server failed or refused. */
+  Round read() throws RespClient.Failure {
     long sent = 1;
     Map<String, Long> own = new LinkedHashMap<>();
     own.put("info", 1L);
-    Map<String, String> info = parseInfo(jedis.info("everything"));
+    Map<String, String> info = parseInfo(client.callForText("INFO", "everything"));
     List<KeyRow> rows = new ArrayList<>();
-    String cursor = ScanParams.SCAN_POINTER_START;
+    String cursor = "0";
     do {
-      ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(100));
+      if (!(client.call("SCAN", cursor, "COUNT", "100") instanceof List<?> page && page.size() == 2
+          && page.get(0) instanceof byte[] next && page.get(1) instanceof List<?> keys)) {
+        throw new RespClient.Failure("SCAN: not a cursor and a list of keys", null);
+      }
       sent++;
       own.merge("scan", 1L, Long::sum);
-      for (String key : page.getResult()) {
+      for (Object element : keys) {
+        String key = new String((byte[]) element, StandardCharsets.UTF_8);
         if (rows.size() < MAX_KEYS) {
           sent += 2;
           KeyRow row = row(key, own);
@@ -59,15 +61,15 @@ final class ServerWatch {
           }
         }
       }
-      cursor = page.getCursor();
-    } while (!cursor.equals(ScanParams.SCAN_POINTER_START) && rows.size() < MAX_KEYS);
+      cursor = new String(next, StandardCharsets.US_ASCII);
+    } while (!cursor.equals("0") && rows.size() < MAX_KEYS);
     rows.sort((a, b) -> a.key().compareTo(b.key()));
     return new Round(System.nanoTime(), number(info, "total_commands_processed"), number(info, "connected_clients"),
         keyCount(info.getOrDefault("db0", "")), rows, sent, commandCalls(info), own);
   }
 
-  private KeyRow row(String key, Map<String, Long> own) {
-    String type = jedis.type(key);
+  private KeyRow row(String key, Map<String, Long> own) throws RespClient.Failure {
+    String type = client.callForText("TYPE", key);
     own.merge("type", 1L, Long::sum);
     String kind;
     String infoCommand;
@@ -84,8 +86,8 @@ final class ServerWatch {
     own.merge(infoCommand.toLowerCase(java.util.Locale.ROOT), 1L, Long::sum);
     Map<String, Long> fields;
     try {
-      fields = pairs(jedis.sendCommand(() -> infoCommand.getBytes(StandardCharsets.US_ASCII), key));
-    } catch (RuntimeException e) {
+      fields = pairs(client.call(infoCommand, key));
+    } catch (RespClient.ErrorReply e) {
       return null; // deleted or replaced meanwhile: seen again next round
     }
     long items = fields.getOrDefault("Number of items inserted", -1L);
@@ -99,15 +101,23 @@ final class ServerWatch {
     return new KeyRow(key, kind, items, capacity, fields.getOrDefault("Size", -1L));
   }
 
-  /** A RESP2 {@code *.INFO} reply (field, value, field, value...) as a map of its numeric fields. */
+  /**
+   * A RESP2 {@code *.INFO} reply (field, value, field, value...) as a map of its numeric fields; a field name may be
+   * a simple or a bulk string.
+   */
   static Map<String, Long> pairs(Object reply) {
     Map<String, Long> fields = new LinkedHashMap<>();
     if (!(reply instanceof List<?> list)) {
       return fields;
     }
     for (int i = 0; i + 1 < list.size(); i += 2) {
-      if (list.get(i) instanceof byte[] name && list.get(i + 1) instanceof Long value) {
-        fields.put(new String(name, StandardCharsets.UTF_8), value);
+      Object name = list.get(i);
+      if (list.get(i + 1) instanceof Long value) {
+        if (name instanceof String text) {
+          fields.put(text, value);
+        } else if (name instanceof byte[] bytes) {
+          fields.put(new String(bytes, StandardCharsets.UTF_8), value);
+        }
       }
     }
     return fields;

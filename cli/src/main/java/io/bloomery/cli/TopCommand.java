@@ -16,10 +16,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisProtocol;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /** {@code bloomery top}: a running server's keys and commands per second, refreshed in place. */
 @Command(
@@ -62,13 +58,12 @@ final class TopCommand implements Callable<Integer> {
     if (count < 0) {
       throw CliException.usage("--count must be >= 0, was " + count);
     }
-    DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder().timeoutMillis(5000)
-        .protocol(RedisProtocol.RESP2); // *.INFO as flat field/value arrays
     PrintWriter out = root.out();
     boolean live = root.terminal();
-    try (UnifiedJedis jedis = server.connect(config);
+    // RESP2 (no HELLO): *.INFO replies are flat field/value arrays
+    try (RespClient client = server.connect(5000, 5000);
         Screen screen = live ? Screen.open(out, root.stdin()) : null) {
-      ServerWatch watch = new ServerWatch(jedis);
+      ServerWatch watch = new ServerWatch(client);
       ServerWatch.Round previous = null;
       if (!live) {
         out.println("time      keys  clients     ops/s  near-capacity");
@@ -90,22 +85,14 @@ final class TopCommand implements Callable<Integer> {
           break;
         }
       }
-    } catch (JedisException e) {
+    } catch (RespClient.Failure e) {
       throw CliException.failure("cannot read the server at " + server + ": " + oneLine(e), e);
     }
     return BloomeryCommand.EXIT_OK;
   }
 
   private static String oneLine(Throwable e) {
-    Throwable cause = e;
-    while (cause.getCause() != null && cause.getMessage() != null && cause.getMessage().startsWith("Failed to connect")) {
-      cause = cause.getCause();
-    }
-    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    if (cause != e && cause.getMessage() != null) {
-      message += " (" + cause.getMessage() + ")";
-    }
-    return message.replace('\n', ' ');
+    return String.valueOf(e.getMessage()).replace('\n', ' ');
   }
 
   private static boolean sleep(long millis) {

@@ -8,10 +8,8 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /** {@code bloomery top} without a terminal: plain lines against a real in-process server. */
@@ -55,12 +53,11 @@ class TopCommandTest {
   @Test
   void view_showsEveryKeyWithItemsCapacityAndTheWarning() throws Exception {
     try (BloomeryServer server = startServer();
-        UnifiedJedis j = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", server.port()))
-            .clientConfig(DefaultJedisClientConfig.builder().protocol(RedisProtocol.RESP2).build()).build()) {
+        RespClient j = RespClient.connect("127.0.0.1", server.port(), 5000, 5000, null)) {
       populate(server.port());
       ServerWatch watch = new ServerWatch(j);
       ServerWatch.Round first = watch.read();
-      j.bfAdd("urls", "one-more");
+      j.call("BF.ADD", "urls", "one-more");
       ServerWatch.Round second = watch.read();
       List<String> view = TopCommand.view(second, first);
       assertThat(view.get(0)).contains("keys 3", "clients 1", "(q quits)");

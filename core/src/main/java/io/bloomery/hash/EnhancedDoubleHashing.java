@@ -53,7 +53,7 @@ public final class EnhancedDoubleHashing {
   /**
    * Maps an unsigned 64-bit value to [0, m): the unsigned high 64 bits of {@code x * m}.
    *
-   * @param m the bit count, 1 <= m < 2<sup>63</sup>
+   * @param m the bit count, 1 &lt;= m &lt; 2<sup>63</sup>
    */
   public static long reduce(long x, long m) {
     // Unsigned multiply-high from the signed one (JDK 17 has no unsignedMultiplyHigh): since m >= 0,

@@ -61,11 +61,11 @@ import java.util.Objects;
  * before anything is inserted ({@value RedisBloomErrors#CF_MAX_EXPANSIONS}); a failed kick-out is rolled back, so a
  * refused add changes nothing.
  *
- * <p><b>Delete, and its hazard.</b> {@link #delete} removes <em>one</em> slot holding the item's fingerprint from one
+ * <p><b>Delete, and its hazard.</b> {@link #remove} removes <em>one</em> slot holding the item's fingerprint from one
  * of the item's two buckets. Fingerprints are 8 bits: distinct items share them. Deleting an item that was never
  * added can therefore remove another item's fingerprint and make that item a <em>false negative</em>. For example,
  * in {@code CuckooFilter.create(1024)} the never-added {@code "item-147553"} has the same fingerprint and bucket pair
- * as {@code "alice@example.com"}: after {@code add("alice@example.com")}, {@code delete("item-147553")} returns
+ * as {@code "alice@example.com"}: after {@code add("alice@example.com")}, {@code remove("item-147553")} returns
  * {@code true} and Alice is reported absent ({@code CuckooDeleteHazardTest}). Delete only
  * items you know were added (at most as many times as they were added with {@link #add}; an
  * {@link #addIfAbsent} that returned {@code false} stored nothing).
@@ -214,7 +214,7 @@ public final class CuckooFilter implements MembershipFilter {
 
   /**
    * {@code CF.ADD}: stores another copy of the item's fingerprint, even if one is present (a multiset), so that
-   * every {@link #delete} of an item added here removes one of its own copies.
+   * every {@link #remove} of an item added here removes one of its own copies.
    *
    * <p>Unlike a Bloom filter's {@code add}, this always changes the filter and returns {@code true}: re-adding an
    * item stores a duplicate (filling buckets and eventually triggering growth) rather than being a no-op. Use

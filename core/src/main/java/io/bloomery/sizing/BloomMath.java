@@ -35,7 +35,7 @@ public final class BloomMath {
   /** (ln 2)^2. */
   static final double LN2_SQUARED = LN2 * LN2;
 
-  /** The insertion levels, in percent of the expected insertions, that {@link #plan} projects. */
+  /** The insertion levels, in percent of the expected insertions, that {@link #sizing} projects. */
   public static final List<Integer> OVERFILL_PERCENTS = List.of(50, 80, 100, 150, 200);
 
   private BloomMath() {}

@@ -40,7 +40,7 @@ import java.util.Objects;
 /**
  * A count-min sketch with RedisBloom CMS semantics: approximate frequencies of byte-string items.
  *
- * <p><b>The contract.</b> {@link #query} never returns less than the true total of the increments
+ * <p><b>The contract.</b> {@link #count(byte[])} never returns less than the true total of the increments
  * applied to an item (as long as no counter saturated and no merge with negative weights removed
  * more than was added); it may return more, because other items share counters. With the
  * dimensions from {@link #initByProbability(double, double) initByProbability(eps, delta)}, the
