@@ -14,6 +14,7 @@ import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
@@ -475,9 +476,9 @@ final class BloomCommands {
           // (this write, and the connection's lease, are let go when this command returns).
           return inv.defer(loads.finishLater(inv, finish, done -> {
             try (Keyspace.Write later = inv.keyspace().write(key)) {
-              io.bloomery.server.command.guard.GuardSets guards = inv.server().guards();
+              GuardSets guards = inv.server().guards();
               if (guards != null && guards.isGuarded(key)) {
-                throw new CommandException(io.bloomery.server.command.guard.GuardSets.WRONGTYPE_GUARDED);
+                throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
               }
               Object now = later.get(key);
               if (now != null) { // another client created the key meanwhile

@@ -1,10 +1,16 @@
 package io.bloomery.server.command;
 
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.PersistenceControl;
+import io.bloomery.server.resp.QueryMemory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /** Everything commands reach beyond their own connection: keyspace, settings, clients, stats, persistence. */
 public final class ServerContext {
@@ -16,22 +22,22 @@ public final class ServerContext {
   private final long startMillis;
   private final String runId;
   private volatile PersistenceControl persistence = PersistenceControl.DISABLED;
-  private volatile io.bloomery.server.command.guard.GuardSets guards = io.bloomery.server.command.guard.GuardSets.none();
-  private volatile java.util.function.Consumer<Boolean> shutdown = snapshot -> {};
+  private volatile GuardSets guards = GuardSets.none();
+  private volatile Consumer<Boolean> shutdown = snapshot -> {};
   private volatile int tcpPort;
   private volatile String transport = "nio";
   private volatile int ioThreads = 1;
   private final FileLoads fileLoads;
-  private final io.bloomery.server.resp.QueryMemory queryMemory;
+  private final QueryMemory queryMemory;
 
   public ServerContext(Keyspace keyspace, Settings settings) {
     this.keyspace = keyspace;
     this.settings = settings;
-    this.queryMemory = new io.bloomery.server.resp.QueryMemory(settings.maxmemoryClients);
+    this.queryMemory = new QueryMemory(settings.maxmemoryClients);
     this.startMillis = System.currentTimeMillis();
     this.fileLoads = new FileLoads(System::currentTimeMillis);
     StringBuilder id = new StringBuilder();
-    java.security.SecureRandom random = new java.security.SecureRandom();
+    SecureRandom random = new SecureRandom();
     for (int i = 0; i < 40; i++) {
       id.append(Character.forDigit(random.nextInt(16), 16));
     }
@@ -47,13 +53,13 @@ public final class ServerContext {
    * Where BF.LOADCHUNK stages Bloomery files ({@code null}: a temporary directory), whether the journal keeps a
    * finished load by naming its file, and how long an unfinished load may wait for its next chunk. Before recovery.
    */
-  public void configureFileLoads(java.nio.file.Path dir, boolean journaled, long idleTimeoutMillis)
-      throws java.io.IOException {
+  public void configureFileLoads(Path dir, boolean journaled, long idleTimeoutMillis)
+      throws IOException {
     fileLoads.configure(dir, journaled, idleTimeoutMillis);
   }
 
   /** After recovery: deletes staging files of unfinished loads and loaded files the journal no longer names. */
-  public void fileLoadsRecovered() throws java.io.IOException {
+  public void fileLoadsRecovered() throws IOException {
     fileLoads.afterRecovery();
   }
 
@@ -101,11 +107,11 @@ public final class ServerContext {
   }
 
   /** The guarded sets (GUARD.*) and the stores the operator declared. */
-  public io.bloomery.server.command.guard.GuardSets guards() {
+  public GuardSets guards() {
     return guards;
   }
 
-  public void guards(io.bloomery.server.command.guard.GuardSets value) {
+  public void guards(GuardSets value) {
     this.guards = value;
   }
 
@@ -118,7 +124,7 @@ public final class ServerContext {
   }
 
   /** What {@link #shutdown} runs (the server installs it). */
-  public void onShutdown(java.util.function.Consumer<Boolean> value) {
+  public void onShutdown(Consumer<Boolean> value) {
     this.shutdown = value;
   }
 
@@ -143,7 +149,7 @@ public final class ServerContext {
   }
 
   /** The heap commands still being read hold across all connections, against {@code maxmemory-clients}. */
-  public io.bloomery.server.resp.QueryMemory queryMemory() {
+  public QueryMemory queryMemory() {
     return queryMemory;
   }
 
