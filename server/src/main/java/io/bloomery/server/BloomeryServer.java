@@ -6,6 +6,7 @@ import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
+import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.persistence.Durability;
 import io.bloomery.server.persistence.FsyncPolicy;
 import io.bloomery.server.persistence.PersistenceControl;
@@ -43,10 +44,11 @@ public final class BloomeryServer implements AutoCloseable {
     this.transport = transport;
     this.http = http;
     this.durability = durability;
-    context.onShutdown(snapshot -> Thread.ofPlatform().name("bloomery-shutdown-command").start(() -> {
-      close(snapshot);
-      afterShutdown.run();
-    }));
+    context.shutdownRequested().thenAccept(snapshot ->
+        Thread.ofPlatform().name("bloomery-shutdown-command").start(() -> {
+          close(snapshot);
+          afterShutdown.run();
+        }));
   }
 
   /**
@@ -61,28 +63,38 @@ public final class BloomeryServer implements AutoCloseable {
    */
   public static BloomeryServer start(ServerConfig config) throws IOException {
     Settings settings = settings(config);
+    Transport.Choice choice;
+    try {
+      choice = Transport.Kind.choose(config.ioTransport());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
-    ServerContext context = new ServerContext(keyspace, settings);
-    Dispatcher dispatcher = new Dispatcher(context);
     boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
-    context.configureFileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
-        config.loadIdleTimeoutMillis());
+    ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
+        .transport(choice.kind().label(), config.ioThreads())
+        .fileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
+            config.loadIdleTimeoutMillis());
+    ServerContext recovering = contexts.build();
     Durability durability;
     try {
-      durability = openDurability(config, keyspace, dispatcher);
-      context.fileLoadsRecovered();
+      durability = openDurability(config, keyspace, new Dispatcher(recovering));
+      recovering.fileLoadsRecovered();
     } catch (IOException | RuntimeException e) {
-      context.closeFileLoads();
+      recovering.closeFileLoads();
       throw e;
     }
-    if (durability != null) {
-      durability.onCut(context::fileLoadsAtCut);
-    }
-    context.persistence(durability == null ? PersistenceControl.DISABLED : durability.control());
     GuardSets guards = new GuardSets(config.stores(System.getenv()), config.guardTimeoutMillis(),
         config.guardStatementTimeoutMillis(), config.guardBuildTimeoutMillis(),
         config.appendonly() ? config.dir() : null);
-    context.guards(guards);
+    ServerContext context = contexts
+        .persistence(durability == null ? PersistenceControl.DISABLED : durability.control())
+        .guards(guards)
+        .build();
+    if (durability != null) {
+      durability.onCut(context::fileLoadsAtCut);
+    }
+    Dispatcher dispatcher = new Dispatcher(context);
     keyspace.suspendExpiry(false);
     try {
       try {
@@ -90,7 +102,7 @@ public final class BloomeryServer implements AutoCloseable {
       } catch (RuntimeException e) {
         throw new IOException(e.getMessage(), e);
       }
-      return listen(config, settings, keyspace, context, dispatcher, durability);
+      return listen(config, settings, keyspace, context, dispatcher, choice, durability);
     } catch (IOException | RuntimeException e) {
       guards.close();
       if (durability != null) {
@@ -101,8 +113,11 @@ public final class BloomeryServer implements AutoCloseable {
     }
   }
 
-  /** Recovers the keyspace from the data directory and journals into it, or {@code null} when nothing persists. */
-  private static Durability openDurability(ServerConfig config, Keyspace keyspace, Dispatcher dispatcher)
+  /**
+   * Recovers the keyspace from the data directory, replaying the journal through {@code replayer}, and journals into
+   * it; {@code null} when nothing persists.
+   */
+  private static Durability openDurability(ServerConfig config, Keyspace keyspace, CommandReplayer replayer)
       throws IOException {
     boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
     if (!persistent) {
@@ -110,22 +125,17 @@ public final class BloomeryServer implements AutoCloseable {
     }
     keyspace.suspendExpiry(true);
     Durability durability = Durability.open(config.dir(), config.appendonly(), FsyncPolicy.parse(config.appendfsync()),
-        keyspace, dispatcher, keyspace::restore);
+        keyspace, replayer, keyspace::restore);
     keyspace.journal(durability.journal());
     return durability;
   }
 
   private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
-      ServerContext context, Dispatcher dispatcher, Durability durability) throws IOException {
+      ServerContext context, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
+      throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         config.clientQueryBufferLimit(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
-    Transport.Choice choice;
-    try {
-      choice = Transport.Kind.choose(config.ioTransport());
-    } catch (IllegalArgumentException e) {
-      throw new IOException(e.getMessage(), e);
-    }
     LOG.info("transport {} with {} event loop(s): {}", choice.kind().label(), config.ioThreads(), choice.reason());
     Transport transport;
     try {
@@ -138,8 +148,6 @@ public final class BloomeryServer implements AutoCloseable {
       throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
           e);
     }
-    context.tcpPort(transport.port());
-    context.transport(transport.name(), config.ioThreads());
     settings.port = transport.port();
     MetricsHttpServer http;
     try {
@@ -220,7 +228,7 @@ public final class BloomeryServer implements AutoCloseable {
     return context;
   }
 
-  /** The command layer, also the journal's {@link io.bloomery.server.persistence.CommandReplayer}. */
+  /** The command layer that serves clients. */
   public Dispatcher dispatcher() {
     return dispatcher;
   }

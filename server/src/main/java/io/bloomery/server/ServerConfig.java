@@ -1,5 +1,6 @@
 package io.bloomery.server;
 
+import io.bloomery.server.command.guard.StoreDeclaration;
 import io.bloomery.server.http.HttpLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -472,8 +473,8 @@ public final class ServerConfig {
    * The stores the operator declared ({@code store NAME=URL}, {@code store-table NAME=TABLE.COLUMN}), with
    * credentials from {@code env} ({@code BLOOMERY_STORE_<NAME>_USER} / {@code _PASSWORD}).
    */
-  public List<io.bloomery.server.command.guard.StoreDeclaration> stores(Map<String, String> env) {
-    return io.bloomery.server.command.guard.StoreDeclaration.parse(lines("store"), lines("store-table"), env);
+  public List<StoreDeclaration> stores(Map<String, String> env) {
+    return StoreDeclaration.parse(lines("store"), lines("store-table"), env);
   }
 
   private List<String> lines(String name) {
@@ -550,7 +551,7 @@ public final class ServerConfig {
       shown.put("requirepass", "(set)");
     }
     List<String> redacted = new ArrayList<>();
-    for (io.bloomery.server.command.guard.StoreDeclaration d : stores(Map.of())) {
+    for (StoreDeclaration d : stores(Map.of())) {
       redacted.add(d.name() + "=" + d.redacted());
     }
     shown.put("store", String.join(" ", redacted));

@@ -14,6 +14,7 @@ import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
@@ -39,13 +40,13 @@ final class BloomCommands {
     t.add("bf.add", 3, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
         "Adds an item to a Bloom filter.", BloomCommands::add);
     t.add("bf.madd", -3, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
-        "Adds one or more items to a Bloom filter.", BloomCommands::add);
+        "Adds one or more items to a Bloom filter.", BloomCommands::madd);
     t.add("bf.insert", -4, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
         "Adds items to a Bloom filter, creating it with the given options if needed.", BloomCommands::insert);
     t.add("bf.exists", 3, flags(READONLY, FAST), 1, 1, 1, GROUP,
         "Checks whether an item exists in a Bloom filter.", BloomCommands::exists);
     t.add("bf.mexists", -3, flags(READONLY, FAST), 1, 1, 1, GROUP,
-        "Checks whether one or more items exist in a Bloom filter.", BloomCommands::exists);
+        "Checks whether one or more items exist in a Bloom filter.", BloomCommands::mexists);
     t.add("bf.info", -2, flags(READONLY, FAST), 1, 1, 1, GROUP,
         "Returns information about a Bloom filter.", BloomCommands::info);
     t.add("bf.card", 2, flags(READONLY, FAST), 1, 1, 1, GROUP,
@@ -221,28 +222,41 @@ final class BloomCommands {
 
   // ------------------------------------------------------------------------------------------------ ADD / MADD
 
+  /** BF.ADD: one item; journaled only if it changed the filter. */
   private static Reply add(Invocation inv) {
-    boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      MembershipFilter f = anyBloomOrNull(w.get(key));
-      if (f == null) {
-        Settings s = inv.settings();
-        boolean nonScaling = s.bfExpansion == 0;
-        f = create(inv, s.bfInitialSize, s.bfErrorRate, nonScaling, (int) s.bfExpansion);
-        w.put(key, f);
-        inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize, s.bfErrorRate, nonScaling, s.bfExpansion));
-        w.get(key);
+      boolean added = addOne(inv, getOrCreate(inv, w, key), inv.arg(2));
+      if (added) {
+        inv.journalVerbatim(w);
       }
-      if (!multi) {
-        boolean added = addOne(inv, f, inv.arg(2));
-        if (added) {
-          inv.journalVerbatim(w);
-        }
-        return Reply.bool(added);
-      }
-      return addAll(inv, w, f, 2);
+      return Reply.bool(added);
     }
+  }
+
+  /** BF.MADD: the items one by one, as {@link #addAll} adds and journals them. */
+  private static Reply madd(Invocation inv) {
+    Key key = inv.key(1);
+    try (Keyspace.Write w = inv.write(key)) {
+      return addAll(inv, w, getOrCreate(inv, w, key), 2);
+    }
+  }
+
+  /**
+   * The BF.* filter at {@code key}; a missing one is created with the server's {@code bf-*} defaults and journaled
+   * as the BF.RESERVE that makes it. WRONGTYPE for another kind.
+   */
+  private static MembershipFilter getOrCreate(Invocation inv, Keyspace.Write w, Key key) {
+    MembershipFilter f = anyBloomOrNull(w.get(key));
+    if (f == null) {
+      Settings s = inv.settings();
+      boolean nonScaling = s.bfExpansion == 0;
+      f = create(inv, s.bfInitialSize, s.bfErrorRate, nonScaling, (int) s.bfExpansion);
+      w.put(key, f);
+      inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize, s.bfErrorRate, nonScaling, s.bfExpansion));
+      w.get(key);
+    }
+    return f;
   }
 
   /**
@@ -359,18 +373,24 @@ final class BloomCommands {
   // ------------------------------------------------------------------------------------------------ reads
 
   private static Reply exists(Invocation inv) {
-    boolean multi = Character.toLowerCase((char) inv.arg(0)[3]) == 'm';
-    Object value = inv.keyspace().read(inv.key(1));
-    MembershipFilter f = isBloom(value) ? (MembershipFilter) value : null;
-    Stats.lookup(inv, value);
-    if (!multi) {
-      return Reply.bool(f != null && f.mightContain(inv.arg(2)));
-    }
+    MembershipFilter f = lookup(inv);
+    return Reply.bool(f != null && f.mightContain(inv.arg(2)));
+  }
+
+  private static Reply mexists(Invocation inv) {
+    MembershipFilter f = lookup(inv);
     List<Reply> out = new ArrayList<>(inv.argc() - 2);
     for (int i = 2; i < inv.argc(); i++) {
       out.add(Reply.bool(f != null && f.mightContain(inv.arg(i))));
     }
     return Reply.array(out);
+  }
+
+  /** The BF.* filter at argv[1] for a membership query, or {@code null} (missing or another kind: answers 0). */
+  private static MembershipFilter lookup(Invocation inv) {
+    Object value = inv.keyspace().read(inv.key(1));
+    Stats.lookup(inv, value);
+    return isBloom(value) ? (MembershipFilter) value : null;
   }
 
   private static Reply info(Invocation inv) {
@@ -475,9 +495,9 @@ final class BloomCommands {
           // (this write, and the connection's lease, are let go when this command returns).
           return inv.defer(loads.finishLater(inv, finish, done -> {
             try (Keyspace.Write later = inv.keyspace().write(key)) {
-              io.bloomery.server.command.guard.GuardSets guards = inv.server().guards();
+              GuardSets guards = inv.server().guards();
               if (guards != null && guards.isGuarded(key)) {
-                throw new CommandException(io.bloomery.server.command.guard.GuardSets.WRONGTYPE_GUARDED);
+                throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
               }
               Object now = later.get(key);
               if (now != null) { // another client created the key meanwhile

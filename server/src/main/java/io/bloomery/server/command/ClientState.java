@@ -1,5 +1,6 @@
 package io.bloomery.server.command;
 
+import io.bloomery.server.keyspace.Keyspace;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ public final class ClientState {
   private int authFailures;
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
-  private io.bloomery.server.keyspace.Keyspace.Lease lease;
+  private Keyspace.Lease lease;
 
   public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
     this.id = id;
@@ -65,14 +66,14 @@ public final class ClientState {
   }
 
   /**
-   * The connection's key-lock lease ({@link io.bloomery.server.keyspace.Keyspace.Lease}), or {@code null} where
+   * The connection's key-lock lease ({@link Keyspace.Lease}), or {@code null} where
    * commands take their locks one by one (recovery, in-process callers).
    */
-  public io.bloomery.server.keyspace.Keyspace.Lease lease() {
+  public Keyspace.Lease lease() {
     return lease;
   }
 
-  public void lease(io.bloomery.server.keyspace.Keyspace.Lease value) {
+  public void lease(Keyspace.Lease value) {
     this.lease = value;
   }
 

@@ -41,7 +41,7 @@ final class CuckooCommands {
     t.add("cf.exists", 3, flags(READONLY, FAST), 1, 1, 1, GROUP,
         "Checks if an item exists in a Cuckoo Filter.", CuckooCommands::exists);
     t.add("cf.mexists", -3, flags(READONLY, FAST), 1, 1, 1, GROUP,
-        "Checks if one or more items exist in a Cuckoo Filter.", CuckooCommands::exists);
+        "Checks if one or more items exist in a Cuckoo Filter.", CuckooCommands::mexists);
     t.add("cf.count", 3, flags(READONLY, FAST), 1, 1, 1, GROUP,
         "Return the number of times an item might be in a Cuckoo Filter.", CuckooCommands::count);
     t.add("cf.del", 3, flags(WRITE, FAST), 1, 1, 1, GROUP, "Deletes an item from a Cuckoo Filter.",
@@ -210,17 +210,24 @@ final class CuckooCommands {
   }
 
   private static Reply exists(Invocation inv) {
-    Object value = inv.keyspace().read(inv.key(1));
-    Stats.lookup(inv, value);
-    CuckooFilter f = value instanceof CuckooFilter c ? c : null;
-    if (Character.toLowerCase((char) inv.arg(0)[3]) != 'm') {
-      return Reply.bool(f != null && f.mightContain(inv.arg(2)));
-    }
+    CuckooFilter f = lookup(inv);
+    return Reply.bool(f != null && f.mightContain(inv.arg(2)));
+  }
+
+  private static Reply mexists(Invocation inv) {
+    CuckooFilter f = lookup(inv);
     List<Reply> out = new ArrayList<>(inv.argc() - 2);
     for (int i = 2; i < inv.argc(); i++) {
       out.add(Reply.bool(f != null && f.mightContain(inv.arg(i))));
     }
     return Reply.array(out);
+  }
+
+  /** The cuckoo filter at argv[1] for a membership query, or {@code null} (missing or another kind: answers 0). */
+  private static CuckooFilter lookup(Invocation inv) {
+    Object value = inv.keyspace().read(inv.key(1));
+    Stats.lookup(inv, value);
+    return value instanceof CuckooFilter c ? c : null;
   }
 
   private static Reply count(Invocation inv) {

@@ -2,6 +2,7 @@ package io.bloomery.server.command;
 
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.server.command.guard.GuardCommands;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.CommandReplayer;
@@ -61,7 +62,7 @@ public final class Dispatcher implements CommandReplayer {
     ServerCommands.register(table);
     ExtensionCommands.register(table);
     KindCommands.register(table);
-    io.bloomery.server.command.guard.GuardCommands.register(table);
+    GuardCommands.register(table);
     table.add("multi", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Starts a transaction.", this::multi);
     table.add("exec", 1, CommandSpec.flags(CommandSpec.Flag.NOMULTI), 0, 0, 0,

@@ -10,6 +10,7 @@ import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.persistence.LogCheck;
+import io.bloomery.server.resp.ClientText;
 import io.bloomery.server.resp.Reply;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -275,7 +276,7 @@ final class FileLoads implements AutoCloseable {
 
   /** A key as the log shows it: the client chose its bytes, so control characters are escaped. */
   private static String printable(Key key) {
-    return io.bloomery.server.resp.ClientText.escape(key.toString());
+    return ClientText.escape(key.toString());
   }
 
   /**

@@ -7,6 +7,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.server.keyspace.Values;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -101,7 +102,7 @@ final class FixedBloom {
   static Map<String, Long> info(Object f) {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("Capacity", capacity(f));
-    m.put("Size", io.bloomery.server.keyspace.Values.bytes(f));
+    m.put("Size", Values.bytes(f));
     m.put("Number of filters", 1L);
     m.put("Number of items inserted", inserted(f));
     m.put("Expansion rate", null);

@@ -1,5 +1,6 @@
 package io.bloomery.server.command;
 
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
@@ -111,12 +112,12 @@ public final class Invocation {
       }
       w = keyspace().write(keys);
     }
-    io.bloomery.server.command.guard.GuardSets guards = server == null || replaying ? null : server.guards();
+    GuardSets guards = server == null || replaying ? null : server.guards();
     if (guards != null) { // checked under the keys' write lock, as GUARD.RESERVE claims a name under it
       for (Key k : keys) {
         if (guards.isGuarded(k)) {
           w.close();
-          throw new CommandException(io.bloomery.server.command.guard.GuardSets.WRONGTYPE_GUARDED);
+          throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
         }
       }
     }

@@ -9,6 +9,7 @@ import static io.bloomery.server.command.CommandSpec.flags;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.Protocols;
 import io.bloomery.server.keyspace.CommandClock;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -107,7 +108,7 @@ final class KindCommands {
     int k = BloomMath.optimalHashes(capacity, m);
     int bits = counterBits;
     createUnder(inv, inv.key(1), m * bits / 8, () -> CountingBloomFilter.create(
-        io.bloomery.hash.Protocols.defaultProtocol(), new byte[0], m, k, bits));
+        Protocols.defaultProtocol(), new byte[0], m, k, bits));
     return Reply.OK;
   }
 

@@ -7,8 +7,14 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.STALE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.guard.Credentials;
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.resp.RespEncoder;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -197,7 +203,7 @@ final class ServerCommands {
     m.put("timeout", Long.toString(s.timeoutSeconds));
     m.put("protected-mode", s.protectedMode ? "yes" : "no");
     m.put("databases", "1");
-    m.put("bf-error-rate", io.bloomery.server.resp.RespEncoder.formatDouble(s.bfErrorRate));
+    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
     m.put("bf-initial-size", Long.toString(s.bfInitialSize));
     m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
     m.put("cf-bucket-size", Long.toString(s.cfBucketSize));
@@ -260,11 +266,11 @@ final class ServerCommands {
   private static void set(Settings s, String name, String value) {
     try {
       switch (name) {
-        case "maxmemory" -> s.maxmemory = io.bloomery.server.ServerConfig.parseBytes(value);
+        case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
         case "maxclients" -> s.maxclients = positive(value);
         case "timeout" -> s.timeoutSeconds = nonNegative(value);
         case "requirepass" -> {
-          io.bloomery.guard.Credentials.remember(value); // masked in the log from now on
+          Credentials.remember(value); // masked in the log from now on
           s.requirepass = value;
         }
         case "save" -> s.save = value;
@@ -349,7 +355,7 @@ final class ServerCommands {
     Map<String, String> srv = new LinkedHashMap<>();
     long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
     srv.put("redis_version", ConnectionCommands.REDIS_VERSION);
-    srv.put("bloomery_version", io.bloomery.server.BloomeryServer.VERSION);
+    srv.put("bloomery_version", BloomeryServer.VERSION);
     srv.put("redis_mode", "standalone");
     srv.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
         + System.getProperty("os.arch"));
@@ -370,7 +376,7 @@ final class ServerCommands {
     clients.put("blocked_clients", "0");
     out.put("clients", clients);
     Map<String, String> memory = new LinkedHashMap<>();
-    io.bloomery.server.command.guard.GuardSets guards = inv.server().guards();
+    GuardSets guards = inv.server().guards();
     guards.recountAll();
     long used = inv.server().usedMemory();
     memory.put("used_memory", Long.toString(used));
@@ -476,7 +482,7 @@ final class ServerCommands {
       throw new CommandException(Errors.SYNTAX);
     }
     var persistence = inv.server().persistence();
-    boolean persistent = persistence != io.bloomery.server.persistence.PersistenceControl.DISABLED;
+    boolean persistent = persistence != PersistenceControl.DISABLED;
     if (save && !persistent && !force) {
       org.slf4j.LoggerFactory.getLogger(ServerCommands.class)
           .warn("SHUTDOWN SAVE refused: persistence is off (start with --appendonly yes or --save to snapshot)");

@@ -1,8 +1,11 @@
 package io.bloomery.server.keyspace;
 
+import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.persistence.CommandJournal;
 import io.bloomery.server.persistence.SnapshotSink;
 import io.bloomery.server.persistence.SnapshotSource;
+import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -338,10 +341,10 @@ public final class Keyspace implements SnapshotSource {
 
   /** A value as the keyspace keeps it: TopK sketches get the state-seeded decay source. */
   private static Object adopt(Object value) {
-    if (value instanceof io.bloomery.sketch.TopK t) {
+    if (value instanceof TopK t) {
       return t.copy(StateSeededDecay.INSTANCE);
     }
-    if (value instanceof io.bloomery.aging.AgePartitionedFilter f) {
+    if (value instanceof AgePartitionedFilter f) {
       return f.copy(CommandClock::now);
     }
     Values.typeName(value); // refuses what is not a keyspace value
@@ -596,7 +599,7 @@ public final class Keyspace implements SnapshotSource {
 
   /** Ends the copy on write of a value the walk kept ({@link Values#freeze}). */
   private static void release(Frozen kept) {
-    if (kept.value() instanceof io.bloomery.redisbloom.ScalableBloomFilter.Frozen view) {
+    if (kept.value() instanceof ScalableBloomFilter.Frozen view) {
       view.close();
     }
   }
