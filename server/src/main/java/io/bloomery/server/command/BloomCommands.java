@@ -16,6 +16,7 @@ import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -67,9 +68,9 @@ final class BloomCommands {
     return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
-  /** Whether {@code value} is a BF.* key of any form: scalable, scaling blocked, or a fixed classic/blocked filter. */
+  /** Whether {@code value} is a BF.* key of any form ({@link ValueType#isBloom}); {@code false} for none. */
   static boolean isBloom(Object value) {
-    return value instanceof ScalableBloomFilter || value instanceof ScalableBlockedBloomFilter || FixedBloom.is(value);
+    return value != null && ValueType.of(value).isBloom();
   }
 
   /** A BF.* key of any form ({@link #isBloom}), or {@code null}; WRONGTYPE else. */

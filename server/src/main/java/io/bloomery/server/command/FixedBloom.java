@@ -7,6 +7,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,11 +24,6 @@ final class FixedBloom {
 
   /** The layouts {@code BF.RESERVE ... NONSCALING LAYOUT} accepts. */
   enum Layout { CLASSIC, BLOCKED }
-
-  /** Whether {@code value} is a fixed Bloom key. */
-  static boolean is(Object value) {
-    return value instanceof BloomFilter || value instanceof BlockedBloomFilter;
-  }
 
   /**
    * Plans a filter for {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the
@@ -101,7 +97,7 @@ final class FixedBloom {
   static Map<String, Long> info(Object f) {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("Capacity", capacity(f));
-    m.put("Size", io.bloomery.server.keyspace.Values.bytes(f));
+    m.put("Size", ValueType.of(f).memoryUsage(f));
     m.put("Number of filters", 1L);
     m.put("Number of items inserted", inserted(f));
     m.put("Expansion rate", null);

@@ -7,7 +7,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.STALE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -63,7 +63,7 @@ final class ServerCommands {
           long guarded = inv.server().guards().usedBytes(inv.key(2));
           return guarded < 0 ? Reply.NIL : Reply.integer(guarded);
         }
-        return Reply.integer(Values.bytes(v));
+        return Reply.integer(ValueType.of(v).memoryUsage(v));
       }
       throw new CommandException(Errors.unknownSubcommand("memory", inv.arg(1)));
     });
@@ -417,7 +417,7 @@ final class ServerCommands {
     out.put("keyspace", keyspace);
     Map<String, String> bloomery = new LinkedHashMap<>();
     Map<String, Long> byKind = new TreeMap<>();
-    inv.keyspace().forEach((k, v) -> byKind.merge(Values.kindName(v), 1L, Long::sum));
+    inv.keyspace().forEach((k, v) -> byKind.merge(ValueType.of(v).label(), 1L, Long::sum));
     bloomery.put("filter_bytes", Long.toString(used));
     byKind.forEach((kind, n) -> bloomery.put("keys_" + kind, Long.toString(n)));
     bloomery.put("transport", server.transport());
