@@ -75,11 +75,12 @@ final class FixedBloom {
   }
 
   static long capacity(Object f) {
-    return f instanceof BloomFilter c ? c.capacity() : ((BlockedBloomFilter) f).capacity();
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).capacity() : ((BlockedBloomFilter) f).capacity();
   }
 
   static long inserted(Object f) {
-    return f instanceof BloomFilter c ? c.insertedCount() : ((BlockedBloomFilter) f).insertedCount();
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).insertedCount()
+        : ((BlockedBloomFilter) f).insertedCount();
   }
 
   /** Adds like a RedisBloom NONSCALING filter: a present item answers false, a new one past capacity is refused. */
@@ -106,7 +107,8 @@ final class FixedBloom {
 
   /** {@code BF.DEBUG}'s lines for a fixed filter. */
   static String debug(Object f) {
-    if (f instanceof BloomFilter c) {
+    if (ValueType.CLASSIC_BLOOM.holds(f)) {
+      BloomFilter c = (BloomFilter) f;
       return "layout:classic bits:" + c.bitSize() + " hashes:" + c.hashCount() + " size:" + c.insertedCount()
           + " capacity:" + c.capacity() + " protocol:" + c.protocolId().protocolName();
     }

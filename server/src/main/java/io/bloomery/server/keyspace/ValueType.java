@@ -28,8 +28,8 @@ import java.util.function.LongToDoubleFunction;
  * {@code cms} {@link FilterKind#COUNT_MIN_SKETCH}, {@code topk} {@link FilterKind#TOP_K} and {@code aging} {@link
  * FilterKind#AGE_PARTITIONED_BLOOM}; the others equal {@link FilterKind#kindName()}.
  *
- * <p>A new value type is one more constant here (and its snapshot and journal encoding in persistence); its
- * commands find it with {@link #of}.
+ * <p>A new value type is one more constant here (its snapshots are core's {@code FilterFormat} envelopes of its
+ * kind); its commands check for it with {@link #holds} or {@link #of}.
  */
 public enum ValueType {
   /** BF.RESERVE / BF.ADD's scalable Bloom filter. */
@@ -316,6 +316,11 @@ public enum ValueType {
       throw new IllegalArgumentException("not a keyspace value: " + value.getClass().getName());
     }
     return t;
+  }
+
+  /** Whether {@code value} is of this type; {@code false} for {@code null} and for a value of no type. */
+  public boolean holds(Object value) {
+    return value != null && BY_CLASS.get(value.getClass()) == this;
   }
 
   /** The class of this type's values, {@code null} for {@link #GUARDED_SET} (never in the keyspace). */

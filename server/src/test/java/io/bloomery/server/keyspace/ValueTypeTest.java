@@ -122,6 +122,17 @@ class ValueTypeTest {
     Object frozen = ScalableBloomFilter.create(100, 0.01).freeze();
     assertThatThrownBy(() -> ValueType.of(frozen)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(frozen.getClass().getName());
+    assertThat(ValueType.SCALABLE_BLOOM.holds(frozen)).isFalse();
+    assertThat(ValueType.CUCKOO.holds(null)).isFalse();
+  }
+
+  @Test
+  void holdsIsTrueForItsOwnTypeOnly() {
+    samples().forEach((value, type) -> {
+      for (ValueType t : ValueType.values()) {
+        assertThat(t.holds(value)).as("%s holds a %s", t, type).isEqualTo(t == type);
+      }
+    });
   }
 
   @Test
