@@ -1,12 +1,5 @@
 package io.bloomery.server;
 
-import io.bloomery.aging.AgePartitionedFilter;
-import io.bloomery.blocked.BlockedBloomFilter;
-import io.bloomery.blocked.ScalableBlockedBloomFilter;
-import io.bloomery.counting.CountingBloomFilter;
-import io.bloomery.filter.BloomFilter;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.command.CommandStats;
 import io.bloomery.server.command.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
@@ -17,7 +10,7 @@ import io.bloomery.server.http.HttpLimits;
 import io.bloomery.server.http.HttpListener;
 import io.bloomery.server.http.Request;
 import io.bloomery.server.http.Response;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
@@ -195,35 +188,6 @@ public final class MetricsHttpServer implements AutoCloseable {
         .add(MultiGauge.Row.of(Tags.of("key", g.key(), "store", g.store()), value));
   }
 
-  private record KeyFigures(long items, long capacity, double fpr, long layers) {}
-
-  private static KeyFigures figures(Object value) {
-    return switch (value) {
-      case ScalableBloomFilter f -> {
-        ScalableBloomFilter.Info info = f.info();
-        double fpr = 0;
-        for (ScalableBloomFilter.Layer layer : f.layers()) {
-          double fill = layer.capacity() == 0 ? 0 : Math.min(1.0, (double) layer.size() / layer.capacity());
-          fpr += layer.errorRate() * fill;
-        }
-        yield new KeyFigures(info.itemsInserted(), info.capacity(), fpr, info.numberOfFilters());
-      }
-      case CuckooFilter f -> {
-        CuckooFilter.Info info = f.info();
-        long slots = info.size() - 40 - 16 * info.numberOfFilters();
-        yield new KeyFigures(info.itemsInserted(), slots, info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
-            info.numberOfFilters());
-      }
-      case CountingBloomFilter f -> new KeyFigures(f.insertedCount(), f.counterCount(), f.estimatedFpp(), 1);
-      case AgePartitionedFilter f -> new KeyFigures(0, 0, f.estimatedFpp(), f.generations());
-      case ScalableBlockedBloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(),
-          f.filterCount());
-      case BlockedBloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(), 1);
-      case BloomFilter f -> new KeyFigures(f.insertedCount(), f.capacity(), f.estimatedFpp(), 1);
-      default -> new KeyFigures(0, 0, 0, 1);
-    };
-  }
-
   private void refreshKeys() {
     List<MultiGauge.Row<?>> items = new ArrayList<>();
     List<MultiGauge.Row<?>> capacity = new ArrayList<>();
@@ -233,17 +197,18 @@ public final class MetricsHttpServer implements AutoCloseable {
     List<MultiGauge.Row<?>> bytes = new ArrayList<>();
     int[] reported = {0};
     context.keyspace().forEach((key, value) -> {
-      if (reported[0]++ >= MAX_KEYS_REPORTED || !Values.concurrentReads(value)) {
+      ValueType type = ValueType.of(value);
+      if (reported[0]++ >= MAX_KEYS_REPORTED || !type.concurrentReads()) {
         return;
       }
-      Tags tags = Tags.of("key", key.toString(), "kind", Values.kindName(value));
-      KeyFigures f = figures(value);
+      Tags tags = Tags.of("key", key.toString(), "kind", type.label());
+      ValueType.Figures f = type.figures(value);
       items.add(MultiGauge.Row.of(tags, f.items()));
       capacity.add(MultiGauge.Row.of(tags, f.capacity()));
       fill.add(MultiGauge.Row.of(tags, f.capacity() == 0 ? 0 : (double) f.items() / f.capacity()));
       fpr.add(MultiGauge.Row.of(tags, f.fpr()));
       layers.add(MultiGauge.Row.of(tags, f.layers()));
-      bytes.add(MultiGauge.Row.of(tags, Values.bytes(value)));
+      bytes.add(MultiGauge.Row.of(tags, type.memoryUsage(value)));
     });
     List<GuardedKeyHealth> guarded = context.guards().health(Math.max(0, MAX_KEYS_REPORTED - reported[0]));
     Map<String, List<MultiGauge.Row<?>>> guardRows = new HashMap<>();
@@ -252,7 +217,7 @@ public final class MetricsHttpServer implements AutoCloseable {
         guardRow(guardRows, "ready", g, 0);
         continue;
       }
-      Tags tags = Tags.of("key", g.key(), "kind", "guard");
+      Tags tags = Tags.of("key", g.key(), "kind", ValueType.GUARDED_SET.label());
       items.add(MultiGauge.Row.of(tags, g.filterItems()));
       capacity.add(MultiGauge.Row.of(tags, g.filterCapacity()));
       fill.add(MultiGauge.Row.of(tags, g.filterCapacity() == 0 ? 0 : (double) g.filterItems() / g.filterCapacity()));

@@ -17,6 +17,7 @@ import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -68,9 +69,9 @@ final class BloomCommands {
     return Kinds.required(value, ScalableBloomFilter.class, RedisBloomErrors.NOT_FOUND);
   }
 
-  /** Whether {@code value} is a BF.* key of any form: scalable, scaling blocked, or a fixed classic/blocked filter. */
+  /** Whether {@code value} is a BF.* key of any form ({@link ValueType#isBloom}); {@code false} for none. */
   static boolean isBloom(Object value) {
-    return value instanceof ScalableBloomFilter || value instanceof ScalableBlockedBloomFilter || FixedBloom.is(value);
+    return value != null && ValueType.of(value).isBloom();
   }
 
   /** A BF.* key of any form ({@link #isBloom}), or {@code null}; WRONGTYPE else. */
@@ -95,13 +96,11 @@ final class BloomCommands {
    * skipped.
    */
   private static boolean addOne(Invocation inv, MembershipFilter f, byte[] item) {
-    if (f instanceof ScalableBloomFilter s) {
-      return s.addAsSoleWriter(item, 0, item.length);
-    }
-    if (f instanceof ScalableBlockedBloomFilter c) {
-      return ScalingBlockedBloom.add(inv, c, item);
-    }
-    return FixedBloom.add(f, item);
+    return switch (ValueType.of(f)) {
+      case SCALABLE_BLOOM -> ((ScalableBloomFilter) f).addAsSoleWriter(item, 0, item.length);
+      case SCALABLE_BLOCKED_BLOOM -> ScalingBlockedBloom.add(inv, (ScalableBlockedBloomFilter) f, item);
+      default -> FixedBloom.add(f, item);
+    };
   }
 
   // ------------------------------------------------------------------------------------------------ RESERVE
@@ -398,8 +397,11 @@ final class BloomCommands {
       throw inv.wrongArity();
     }
     MembershipFilter f = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
-    Map<String, Long> all = f instanceof ScalableBloomFilter s ? s.info().asMap()
-        : f instanceof ScalableBlockedBloomFilter c ? ScalingBlockedBloom.info(c) : FixedBloom.info(f);
+    Map<String, Long> all = switch (ValueType.of(f)) {
+      case SCALABLE_BLOOM -> ((ScalableBloomFilter) f).info().asMap();
+      case SCALABLE_BLOCKED_BLOOM -> ScalingBlockedBloom.info((ScalableBlockedBloomFilter) f);
+      default -> FixedBloom.info(f);
+    };
     if (inv.argc() == 2) {
       return Reply.map(all);
     }
@@ -424,10 +426,11 @@ final class BloomCommands {
     if (f == null) {
       return Reply.integer(0);
     }
-    if (f instanceof ScalableBloomFilter s) {
-      return Reply.integer(s.insertedCount());
-    }
-    return Reply.integer(f instanceof ScalableBlockedBloomFilter c ? c.insertedCount() : FixedBloom.inserted(f));
+    return Reply.integer(switch (ValueType.of(f)) {
+      case SCALABLE_BLOOM -> ((ScalableBloomFilter) f).insertedCount();
+      case SCALABLE_BLOCKED_BLOOM -> ((ScalableBlockedBloomFilter) f).insertedCount();
+      default -> FixedBloom.inserted(f);
+    });
   }
 
   private static Reply scanDump(Invocation inv) {
@@ -436,9 +439,10 @@ final class BloomCommands {
     if (iterator == null) {
       throw new CommandException(RedisBloomErrors.BF_SCANDUMP_NOT_NUMERIC);
     }
-    if (!(any instanceof ScalableBloomFilter f)) {
+    if (!ValueType.SCALABLE_BLOOM.holds(any)) {
       return fileDump(inv, any, iterator);
     }
+    ScalableBloomFilter f = (ScalableBloomFilter) any;
     RedisBloomDump.Chunk chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0])
         : RedisBloomDump.scanDump(f, iterator);
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
@@ -549,18 +553,13 @@ final class BloomCommands {
 
   private static Reply debug(Invocation inv) {
     MembershipFilter any = anyBloomOrNotFound(inv.keyspace().read(inv.key(1)));
-    if (any instanceof ScalableBlockedBloomFilter c) {
-      List<Reply> lines = new ArrayList<>();
-      for (String line : ScalingBlockedBloom.debug(c)) {
-        lines.add(Reply.bulk(line));
-      }
-      return Reply.array(lines);
-    }
-    if (!(any instanceof ScalableBloomFilter f)) {
-      return Reply.arrayOf(Reply.bulk(FixedBloom.debug(any)));
-    }
+    List<String> text = switch (ValueType.of(any)) {
+      case SCALABLE_BLOOM -> ((ScalableBloomFilter) any).debug();
+      case SCALABLE_BLOCKED_BLOOM -> ScalingBlockedBloom.debug((ScalableBlockedBloomFilter) any);
+      default -> List.of(FixedBloom.debug(any));
+    };
     List<Reply> lines = new ArrayList<>();
-    for (String line : f.debug()) {
+    for (String line : text) {
       lines.add(Reply.bulk(line));
     }
     return Reply.array(lines);

@@ -11,6 +11,7 @@ import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,7 +105,7 @@ final class CuckooCommands {
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw new CommandException(existing instanceof CuckooFilter
+        throw new CommandException(ValueType.CUCKOO.holds(existing)
             ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
       }
       w.put(key, create(inv, capacity, (int) bucketSize, (int) maxIterations, (int) expansion));
@@ -227,18 +228,18 @@ final class CuckooCommands {
   private static CuckooFilter lookup(Invocation inv) {
     Object value = inv.keyspace().read(inv.key(1));
     Stats.lookup(inv, value);
-    return value instanceof CuckooFilter c ? c : null;
+    return ValueType.CUCKOO.holds(value) ? (CuckooFilter) value : null;
   }
 
   private static Reply count(Invocation inv) {
     Object value = inv.keyspace().read(inv.key(1));
-    return Reply.integer(value instanceof CuckooFilter f ? f.count(inv.arg(2)) : 0);
+    return Reply.integer(ValueType.CUCKOO.holds(value) ? ((CuckooFilter) value).count(inv.arg(2)) : 0);
   }
 
   private static Reply del(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      if (!(w.peek(key) instanceof CuckooFilter)) {
+      if (!ValueType.CUCKOO.holds(w.peek(key))) {
         throw new CommandException(RedisBloomErrors.CF_DEL_NOT_FOUND);
       }
       CuckooFilter f = (CuckooFilter) w.get(key);
@@ -253,7 +254,7 @@ final class CuckooCommands {
   private static Reply compact(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      if (!(w.peek(key) instanceof CuckooFilter)) {
+      if (!ValueType.CUCKOO.holds(w.peek(key))) {
         throw new CommandException(RedisBloomErrors.CF_COMPACT_NOT_FOUND);
       }
       CuckooFilter f = (CuckooFilter) w.get(key);
@@ -293,7 +294,7 @@ final class CuckooCommands {
       Object existing = w.peek(key);
       if (position == 1) {
         if (existing != null) {
-          throw new CommandException(existing instanceof CuckooFilter
+          throw new CommandException(ValueType.CUCKOO.holds(existing)
               ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
         }
         Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(data));

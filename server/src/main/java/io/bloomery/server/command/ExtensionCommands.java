@@ -7,8 +7,8 @@ import static io.bloomery.server.command.CommandSpec.flags;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.server.keyspace.Key;
-import io.bloomery.server.keyspace.Values;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +42,8 @@ final class ExtensionCommands {
       Mergeable target = (Mergeable) BloomCommands.anyBloomOrNull(w.get(dest));
       int from = 0;
       if (target == null) {
-        Memory.admit(inv, Values.bytes(sources.get(0)));
-        target = (Mergeable) Values.copy(sources.get(0));
+        Memory.admit(inv, ValueType.of(sources.get(0)).memoryUsage(sources.get(0)));
+        target = (Mergeable) ValueType.of(sources.get(0)).copy(sources.get(0));
         w.put(dest, target);
         w.get(dest);
         from = 1;

@@ -9,6 +9,7 @@ import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.persistence.LogCheck;
 import io.bloomery.server.resp.ClientText;
 import io.bloomery.server.resp.Reply;
@@ -752,8 +753,11 @@ final class FileLoads implements AutoCloseable {
 
   /** The envelope header's length (magic to body length) of a fixed or scaling blocked filter's file. */
   static int headerLengthOf(Object fixed) {
-    byte[] seed = fixed instanceof BloomFilter c ? c.seed()
-        : fixed instanceof ScalableBlockedBloomFilter chain ? chain.seed() : ((BlockedBloomFilter) fixed).seed();
+    byte[] seed = switch (ValueType.of(fixed)) {
+      case CLASSIC_BLOOM -> ((BloomFilter) fixed).seed();
+      case SCALABLE_BLOCKED_BLOOM -> ((ScalableBlockedBloomFilter) fixed).seed();
+      default -> ((BlockedBloomFilter) fixed).seed();
+    };
     return FIXED_PREFIX + seed.length + 8;
   }
 }

@@ -7,7 +7,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,11 +24,6 @@ final class FixedBloom {
 
   /** The layouts {@code BF.RESERVE ... NONSCALING LAYOUT} accepts. */
   enum Layout { CLASSIC, BLOCKED }
-
-  /** Whether {@code value} is a fixed Bloom key. */
-  static boolean is(Object value) {
-    return value instanceof BloomFilter || value instanceof BlockedBloomFilter;
-  }
 
   /**
    * Plans a filter for {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the
@@ -80,11 +75,12 @@ final class FixedBloom {
   }
 
   static long capacity(Object f) {
-    return f instanceof BloomFilter c ? c.capacity() : ((BlockedBloomFilter) f).capacity();
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).capacity() : ((BlockedBloomFilter) f).capacity();
   }
 
   static long inserted(Object f) {
-    return f instanceof BloomFilter c ? c.insertedCount() : ((BlockedBloomFilter) f).insertedCount();
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).insertedCount()
+        : ((BlockedBloomFilter) f).insertedCount();
   }
 
   /** Adds like a RedisBloom NONSCALING filter: a present item answers false, a new one past capacity is refused. */
@@ -102,7 +98,7 @@ final class FixedBloom {
   static Map<String, Long> info(Object f) {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("Capacity", capacity(f));
-    m.put("Size", Values.bytes(f));
+    m.put("Size", ValueType.of(f).memoryUsage(f));
     m.put("Number of filters", 1L);
     m.put("Number of items inserted", inserted(f));
     m.put("Expansion rate", null);
@@ -111,7 +107,8 @@ final class FixedBloom {
 
   /** {@code BF.DEBUG}'s lines for a fixed filter. */
   static String debug(Object f) {
-    if (f instanceof BloomFilter c) {
+    if (ValueType.CLASSIC_BLOOM.holds(f)) {
+      BloomFilter c = (BloomFilter) f;
       return "layout:classic bits:" + c.bitSize() + " hashes:" + c.hashCount() + " size:" + c.insertedCount()
           + " capacity:" + c.capacity() + " protocol:" + c.protocolId().protocolName();
     }

@@ -8,7 +8,7 @@ import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +29,8 @@ final class KeyCommands {
     t.add("unlink", -2, flags(WRITE, FAST), 1, -1, 1, "keyspace", "Deletes one or more keys.", KeyCommands::del);
     t.add("type", 2, flags(READONLY, FAST), 1, 1, 1, "keyspace", "Determines the type of value stored at a key.",
         inv -> {
-          Object v = inv.keyspace().read(inv.key(1));
-          return new Reply.Simple(v != null ? Values.typeName(v) : guarded(inv, inv.key(1)) ? GUARD : "none");
+          ValueType type = typeOf(inv, inv.key(1));
+          return new Reply.Simple(type != null ? type.typeReply() : "none");
         });
     t.add("keys", 2, flags(READONLY), 0, 0, 0, "keyspace", "Returns all key names that match a pattern.",
         KeyCommands::keys);
@@ -103,8 +103,14 @@ final class KeyCommands {
     return Reply.array(out);
   }
 
-  /** TYPE of a guarded key (GUARD.RESERVE); such keys hold no value in the keyspace. */
-  static final String GUARD = "guard";
+  /**
+   * The type of the key {@code k}: its value's, {@link ValueType#GUARDED_SET} for a guarded key (which holds no value
+   * in the keyspace), {@code null} if there is no such key.
+   */
+  private static ValueType typeOf(Invocation inv, Key k) {
+    Object v = inv.keyspace().read(k);
+    return v != null ? ValueType.of(v) : guarded(inv, k) ? ValueType.GUARDED_SET : null;
+  }
 
   private static boolean guarded(Invocation inv, Key k) {
     return inv.server().guards().isGuarded(k);
@@ -169,10 +175,9 @@ final class KeyCommands {
         break;
       }
       visited++;
-      Object v = inv.keyspace().read(k);
-      String typeName = v != null ? Values.typeName(v) : guarded(inv, k) ? GUARD : null;
-      if (typeName == null || (match != null && !Glob.matches(match, k.bytes()))
-          || (type != null && !typeName.equalsIgnoreCase(type))) {
+      ValueType t = typeOf(inv, k);
+      if (t == null || (match != null && !Glob.matches(match, k.bytes()))
+          || (type != null && !t.typeReply().equalsIgnoreCase(type))) {
         continue;
       }
       found.add(Reply.bulk(k.bytes()));

@@ -4,7 +4,7 @@ import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.ScalableBloomFilter;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +63,7 @@ final class ScalingBlockedBloom {
   static Map<String, Long> info(ScalableBlockedBloomFilter f) {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("Capacity", f.capacity());
-    m.put("Size", Values.bytes(f));
+    m.put("Size", ValueType.of(f).memoryUsage(f));
     m.put("Number of filters", (long) f.filterCount());
     m.put("Number of items inserted", f.insertedCount());
     m.put("Expansion rate", (long) f.expansion());

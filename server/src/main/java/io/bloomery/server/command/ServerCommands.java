@@ -11,7 +11,7 @@ import io.bloomery.guard.Credentials;
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.guard.GuardSets;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.resp.RespEncoder;
@@ -69,7 +69,7 @@ final class ServerCommands {
           long guarded = inv.server().guards().usedBytes(inv.key(2));
           return guarded < 0 ? Reply.NIL : Reply.integer(guarded);
         }
-        return Reply.integer(Values.bytes(v));
+        return Reply.integer(ValueType.of(v).memoryUsage(v));
       }
       throw new CommandException(Errors.unknownSubcommand("memory", inv.arg(1)));
     });
@@ -423,7 +423,7 @@ final class ServerCommands {
     out.put("keyspace", keyspace);
     Map<String, String> bloomery = new LinkedHashMap<>();
     Map<String, Long> byKind = new TreeMap<>();
-    inv.keyspace().forEach((k, v) -> byKind.merge(Values.kindName(v), 1L, Long::sum));
+    inv.keyspace().forEach((k, v) -> byKind.merge(ValueType.of(v).label(), 1L, Long::sum));
     bloomery.put("filter_bytes", Long.toString(used));
     byKind.forEach((kind, n) -> bloomery.put("keys_" + kind, Long.toString(n)));
     bloomery.put("transport", server.transport());

@@ -5,7 +5,7 @@ import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.http.Request;
 import io.bloomery.server.http.Response;
 import io.bloomery.server.keyspace.Key;
-import io.bloomery.server.keyspace.Values;
+import io.bloomery.server.keyspace.ValueType;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -60,7 +60,7 @@ public final class Dashboard implements AutoCloseable {
     if (value == null || expireAt == -2) {
       return null;
     }
-    if (Values.concurrentReads(value)) {
+    if (ValueType.of(value).concurrentReads()) {
       return KeyHealth.of(key.toString(), value, expireAt);
     }
     return context.keyspace().readLocked(key, v -> v == null ? null : KeyHealth.of(key.toString(), v, expireAt));

@@ -44,7 +44,7 @@ import java.util.function.LongSupplier;
  *
  * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
  * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
- * that key's entry-at-the-cut into the walk (Values.freeze when the value will live on and change: a copy-on-write
+ * that key's entry-at-the-cut into the walk (ValueType#freeze when the value will live on and change: a copy-on-write
  * view of a scalable Bloom filter, which copies only the 64 KiB pages later writes change, a deep copy of the other
  * kinds; the reference when it is being dropped). The walker hands each key over under the key's lock, serialized
  * straight from the live value or from what a writer kept, so a writer of that key waits at most for that one key's
@@ -67,7 +67,7 @@ public final class Keyspace implements SnapshotSource {
     Entry(Object value, long expireAt) {
       this.value = value;
       this.expireAt = expireAt;
-      this.bytes = Values.bytes(value);
+      this.bytes = ValueType.of(value).memoryUsage(value);
     }
 
     boolean expired(long now) {
@@ -165,7 +165,7 @@ public final class Keyspace implements SnapshotSource {
     return expiring.size();
   }
 
-  /** Bytes held by values, by the server's own accounting ({@link Values#bytes}). */
+  /** Bytes held by values, by the server's own accounting ({@link ValueType#memoryUsage}). */
   public long usedBytes() {
     return usedBytes.get();
   }
@@ -347,7 +347,7 @@ public final class Keyspace implements SnapshotSource {
     if (value instanceof AgePartitionedFilter f) {
       return f.copy(CommandClock::now);
     }
-    Values.typeName(value); // refuses what is not a keyspace value
+    ValueType.of(value); // refuses what is not a keyspace value
     return value;
   }
 
@@ -569,7 +569,7 @@ public final class Keyspace implements SnapshotSource {
     private void recount(Key k) {
       Entry e = map.get(k);
       if (e != null) {
-        long now = Values.bytes(e.value);
+        long now = ValueType.of(e.value).memoryUsage(e.value);
         long delta = now - e.bytes;
         if (delta != 0) {
           e.bytes = now;
@@ -592,12 +592,12 @@ public final class Keyspace implements SnapshotSource {
     Frozen atCut = w.pending.get(key);
     if (atCut != null) {
       // Freeze before un-listing: if that fails (no heap), the write fails and the walk still has the key.
-      w.preserved.put(key, copy ? new Frozen(Values.freeze(atCut.value), atCut.expireAt) : atCut);
+      w.preserved.put(key, copy ? new Frozen(ValueType.of(atCut.value).freeze(atCut.value), atCut.expireAt) : atCut);
       w.pending.remove(key);
     }
   }
 
-  /** Ends the copy on write of a value the walk kept ({@link Values#freeze}). */
+  /** Ends the copy on write of a value the walk kept ({@link ValueType#freeze}). */
   private static void release(Frozen kept) {
     if (kept.value() instanceof ScalableBloomFilter.Frozen view) {
       view.close();

@@ -68,7 +68,7 @@ class SnapshotCutTest {
   private static Map<String, String> dump(Keyspace ks) {
     Map<String, String> out = new TreeMap<>();
     ks.forEach((k, v) -> {
-      StringBuilder sb = new StringBuilder(Values.typeName(v));
+      StringBuilder sb = new StringBuilder(ValueType.of(v).typeReply());
       if (v instanceof ScalableBloomFilter f) {
         for (RedisBloomDump.Chunk c : RedisBloomDump.scanDumpAll(f)) {
           sb.append(':').append(java.util.Arrays.hashCode(c.data())).append('@').append(c.iterator());
