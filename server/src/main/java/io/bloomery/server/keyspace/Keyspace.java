@@ -1,11 +1,9 @@
 package io.bloomery.server.keyspace;
 
-import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.server.persistence.CommandJournal;
 import io.bloomery.server.persistence.SnapshotSink;
 import io.bloomery.server.persistence.SnapshotSource;
-import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -339,16 +337,9 @@ public final class Keyspace implements SnapshotSource {
     }
   }
 
-  /** A value as the keyspace keeps it: TopK sketches get the state-seeded decay source. */
+  /** A value as the keyspace keeps it ({@link ValueType#adopt}); refuses what is not a keyspace value. */
   private static Object adopt(Object value) {
-    if (value instanceof TopK t) {
-      return t.copy(StateSeededDecay.INSTANCE);
-    }
-    if (value instanceof AgePartitionedFilter f) {
-      return f.copy(CommandClock::now);
-    }
-    ValueType.of(value); // refuses what is not a keyspace value
-    return value;
+    return ValueType.of(value).adopt(value);
   }
 
   /**

@@ -128,6 +128,11 @@ public enum ValueType {
     public Object copy(Object value) {
       return ((TopK) value).copy(StateSeededDecay.INSTANCE);
     }
+
+    @Override
+    public Object adopt(Object value) {
+      return copy(value);
+    }
   },
   /** BF.RESERVE's counting Bloom filter (ours: no RedisBloom type). */
   COUNTING_BLOOM(CountingBloomFilter.class, FilterKind.COUNTING_BLOOM, "BLcounting", null, "counting", false) {
@@ -166,6 +171,11 @@ public enum ValueType {
     @Override
     public Object copy(Object value) {
       return ((AgePartitionedFilter) value).copy(CommandClock::now);
+    }
+
+    @Override
+    public Object adopt(Object value) {
+      return copy(value);
     }
 
     @Override
@@ -366,6 +376,15 @@ public enum ValueType {
 
   /** An independent deep copy of {@code value}. */
   public abstract Object copy(Object value);
+
+  /**
+   * The value as the keyspace keeps it when it arrives from outside (a loaded file, a snapshot): itself, or, for a
+   * type whose value carries a clock or a random source, a copy bound to the keyspace's own ({@link CommandClock},
+   * {@link StateSeededDecay}), so replay and the live server decide alike.
+   */
+  public Object adopt(Object value) {
+    return value;
+  }
 
   /**
    * The value as it is now, kept so while the live value changes, for a snapshot's copy on write: a deep {@link
