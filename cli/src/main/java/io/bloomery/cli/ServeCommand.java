@@ -20,7 +20,7 @@ import picocli.CommandLine.Unmatched;
     description = {
       "Options use redis-server's names: --port, --bind, --dir, --appendonly yes|no,",
       "--appendfsync always|everysec|no, --requirepass, --maxmemory, --maxclients,",
-      "--timeout, --protected-mode, plus --http-port for /metrics and /health (9180).",
+      "--timeout, --protected-mode, plus --http-port for the dashboard, /metrics and /health (9180).",
       "Guarded sets (GUARD.*): --store NAME=URL (JDBC PostgreSQL or sqlite:FILE, repeatable),",
       "--store-table NAME=TABLE.COLUMN (someone else's table, read-only), --guard-timeout MS.",
       "A config file with the same names may come first; BLOOMERY_* variables too.",

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +18,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The server as a real child process: the Ready line with the actual port, a client, SIGTERM, exit 0. */
+/**
+ * The server as a real child process: the Ready line with the actual port, the line linking the dashboard, a client,
+ * SIGTERM, exit 0.
+ */
 class MainProcessIT {
   @TempDir Path dir;
 
@@ -31,7 +38,16 @@ class MainProcessIT {
       Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)").matcher(ready);
       assertThat(m.matches()).as(ready).isTrue();
       int port = Integer.parseInt(m.group(1));
-      assertThat(out.readLine()).startsWith("Connect with: redis-cli -p " + port);
+      String connect = out.readLine();
+      Matcher links = Pattern.compile("Connect with: redis-cli -p " + port
+          + " {3}\\(dashboard: (http://127\\.0\\.0\\.1:\\d+/), metrics: \\1metrics\\)").matcher(connect);
+      assertThat(links.matches()).as(connect).isTrue();
+      try (HttpClient http = HttpClient.newHttpClient()) {
+        HttpResponse<String> dashboard = http.send(HttpRequest.newBuilder(URI.create(links.group(1))).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(dashboard.statusCode()).isEqualTo(200);
+        assertThat(dashboard.body()).startsWith("<!DOCTYPE html>");
+      }
       try (RawClient c = new RawClient(port)) {
         assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
         assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
