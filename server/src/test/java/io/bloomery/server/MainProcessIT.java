@@ -1,7 +1,9 @@
 package io.bloomery.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.server.persistence.LogCheck;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server as a real child process: the Ready line with the actual port, the line linking the dashboard, a client,
- * SIGTERM, exit 0.
+ * SIGTERM, exit 0; check-log on the directory it holds.
  */
 class MainProcessIT {
   @TempDir Path dir;
@@ -73,6 +75,29 @@ class MainProcessIT {
     assertThat(m.matches()).as(ready).isTrue();
     port[0] = Integer.parseInt(m.group(1));
     return process;
+  }
+
+  @Test
+  void checkLogSaysTheDirectoryOfARunningServerIsInUseAndFixIsRefused() throws Exception {
+    int[] port = new int[1];
+    Process process = serve(List.of("--appendonly", "yes", "--dir", dir.toString()), port);
+    try {
+      try (RawClient c = new RawClient(port[0])) {
+        assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
+      }
+      LogCheck.Report held = LogCheck.check(dir);
+      assertThat(held.startable()).isFalse();
+      assertThat(held.lines().getLast()).startsWith("in use: a running server holds " + dir);
+      assertThatThrownBy(() -> LogCheck.fix(dir)).hasMessageContaining("in use by a running server");
+      process.destroy(); // SIGTERM
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+    LogCheck.Report stopped = LogCheck.check(dir);
+    assertThat(stopped.startable()).isTrue();
+    assertThat(stopped.lines().getLast()).isEqualTo("ok: the server starts on this directory");
   }
 
   @Test
