@@ -1,8 +1,11 @@
 package io.bloomery.cli;
 
 import io.bloomery.server.Main;
+import io.bloomery.server.ServerConfig;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,16 +19,19 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(
     name = "serve",
+    versionProvider = BloomeryCommand.Version.class,
+    customSynopsis = "bloomery serve [CONFIG-FILE] [--NAME VALUE]... [--verbose] | --help | --version",
     header = "Serve filters over RESP2/RESP3 to any Redis client (default 127.0.0.1:6380).",
     description = {
       "Options use redis-server's names: --port, --bind, --dir, --appendonly yes|no,",
       "--appendfsync always|everysec|no, --requirepass, --maxmemory, --maxclients,",
-      "--timeout, --protected-mode, plus --http-port for /metrics and /health (9180).",
+      "--timeout, --protected-mode, plus --http-port for the dashboard, /metrics and /health (9180).",
       "Guarded sets (GUARD.*): --store NAME=URL (JDBC PostgreSQL or sqlite:FILE, repeatable),",
       "--store-table NAME=TABLE.COLUMN (someone else's table, read-only), --guard-timeout MS.",
       "A config file with the same names may come first; BLOOMERY_* variables too.",
       "--verbose logs per-client events and the stack traces of unexpected errors.",
-      "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0)."
+      "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0).",
+      "--help (-h) lists every option with its default; --version (-V) prints the version."
     })
 final class ServeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -34,11 +40,35 @@ final class ServeCommand implements Callable<Integer> {
   @Unmatched List<String> args = new ArrayList<>();
 
   /**
-   * Runs the server; {@code --verbose} is {@code --loglevel verbose} (given after the server's own options, so it
+   * Prints the usage and every option for {@code --help} or {@code -h}, the version for {@code --version} or
+   * {@code -V} (where an option may stand, not as an option's value), else runs the server; {@code --verbose} is {@code --loglevel verbose} (given after the server's own options, so it
    * wins) with stack traces in the log.
    */
   @Override
   public Integer call() {
+    ServerConfig.Request request;
+    try {
+      request = ServerConfig.request(args.toArray(String[]::new));
+    } catch (IllegalArgumentException e) {
+      request = null; // the server's own parse reports it, as for any bad option
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (request == ServerConfig.Request.VERSION) {
+      spec.commandLine().printVersionHelp(out);
+      out.flush();
+      return BloomeryCommand.EXIT_OK;
+    }
+    if (request == ServerConfig.Request.HELP) {
+      spec.commandLine().usage(out);
+      out.println();
+      out.println("Every option, as --NAME VALUE (or --NAME=VALUE), NAME VALUE in the config file,");
+      out.println("or BLOOMERY_NAME, with its default (none where empty):");
+      for (Map.Entry<String, String> option : ServerConfig.defaults().entrySet()) {
+        out.println("  --" + option.getKey() + (option.getValue().isEmpty() ? "" : " " + option.getValue()));
+      }
+      out.flush();
+      return BloomeryCommand.EXIT_OK;
+    }
     List<String> serverArgs = new ArrayList<>(args);
     if (root.verbose()) {
       LogRedaction.configure(true);

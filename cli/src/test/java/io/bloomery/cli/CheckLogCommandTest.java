@@ -19,12 +19,17 @@ import org.junit.jupiter.api.io.TempDir;
 class CheckLogCommandTest {
   @TempDir Path dir;
 
-  /** A data directory whose journal holds {@code records} commands (its final snapshot is made to fail). */
-  private Path journalOf(int records) throws IOException {
+  /** Opens {@link #dir} as a server does, holding its lock; its snapshots fail, so the journal keeps every record. */
+  private Durability open() throws IOException {
     SnapshotSource failing = (atCut, sink) -> {
       throw new IOException("no snapshot in this test: the journal keeps the records");
     };
-    Durability durability = Durability.open(dir, true, FsyncPolicy.ALWAYS, failing, argv -> {}, (k, v, e) -> {});
+    return Durability.open(dir, true, FsyncPolicy.ALWAYS, failing, argv -> {}, (k, v, e) -> {});
+  }
+
+  /** A data directory whose journal holds {@code records} commands (its final snapshot is made to fail). */
+  private Path journalOf(int records) throws IOException {
+    Durability durability = open();
     for (int i = 0; i < records; i++) {
       durability.journal().append(List.of("BF.ADD".getBytes(StandardCharsets.UTF_8), "k".getBytes(StandardCharsets.UTF_8),
           ("item" + i).getBytes(StandardCharsets.UTF_8))).toCompletableFuture().join();
@@ -74,5 +79,25 @@ class CheckLogCommandTest {
     Cli.Result result = Cli.run("check-log", dir.resolve("nowhere").toString());
     assertThat(result.exitCode()).isEqualTo(1);
     assertThat(result.err().strip()).doesNotContain("\n").startsWith("bloomery check-log: ").contains("is not a directory");
+  }
+
+  @Test
+  void aDirectoryARunningServerHoldsIsReportedInUseAndFixIsRefused() throws IOException {
+    journalOf(2);
+    Durability running = open();
+    try {
+      Cli.Result check = Cli.run("check-log", dir.toString());
+      assertThat(check.exitCode()).as(check.toString()).isEqualTo(1);
+      assertThat(check.out()).contains("journal.0000000001.log: ok, 2 records")
+          .contains("in use: a running server holds " + dir).doesNotContain("ok: the server starts");
+      Cli.Result fix = Cli.run("check-log", "--fix", dir.toString());
+      assertThat(fix.exitCode()).as(fix.toString()).isEqualTo(1);
+      assertThat(fix.err()).contains("in use by a running server");
+    } finally {
+      assertThatThrownBy(running::close).hasMessageContaining("no snapshot in this test");
+    }
+    Cli.Result stopped = Cli.run("check-log", dir.toString());
+    assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
+    assertThat(stopped.out()).contains("ok: the server starts on this directory");
   }
 }

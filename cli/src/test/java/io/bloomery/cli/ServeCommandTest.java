@@ -20,4 +20,36 @@ class ServeCommandTest {
     Cli.Result result = Cli.run("--help");
     assertThat(result.out()).contains("serve").contains("Serve filters over RESP2/RESP3");
   }
+
+  @Test
+  void helpPrintsTheUsageWithEveryOptionAndExitsZero() {
+    for (String flag : new String[] {"--help", "-h"}) {
+      for (Cli.Result result : new Cli.Result[] {Cli.run("serve", flag), Cli.run("serve", "--port", "6390", flag)}) {
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.err()).as(result.toString()).isEmpty();
+        assertThat(result.out()).contains("Usage: bloomery serve").contains("Serve filters over RESP2/RESP3")
+            .contains("\n  --port 6380\n").contains("\n  --requirepass\n").contains("\n  --http-port 9180\n");
+        for (String option : io.bloomery.server.ServerConfig.defaults().keySet()) {
+          assertThat(result.out()).contains("\n  --" + option);
+        }
+      }
+    }
+  }
+
+  @Test
+  void versionPrintsTheVersionAndExitsZero() {
+    Cli.Result root = Cli.run("--version");
+    for (String flag : new String[] {"--version", "-V"}) {
+      Cli.Result result = Cli.run("serve", flag);
+      assertThat(result.exitCode()).as(result.toString()).isZero();
+      assertThat(result.out()).startsWith("bloomery ").isEqualTo(root.out());
+    }
+  }
+
+  @Test
+  void aHelpFlagAsAnOptionsValueIsThatValue() {
+    Cli.Result result = Cli.run("serve", "--port", "--help");
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
+    assertThat(result.err()).isEqualTo("bloomery serve: port must be an integer, not '--help'\n");
+  }
 }

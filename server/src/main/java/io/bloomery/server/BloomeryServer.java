@@ -106,7 +106,7 @@ public final class BloomeryServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       guards.close();
       if (durability != null) {
-        durability.close();
+        durability.close(false); // it never served: the directory stays as recovery found it
       }
       context.closeFileLoads();
       throw e;
@@ -144,9 +144,8 @@ public final class BloomeryServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
-    } catch (RuntimeException e) {
-      throw new IOException("cannot listen on " + config.bind() + " port " + config.port() + ": " + e.getMessage(),
-          e);
+    } catch (Transport.BindFailure e) {
+      throw cannotListen("", e.host(), e.port(), e.getCause());
     }
     settings.port = transport.port();
     MetricsHttpServer http;
@@ -154,7 +153,7 @@ public final class BloomeryServer implements AutoCloseable {
       http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort(), config.httpLimits());
     } catch (IOException e) {
       transport.close();
-      throw new IOException("cannot listen for HTTP on port " + config.httpPort() + ": " + e.getMessage(), e);
+      throw cannotListen(" for HTTP", config.bind().get(0), config.httpPort(), e);
     }
     if (durability != null) {
       durability.metrics().bindTo(http.registry());
@@ -180,6 +179,17 @@ public final class BloomeryServer implements AutoCloseable {
           + "(./bloomery does) for about a quarter less CPU per command");
     }
     return new BloomeryServer(config, context, dispatcher, transport, http, durability);
+  }
+
+  /**
+   * {@code cannot listen[what] on HOST:PORT: REASON} ({@code [HOST]:PORT} for IPv6), REASON being the operating
+   * system's words without the name of the call Netty's native transports put before them
+   * ({@code bind(..) failed with error(-98): }).
+   */
+  private static IOException cannotListen(String what, String host, int port, Throwable cause) {
+    String address = (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    String reason = String.valueOf(cause.getMessage()).replaceFirst("^\\w+\\(\\.\\.\\) failed[^:]*: ", "");
+    return new IOException("cannot listen" + what + " on " + address + ": " + reason, cause);
   }
 
   private static boolean isLoopback(String host) {

@@ -65,9 +65,10 @@ public final class Main {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
     String host = config.bind().get(0);
     out.println("Ready to accept connections tcp on " + host + ":" + server.port());
+    String http = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + server.httpPort();
     out.println("Connect with: redis-cli -p " + server.port()
         + (host.equals("127.0.0.1") ? "" : " -h " + host)
-        + "   (metrics: http://" + host + ":" + server.httpPort() + "/metrics)");
+        + "   (dashboard: " + http + "/, metrics: " + http + "/metrics)");
     out.flush();
     try {
       stopped.await();

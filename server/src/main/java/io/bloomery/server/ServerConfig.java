@@ -56,6 +56,55 @@ public final class ServerConfig {
    *     unreadable config file
    */
   public static ServerConfig parse(Map<String, String> env, String... args) {
+    Map<String, String> v = defaults();
+    Args parsed = Args.of(args);
+    if (parsed.request() != null) {
+      throw new IllegalArgumentException("'" + parsed.requestedBy() + "' is not a server option"
+          + " (bloomery serve " + parsed.requestedBy() + " answers it)");
+    }
+    if (parsed.file() != null) {
+      readFile(parsed.file(), v);
+    }
+    for (String name : OPTIONS) {
+      String envName = "BLOOMERY_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+      String value = env.get(envName);
+      if (value != null) {
+        v.put(name, value);
+      }
+    }
+    for (String[] option : parsed.options()) {
+      set(v, option[0], option[1], "--" + option[0]);
+    }
+    ServerConfig config = new ServerConfig(v);
+    config.validate();
+    return config;
+  }
+
+  /** What command-line arguments ask for instead of a server. */
+  public enum Request {
+    /** The usage: {@code --help} or {@code -h}. */
+    HELP,
+    /** The version: {@code --version} or {@code -V}. */
+    VERSION
+  }
+
+  private static final Map<String, Request> REQUESTS =
+      Map.of("--help", Request.HELP, "-h", Request.HELP, "--version", Request.VERSION, "-V", Request.VERSION);
+
+  /**
+   * What {@code args} ask for instead of a server: the usage or the version, when {@code --help}, {@code -h},
+   * {@code --version} or {@code -V} stands where a config file or an option may (not as an option's value); null
+   * when they ask for a server.
+   *
+   * @throws IllegalArgumentException as {@link #parse(Map, String...)} for arguments it cannot split, before such a
+   *     flag
+   */
+  public static Request request(String... args) {
+    return Args.of(args).request();
+  }
+
+  /** Every option with its default value (empty: none), in {@link #OPTIONS}' order; a new map each call. */
+  public static Map<String, String> defaults() {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("port", "6380");
     v.put("bind", "127.0.0.1");
@@ -88,40 +137,46 @@ public final class ServerConfig {
     v.put("client-query-buffer-limit", "1gb");
     v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
     v.put("auth-fail-delay", "100");
-    int i = 0;
-    if (args.length > 0 && !args[0].startsWith("--")) {
-      readFile(Path.of(args[0]), v);
-      i = 1;
-    }
-    for (String name : OPTIONS) {
-      String envName = "BLOOMERY_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
-      String value = env.get(envName);
-      if (value != null) {
-        v.put(name, value);
+    return v;
+  }
+
+  /**
+   * Arguments split: the config file, if the first one is not an option, then each option's name and value, up to a
+   * help or version flag (which ends the split).
+   */
+  private record Args(Path file, List<String[]> options, Request request, String requestedBy) {
+    static Args of(String[] args) {
+      Path file = null;
+      List<String[]> options = new ArrayList<>();
+      int i = 0;
+      if (args.length > 0 && !args[0].startsWith("--") && !REQUESTS.containsKey(args[0])) {
+        file = Path.of(args[0]);
+        i = 1;
       }
-    }
-    for (; i < args.length; i++) {
-      String arg = args[i];
-      if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument '" + arg + "' (options are --name value)");
-      }
-      String name = arg.substring(2).toLowerCase(Locale.ROOT);
-      String value;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = arg.substring(2 + eq + 1);
-        name = name.substring(0, eq);
-      } else {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("option --" + name + " needs a value");
+      for (; i < args.length; i++) {
+        String arg = args[i];
+        if (REQUESTS.containsKey(arg)) {
+          return new Args(file, options, REQUESTS.get(arg), arg);
         }
-        value = args[++i];
+        if (!arg.startsWith("--")) {
+          throw new IllegalArgumentException("unexpected argument '" + arg + "' (options are --name value)");
+        }
+        String name = arg.substring(2).toLowerCase(Locale.ROOT);
+        String value;
+        int eq = name.indexOf('=');
+        if (eq >= 0) {
+          value = arg.substring(2 + eq + 1);
+          name = name.substring(0, eq);
+        } else {
+          if (i + 1 >= args.length) {
+            throw new IllegalArgumentException("option --" + name + " needs a value");
+          }
+          value = args[++i];
+        }
+        options.add(new String[] {name, value});
       }
-      set(v, name, value, "--" + name);
+      return new Args(file, options, null, null);
     }
-    ServerConfig config = new ServerConfig(v);
-    config.validate();
-    return config;
   }
 
   private static void readFile(Path file, Map<String, String> v) {

@@ -1,9 +1,15 @@
 package io.bloomery.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.server.persistence.LogCheck;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +20,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The server as a real child process: the Ready line with the actual port, a client, SIGTERM, exit 0. */
+/**
+ * The server as a real child process: the Ready line with the actual port, the line linking the dashboard, a client,
+ * SIGTERM, exit 0; check-log on the directory it holds.
+ */
 class MainProcessIT {
   @TempDir Path dir;
 
@@ -31,7 +40,16 @@ class MainProcessIT {
       Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)").matcher(ready);
       assertThat(m.matches()).as(ready).isTrue();
       int port = Integer.parseInt(m.group(1));
-      assertThat(out.readLine()).startsWith("Connect with: redis-cli -p " + port);
+      String connect = out.readLine();
+      Matcher links = Pattern.compile("Connect with: redis-cli -p " + port
+          + " {3}\\(dashboard: (http://127\\.0\\.0\\.1:\\d+/), metrics: \\1metrics\\)").matcher(connect);
+      assertThat(links.matches()).as(connect).isTrue();
+      try (HttpClient http = HttpClient.newHttpClient()) {
+        HttpResponse<String> dashboard = http.send(HttpRequest.newBuilder(URI.create(links.group(1))).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(dashboard.statusCode()).isEqualTo(200);
+        assertThat(dashboard.body()).startsWith("<!DOCTYPE html>");
+      }
       try (RawClient c = new RawClient(port)) {
         assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
         assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
@@ -57,6 +75,29 @@ class MainProcessIT {
     assertThat(m.matches()).as(ready).isTrue();
     port[0] = Integer.parseInt(m.group(1));
     return process;
+  }
+
+  @Test
+  void checkLogSaysTheDirectoryOfARunningServerIsInUseAndFixIsRefused() throws Exception {
+    int[] port = new int[1];
+    Process process = serve(List.of("--appendonly", "yes", "--dir", dir.toString()), port);
+    try {
+      try (RawClient c = new RawClient(port[0])) {
+        assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
+      }
+      LogCheck.Report held = LogCheck.check(dir);
+      assertThat(held.startable()).isFalse();
+      assertThat(held.lines().getLast()).startsWith("in use: a running server holds " + dir);
+      assertThatThrownBy(() -> LogCheck.fix(dir)).hasMessageContaining("in use by a running server");
+      process.destroy(); // SIGTERM
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+    LogCheck.Report stopped = LogCheck.check(dir);
+    assertThat(stopped.startable()).isTrue();
+    assertThat(stopped.lines().getLast()).isEqualTo("ok: the server starts on this directory");
   }
 
   @Test

@@ -24,6 +24,7 @@ import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,14 +139,38 @@ public final class Transport implements AutoCloseable {
     this.port = port;
   }
 
+  /** An address that could not be bound; the cause is the operating system's refusal. */
+  public static final class BindFailure extends IOException {
+    private final String host;
+    private final int port;
+
+    BindFailure(String host, int port, Throwable cause) {
+      super(host + " port " + port + ": " + cause.getMessage(), cause);
+      this.host = host;
+      this.port = port;
+    }
+
+    /** The address as given to bind. */
+    public String host() {
+      return host;
+    }
+
+    /** The port it was to be bound on. */
+    public int port() {
+      return port;
+    }
+  }
+
   /**
    * Binds every address on {@code port} (0: an ephemeral port, the same for every address).
    *
    * @param softOutputLimit unsent bytes above which reading from a client pauses (its socket's high-water mark)
    * @param stallMillis how long a client may stay above it before it is disconnected (0: never for that)
+   * @throws BindFailure naming the first address that could not be bound; nothing stays bound or running
    */
   public static Transport start(ServerContext server, Dispatcher dispatcher, RespLimits limits, List<String> bind,
-      int port, long softOutputLimit, long stallMillis, Kind kind, int ioThreads) throws InterruptedException {
+      int port, long softOutputLimit, long stallMillis, Kind kind, int ioThreads)
+      throws BindFailure, InterruptedException {
     IoHandlerFactory factory = kind.factory();
     EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, factory);
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(ioThreads, factory);
@@ -174,12 +199,19 @@ public final class Transport implements AutoCloseable {
     try {
       int actual = port;
       for (String host : bind) {
-        Channel c = b.bind(new InetSocketAddress(host, actual)).sync().channel();
+        Channel c;
+        try {
+          c = b.bind(new InetSocketAddress(host, actual)).sync().channel();
+        } catch (InterruptedException e) {
+          throw e;
+        } catch (Exception e) { // Netty rethrows the bind's IOException undeclared
+          throw new BindFailure(host, actual, e);
+        }
         t.listeners.add(c);
         actual = ((InetSocketAddress) c.localAddress()).getPort();
       }
       return new Transport(boss, workers, t.name, actual).adopt(t.listeners);
-    } catch (RuntimeException | InterruptedException e) {
+    } catch (BindFailure | RuntimeException | InterruptedException e) {
       t.close();
       throw e;
     }

@@ -43,9 +43,28 @@ public final class LogCheck {
 
   private LogCheck() {}
 
-  /** Checks {@code dir} without changing it. */
+  /**
+   * Checks {@code dir} without changing it. While a running server holds the directory's {@code LOCK}, the
+   * files are still checked but the report ends by saying the directory is in use and is not
+   * {@link Report#startable() startable}: a second server is refused there.
+   */
   public static Report check(Path dir) throws IOException {
-    return run(dir, false);
+    Path lockFile = dir.resolve(DataDirectory.LOCK);
+    boolean inUse = false;
+    if (Files.exists(lockFile)) {
+      try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.READ);
+          FileLock lock = tryLock(channel, true)) {
+        inUse = lock == null;
+      }
+    }
+    Report report = run(dir, false);
+    if (!inUse) {
+      return report;
+    }
+    List<String> lines = new ArrayList<>(report.lines().subList(0, report.lines().size() - 1));
+    lines.add("in use: a running server holds " + dir + " (its LOCK file is locked), so a second server is refused;"
+        + " the files above were read while it writes them");
+    return new Report(lines, false, false);
   }
 
   /**
@@ -57,21 +76,24 @@ public final class LogCheck {
     if (!Files.exists(lockFile)) {
       return run(dir, true);
     }
-    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
-      FileLock lock;
-      try {
-        lock = channel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        lock = null;
-      }
+    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE);
+        FileLock lock = tryLock(channel, false)) {
       if (lock == null) {
         throw new IOException(dir + " is in use by a running server; stop it before --fix");
       }
-      try {
-        return run(dir, true);
-      } finally {
-        lock.release();
-      }
+      return run(dir, true);
+    }
+  }
+
+  /**
+   * The lock a server holds on the {@code LOCK} file while it runs, taken here ({@code shared} needs only a
+   * readable channel); null while a server, in this process or another, holds it.
+   */
+  private static FileLock tryLock(FileChannel channel, boolean shared) throws IOException {
+    try {
+      return channel.tryLock(0, Long.MAX_VALUE, shared);
+    } catch (OverlappingFileLockException e) {
+      return null;
     }
   }
 

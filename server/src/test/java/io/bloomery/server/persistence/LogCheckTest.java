@@ -306,4 +306,20 @@ class LogCheckTest {
       assertThatThrownBy(() -> LogCheck.fix(dir)).isInstanceOf(IOException.class).hasMessageContaining("in use by a running server");
     }
   }
+
+  @Test
+  void checkSaysADirectoryHeldByAServerIsInUseAndNotStartable() throws IOException {
+    TestKeyspace keyspace = new TestKeyspace();
+    try (Durability running = Durability.open(dir, true, FsyncPolicy.NO, keyspace, keyspace, keyspace)) {
+      LogCheck.Report held = LogCheck.check(dir);
+      assertThat(held.startable()).isFalse();
+      assertThat(held.changed()).isFalse();
+      assertThat(held.lines()).noneMatch(line -> line.startsWith("ok:"));
+      assertThat(held.lines().getLast()).startsWith("in use: a running server holds " + dir)
+          .contains("a second server is refused");
+    }
+    LogCheck.Report stopped = LogCheck.check(dir);
+    assertThat(stopped.startable()).isTrue();
+    assertThat(stopped.lines().getLast()).isEqualTo("ok: the server starts on this directory");
+  }
 }
