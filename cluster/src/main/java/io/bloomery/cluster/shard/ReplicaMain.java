@@ -1,6 +1,6 @@
 package io.bloomery.cluster.shard;
 
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -8,7 +8,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs one shard replica in this process until it is killed:
  * {@code ReplicaMain --shard NAME --id ID --peers id=host:port,... --dir DIR [--election-timeout-ms N]
- * [--snapshot-every N]}. Prints {@code Replica ID of shard NAME serving on HOST:PORT} once it serves; errors in the
+ * [--snapshot-every N] [--log-segment-bytes N]}. Prints {@code Replica ID of shard NAME serving on HOST:PORT} once it serves; errors in the
  * arguments exit with status 2 and a line saying what is wrong.
  */
 public final class ReplicaMain {
@@ -21,7 +21,8 @@ public final class ReplicaMain {
     String peers = null;
     Path dir = null;
     long electionMillis = 1000;
-    long snapshotEvery = 100_000;
+    long snapshotEvery = ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY;
+    long segmentBytes = ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES;
     try {
       for (int i = 0; i < args.length; i += 2) {
         if (i + 1 >= args.length) {
@@ -35,6 +36,7 @@ public final class ReplicaMain {
           case "--dir" -> dir = Path.of(value);
           case "--election-timeout-ms" -> electionMillis = Long.parseLong(value);
           case "--snapshot-every" -> snapshotEvery = Long.parseLong(value);
+          case "--log-segment-bytes" -> segmentBytes = Long.parseLong(value);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
@@ -48,7 +50,7 @@ public final class ReplicaMain {
     }
     ShardGroup group = ShardGroup.parse(shard, peers);
     ShardReplica.Options options = new ShardReplica.Options(group, id, dir, Duration.ofMillis(electionMillis),
-        snapshotEvery);
+        snapshotEvery, segmentBytes);
     ShardReplica replica = ShardReplica.start(options, new Settings());
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -1,6 +1,6 @@
 package io.bloomery.cluster.shard;
 
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.bloomery.cluster.shard;
 
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,6 +16,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -36,10 +37,13 @@ public final class ShardReplica implements Closeable {
    * @param id this replica's id
    * @param dir where its log, snapshots and Raft metadata live
    * @param electionTimeout the shortest election timeout; the longest is twice it (Raft's randomized range)
-   * @param snapshotEvery applied entries between automatic snapshots; the log before a snapshot is then purged, so a
-   *     replica that missed it catches up from the snapshot
+   * @param snapshotEvery applied entries between automatic snapshots; the log's closed segments before a snapshot are
+   *     then purged, so a replica that missed them catches up from the snapshot
+   * @param logSegmentBytes the size at which a log segment is closed and a new one begun (only closed segments are
+   *     purged)
    */
-  public record Options(ShardGroup group, String id, Path dir, Duration electionTimeout, long snapshotEvery) {
+  public record Options(ShardGroup group, String id, Path dir, Duration electionTimeout, long snapshotEvery,
+      long logSegmentBytes) {
     public Options {
       Objects.requireNonNull(group, "group");
       Objects.requireNonNull(dir, "dir");
@@ -52,11 +56,19 @@ public final class ShardReplica implements Closeable {
       if (snapshotEvery < 1) {
         throw new IllegalArgumentException("snapshot interval " + snapshotEvery + " is not positive");
       }
+      if (logSegmentBytes < 1024) {
+        throw new IllegalArgumentException("log segments of " + logSegmentBytes + " bytes: at least 1024");
+      }
     }
 
-    /** Defaults: a one-second election timeout, a snapshot every 100,000 entries. */
+    /** Applied entries between snapshots unless told otherwise. */
+    public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
+    /** Log segments of 32 MiB. */
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+
+    /** Defaults: a one-second election timeout, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
     public Options(ShardGroup group, String id, Path dir) {
-      this(group, id, dir, Duration.ofSeconds(1), 100_000);
+      this(group, id, dir, Duration.ofSeconds(1), DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
     }
   }
 
@@ -84,6 +96,7 @@ public final class ShardReplica implements Closeable {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, options.snapshotEvery());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(options.logSegmentBytes()));
     RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, options.snapshotEvery()));
     ShardStateMachine stateMachine = new ShardStateMachine(settings);
     boolean existing = Files.isDirectory(options.dir().resolve(options.group().groupId().getUuid().toString()));

@@ -1,10 +1,11 @@
 package io.bloomery.cluster.shard;
 
-import io.bloomery.server.command.ClientState;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.CommandFamilies;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.Dispatcher;
-import io.bloomery.server.command.ServerContext;
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import io.bloomery.server.keyspace.CommandClock;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.SnapshotFiles;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -32,6 +34,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +74,8 @@ public final class ShardStateMachine extends BaseStateMachine {
   private final Settings node;
   private final Dispatcher dispatcher;
   private final ClientState applier = new ClientState(0, "raft-log", "raft-log", 0, true);
+  /** Held shared by queries and exclusively while a snapshot replaces the keyspace, which no query may see half done. */
+  private final ReentrantReadWriteLock loading = new ReentrantReadWriteLock();
 
   /**
    * @param node this replica's settings: when it leads, the module defaults it stamps on the commands it accepts
@@ -78,7 +83,7 @@ public final class ShardStateMachine extends BaseStateMachine {
   public ShardStateMachine(Settings node) {
     this.node = Objects.requireNonNull(node, "node");
     this.applied.maxmemory = 0;
-    this.dispatcher = new Dispatcher(new ServerContext(keyspace, applied));
+    this.dispatcher = CommandFamilies.dispatcher(new ServerContext(keyspace, applied));
   }
 
   /** The replica's keyspace: the state every committed entry has been applied to. */
@@ -109,16 +114,36 @@ public final class ShardStateMachine extends BaseStateMachine {
     return dispatcher.table().get(name);
   }
 
+  /** Loads the latest snapshot, if any; the state machine is then running (Ratis pauses it to install a snapshot). */
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-    super.initialize(server, groupId, raftStorage);
-    storage.init(raftStorage);
-    load(storage.getLatestSnapshot());
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      load(storage.getLatestSnapshot());
+    }, IOException.class);
   }
 
+  /** Before Ratis installs a snapshot from the leader: no entry is applied until {@link #reinitialize}. */
+  @Override
+  public void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /**
+   * After Ratis paused the state machine and put a snapshot from the leader in its directory: replaces the keyspace
+   * with that snapshot and runs again.
+   */
   @Override
   public void reinitialize() throws IOException {
     load(storage.loadLatestSnapshot());
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
   }
 
   @Override
@@ -128,20 +153,25 @@ public final class ShardStateMachine extends BaseStateMachine {
 
   /** Replaces the keyspace with {@code snapshot}'s keys (none for {@code null}) and its position in the log. */
   private void load(SingleFileSnapshotInfo snapshot) throws IOException {
-    try (Keyspace.Write all = keyspace.writeAll()) {
-      all.clear();
+    loading.writeLock().lock();
+    try {
+      try (Keyspace.Write all = keyspace.writeAll()) {
+        all.clear();
+      }
+      if (snapshot == null) {
+        return;
+      }
+      Path file = snapshot.getFile().getPath();
+      MD5Hash md5 = snapshot.getFile().getFileDigest();
+      if (md5 != null) {
+        MD5FileUtil.verifySavedMD5(file.toFile(), md5);
+      }
+      long keys = SnapshotFiles.read(file, keyspace::restore);
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+      LOG.info("{}: loaded snapshot {} ({} keys) at {}", getId(), file.getFileName(), keys, snapshot.getTermIndex());
+    } finally {
+      loading.writeLock().unlock();
     }
-    if (snapshot == null) {
-      return;
-    }
-    Path file = snapshot.getFile().getPath();
-    MD5Hash md5 = snapshot.getFile().getFileDigest();
-    if (md5 != null) {
-      MD5FileUtil.verifySavedMD5(file.toFile(), md5);
-    }
-    long keys = SnapshotFiles.read(file, keyspace::restore);
-    setLastAppliedTermIndex(snapshot.getTermIndex());
-    LOG.info("{}: loaded snapshot {} ({} keys) at {}", getId(), file.getFileName(), keys, snapshot.getTermIndex());
   }
 
   @Override
@@ -218,7 +248,12 @@ public final class ShardStateMachine extends BaseStateMachine {
           + " is not a read-only command")));
     }
     ClientState reader = new ClientState(0, "raft-read", "raft-read", 0, true);
-    return CompletableFuture.completedFuture(message(dispatcher.execute(reader, argv).reply()));
+    loading.readLock().lock();
+    try {
+      return CompletableFuture.completedFuture(message(dispatcher.execute(reader, argv).reply()));
+    } finally {
+      loading.readLock().unlock();
+    }
   }
 
   private static Message message(Reply reply) {

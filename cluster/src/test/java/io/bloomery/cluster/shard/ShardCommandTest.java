@@ -3,7 +3,7 @@ package io.bloomery.cluster.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

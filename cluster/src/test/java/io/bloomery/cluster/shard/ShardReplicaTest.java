@@ -4,7 +4,7 @@ import static io.bloomery.cluster.shard.ShardClient.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import io.bloomery.server.resp.Reply;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +42,7 @@ class ShardReplicaTest {
       Settings settings = new Settings();
       settings.bfInitialSize = 1000L * Integer.parseInt(id.substring(1));
       replicas.add(ShardReplica.start(new ShardReplica.Options(group, id, dir.resolve(id), Duration.ofMillis(500),
-          100_000), settings));
+          ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY, ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES), settings));
     }
     client = new ShardClient(group, Duration.ofSeconds(60));
   }
