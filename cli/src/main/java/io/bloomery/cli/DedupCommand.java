@@ -378,7 +378,7 @@ final class DedupCommand implements Callable<Integer> {
         Units.count(nonMembers, "non-member", "non-members"), String.format(Locale.ROOT, "%.4f%%",
             stats.modelFalsePositiveRate() * 100)));
     lines.add(String.format(Locale.ROOT, "filter: %s, m=%s bits, k=%d, capacity %s, fill %.1f%%%s",
-        hasSnapshot ? "generation " + stats.generation() + " of the builds its snapshot records"
+        hasSnapshot ? "generation " + stats.generation() + " (filters built for this store, as its snapshot counts them)"
             : "built from the store at open (no snapshot file, so no generations)",
         Units.grouped(stats.bits()), stats.hashes(), Units.grouped(stats.capacity()),
         stats.fillRatio() * 100,

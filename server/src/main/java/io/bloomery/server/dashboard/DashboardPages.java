@@ -208,11 +208,12 @@ final class DashboardPages {
   private static String curveChart(KeyHealth key) {
     long capacity = key.capacity() > 0 ? key.capacity() : Math.max(1, key.items());
     long xMax = Math.max(Math.round(capacity * 2.2), key.items());
-    double low = SvgChart.decadeBelow(key.model().applyAsDouble(Math.max(1, capacity / 4)), 1e-9);
+    int samples = 200;
+    // The log axis reaches down to the first point after 0, so no drawn point is flattened onto its bottom edge.
+    double low = Math.max(1e-30, SvgChart.decadeBelow(key.model().applyAsDouble(Math.max(1, xMax / samples)), 1e-30));
     double high = SvgChart.decadeAbove(key.model().applyAsDouble(xMax));
     SvgChart chart = new SvgChart("fpr-curve", "model false-positive rate vs items", 560, 300, 0, xMax,
         Math.min(low, high / 10), high, true).xLabels("0", Html.count(xMax) + " items");
-    int samples = 200;
     for (int i = 0; i <= samples; i++) {
       long n = Math.round((double) xMax * i / samples);
       chart.point(n, key.model().applyAsDouble(n));
