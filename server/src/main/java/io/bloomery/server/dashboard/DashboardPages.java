@@ -10,7 +10,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The dashboard's HTML. Every figure sits in an element with a {@code data-field} name and its exact value in
@@ -269,16 +268,31 @@ final class DashboardPages {
     return chart.render();
   }
 
-  private static void opsTable(StringBuilder html, List<HealthHistory.Rates> rates) {
-    Map<String, Double> latest = rates.isEmpty() ? Map.of() : new TreeMap<>(rates.get(rates.size() - 1).perCommand());
+  /**
+   * The last interval's commands per second: the busiest first (ties by name), commands not called in it left out,
+   * and {@code unknown} (names the server does not know, refused) shown as such.
+   */
+  static void opsTable(StringBuilder html, List<HealthHistory.Rates> rates) {
+    List<Map.Entry<String, Double>> busy = rates.isEmpty() ? List.of()
+        : rates.get(rates.size() - 1).perCommand().entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .sorted(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+            .toList();
     html.append("<h2>Commands per second</h2><table id=\"ops\"><thead><tr><th>command</th><th>ops/s</th></tr>"
         + "</thead><tbody>");
-    latest.forEach((command, perSecond) -> html.append("<tr data-command=\"").append(Html.escape(command))
-        .append("\"><td>").append(Html.escape(command)).append("</td><td>")
-        .append(field("ops_per_sec", perSecond, String.format(Locale.ROOT, "%.1f", perSecond))).append("</td></tr>"));
+    for (Map.Entry<String, Double> e : busy) {
+      String command = e.getKey();
+      double perSecond = e.getValue();
+      html.append("<tr data-command=\"").append(Html.escape(command)).append("\"><td>")
+          .append(command.equals("unknown") ? "(unknown commands)" : Html.escape(command)).append("</td><td>")
+          .append(field("ops_per_sec", perSecond, perSecond < 0.05 ? "< 0.1" : String.format(Locale.ROOT, "%,.1f",
+              perSecond))).append("</td></tr>");
+    }
     html.append("</tbody></table>");
-    if (latest.isEmpty()) {
+    if (rates.isEmpty()) {
       html.append("<p class=\"muted\">No interval measured yet.</p>");
+    } else if (busy.isEmpty()) {
+      html.append("<p class=\"muted\">No commands in the last interval.</p>");
     }
   }
 

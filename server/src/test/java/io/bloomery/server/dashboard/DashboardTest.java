@@ -196,6 +196,25 @@ class DashboardTest {
   }
 
   @Test
+  void commandTableListsTheBusiestFirst_withoutIdleCommands() {
+    StringBuilder html = new StringBuilder();
+    DashboardPages.opsTable(html, List.of(new HealthHistory.Rates(1, Map.of("bf.add", 3.0)),
+        new HealthHistory.Rates(2, Map.of("bf.add", 12.5, "auth", 0.0, "unknown", 0.5, "bf.exists", 1_500.0,
+            "cf.add", 12.5, "ping", 0.01))));
+    Document table = Jsoup.parse(html.toString());
+    assertThat(table.select("#ops tr[data-command]")).extracting(e -> e.attr("data-command"))
+        .containsExactly("bf.exists", "bf.add", "cf.add", "unknown", "ping");
+    assertThat(table.select("#ops tr[data-command] td:eq(1)")).extracting(Element::text)
+        .containsExactly("1,500.0", "12.5", "12.5", "0.5", "< 0.1");
+    assertThat(table.selectFirst("#ops tr[data-command=unknown] td").text()).isEqualTo("(unknown commands)");
+
+    StringBuilder idle = new StringBuilder();
+    DashboardPages.opsTable(idle, List.of(new HealthHistory.Rates(1, Map.of("ping", 0.0))));
+    assertThat(Jsoup.parse(idle.toString()).select("#ops tr[data-command]")).isEmpty();
+    assertThat(idle).contains("No commands in the last interval.");
+  }
+
+  @Test
   void withRequirepass_thePageAndMetricsAskForThePassword_healthDoesNot() throws Exception {
     try (BloomeryServer server = start("--requirepass", "s3cret"); UnifiedJedis j = jedis(server, "s3cret")) {
       populate(j);
