@@ -27,10 +27,10 @@ final class FixedBloom {
   enum Layout { CLASSIC, BLOCKED }
 
   /**
-   * Plans a filter for {@code capacity} items at {@code rate}: the optimal (m, k) of the layout, whose own capacity
-   * (derived from m and k, {@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}) is at least
-   * {@code capacity} and above it only by the rounding of k; adds are refused past that capacity. Nothing is
-   * allocated.
+   * Plans a filter for {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity,
+   * derived from m and k ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at
+   * least {@code capacity} because k is the optimal hash count for {@code capacity} items in m bits, and above it only
+   * by the rounding of k; adds are refused past that capacity. Nothing is allocated.
    */
   record Plan(Layout layout, long units, int hashes) {
     long bytes() {
@@ -54,9 +54,6 @@ final class FixedBloom {
       if (layout == Layout.CLASSIC) {
         long bits = BloomMath.optimalBits(capacity, rate);
         int k = BloomMath.optimalHashes(capacity, bits);
-        while (BloomMath.capacityForHashes(bits, k) < capacity) {
-          bits++; // never taken: the planner's k is optimal for (capacity, bits)
-        }
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
@@ -64,9 +61,6 @@ final class FixedBloom {
       }
       long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
       int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
-      while (BlockedBloomMath.blockedCapacity(blocks, k) < capacity) {
-        blocks++; // never taken: the planner's k is optimal for (capacity, blocks)
-      }
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
       }
