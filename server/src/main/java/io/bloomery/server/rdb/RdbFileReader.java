@@ -39,10 +39,10 @@ public final class RdbFileReader {
   private static final int OPCODE_SELECTDB = 254;
   private static final int OPCODE_EOF = 255;
 
+  /* Redis's type of each object type (TYPE's reply), whatever its encoding. */
   private static final String[] TYPE_NAMES = {
-      "string", "list", "set", "zset", "hash", "zset", "module (pre-GA)", "module", "?8", "hash (zipmap)",
-      "list (ziplist)", "set (intset)", "zset (ziplist)", "hash (ziplist)", "list (quicklist)", "stream", "hash",
-      "zset", "list", "stream", "set", "stream", "hash", "hash", "hash", "hash"};
+      "string", "list", "set", "zset", "hash", "zset", "module", "module", "?", "hash", "list", "set", "zset", "hash",
+      "list", "stream", "hash", "zset", "list", "stream", "set", "stream", "hash", "hash", "hash", "hash"};
 
   private RdbFileReader() {}
 
