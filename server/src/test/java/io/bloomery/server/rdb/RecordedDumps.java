@@ -9,15 +9,15 @@ import java.util.HexFormat;
 import java.util.List;
 
 /** The DUMP payloads recorded from Redis + RedisBloom in {@code rdb/redisbloom-dumps.txt} (see its header). */
-final class RecordedDumps {
+public final class RecordedDumps {
   static final String RESOURCE = "/rdb/redisbloom-dumps.txt";
 
   /** A query and the exact RESP2 bytes the recording server answered. */
-  record Query(List<byte[]> args, byte[] reply) {}
+  public record Query(List<byte[]> args, byte[] reply) {}
 
   /** One case: the commands that built key {@code k}, the DUMP of {@code k}, the queries about it. */
-  record Case(String name, List<List<byte[]>> commands, byte[] dump, List<Query> queries) {
-    boolean deterministic() {
+  public record Case(String name, List<List<byte[]>> commands, byte[] dump, List<Query> queries) {
+    public boolean deterministic() {
       return !name.startsWith("topk/"); // RedisBloom's heap holds item pointers, which DUMP writes as they are
     }
 
@@ -29,7 +29,7 @@ final class RecordedDumps {
 
   private RecordedDumps() {}
 
-  static List<Case> cases() {
+  public static List<Case> cases() {
     try (InputStream in = RecordedDumps.class.getResourceAsStream(RESOURCE)) {
       String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       List<Case> cases = new ArrayList<>();
@@ -67,7 +67,7 @@ final class RecordedDumps {
     }
   }
 
-  static Case named(String name) {
+  public static Case named(String name) {
     return cases().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
   }
 
