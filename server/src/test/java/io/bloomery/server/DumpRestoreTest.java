@@ -120,7 +120,8 @@ class DumpRestoreTest extends SharedServerTest {
     assertThat(restore("s", "0", withFooter(HexFormat.of().parseHex("000568656c6c6f")))).isEqualTo(
         "-ERR Bad data format\r\n");
     byte[] object = java.util.Arrays.copyOf(payload, payload.length - 10);
-    object[object.length - 2] = 0x7F; // the counter string cut short
+    assertThat(object[11]).as("CMS width 20 after the type, the module id and the UINT opcode").isEqualTo((byte) 20);
+    object[11] = 21; // the counters no longer fill width x depth
     assertThat(restore("k", "0", withFooter(object))).isEqualTo("-ERR Bad data format\r\n");
   }
 
