@@ -46,6 +46,8 @@ import picocli.CommandLine.ParentCommand;
 final class ImportCommand implements Callable<Integer> {
   /** TYPE's replies for the module types the server restores. */
   static final Set<String> RESTORED_TYPES = Set.of("MBbloom--", "MBbloomCF", "CMSk-TYPE", "TopK-TYPE");
+  /** TYPE's replies for Redis's own types; any other reply names a module type. */
+  static final Set<String> REDIS_TYPES = Set.of("string", "list", "set", "zset", "hash", "stream");
 
   @ParentCommand BloomeryCommand root;
 
@@ -154,7 +156,7 @@ final class ImportCommand implements Callable<Integer> {
             String type = source.callForText("TYPE", key);
             if (!RESTORED_TYPES.contains(type)) {
               if (!type.equals("none")) {
-                tally.skipped.merge(type, 1L, Long::sum);
+                tally.skipped.merge(REDIS_TYPES.contains(type) ? type : "module " + type, 1L, Long::sum);
               }
               continue;
             }

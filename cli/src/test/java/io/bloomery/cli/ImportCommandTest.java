@@ -87,7 +87,7 @@ class ImportCommandTest {
           String.valueOf(target.port()));
       assertThat(result.exitCode()).as(result.toString()).isZero();
       assertThat(result.out().strip()).isEqualTo("imported 6 keys into 127.0.0.1:" + target.port()
-          + "; skipped 1: BLbloom 1");
+          + "; skipped 1: module BLbloom 1");
       assertImported(t);
     }
   }

@@ -143,6 +143,31 @@ class DumpRestoreTest extends SharedServerTest {
   }
 
   @Test
+  void aRestoredKeyIsJournaledAndReplayedWithItsExpiry(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    byte[] payload = RecordedDumps.named("bf/scaled").dump();
+    long at = System.currentTimeMillis() + 500_000;
+    BloomeryServer first = TestServer.start("--appendonly", "yes", "--appendfsync", "always", "--dir", dir.toString());
+    try (RawClient client = new RawClient(first.port())) {
+      assertThat(client.call(List.of(bytes("RESTORE"), bytes("kept"), bytes(Long.toString(at)), payload,
+          bytes("ABSTTL")))).isEqualTo("+OK\r\n");
+      assertThat(client.call(List.of(bytes("RESTORE"), bytes("plain"), bytes("0"), payload))).isEqualTo("+OK\r\n");
+      assertThat(client.call(List.of(bytes("RESTORE"), bytes("plain"), bytes("0"),
+          RecordedDumps.named("cms/dim").dump(), bytes("REPLACE")))).isEqualTo("+OK\r\n");
+    } finally {
+      first.close(false); // no snapshot: the restart replays the journal
+    }
+    BloomeryServer second = TestServer.start("--appendonly", "yes", "--dir", dir.toString());
+    try (RawClient client = new RawClient(second.port())) {
+      assertThat(client.call("BF.EXISTS", "kept", "item42")).isEqualTo(":1\r\n");
+      assertThat(Long.parseLong(client.call("PTTL", "kept").substring(1).trim())).isBetween(400_000L, 500_000L);
+      assertThat(client.call("TYPE", "plain")).isEqualTo("+CMSk-TYPE\r\n");
+      assertThat(client.call("CMS.QUERY", "plain", "c")).isEqualTo("*1\r\n:100\r\n");
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
   void ttlsAreRelativeOrAbsoluteAndAPastOneCreatesNothing() {
     byte[] payload = RecordedDumps.named("bf/default-add").dump();
     assertThat(restore("rel", "100000", payload)).isEqualTo("+OK\r\n");
