@@ -41,7 +41,8 @@ public final class DumpPayload {
    * The payload of a keyspace value. A BF or CF value is copied first (its readers run beside its writer); a CMS or
    * TOPK value must be held still by the caller (its key lock).
    *
-   * @throws IllegalArgumentException for a value no module type carries (a guarded set)
+   * @throws IllegalArgumentException for a value no module type carries (a guarded set), or one whose payload would
+   *     not fit in a Java array (over 2 GiB)
    */
   public static byte[] dump(Object value) {
     ModuleType type = ModuleType.of(ValueType.of(value));
@@ -49,7 +50,11 @@ public final class DumpPayload {
       throw new IllegalArgumentException("no module type carries a " + ValueType.of(value).label() + " value");
     }
     RdbOutput out = new RdbOutput();
-    writeValue(type, value, out);
+    try {
+      writeValue(type, value, out);
+    } catch (OutOfMemoryError e) { // the buffer cannot grow past the largest array
+      throw new IllegalArgumentException("the " + type.typeName() + " value's payload is larger than 2 GiB", e);
+    }
     out.rawByte(RDB_VERSION & 0xFF);
     out.rawByte(RDB_VERSION >>> 8);
     byte[] body = out.toByteArray();

@@ -63,7 +63,7 @@ public enum ModuleType {
         out.moduleDouble(bitsPerEntry);
         out.moduleUnsigned(bits);
         out.moduleUnsigned(n2);
-        byte[] bitArray = new byte[Math.toIntExact(bytes)];
+        byte[] bitArray = new byte[arrayLength(bytes)];
         for (int filled = 0; filled < bitArray.length; chunk++) {
           byte[] data = chunks.get(chunk).data();
           System.arraycopy(data, 0, bitArray, filled, data.length);
@@ -150,7 +150,7 @@ public enum ModuleType {
       long offset = 0;
       for (int i = 0; i < numFilters; i++) {
         out.moduleUnsigned(buckets);
-        byte[] slots = new byte[Math.toIntExact(buckets * bucketSize)];
+        byte[] slots = new byte[arrayLength(buckets * bucketSize)];
         RedisBloomDump.cuckooSlots(filter, offset, slots, slots.length);
         out.moduleString(slots);
         offset += slots.length;
@@ -383,7 +383,11 @@ public enum ModuleType {
     return null;
   }
 
-  /** Writes {@code value}'s fields (without the module id or the end marker). */
+  /**
+   * Writes {@code value}'s fields (without the module id or the end marker).
+   *
+   * @throws IllegalArgumentException if one of its arrays is larger than a Java array can be
+   */
   abstract void write(Object value, RdbOutput out);
 
   /**
@@ -391,6 +395,15 @@ public enum ModuleType {
    * as the keyspace's own type needs.
    */
   abstract Object read(RdbInput in, int encodingVersion) throws IOException;
+
+  /** {@code length} as an array length, refusing (IllegalArgumentException) what no Java array holds. */
+  private static int arrayLength(long length) {
+    if (length < 0 || length > RedisBloomArrays.MAX_ARRAY_BYTES) {
+      throw new IllegalArgumentException("an array of " + length + " bytes is past the largest DUMP payload field, "
+          + RedisBloomArrays.MAX_ARRAY_BYTES + " bytes");
+    }
+    return (int) length;
+  }
 
   private static ByteBuffer littleEndian(byte[] bytes) {
     return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);

@@ -577,6 +577,8 @@ public final class ServerCommands {
         if (value != null) {
           try {
             reloaded.put(k, DumpPayload.restore(DumpPayload.dump(value)));
+          } catch (IllegalArgumentException e) {
+            throw new CommandException("ERR " + e.getMessage());
           } catch (RdbFormatException e) {
             throw new IllegalStateException("key " + k + " does not read back from its own DUMP payload", e);
           }

@@ -47,7 +47,12 @@ public final class DumpCommands {
 
   private static Reply dump(Invocation inv) {
     Key key = inv.key(1);
-    byte[] payload = inv.keyspace().readLocked(key, value -> value == null ? null : DumpPayload.dump(value));
+    byte[] payload;
+    try {
+      payload = inv.keyspace().readLocked(key, value -> value == null ? null : DumpPayload.dump(value));
+    } catch (IllegalArgumentException e) {
+      throw new CommandException("ERR " + e.getMessage());
+    }
     if (payload == null && inv.server().guards().isGuarded(key)) {
       throw new CommandException(GUARDED);
     }
