@@ -215,6 +215,12 @@ final class RdbInput {
     return length();
   }
 
+  /** {@code RedisModule_LoadSigned}. */
+  long moduleSigned() throws IOException {
+    moduleOpcode(RdbOutput.MODULE_OPCODE_SINT, "a signed integer");
+    return length();
+  }
+
   /** {@code RedisModule_LoadDouble}. */
   double moduleDouble() throws IOException {
     moduleOpcode(RdbOutput.MODULE_OPCODE_DOUBLE, "a double");

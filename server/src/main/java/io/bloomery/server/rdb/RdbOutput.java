@@ -142,6 +142,12 @@ final class RdbOutput {
     length(value);
   }
 
+  /** {@code RedisModule_SaveSigned}: the value's two's-complement bits as an unsigned length. */
+  void moduleSigned(long value) {
+    length(MODULE_OPCODE_SINT);
+    length(value);
+  }
+
   /** {@code RedisModule_SaveDouble}. */
   void moduleDouble(double value) {
     length(MODULE_OPCODE_DOUBLE);

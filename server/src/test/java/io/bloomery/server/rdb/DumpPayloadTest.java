@@ -79,6 +79,40 @@ class DumpPayloadTest {
   }
 
   @Test
+  void moduleFieldsReadBackAsWrittenAndRefuseTheWrongOpcode() throws Exception {
+    RdbOutput out = new RdbOutput();
+    out.moduleSigned(-1);
+    out.moduleSigned(1L << 40);
+    out.moduleUnsigned(0xFFFF_FFFF_FFFF_FFFFL);
+    out.moduleUnsigned(63);
+    out.moduleUnsigned(64);
+    out.moduleUnsigned(16383);
+    out.moduleUnsigned(16384);
+    out.moduleDouble(-0.0);
+    out.moduleString("12".getBytes(StandardCharsets.US_ASCII)); // integer-encoded, read back as its digits
+    out.moduleString("x".repeat(100).getBytes(StandardCharsets.US_ASCII)); // LZF
+    out.moduleEof();
+    byte[] bytes = out.toByteArray();
+    assertThat(HexFormat.of().formatHex(bytes, 0, 11)).isEqualTo("0181ffffffffffffffff01");
+    RdbInput in = new RdbInput(new java.io.ByteArrayInputStream(bytes));
+    assertThat(in.moduleSigned()).isEqualTo(-1);
+    assertThat(in.moduleSigned()).isEqualTo(1L << 40);
+    assertThat(in.moduleUnsigned()).isEqualTo(-1L);
+    assertThat(in.moduleUnsigned()).isEqualTo(63);
+    assertThat(in.moduleUnsigned()).isEqualTo(64);
+    assertThat(in.moduleUnsigned()).isEqualTo(16383);
+    assertThat(in.moduleUnsigned()).isEqualTo(16384);
+    assertThat(Double.doubleToRawLongBits(in.moduleDouble())).isEqualTo(Double.doubleToRawLongBits(-0.0));
+    assertThat(in.moduleString()).isEqualTo("12".getBytes(StandardCharsets.US_ASCII));
+    assertThat(in.moduleString()).isEqualTo("x".repeat(100).getBytes(StandardCharsets.US_ASCII));
+    in.moduleEof();
+    assertThat(in.position()).isEqualTo(bytes.length);
+    RdbInput wrong = new RdbInput(new java.io.ByteArrayInputStream(bytes));
+    assertThatThrownBy(wrong::moduleUnsigned).isInstanceOf(RdbFormatException.class)
+        .hasMessageContaining("expected an unsigned integer (opcode 2), found opcode 1");
+  }
+
+  @Test
   void crc64IsRedisJonesCrc() {
     byte[] check = "123456789".getBytes(StandardCharsets.US_ASCII);
     assertThat(Crc64.update(0, check, 0, check.length)).isEqualTo(0xe9c6d914c4b8d9caL);
