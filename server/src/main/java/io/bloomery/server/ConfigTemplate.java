@@ -64,7 +64,8 @@ public final class ConfigTemplate {
         # Every option the server accepts is listed with its default. The same options can be given as
         # --name value after the file on the command line, or as BLOOMERY_NAME environment variables
         # (upper case, '-' as '_'); the command line wins over the environment, which wins over this file.
-        # Sizes take Redis's units: 1k = 1000, 1kb = 1024, mb, gb. Changes take effect on a restart.
+        # Sizes take Redis's units: 1k = 1000, 1kb = 1024, mb, gb. Changes take effect on a restart; loglevel also
+        # on SIGHUP (systemctl reload bloomery).
         """);
     for (String name : ServerConfig.OPTIONS) {
       out.append('\n');
