@@ -6,7 +6,8 @@
 #     maxmemory-clients caps at a quarter of the heap, and room for the collector); without maxmemory the heap may
 #     grow to 75 % of the machine's (or the container's) memory, as Redis without maxmemory takes what it needs;
 #   - G1 with a periodic collection every 15 s while idle and a heap that shrinks to 30 % free space, so that memory
-#     freed by deleted keys goes back to the operating system within a minute; a 16 MiB initial heap;
+#     freed by deleted keys goes back to the operating system within a minute; an 8 MiB initial heap (a started,
+#     idle server uses about 7 MiB), the floor it shrinks to;
 #   - -XX:AOTCache=<JAR without .jar>.aot when that file exists and is not older than the jar (the packages build it
 #     with a training run; the JVM then starts with the server's classes loaded and linked).
 # Flags in BLOOMERY_JAVA_OPTS come after these in the launchers, so an operator's -Xmx or collector wins.
@@ -54,7 +55,7 @@ bloomery_serve_maxmemory() { # the maxmemory the server will use, as given (not 
 bloomery_serve_jvm_flags() { # bloomery_serve_jvm_flags JAR [SERVE-ARGS...]
   local jar="$1" aot bytes
   shift
-  BLOOMERY_SERVE_FLAGS=(-XX:+UseG1GC -Xms16m -XX:G1PeriodicGCInterval=15000 -XX:MinHeapFreeRatio=10
+  BLOOMERY_SERVE_FLAGS=(-XX:+UseG1GC -Xms8m -XX:G1PeriodicGCInterval=15000 -XX:MinHeapFreeRatio=10
     -XX:MaxHeapFreeRatio=30)
   bytes="$(bloomery_bytes "$(bloomery_serve_maxmemory "$@")")"
   if [ -n "$bytes" ] && [ "$bytes" -gt 0 ]; then
