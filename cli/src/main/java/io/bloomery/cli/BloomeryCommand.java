@@ -41,6 +41,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.class,
       ServeCommand.class,
       LoadCommand.class,
+      ImportCommand.class,
       CheckLogCommand.class,
       TopCommand.class,
       CommandLine.HelpCommand.class
