@@ -72,6 +72,7 @@ public final class BloomeryServer implements AutoCloseable {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
     ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
+        .aclFile(config.aclfile())
         .transport(choice.kind().label(), config.ioThreads())
         .fileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
             config.loadIdleTimeoutMillis());

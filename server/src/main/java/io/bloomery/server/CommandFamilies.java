@@ -2,6 +2,7 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.CommandFamily;
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.admin.AccessControlCommands;
 import io.bloomery.server.command.admin.ServerCommands;
 import io.bloomery.server.command.bloom.BloomCommands;
 import io.bloomery.server.command.connection.ConnectionCommands;
@@ -24,6 +25,7 @@ public final class CommandFamilies {
       KeyCommands::register,
       ConnectionCommands::register,
       ServerCommands::register,
+      AccessControlCommands::register,
       ExtensionCommands::register,
       KindCommands::register,
       GuardCommands::register);

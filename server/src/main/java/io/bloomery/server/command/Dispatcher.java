@@ -8,6 +8,8 @@ import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
 import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.acl.AclCommands;
+import io.bloomery.server.state.acl.AclUser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -70,6 +72,12 @@ public final class Dispatcher implements CommandReplayer {
         });
     table.add("discard", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Discards a transaction.", this::discard);
+    AclCommands aclCommands = new AclCommands();
+    for (CommandSpec s : table.all()) {
+      aclCommands.add(s.name(), s.has(CommandSpec.Flag.WRITE), s.has(CommandSpec.Flag.READONLY),
+          s.has(CommandSpec.Flag.FAST), s.has(CommandSpec.Flag.NOAUTH), s.group());
+    }
+    server.acl().install(aclCommands.complete());
   }
 
   public CommandTable table() {
@@ -101,6 +109,16 @@ public final class Dispatcher implements CommandReplayer {
     }
     if (!client.authenticated() && !spec.has(CommandSpec.Flag.NOAUTH)) {
       return error(Errors.NOAUTH, spec.name(), 0);
+    }
+    String denied = denied(client, spec, argv, "toplevel");
+    if (denied != null) {
+      if (name.equals("exec")) { // Redis discards the transaction of a refused EXEC, naming why
+        if (client.inTransaction()) {
+          client.endTransaction();
+        }
+        return error("EXECABORT Transaction discarded because of: " + denied, name, 0);
+      }
+      return error(denied, spec.name(), 0);
     }
     if (name.equals("exec")) {
       return exec(client);
@@ -191,6 +209,11 @@ public final class Dispatcher implements CommandReplayer {
       client.failTransaction();
       return Reply.error(Errors.NOAUTH);
     }
+    String denied = denied(client, spec, argv, "multi");
+    if (denied != null) {
+      client.failTransaction();
+      return Reply.error(denied);
+    }
     if (spec.has(CommandSpec.Flag.NOMULTI)) {
       client.failTransaction();
       return Reply.error("ERR Command not allowed inside a transaction");
@@ -247,6 +270,11 @@ public final class Dispatcher implements CommandReplayer {
     try {
       for (List<byte[]> argv : queued) {
         CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
+        String denied = denied(client, spec, argv, "multi"); // the user's rules may have changed since MULTI
+        if (denied != null) {
+          replies.add(Reply.error(denied));
+          continue;
+        }
         Invocation inv = new Invocation(client, argv, server, write, false);
         replies.add(run(spec, inv, System.nanoTime()).reply());
       }
@@ -255,6 +283,19 @@ public final class Dispatcher implements CommandReplayer {
     }
     server.stats().commandsProcessed.increment();
     return new Outcome(Reply.array(replies), write.journaled());
+  }
+
+  /**
+   * The {@code -NOPERM} text when the client's ACL user may not run {@code spec} with {@code argv} (the denial is in
+   * the ACL log, under {@code context}), else {@code null}. Reads one field for an unrestricted user.
+   */
+  private String denied(ClientState client, CommandSpec spec, List<byte[]> argv, String context) {
+    AclUser user = client.user();
+    if (user == null || user.unrestricted()) {
+      return null;
+    }
+    return server.acl().check(user, spec.name(), argv, spec.firstKey(), spec.lastKey(), spec.keyStep(), context,
+        client::info);
   }
 
   /** The keys a command names, by its key positions. */

@@ -16,7 +16,7 @@ import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Glob;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
 import io.bloomery.server.command.guard.GuardSets;
@@ -262,7 +262,7 @@ public final class ServerCommands {
           throw new CommandException(Errors.arity("config|set"));
         }
         for (int i = 2; i < inv.argc(); i += 2) {
-          set(s, Args.lower(inv.arg(i)), inv.text(i + 1));
+          set(inv, s, Args.lower(inv.arg(i)), inv.text(i + 1));
         }
         return Reply.OK;
       }
@@ -277,7 +277,7 @@ public final class ServerCommands {
     }
   }
 
-  private static void set(Settings s, String name, String value) {
+  private static void set(Invocation inv, Settings s, String name, String value) {
     try {
       switch (name) {
         case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
@@ -286,6 +286,7 @@ public final class ServerCommands {
         case "requirepass" -> {
           Credentials.remember(value); // masked in the log from now on
           s.requirepass = value;
+          inv.server().acl().requirepass(value);
         }
         case "save" -> s.save = value;
         case "bf-error-rate" -> {
