@@ -5,8 +5,8 @@ Bloomery gives a command that Redis also has Redis's ACL categories and key acce
 from the real server's COMMAND reply (raw RESP, through record.py's reader) and prints one line per
 command and subcommand: name, comma-separated categories (or -), and the key access of each key spec
 in order, comma-separated (R, W, RW, or - when a spec asks for neither, so every key pattern applies;
-the n-th key a command names takes the n-th spec's, the last spec's past the end). A module command's legacy key range is full
-access (RW), as Redis gives it.
+the n-th key a command names takes the n-th spec's, the last spec's past the end). RedisBloom's commands declare key specs flagged RW alone, which ask for
+neither access, so every key pattern applies to them, as the server shows.
 
 Usage:
   acl_commands.py --port 6399 > server/src/main/resources/io/bloomery/server/state/acl/redis-acl-commands.txt
@@ -27,8 +27,6 @@ def text(value):
 
 def key_access(info):
     specs = info[8][1] if len(info) > 8 else []
-    if specs and "module" in [text(f) for f in info[2][1]]:
-        return "RW"
     out = []
     for spec in specs:
         fields = spec[1]

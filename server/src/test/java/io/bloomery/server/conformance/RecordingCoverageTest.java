@@ -41,6 +41,21 @@ class RecordingCoverageTest {
     assertThat(pipelined).isTrue();
   }
 
+  /** The ACL recording: its own cases, in both protocols, with AUTH and HELLO AUTH as other users. */
+  @Test
+  void aclRecordingCoversTheAclCommandsAndOtherUsers() throws IOException {
+    Recording recording = ConformanceReplayTest.recording(ConformanceReplayTest.ACL_RECORDING);
+    assertThat(recording.cases()).hasSizeGreaterThanOrEqualTo(10)
+        .allSatisfy(c -> assertThat(c.name()).startsWith("acl/"));
+    Set<String> sent = new TreeSet<>();
+    for (Recording.Case c : recording.cases()) {
+      for (Recording.Step step : c.steps()) {
+        sent.add(commandName(step.sent()));
+      }
+    }
+    assertThat(sent).contains("ACL", "AUTH", "HELLO", "BF.ADD", "CF.ADD", "CMS.INCRBY", "TOPK.ADD");
+  }
+
   @Test
   void knownDivergencesParseAndEachHasAReason() throws IOException {
     assertThat(ConformanceReplayTest.knownDivergences()).allSatisfy((name, reason) -> assertThat(reason).isNotBlank());

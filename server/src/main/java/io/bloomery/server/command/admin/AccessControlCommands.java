@@ -139,7 +139,7 @@ public final class AccessControlCommands {
 
   private static Reply cat(Invocation inv, Acl acl) {
     if (inv.argc() > 3) {
-      throw new CommandException("ERR unknown subcommand or wrong number of arguments for 'cat'. Try ACL HELP.");
+      throw new CommandException(wrongArguments(inv));
     }
     if (inv.argc() == 2) {
       return bulks(AclCommands.CATEGORIES);
@@ -155,7 +155,7 @@ public final class AccessControlCommands {
 
   private static Reply log(Invocation inv, Acl acl) {
     if (inv.argc() > 3) {
-      throw new CommandException("ERR unknown subcommand or wrong number of arguments for 'log'. Try ACL HELP.");
+      throw new CommandException(wrongArguments(inv));
     }
     long count = 10;
     if (inv.argc() == 3) {
@@ -229,7 +229,7 @@ public final class AccessControlCommands {
 
   private static Reply genpass(Invocation inv) {
     if (inv.argc() > 3) {
-      throw new CommandException("ERR unknown subcommand or wrong number of arguments for 'genpass'. Try ACL HELP.");
+      throw new CommandException(wrongArguments(inv));
     }
     long bits = 256;
     if (inv.argc() == 3) {
@@ -283,6 +283,11 @@ public final class AccessControlCommands {
       lines.add(new Reply.Simple(line));
     }
     return Reply.array(lines);
+  }
+
+  /** Redis's reply to a subcommand given too many arguments, naming it as typed. */
+  private static String wrongArguments(Invocation inv) {
+    return "ERR unknown subcommand or wrong number of arguments for '" + inv.text(1) + "'. Try ACL HELP.";
   }
 
   private static Reply.Array bulks(List<?> values) {
