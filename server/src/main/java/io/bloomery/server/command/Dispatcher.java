@@ -158,22 +158,29 @@ public final class Dispatcher implements CommandReplayer {
     CompletionStage<Reply> deferred = inv.deferred();
     if (deferred != null && reply == null) {
       return new Outcome(null, DONE, deferred.thenApply(r -> {
-        counted(spec.name(), r, start);
+        counted(spec, inv, r, start);
         return r;
       }), inv.written());
     }
-    inv.client().commandEnded(counted(spec.name(), reply, start));
+    inv.client().commandEnded(counted(spec, inv, reply, start));
     return new Outcome(reply, inv.journaled());
   }
 
-  /** Counts a command that answered {@code reply}; returns the clock at its end. */
-  private long counted(String command, Reply reply, long start) {
+  /**
+   * Counts a command that answered {@code reply}, and gives its duration to SLOWLOG and LATENCY (each a threshold
+   * test unless it was slow); returns the clock at its end.
+   */
+  private long counted(CommandSpec spec, Invocation inv, Reply reply, long start) {
     boolean isError = reply instanceof Reply.Error;
     if (isError) {
       server.stats().errorReplies.increment();
     }
     long end = System.nanoTime();
-    server.stats().commands.executed(command, end - start, isError);
+    server.stats().commands.executed(spec.name(), end - start, isError);
+    long micros = (end - start) / 1000;
+    server.stats().slowLog.observe(server.settings(), micros, inv.argv(), inv.client());
+    server.stats().latency.observe(server.settings(), spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command",
+        micros / 1000);
     return end;
   }
 

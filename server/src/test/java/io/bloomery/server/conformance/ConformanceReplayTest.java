@@ -36,8 +36,11 @@ import org.junit.jupiter.api.TestFactory;
 class ConformanceReplayTest {
 
   static final String RECORDING = "/conformance/redisbloom.recording";
-  /** The ACL cases (tools/conformance/cases/acl.cases), recorded from the same server into their own file. */
-  static final String ACL_RECORDING = "/conformance/acl.recording";
+  /**
+   * The ACL and server-introspection cases (tools/conformance/cases/acl.cases and admin.cases), recorded from the
+   * same server into their own file.
+   */
+  static final String ADMIN_RECORDING = "/conformance/admin.recording";
   static final String DIVERGENCES = "/conformance/known-divergences.txt";
 
   private static final List<String> FAILURES = Collections.synchronizedList(new ArrayList<>());
@@ -83,7 +86,7 @@ class ConformanceReplayTest {
   /** Every recorded case, of every recording. */
   static List<Recording.Case> allCases() throws IOException {
     List<Recording.Case> cases = new ArrayList<>(recording().cases());
-    cases.addAll(recording(ACL_RECORDING).cases());
+    cases.addAll(recording(ADMIN_RECORDING).cases());
     return cases;
   }
 

@@ -46,14 +46,7 @@ public final class AccessControlCommands {
   }
 
   private static Reply acl(Invocation inv, CommandTable table) {
-    String sub = Args.lower(inv.arg(1));
-    Integer arity = ARITY.get(sub);
-    if (arity == null) {
-      throw new CommandException(Errors.unknownSubcommand("acl", inv.arg(1)));
-    }
-    if (arity >= 0 ? inv.argc() != arity : inv.argc() < -arity) {
-      throw new CommandException(Errors.arity("acl|" + sub));
-    }
+    String sub = subcommand(inv, "acl", ARITY);
     Acl acl = inv.server().acl();
     return switch (sub) {
       case "setuser" -> setUser(inv, acl);
@@ -250,8 +243,7 @@ public final class AccessControlCommands {
   }
 
   private static Reply help() {
-    List<Reply> lines = new ArrayList<>();
-    for (String line : List.of("ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    return help("ACL",
         "CAT [<category>]",
         "    List all commands that belong to <category>, or all command categories",
         "    when no category is specified.",
@@ -277,12 +269,35 @@ public final class AccessControlCommands {
         "USERS",
         "    List all the registered usernames.",
         "WHOAMI",
-        "    Return the current connection username.",
-        "HELP",
-        "    Print this help.")) {
-      lines.add(new Reply.Simple(line));
+        "    Return the current connection username.");
+  }
+
+  /**
+   * The lower-case subcommand of container command {@code container}, checked against its Redis arity (which counts
+   * the container and the subcommand) with Redis's errors for an unknown one and a wrong count.
+   */
+  static String subcommand(Invocation inv, String container, Map<String, Integer> arities) {
+    String sub = Args.lower(inv.arg(1));
+    Integer arity = arities.get(sub);
+    if (arity == null) {
+      throw new CommandException(Errors.unknownSubcommand(container, inv.arg(1)));
     }
-    return Reply.array(lines);
+    if (arity >= 0 ? inv.argc() != arity : inv.argc() < -arity) {
+      throw new CommandException(Errors.arity(container + "|" + sub));
+    }
+    return sub;
+  }
+
+  /** A HELP reply: {@code CONTAINER <subcommand> ...} then {@code lines}, then HELP's own two lines, as Redis. */
+  static Reply help(String container, String... lines) {
+    List<Reply> out = new ArrayList<>();
+    out.add(new Reply.Simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+    for (String line : lines) {
+      out.add(new Reply.Simple(line));
+    }
+    out.add(new Reply.Simple("HELP"));
+    out.add(new Reply.Simple("    Print this help."));
+    return Reply.array(out);
   }
 
   /** Redis's reply to a subcommand given too many arguments, naming it as typed. */

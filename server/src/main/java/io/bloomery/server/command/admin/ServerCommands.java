@@ -217,6 +217,10 @@ public final class ServerCommands {
     m.put("timeout", Long.toString(s.timeoutSeconds));
     m.put("protected-mode", s.protectedMode ? "yes" : "no");
     m.put("databases", "1");
+    m.put("hz", Long.toString(s.hz));
+    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan));
+    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen));
+    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold));
     m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
     m.put("bf-initial-size", Long.toString(s.bfInitialSize));
     m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
@@ -289,6 +293,13 @@ public final class ServerCommands {
           inv.server().acl().requirepass(value);
         }
         case "save" -> s.save = value;
+        case "hz" -> s.hz = Math.max(1, Math.min(500, integer(value, 0, Integer.MAX_VALUE)));
+        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan = integer(value, -1, Long.MAX_VALUE);
+        case "slowlog-max-len" -> {
+          s.slowlogMaxLen = integer(value, 0, Long.MAX_VALUE);
+          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen);
+        }
+        case "latency-monitor-threshold" -> s.latencyMonitorThreshold = integer(value, 0, Long.MAX_VALUE);
         case "bf-error-rate" -> {
           double d = Double.parseDouble(value);
           if (!(d > 0 && d < 1)) {
@@ -316,6 +327,20 @@ public final class ServerCommands {
     long v = Long.parseLong(value);
     if (v < min || v > max) {
       throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
+    }
+    return v;
+  }
+
+  /** A CONFIG SET integer in {@code [min, max]}, with Redis's texts for one that does not parse or is out of range. */
+  private static long integer(String value, long min, long max) {
+    long v;
+    try {
+      v = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("argument couldn't be parsed into an integer");
+    }
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("argument must be between " + min + " and " + max + " inclusive");
     }
     return v;
   }
@@ -430,6 +455,8 @@ public final class ServerCommands {
     cpu.put("used_cpu_user", String.format(Locale.ROOT, "%.6f",
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
     out.put("cpu", cpu);
+    out.put("modules", Map.of("module", IntrospectionCommands.infoModuleLine()));
+    out.put("cluster", Map.of("cluster_enabled", "0"));
     Map<String, String> keyspace = new LinkedHashMap<>();
     long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {

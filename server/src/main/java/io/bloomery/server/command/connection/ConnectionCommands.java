@@ -41,6 +41,8 @@ public final class ConnectionCommands {
 
   /** The Redis version this server speaks (clients gate features on it). */
   public static final String REDIS_VERSION = "7.4.0";
+  /** The version the built-in RedisBloom module ({@code bf}) reports, as the RedisBloom the server matches does. */
+  public static final long BF_MODULE_VERSION = 999_999;
 
   /** Adds this family's commands to {@code t}. */
   public static void register(CommandTable t) {
@@ -200,7 +202,7 @@ public final class ConnectionCommands {
     info.put("role", "master");
     Map<String, Object> module = new LinkedHashMap<>();
     module.put("name", "bf");
-    module.put("ver", 80200L);
+    module.put("ver", BF_MODULE_VERSION);
     module.put("path", "bloomery");
     module.put("args", List.of());
     info.put("modules", Reply.arrayOf(Reply.bulkMap(module)));
