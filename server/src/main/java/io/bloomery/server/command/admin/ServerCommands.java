@@ -28,6 +28,7 @@ import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.AclCommands;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ public final class ServerCommands {
     if (inv.argc() == 1) {
       List<Reply> all = new ArrayList<>();
       for (CommandSpec s : t.all()) {
-        all.add(describe(s));
+        all.add(describe(s, inv.server().acl().commands()));
       }
       return Reply.array(all);
     }
@@ -117,12 +118,12 @@ public final class ServerCommands {
         List<Reply> out = new ArrayList<>();
         if (inv.argc() == 2) {
           for (CommandSpec s : t.all()) {
-            out.add(describe(s));
+            out.add(describe(s, inv.server().acl().commands()));
           }
         }
         for (int i = 2; i < inv.argc(); i++) {
           CommandSpec s = t.get(inv.text(i));
-          out.add(s == null ? Reply.NIL_ARRAY : describe(s));
+          out.add(s == null ? Reply.NIL_ARRAY : describe(s, inv.server().acl().commands()));
         }
         return Reply.array(out);
       }
@@ -139,12 +140,16 @@ public final class ServerCommands {
           }
         }
         for (CommandSpec s : specs) {
+          out.add(Reply.bulk(s.name()));
+          Reply redisBloom = CommandDocs.of(s.name());
+          if (redisBloom != null) {
+            out.add(redisBloom); // RedisBloom's own entry, arguments included
+            continue;
+          }
           Map<String, Object> doc = new LinkedHashMap<>();
           doc.put("summary", s.summary());
           doc.put("since", "1.0.0");
-          doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
-              || s.group().equals("topk") ? "module" : s.group());
-          out.add(Reply.bulk(s.name()));
+          doc.put("group", s.group());
           out.add(Reply.bulkMap(doc));
         }
         return new Reply.MapReply(out);
@@ -176,8 +181,8 @@ public final class ServerCommands {
     }
   }
 
-  /** COMMAND INFO's 10-element entry (Redis 7 layout). */
-  private static Reply describe(CommandSpec s) {
+  /** COMMAND INFO's 10-element entry (Redis 7 layout), with the ACL categories {@code commands} gives it. */
+  private static Reply describe(CommandSpec s, AclCommands commands) {
     List<Reply> flags = new ArrayList<>();
     for (CommandSpec.Flag f : s.flags()) {
       if (f != CommandSpec.Flag.GLOBAL) {
@@ -185,15 +190,12 @@ public final class ServerCommands {
       }
     }
     List<Reply> acl = new ArrayList<>();
-    acl.add(new Reply.Simple("@" + s.group()));
-    if (s.has(CommandSpec.Flag.WRITE)) {
-      acl.add(new Reply.Simple("@write"));
-    }
-    if (s.has(CommandSpec.Flag.READONLY)) {
-      acl.add(new Reply.Simple("@read"));
-    }
-    if (s.has(CommandSpec.Flag.FAST)) {
-      acl.add(new Reply.Simple("@fast"));
+    int id = commands.id(s.name());
+    long categories = id < 0 ? 0 : commands.categories(id);
+    for (int i = 0; i < AclCommands.CATEGORIES.size(); i++) {
+      if ((categories & (1L << i)) != 0) {
+        acl.add(new Reply.Simple("@" + AclCommands.CATEGORIES.get(i)));
+      }
     }
     return Reply.arrayOf(Reply.bulk(s.name()), Reply.integer(s.arity()), new Reply.SetReply(flags),
         Reply.integer(s.firstKey()), Reply.integer(s.lastKey()), Reply.integer(s.keyStep()),
