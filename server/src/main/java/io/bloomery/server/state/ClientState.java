@@ -1,6 +1,7 @@
 package io.bloomery.server.state;
 
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.Watches;
 import io.bloomery.server.state.acl.AclUser;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -57,6 +58,7 @@ public final class ClientState {
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
   private Keyspace.Lease lease;
+  private Watches.Watcher watcher;
 
   public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
     this.id = id;
@@ -242,6 +244,21 @@ public final class ClientState {
     return q;
   }
 
+  /** The connection's WATCHed keys in {@code watches}, made on first use. */
+  public Watches.Watcher watcher(Watches watches) {
+    if (watcher == null) {
+      watcher = watches.newWatcher();
+    }
+    return watcher;
+  }
+
+  /** UNWATCH: forgets every watched key (EXEC, DISCARD, RESET and a closed connection do too). */
+  public void unwatchAll() {
+    if (watcher != null) {
+      watcher.unwatchAll();
+    }
+  }
+
   /** A wrong password: returns how many this connection has given since it last authenticated (RESET keeps it). */
   public int authFailed() {
     return ++authFailures;
@@ -252,13 +269,17 @@ public final class ClientState {
     authFailures = 0;
   }
 
-  /** RESET: back to a fresh connection's state (protocol 2, no name, no transaction, authentication kept off). */
+  /**
+   * RESET: back to a fresh connection's state (the default user, protocol 2, no name, no transaction, no watched
+   * keys, authentication kept off unless the default user needs no password).
+   */
   public void reset(AclUser defaultUser, boolean authenticatedWithoutPassword) {
     user = defaultUser;
     protocol = 2;
     name = "";
     queued = null;
     transactionFailed = false;
+    unwatchAll();
     authenticated = authenticatedWithoutPassword;
   }
 
