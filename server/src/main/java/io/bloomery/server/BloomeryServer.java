@@ -160,7 +160,7 @@ public final class BloomeryServer implements AutoCloseable {
       durability.metrics().bindTo(http.registry());
     }
     scheduleCron(transport.workers().next(), keyspace, context);
-    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
+    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && context.acl().defaultUser().nopass()
         && settings.protectedMode) {
       LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback "
           + "(on the HTTP port, all but /health)", config.bind());

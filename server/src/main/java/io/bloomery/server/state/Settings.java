@@ -56,9 +56,4 @@ public final class Settings {
   public volatile long latencyMonitorThreshold;
   /** Background tasks per second (active expiry, idle-load sweep), 1 to 500 ({@code hz}). */
   public volatile long hz = 10;
-
-  public boolean passwordRequired() {
-    String p = requirepass;
-    return p != null && !p.isEmpty();
-  }
 }
