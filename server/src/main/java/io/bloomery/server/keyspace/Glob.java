@@ -1,4 +1,4 @@
-package io.bloomery.server.command;
+package io.bloomery.server.keyspace;
 
 /** Redis's {@code stringmatchlen}: {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \} escapes. */
 public final class Glob {
