@@ -32,9 +32,10 @@ import java.util.List;
 final class ArchitectureRules {
   /** Core's packages: the public API and {@code internal}. */
   static final String[] CORE = {
-    "io.bloomery.aging..", "io.bloomery.blocked..", "io.bloomery.counting..", "io.bloomery.filter..",
-    "io.bloomery.format..", "io.bloomery.fuse..", "io.bloomery.hash..", "io.bloomery.internal..",
-    "io.bloomery.plan..", "io.bloomery.redisbloom..", "io.bloomery.sizing..", "io.bloomery.sketch..",
+    "io.bloomery.aging..", "io.bloomery.blocked..", "io.bloomery.counting..", "io.bloomery.cuckoo..",
+    "io.bloomery.filter..", "io.bloomery.format..", "io.bloomery.fuse..", "io.bloomery.hash..",
+    "io.bloomery.internal..", "io.bloomery.plan..", "io.bloomery.redisbloom..", "io.bloomery.scalable..",
+    "io.bloomery.sizing..", "io.bloomery.sketch..",
   };
 
   /** The modules whose classes the rules read, by folder under the repository root. */

@@ -21,7 +21,7 @@ import java.util.Objects;
  * Why this class looks the way it does.
  *
  * It is the scalable Bloom filter of Almeida, Baquero, Preguiça and Hutchison ("Scalable Bloom Filters", IPL 2007)
- * with RedisBloom's growth rules (the BF.* chain of io.bloomery.redisbloom.ScalableBloomFilter), but its layers are
+ * with RedisBloom's growth rules (the BF.* chain of io.bloomery.scalable.ScalableBloomFilter), but its layers are
  * cache-blocked filters (BlockedBloomFilter): a lookup costs one cache-line miss per layer instead of up to k.
  *  - layer 0 holds `capacity` items at error·0.5; layer i+1 holds `expansion` times layer i's items at half its
  *    error, so the compound false-positive rate is at most Σ e·0.5^(i+1) < e (the union bound; it needs no
@@ -37,7 +37,7 @@ import java.util.Objects;
  *
  * The chain logic (check all, add to newest, grow by expansion at half the error) is written out here rather than
  * shared with ScalableBloomFilter through a layer interface: that class's layers and counts are RedisBloom's byte
- * format (SCANDUMP/LOADCHUNK, DumpCodec), and a layer interface would put an interface call with two receiver types
+ * format (SCANDUMP/LOADCHUNK, ScalableDumpCodec), and a layer interface would put an interface call with two receiver types
  * on both kinds' probe loops (the same trade the mapped filters make, docs/ARCHITECTURE.md). What is shared is the
  * rule set: the expansion range and the tightening ratio are ScalableBloomFilter's constants.
  *

@@ -1,8 +1,8 @@
 package io.bloomery.format;
 
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.RedisBloomException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,7 +44,7 @@ final class CuckooBody {
   static FilterFormat.BodyWriter writer(CuckooFilter filter) {
     long payload = RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(filter));
     return RedisBloomBodies.writer(FilterKind.CUCKOO, RedisBloomDump.CF_HEADER_BYTES + payload, out ->
-        KindAccess.redisBloomDumps().holdingWriters(filter, () -> {
+        KindAccess.cuckooDumps().holdingWriters(filter, () -> {
           byte[] header = RedisBloomDump.cuckooHeader(filter);
           if (RedisBloomDump.cuckooPayloadBytes(header) != payload) {
             throw new java.util.ConcurrentModificationException(

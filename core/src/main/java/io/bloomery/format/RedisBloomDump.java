@@ -1,11 +1,11 @@
 package io.bloomery.format;
 
-import io.bloomery.internal.KindAccess;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.internal.KindAccess.DumpChunk;
-import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -44,8 +44,8 @@ import java.util.function.LongFunction;
  * sub-filter, we refuse it; everything a real SCANDUMP produces loads.
  */
 public final class RedisBloomDump {
-  /* The byte-level work runs beside the layers and tables it reads and fills (io.bloomery.redisbloom's
-   * package-private DumpCodec), reached through io.bloomery.internal.KindAccess; this class is its API. */
+  /* The byte-level work runs beside the layers and tables it reads and fills (the package-private
+   * ScalableDumpCodec and CuckooDumpCodec), reached through io.bloomery.internal.KindAccess; this class is its API. */
 
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
   public static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
@@ -69,8 +69,12 @@ public final class RedisBloomDump {
     }
   }
 
-  private static KindAccess.RedisBloomDumps codec() {
-    return KindAccess.redisBloomDumps();
+  private static KindAccess.ScalableDumps codec() {
+    return KindAccess.scalableDumps();
+  }
+
+  private static KindAccess.CuckooDumps cuckooCodec() {
+    return KindAccess.cuckooDumps();
   }
 
   private static Chunk chunk(DumpChunk reply) {
@@ -164,7 +168,7 @@ public final class RedisBloomDump {
    * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
    */
   public static Chunk scanDump(CuckooFilter filter, long position) {
-    return chunk(codec().scanDump(filter, position));
+    return chunk(cuckooCodec().scanDump(filter, position));
   }
 
   /** Every reply of a full CF dump up to (not including) the end reply; empty for a filter without items. */
@@ -181,12 +185,12 @@ public final class RedisBloomDump {
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter or {@code into}
    */
   static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
-    codec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
+    cuckooCodec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
   }
 
   /** The 38-byte CF header, whether or not the filter is empty. */
   public static byte[] cuckooHeader(CuckooFilter filter) {
-    return codec().cuckooHeader(Objects.requireNonNull(filter, "filter"));
+    return cuckooCodec().cuckooHeader(Objects.requireNonNull(filter, "filter"));
   }
 
   /**
@@ -198,7 +202,7 @@ public final class RedisBloomDump {
    *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
    */
   public static CuckooFilter loadCuckooHeader(byte[] header) {
-    return codec().loadCuckooHeader(header);
+    return cuckooCodec().loadCuckooHeader(header);
   }
 
   /**
@@ -208,7 +212,7 @@ public final class RedisBloomDump {
    * @throws RedisBloomException as {@link #loadCuckooHeader}
    */
   public static long cuckooPayloadBytes(byte[] header) {
-    return codec().cuckooPayloadBytes(header);
+    return cuckooCodec().cuckooPayloadBytes(header);
   }
 
   /**
@@ -222,7 +226,7 @@ public final class RedisBloomDump {
    *     the remainder left after subtracting every sub-filter's size)
    */
   public static void loadChunk(CuckooFilter filter, long position, byte[] data) {
-    codec().loadChunk(filter, position, data);
+    cuckooCodec().loadChunk(filter, position, data);
   }
 
   /** Rebuilds a CF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */

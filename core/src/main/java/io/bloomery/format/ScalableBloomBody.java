@@ -3,7 +3,7 @@ package io.bloomery.format;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import java.io.IOException;
 import java.util.Map;
 
@@ -39,12 +39,12 @@ final class ScalableBloomBody {
    * adds made during the write may show in the payload (a rolling snapshot, as {@link FilterFormat} promises).
    */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter filter) {
-    return writer(KindAccess.redisBloomDumps().rollingView(filter));
+    return writer(KindAccess.scalableDumps().rollingView(filter));
   }
 
   /** Streams a view: exactly the filter as it was when the view was taken. */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter.Frozen view) {
-    KindAccess.RedisBloomDumps dumps = KindAccess.redisBloomDumps();
+    KindAccess.ScalableDumps dumps = KindAccess.scalableDumps();
     byte[] header = dumps.bloomHeader(view);
     long payload = RedisBloomDump.bloomPayloadBytes(header);
     return RedisBloomBodies.writer(FilterKind.SCALABLE_BLOOM, header.length + payload, out -> {

@@ -5,11 +5,11 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
@@ -201,10 +201,10 @@ public final class KindAccess {
   public record DumpChunk(long iterator, byte[] data) {}
 
   /**
-   * RedisBloom's SCANDUMP/LOADCHUNK codec for {@link ScalableBloomFilter} and {@link CuckooFilter}; the rules are
+   * RedisBloom's BF.SCANDUMP/BF.LOADCHUNK codec for {@link ScalableBloomFilter}; the rules are
    * {@code io.bloomery.format.RedisBloomDump}'s, which delegates here.
    */
-  public interface RedisBloomDumps {
+  public interface ScalableDumps {
     DumpChunk scanDump(ScalableBloomFilter filter, long iterator);
 
     byte[] bloomHeader(ScalableBloomFilter filter);
@@ -226,7 +226,13 @@ public final class KindAccess {
     long bloomPayloadBytes(byte[] header);
 
     void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data);
+  }
 
+  /**
+   * RedisBloom's CF.SCANDUMP/CF.LOADCHUNK codec for {@link CuckooFilter}; the rules are
+   * {@code io.bloomery.format.RedisBloomDump}'s, which delegates here.
+   */
+  public interface CuckooDumps {
     DumpChunk scanDump(CuckooFilter filter, long position);
 
     /** {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, inside one sub-filter. */
@@ -256,7 +262,8 @@ public final class KindAccess {
   private static final Slot<Fuse> FUSE = new Slot<>(BinaryFuseFilter.class);
   private static final Slot<CountMin> COUNT_MIN = new Slot<>(CountMinSketch.class);
   private static final Slot<TopKs> TOP_K = new Slot<>(TopK.class);
-  private static final Slot<RedisBloomDumps> REDIS_BLOOM_DUMPS = new Slot<>(ScalableBloomFilter.class);
+  private static final Slot<ScalableDumps> SCALABLE_DUMPS = new Slot<>(ScalableBloomFilter.class);
+  private static final Slot<CuckooDumps> CUCKOO_DUMPS = new Slot<>(CuckooFilter.class);
 
   public static void register(Classic access) {
     CLASSIC.set(access);
@@ -298,8 +305,12 @@ public final class KindAccess {
     TOP_K.set(access);
   }
 
-  public static void register(RedisBloomDumps access) {
-    REDIS_BLOOM_DUMPS.set(access);
+  public static void register(ScalableDumps access) {
+    SCALABLE_DUMPS.set(access);
+  }
+
+  public static void register(CuckooDumps access) {
+    CUCKOO_DUMPS.set(access);
   }
 
   public static Classic classic() {
@@ -334,8 +345,12 @@ public final class KindAccess {
     return TOP_K.get();
   }
 
-  public static RedisBloomDumps redisBloomDumps() {
-    return REDIS_BLOOM_DUMPS.get();
+  public static ScalableDumps scalableDumps() {
+    return SCALABLE_DUMPS.get();
+  }
+
+  public static CuckooDumps cuckooDumps() {
+    return CUCKOO_DUMPS.get();
   }
 
   /** One kind's registered access object. */

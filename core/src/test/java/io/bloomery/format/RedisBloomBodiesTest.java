@@ -3,10 +3,10 @@ package io.bloomery.format;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.testkit.FormatCorruptionSweep;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -2,8 +2,11 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomery.format.RedisBloomDump;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.format.RedisBloomDump;
+import io.bloomery.scalable.ScalableBloomFilter;
+import io.bloomery.testkit.RedisItems;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -23,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ModelFuzzTest {
 
   private static byte[] item(Random random, int universe) {
-    return Items.of("k" + random.nextInt(universe));
+    return RedisItems.of("k" + random.nextInt(universe));
   }
 
   @Property(tries = 40)
@@ -63,7 +66,7 @@ class ModelFuzzTest {
       }
     }
     for (String member : model) {
-      assertThat(filter.mightContain(Items.of(member))).as("seed %d", seed).isTrue();
+      assertThat(filter.mightContain(RedisItems.of(member))).as("seed %d", seed).isTrue();
     }
     assertThat(filter.insertedCount()).isEqualTo(counted).isLessThanOrEqualTo(model.size());
   }
@@ -136,7 +139,7 @@ class ModelFuzzTest {
     }
     for (Map.Entry<String, Integer> entry : model.entrySet()) {
       if (entry.getValue() > 0) {
-        byte[] key = Items.of(entry.getKey());
+        byte[] key = RedisItems.of(entry.getKey());
         assertThat(filter.mightContain(key)).as("seed %d", seed).isTrue();
         assertThat(filter.count(key)).as("seed %d", seed).isGreaterThanOrEqualTo(entry.getValue());
       }

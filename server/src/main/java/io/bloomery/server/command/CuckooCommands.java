@@ -6,7 +6,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
-import io.bloomery.redisbloom.CuckooFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;

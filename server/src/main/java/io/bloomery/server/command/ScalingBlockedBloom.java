@@ -3,7 +3,7 @@ package io.bloomery.server.command;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

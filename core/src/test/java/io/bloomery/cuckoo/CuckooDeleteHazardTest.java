@@ -1,8 +1,9 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.hash.MurmurHash2;
+import io.bloomery.testkit.RedisItems;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,7 @@ class CuckooDeleteHazardTest {
     long b1 = Long.remainderUnsigned(target.h1, buckets);
     long b2 = Long.remainderUnsigned(target.h2, buckets);
     for (int j = 0; ; j++) {
-      byte[] candidate = Items.of("item-" + j);
+      byte[] candidate = RedisItems.of("item-" + j);
       CuckooFilter.Fingerprint key = new CuckooFilter.Fingerprint(MurmurHash2.hash64A(candidate, 0));
       long c1 = Long.remainderUnsigned(key.h1, buckets);
       if (key.fp == target.fp && (c1 == b1 || c1 == b2)) {
@@ -29,7 +30,7 @@ class CuckooDeleteHazardTest {
   @Test
   void deletingANeverAddedItemCanRemoveAnotherItemsFingerprint() {
     CuckooFilter filter = CuckooFilter.create(1024); // 512 buckets of 2
-    byte[] member = Items.of("alice@example.com");
+    byte[] member = RedisItems.of("alice@example.com");
     byte[] stranger = collidingItem(member, filter.bucketCount());
     assertThat(new String(stranger, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("item-147553");
 
@@ -43,7 +44,7 @@ class CuckooDeleteHazardTest {
   @Test
   void addIfAbsentStoresNothingForAFalsePositiveSoItsDeleteHitsTheOtherItem() {
     CuckooFilter filter = CuckooFilter.create(1024);
-    byte[] member = Items.of("alice@example.com");
+    byte[] member = RedisItems.of("alice@example.com");
     byte[] stranger = collidingItem(member, filter.bucketCount());
     filter.add(member);
     assertThat(filter.addIfAbsent(stranger)).as("CF.ADDNX sees the member's fingerprint").isFalse();
@@ -54,7 +55,7 @@ class CuckooDeleteHazardTest {
   @Test
   void deletingOnlyAddedItemsNeverLosesAnother() {
     CuckooFilter filter = CuckooFilter.create(1024);
-    byte[] member = Items.of("alice@example.com");
+    byte[] member = RedisItems.of("alice@example.com");
     byte[] stranger = collidingItem(member, filter.bucketCount());
     filter.add(member);
     filter.add(stranger); // CF.ADD stores the stranger's own copy

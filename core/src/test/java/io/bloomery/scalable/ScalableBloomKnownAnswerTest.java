@@ -1,9 +1,12 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.testkit.RedisItems;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,7 @@ class ScalableBloomKnownAnswerTest {
 
   private static ScalableBloomFilter addNumbers(ScalableBloomFilter filter, int count) {
     for (int i = 0; i < count; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     return filter;
   }
@@ -51,13 +54,13 @@ class ScalableBloomKnownAnswerTest {
   @Test
   void testInsertWithExplicitParameters() {
     ScalableBloomFilter filter = ScalableBloomFilter.create(50000, 0.001, 2);
-    assertThat(filter.add(Items.of("foo"))).isTrue();
+    assertThat(filter.add(RedisItems.of("foo"))).isTrue();
     assertThat(filter.debug()).containsExactly(
         "size:1", "bytes:98880 bits:791040 hashes:11 hashwidth:64 capacity:50000 size:1 ratio:0.0005");
     // then BF.INSERT f ERROR 0.1 ITEMS foo bar baz -> [0,1,1]: options of an existing filter are ignored
-    assertThat(filter.add(Items.of("foo"))).isFalse();
-    assertThat(filter.add(Items.of("bar"))).isTrue();
-    assertThat(filter.add(Items.of("baz"))).isTrue();
+    assertThat(filter.add(RedisItems.of("foo"))).isFalse();
+    assertThat(filter.add(RedisItems.of("bar"))).isTrue();
+    assertThat(filter.add(RedisItems.of("baz"))).isTrue();
   }
 
   @ParameterizedTest(name = "expansion {0} -> {1} filters")
@@ -65,7 +68,7 @@ class ScalableBloomKnownAnswerTest {
   void testExpansionLayerCounts(int expansion, int filters) {
     ScalableBloomFilter filter = addNumbers(ScalableBloomFilter.create(4, 0.01, expansion), 100);
     for (int i = 0; i < 100; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
     assertThat(filter.filterCount()).isEqualTo(filters);
     assertThat(filter.info().numberOfFilters()).isEqualTo(filters);
@@ -87,7 +90,7 @@ class ScalableBloomKnownAnswerTest {
   void docsExampleInfoAfterOneAdd() {
     ScalableBloomFilter filter = ScalableBloomFilter.create(
         ScalableBloomFilter.DEFAULT_CAPACITY, ScalableBloomFilter.DEFAULT_ERROR_RATE);
-    filter.add(Items.of("x"));
+    filter.add(RedisItems.of("x"));
     assertThat(filter.info()).isEqualTo(new ScalableBloomFilter.Info(100, 240, 1, 1, 2L));
   }
 
@@ -95,12 +98,12 @@ class ScalableBloomKnownAnswerTest {
   void testNonscalingErr() {
     ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(3, ScalableBloomFilter.DEFAULT_ERROR_RATE);
     for (String item : new String[] {"a", "b", "c"}) {
-      assertThat(filter.add(Items.of(item))).isTrue();
+      assertThat(filter.add(RedisItems.of(item))).isTrue();
     }
     for (String item : new String[] {"a", "b", "c"}) {
-      assertThat(filter.add(Items.of(item))).isFalse(); // present items answer 0 even when full
+      assertThat(filter.add(RedisItems.of(item))).isFalse(); // present items answer 0 even when full
     }
-    assertThatThrownBy(() -> filter.add(Items.of("d")))
+    assertThatThrownBy(() -> filter.add(RedisItems.of("d")))
         .isInstanceOf(FilterFullException.class).hasMessage("ERR non scaling filter is full");
     Map<String, Long> expected = new LinkedHashMap<>();
     expected.put("Capacity", 3L);
@@ -145,7 +148,7 @@ class ScalableBloomKnownAnswerTest {
   void testVeryHighErrorRateIsCappedAndWorks() {
     for (double rate : new double[] {0.99, 0.95, 0.9999999999999999}) {
       ScalableBloomFilter filter = ScalableBloomFilter.createNonScaling(100, rate);
-      assertThat(filter.add(Items.of("1"))).isTrue();
+      assertThat(filter.add(RedisItems.of("1"))).isTrue();
       assertThat(filter.layers().get(0).errorRate()).isEqualTo(0.25);
     }
   }
@@ -172,7 +175,7 @@ class ScalableBloomKnownAnswerTest {
   @Test
   void docsScanDumpExampleLayer() {
     ScalableBloomFilter filter = ScalableBloomFilter.create(10, 0.1);
-    filter.add(Items.of("item1"));
+    filter.add(RedisItems.of("item1"));
     ScalableBloomFilter.Layer layer = filter.layers().get(0);
     assertThat(layer.bytes()).isEqualTo(8);
     assertThat(layer.bits()).isEqualTo(64);
@@ -188,7 +191,7 @@ class ScalableBloomKnownAnswerTest {
     FilterFullException failure = null;
     for (int i = 0; i < 5000 && failure == null; i++) {
       try {
-        filter.add(Items.number(i));
+        filter.add(RedisItems.number(i));
       } catch (FilterFullException e) {
         failure = e;
       }
@@ -197,6 +200,6 @@ class ScalableBloomKnownAnswerTest {
     int layers = filter.filterCount();
     assertThat(filter.layers().get(layers - 1).errorRate()).isGreaterThan(0);
     assertThat(filter.layers().get(layers - 1).errorRate() * 0.5).isZero();
-    assertThat(filter.mightContain(Items.number(0))).isTrue();
+    assertThat(filter.mightContain(RedisItems.number(0))).isTrue();
   }
 }

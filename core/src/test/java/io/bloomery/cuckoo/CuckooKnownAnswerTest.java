@@ -1,9 +1,11 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.testkit.RedisItems;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +22,7 @@ class CuckooKnownAnswerTest {
 
   private static CuckooFilter addNumbers(CuckooFilter filter, int count) {
     for (int i = 0; i < count; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     return filter;
   }
@@ -36,7 +38,7 @@ class CuckooKnownAnswerTest {
       String debug) {
     CuckooFilter filter = addNumbers(CuckooFilter.create(capacity, bucketSize, maxIterations, expansion), 1000);
     for (int i = 0; i < 1000; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
     assertThat(filter.debug()).isEqualTo(debug);
   }
@@ -45,20 +47,20 @@ class CuckooKnownAnswerTest {
   void testMaxExpansions() {
     CuckooFilter filter = CuckooFilter.create(4);
     for (int i = 0; i < 124; i++) {
-      assertThat(filter.add(Items.number(i))).isTrue();
+      assertThat(filter.add(RedisItems.number(i))).isTrue();
     }
     assertThat(filter.filterCount()).isEqualTo(32);
-    assertThatThrownBy(() -> filter.add(Items.number(2048)))
+    assertThatThrownBy(() -> filter.add(RedisItems.number(2048)))
         .isInstanceOf(FilterFullException.class).hasMessage("Maximum expansions reached");
-    assertThatThrownBy(() -> filter.insert(List.of(Items.of("x")), false)).hasMessage("Maximum expansions reached");
+    assertThatThrownBy(() -> filter.insert(List.of(RedisItems.of("x")), false)).hasMessage("Maximum expansions reached");
     filter.setMaxExpansions(33);
-    assertThat(filter.add(Items.number(2048))).isTrue();
+    assertThat(filter.add(RedisItems.number(2048))).isTrue();
   }
 
   @Test
   void testCount() {
     CuckooFilter filter = CuckooFilter.create(1000);
-    byte[] k1 = Items.of("k1");
+    byte[] k1 = RedisItems.of("k1");
     assertThat(filter.mightContain(k1)).isFalse();
     assertThat(filter.add(k1)).isTrue();
     assertThat(filter.add(k1)).isTrue();
@@ -71,34 +73,34 @@ class CuckooKnownAnswerTest {
     assertThat(filter.remove(k1)).isFalse();
     addNumbers(filter, 100);
     for (int i = 0; i < 100; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
   }
 
   @Test
   void testSetnx() {
     CuckooFilter filter = CuckooFilter.create(1000);
-    assertThat(filter.addIfAbsent(Items.of("k1"))).isTrue();
-    assertThat(filter.addIfAbsent(Items.of("k1"))).isFalse();
-    assertThat(filter.count(Items.of("k1"))).isEqualTo(1);
-    filter.add(Items.of("k1"));
-    assertThat(filter.count(Items.of("k1"))).isEqualTo(2);
+    assertThat(filter.addIfAbsent(RedisItems.of("k1"))).isTrue();
+    assertThat(filter.addIfAbsent(RedisItems.of("k1"))).isFalse();
+    assertThat(filter.count(RedisItems.of("k1"))).isEqualTo(1);
+    filter.add(RedisItems.of("k1"));
+    assertThat(filter.count(RedisItems.of("k1"))).isEqualTo(2);
   }
 
   @Test
   void testInsertDefaultsAndCapacity10000() {
     CuckooFilter f1 = CuckooFilter.create(CuckooFilter.DEFAULT_CAPACITY);
-    f1.add(Items.of("foo"));
+    f1.add(RedisItems.of("foo"));
     CuckooFilter f2 = CuckooFilter.create(CuckooFilter.DEFAULT_CAPACITY);
-    assertThat(f2.insert(List.of(Items.of("foo")), false)).containsExactly(CuckooFilter.InsertResult.INSERTED);
+    assertThat(f2.insert(List.of(RedisItems.of("foo")), false)).containsExactly(CuckooFilter.InsertResult.INSERTED);
     assertThat(f1.debug()).isEqualTo(f2.debug());
-    assertThat(f1.insert(List.of(Items.of("foo")), true)).containsExactly(CuckooFilter.InsertResult.EXISTS);
+    assertThat(f1.insert(List.of(RedisItems.of("foo")), true)).containsExactly(CuckooFilter.InsertResult.EXISTS);
 
     CuckooFilter f3 = CuckooFilter.create(10000);
-    f3.insert(List.of(Items.of("foo")), false);
+    f3.insert(List.of(RedisItems.of("foo")), false);
     assertThat(f3.debug())
         .isEqualTo("bktsize:2 buckets:8192 items:1 deletes:0 filters:1 max_iterations:20 expansion:1");
-    assertThat(f3.insert(List.of(Items.of("foo"), Items.of("bar"), Items.of("baz")), true))
+    assertThat(f3.insert(List.of(RedisItems.of("foo"), RedisItems.of("bar"), RedisItems.of("baz")), true))
         .extracting(CuckooFilter.InsertResult::reply).containsExactly(0, 1, 1);
   }
 
@@ -141,18 +143,18 @@ class CuckooKnownAnswerTest {
   void testExpansion0() {
     CuckooFilter filter = CuckooFilter.create(4, 2, 20, 0);
     for (String item : new String[] {"1", "2", "3", "4"}) {
-      assertThat(filter.add(Items.of(item))).isTrue();
+      assertThat(filter.add(RedisItems.of(item))).isTrue();
     }
-    assertThat(filter.insert(List.of(Items.of("5"), Items.of("6")), false))
+    assertThat(filter.insert(List.of(RedisItems.of("5"), RedisItems.of("6")), false))
         .extracting(CuckooFilter.InsertResult::reply).containsExactly(-1, -1);
-    assertThatThrownBy(() -> filter.add(Items.of("7"))).hasMessage("Filter is full");
+    assertThatThrownBy(() -> filter.add(RedisItems.of("7"))).hasMessage("Filter is full");
     assertThat(filter.insertedCount()).isEqualTo(4);
   }
 
   @Test
   void docsExampleBucketSizeOneExpansionZero() {
     CuckooFilter filter = CuckooFilter.create(2, 1, 20, 0);
-    List<byte[]> ones = List.of(Items.of("1"), Items.of("1"), Items.of("1"), Items.of("1"));
+    List<byte[]> ones = List.of(RedisItems.of("1"), RedisItems.of("1"), RedisItems.of("1"), RedisItems.of("1"));
     assertThat(filter.insert(ones, false)).extracting(CuckooFilter.InsertResult::reply).containsExactly(1, 1, -1, -1);
   }
 
@@ -195,7 +197,7 @@ class CuckooKnownAnswerTest {
     filter.compact();
     assertThat(filter.filterCount()).isLessThanOrEqualTo(before);
     for (int i = 0; i < 100; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
     assertThat(filter.deletedCount()).isZero();
   }
@@ -207,13 +209,13 @@ class CuckooKnownAnswerTest {
     int grown = filter.filterCount();
     assertThat(grown).isGreaterThan(2);
     for (int i = 0; i < 150; i++) {
-      assertThat(filter.remove(Items.number(i))).isTrue();
+      assertThat(filter.remove(RedisItems.number(i))).isTrue();
     }
     assertThat(filter.filterCount()).isLessThan(grown);
     assertThat(filter.insertedCount()).isEqualTo(50);
     assertThat(filter.occupiedSlots()).isEqualTo(50);
     for (int i = 150; i < 200; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
   }
 }

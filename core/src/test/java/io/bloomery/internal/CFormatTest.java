@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,6 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
+
+import io.bloomery.internal.HeapBudget;
 
 /**
  * One RedisBloom cuckoo sub-filter ({@code SubCF}): {@code numBuckets} buckets of {@code bucketSize} one-byte

@@ -1,16 +1,16 @@
-package io.bloomery.redisbloom;
+package io.bloomery.testkit;
 
 import java.nio.charset.StandardCharsets;
 
 /** Items the way RedisBloom's Python tests send them: {@code str(i)} as UTF-8. */
-final class Items {
-  private Items() {}
+public final class RedisItems {
+  private RedisItems() {}
 
-  static byte[] of(String text) {
+  public static byte[] of(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  static byte[] number(long i) {
+  public static byte[] number(long i) {
     return of(Long.toString(i));
   }
 }

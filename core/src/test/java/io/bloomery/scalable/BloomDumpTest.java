@@ -1,12 +1,16 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.hash.MurmurHash2;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.testkit.GoldenDumps;
+import io.bloomery.testkit.RedisItems;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
@@ -22,23 +26,22 @@ class BloomDumpTest {
 
   private static ScalableBloomFilter withNumbers(ScalableBloomFilter filter, String prefix, int count) {
     for (int i = 0; i < count; i++) {
-      filter.add(Items.of(prefix + i));
+      filter.add(RedisItems.of(prefix + i));
     }
     return filter;
   }
 
   @Test
   void theFormatsPublicDumpConstantsAreTheCodecs() {
-    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(DumpCodec.MAX_CHUNK_BYTES);
-    assertThat(RedisBloomDump.BF_HEADER_BYTES).isEqualTo(DumpCodec.BF_HEADER_BYTES);
-    assertThat(RedisBloomDump.BF_LINK_BYTES).isEqualTo(DumpCodec.BF_LINK_BYTES);
-    assertThat(RedisBloomDump.CF_HEADER_BYTES).isEqualTo(DumpCodec.CF_HEADER_BYTES);
+    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(ScalableDumpCodec.MAX_CHUNK_BYTES);
+    assertThat(RedisBloomDump.BF_HEADER_BYTES).isEqualTo(ScalableDumpCodec.BF_HEADER_BYTES);
+    assertThat(RedisBloomDump.BF_LINK_BYTES).isEqualTo(ScalableDumpCodec.BF_LINK_BYTES);
   }
 
   @Test
   void docsExampleIsByteExact() {
     ScalableBloomFilter filter = ScalableBloomFilter.create(10, 0.1);
-    filter.add(Items.of("item1"));
+    filter.add(RedisItems.of("item1"));
 
     ByteBuffer expected = ByteBuffer.allocate(73).order(ByteOrder.LITTLE_ENDIAN);
     expected.putLong(1).putInt(1).putInt(5).putInt(2);
@@ -67,7 +70,7 @@ class BloomDumpTest {
   void goldenDumps(String file, double error, long capacity, int expansion, String prefix, int count) {
     ScalableBloomFilter filter = ScalableBloomFilter.create(capacity, error, expansion);
     if (count == 0) {
-      filter.add(Items.of("item1"));
+      filter.add(RedisItems.of("item1"));
     } else {
       withNumbers(filter, prefix, count);
     }
@@ -81,7 +84,7 @@ class BloomDumpTest {
     assertThat(loaded.debug()).isEqualTo(filter.debug());
     assertThat(loaded.info()).isEqualTo(filter.info());
     for (int i = 0; i < count; i++) {
-      assertThat(loaded.mightContain(Items.of(prefix + i))).isTrue();
+      assertThat(loaded.mightContain(RedisItems.of(prefix + i))).isTrue();
     }
   }
 
@@ -94,7 +97,7 @@ class BloomDumpTest {
     assertThat(loaded.debug()).isEqualTo(filter.debug());
     assertThat(GoldenDumps.encode(RedisBloomDump.scanDumpAll(loaded))).isEqualTo(GoldenDumps.encode(chunks));
     for (int i = 4000; i < 8000; i++) {
-      assertThat(loaded.add(Items.number(i))).isEqualTo(filter.add(Items.number(i)));
+      assertThat(loaded.add(RedisItems.number(i))).isEqualTo(filter.add(RedisItems.number(i)));
     }
     assertThat(loaded.debug()).isEqualTo(filter.debug());
   }
@@ -105,7 +108,7 @@ class BloomDumpTest {
     long layerBytes = filter.layers().get(0).bytes();
     assertThat(layerBytes).isGreaterThan(RedisBloomDump.MAX_CHUNK_BYTES);
     for (int i = 0; i < 1000; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     List<RedisBloomDump.Chunk> chunks = RedisBloomDump.scanDumpAll(filter);
     assertThat(chunks).hasSize(3);
@@ -114,7 +117,7 @@ class BloomDumpTest {
     assertThat(chunks.get(2).data().length).isEqualTo(layerBytes - RedisBloomDump.MAX_CHUNK_BYTES);
     ScalableBloomFilter loaded = RedisBloomDump.loadBloom(chunks);
     for (int i = 0; i < 1000; i++) {
-      assertThat(loaded.mightContain(Items.number(i))).isTrue();
+      assertThat(loaded.mightContain(RedisItems.number(i))).isTrue();
     }
     assertThat(loaded.bitCount()).isEqualTo(filter.bitCount());
   }
@@ -201,7 +204,7 @@ class BloomDumpTest {
         try {
           ScalableBloomFilter loaded = RedisBloomDump.loadHeader(flipped);
           // RedisBloom accepts some flips (entries, error, hash-width-neutral fields); the result must still work.
-          loaded.mightContain(Items.of("x"));
+          loaded.mightContain(RedisItems.of("x"));
           assertThat(RedisBloomDump.scanDump(loaded, 0).data()).isEqualTo(flipped);
         } catch (RedisBloomException e) {
           assertThat(e).hasMessage("ERR received bad data");
@@ -223,7 +226,7 @@ class BloomDumpTest {
   @Test
   void testScandumpInvalidChunks() {
     ScalableBloomFilter filter = withNumbers(ScalableBloomFilter.create(100, 0.01), "", 50);
-    byte[] garbage = Items.of("garbage");
+    byte[] garbage = RedisItems.of("garbage");
     assertThat(catchThrowableOfType(RedisBloomException.class,
         () -> RedisBloomDump.loadChunk(filter, Long.MIN_VALUE, garbage))).hasMessage("ERR received bad data");
     assertThat(catchThrowableOfType(RedisBloomException.class,
@@ -238,7 +241,7 @@ class BloomDumpTest {
         () -> RedisBloomDump.loadChunk(filter, bytes + 2, new byte[2])))
         .hasMessage("ERR invalid chunk - Too big for current filter");
     for (int i = 0; i < 50; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
   }
 
@@ -269,9 +272,9 @@ class BloomDumpTest {
             + "9a9999999999b93f" + "9a9999999999b93f" + "01000000" + "1118f3dd74480100" + "00");
     ScalableBloomFilter filter = RedisBloomDump.loadHeader(header);
     assertThat(filter.is64BitHash()).isFalse();
-    assertThatThrownBy(() -> filter.add(Items.of("1")))
+    assertThatThrownBy(() -> filter.add(RedisItems.of("1")))
         .isInstanceOf(FilterFullException.class).hasMessage("ERR problem inserting into filter");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 71752852194637L, Items.of("HELLO")))
+    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 71752852194637L, RedisItems.of("HELLO")))
         .hasMessageContaining("invalid offset");
     assertThat(filter.filterCount()).isEqualTo(1);
   }
@@ -312,7 +315,7 @@ class BloomDumpTest {
     long modulus = n2 > 0 ? 1L << n2 : bits;
     byte[] header = legacyHeader(options, bits / 8, bits, 0.01, 100, n2);
     ScalableBloomFilter filter = RedisBloomDump.loadHeader(header);
-    byte[] item = Items.of("legacy-item");
+    byte[] item = RedisItems.of("legacy-item");
     assertThat(filter.add(item)).isTrue();
     byte[] layer = RedisBloomDump.scanDump(filter, 1).data();
     boolean hash64 = (options & 4) != 0;
@@ -330,7 +333,7 @@ class BloomDumpTest {
     // options 4 = FORCE64 without NOROUND: RedisBloom 1.1-2.1 filters; new layers are rounded to 2^n2 bits.
     ScalableBloomFilter filter = RedisBloomDump.loadHeader(legacyHeader(4, 128, 1024, 0.005, 10, 10));
     for (int i = 0; i < 200; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     for (ScalableBloomFilter.Layer layer : filter.layers().subList(1, filter.layers().size())) {
       assertThat(layer.n2()).isPositive();
@@ -338,7 +341,7 @@ class BloomDumpTest {
       assertThat(layer.capacity()).isGreaterThanOrEqualTo(20); // bloom_init adds the spare bits' capacity
     }
     for (int i = 0; i < 200; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
     ScalableBloomFilter reloaded = RedisBloomDump.loadBloom(RedisBloomDump.scanDumpAll(filter));
     assertThat(reloaded.debug()).isEqualTo(filter.debug());

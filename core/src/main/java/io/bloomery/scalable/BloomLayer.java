@@ -1,4 +1,7 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
+
+import io.bloomery.internal.HeapBudget;
+import io.bloomery.internal.Unsigned;
 
 /**
  * One RedisBloom Bloom layer ({@code struct bloom} plus the link's item count), sized exactly as
@@ -83,7 +86,7 @@ final class BloomLayer {
       bits = 1L << n2;
       capacity = doubleToUnsigned(bits / bpe);
     } else if ((options & OPT_NOROUND) != 0) {
-      double exact = unsignedToDouble(entries) * bpe;
+      double exact = Unsigned.toDouble(entries) * bpe;
       if (!(exact < 0x1p64)) {
         return null;
       }
@@ -93,7 +96,7 @@ final class BloomLayer {
       }
       n2 = 0;
     } else {
-      double exact = unsignedToDouble(entries) * bpe;
+      double exact = Unsigned.toDouble(entries) * bpe;
       if (!(exact >= 0.5) || Double.isInfinite(exact)) {
         return null;
       }
@@ -104,7 +107,7 @@ final class BloomLayer {
       n2 = exponent + 1;
       bits = 1L << n2;
       long bitDiff = doubleToUnsigned(bits - exact);
-      long itemDiff = doubleToUnsigned(unsignedToDouble(bitDiff) / bpe);
+      long itemDiff = doubleToUnsigned(Unsigned.toDouble(bitDiff) / bpe);
       capacity = entries + itemDiff;
     }
     long bytes;
@@ -199,13 +202,6 @@ final class BloomLayer {
 
   BloomLayer copy() {
     return new BloomLayer(bytes, bits, hashes, entries, error, bitsPerEntry, n2, size, words.clone());
-  }
-
-  static double unsignedToDouble(long value) {
-    if (value >= 0) {
-      return value;
-    }
-    return ((value >>> 1) | (value & 1)) * 2.0;
   }
 
   /** C's conversion of a non-negative double below 2^64 to uint64 (truncation toward zero). */

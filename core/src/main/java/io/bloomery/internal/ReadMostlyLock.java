@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.internal;
 
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.BooleanSupplier;
@@ -15,16 +15,16 @@ import java.util.function.Supplier;
  * <p>Readers must tolerate torn state under the optimistic stamp: they only read (never throw on) fields whose
  * sizes are fixed per published object, and their answer is discarded unless the stamp validates.
  */
-final class ReadMostlyLock {
+public final class ReadMostlyLock {
   private final StampedLock lock = new StampedLock();
   private final Object writers = new Object();
 
   /** The monitor every mutator holds for its whole operation. */
-  Object writers() {
+  public Object writers() {
     return writers;
   }
 
-  boolean readBoolean(BooleanSupplier reader) {
+  public boolean readBoolean(BooleanSupplier reader) {
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
       boolean answer = reader.getAsBoolean();
@@ -40,7 +40,7 @@ final class ReadMostlyLock {
     }
   }
 
-  long readLong(LongSupplier reader) {
+  public long readLong(LongSupplier reader) {
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
       long answer = reader.getAsLong();
@@ -57,7 +57,7 @@ final class ReadMostlyLock {
   }
 
   /** Reads under the shared lock (for multi-field snapshots that allocate). */
-  <T> T readLocked(Supplier<T> reader) {
+  public <T> T readLocked(Supplier<T> reader) {
     long stamp = lock.readLock();
     try {
       return reader.get();
@@ -67,7 +67,7 @@ final class ReadMostlyLock {
   }
 
   /** Runs {@code mutation} under the exclusive lock; callers already hold {@link #writers()}. */
-  <T> T exclusive(Supplier<T> mutation) {
+  public <T> T exclusive(Supplier<T> mutation) {
     long stamp = lock.writeLock();
     try {
       return mutation.get();

@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.internal;
 
 /**
  * Allocation guard: a filter or layer that cannot fit is refused with a clear error instead of an
@@ -17,25 +17,25 @@ package io.bloomery.redisbloom;
  * {@code -XX:+HeapDumpOnOutOfMemoryError} acts on the caught error too; such a JVM exits (or dumps) where this class
  * would have refused.
  */
-final class HeapBudget {
+public final class HeapBudget {
   /** The largest {@code long[]} the JVM hands out, in bytes. */
-  static final long MAX_LONG_ARRAY_BYTES = (long) (Integer.MAX_VALUE - 8) * Long.BYTES;
+  public static final long MAX_LONG_ARRAY_BYTES = (long) (Integer.MAX_VALUE - 8) * Long.BYTES;
   /** The largest {@code byte[]} the JVM hands out. */
-  static final int MAX_BYTE_ARRAY = Integer.MAX_VALUE - 8;
+  public static final int MAX_BYTE_ARRAY = Integer.MAX_VALUE - 8;
 
   private HeapBudget() {}
 
   /**
    * Whether {@code bytes} (unsigned) could fit in the maximum heap at all ({@link Runtime#maxMemory()}). {@code false}
    * is a certain refusal; {@code true} promises nothing: the allocation that follows must still catch
-   * {@link OutOfMemoryError}, as every allocation in this package does.
+   * {@link OutOfMemoryError}, as every allocation through this class does.
    */
-  static boolean couldEverFit(long bytes) {
+  public static boolean couldEverFit(long bytes) {
     return bytes >= 0 && bytes <= Runtime.getRuntime().maxMemory();
   }
 
   /** A zeroed {@code long[]} for {@code bytes} bytes (rounded up to whole words), or {@code null} if refused. */
-  static long[] zeroedWords(long bytes) {
+  public static long[] zeroedWords(long bytes) {
     if (bytes < 0 || bytes > MAX_LONG_ARRAY_BYTES || !couldEverFit(bytes)) {
       return null;
     }
@@ -47,7 +47,7 @@ final class HeapBudget {
   }
 
   /** A zeroed {@code byte[]}, or {@code null} if refused. */
-  static byte[] zeroedBytes(long bytes) {
+  public static byte[] zeroedBytes(long bytes) {
     if (bytes < 0 || bytes > MAX_BYTE_ARRAY || !couldEverFit(bytes)) {
       return null;
     }

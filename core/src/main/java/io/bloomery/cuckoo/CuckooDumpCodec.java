@@ -1,292 +1,71 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
-import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.HeapBudget;
 import io.bloomery.internal.KindAccess.DumpChunk;
+import io.bloomery.internal.KindAccess.IoAction;
+import io.bloomery.internal.KindAccess;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
- * The byte-level work of RedisBloom's {@code SCANDUMP}/{@code LOADCHUNK} codec beside the layers and tables it
- * reads and fills; its API, with the layouts and the rules, is {@code io.bloomery.format.RedisBloomDump}, which
- * reaches this class through {@link KindAccess.RedisBloomDumps} (registered by {@link ScalableBloomFilter}).
+ * The byte-level work of RedisBloom's {@code CF.SCANDUMP}/{@code CF.LOADCHUNK} codec beside the tables it reads and
+ * fills; its API, with the layouts and the rules, is {@code io.bloomery.format.RedisBloomDump}, which reaches this
+ * class through {@link KindAccess.CuckooDumps} (registered by {@link CuckooFilter}).
  */
-final class DumpCodec {
+final class CuckooDumpCodec {
   /** The codec as the format reaches it. */
-  static final KindAccess.RedisBloomDumps ACCESS = new KindAccess.RedisBloomDumps() {
-    @Override
-    public DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
-      return DumpCodec.scanDump(filter, iterator);
-    }
-
-    @Override
-    public byte[] bloomHeader(ScalableBloomFilter filter) {
-      return DumpCodec.bloomHeader(filter);
-    }
-
-    @Override
-    public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
-      return filter.rollingView();
-    }
-
-    @Override
-    public byte[] bloomHeader(ScalableBloomFilter.Frozen view) {
-      return view.header();
-    }
-
-    @Override
-    public int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into) {
-      return view.words(word, into);
-    }
-
-    @Override
-    public ScalableBloomFilter loadHeader(byte[] header) {
-      return DumpCodec.loadHeader(header);
-    }
-
-    @Override
-    public long bloomPayloadBytes(byte[] header) {
-      return DumpCodec.bloomPayloadBytes(header);
-    }
-
-    @Override
-    public void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
-      DumpCodec.loadChunk(filter, iterator, data);
-    }
-
+  static final KindAccess.CuckooDumps ACCESS = new KindAccess.CuckooDumps() {
     @Override
     public DumpChunk scanDump(CuckooFilter filter, long position) {
-      return DumpCodec.scanDump(filter, position);
+      return CuckooDumpCodec.scanDump(filter, position);
     }
 
     @Override
     public byte[] cuckooSlots(CuckooFilter filter, long offset, int length) {
-      return DumpCodec.cuckooSlots(filter, offset, length);
+      return CuckooDumpCodec.cuckooSlots(filter, offset, length);
     }
 
     @Override
     public void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
-      DumpCodec.cuckooSlots(filter, offset, into, length);
+      CuckooDumpCodec.cuckooSlots(filter, offset, into, length);
     }
 
     @Override
     public byte[] cuckooHeader(CuckooFilter filter) {
-      return DumpCodec.cuckooHeader(filter);
+      return CuckooDumpCodec.cuckooHeader(filter);
     }
 
     @Override
-    public void holdingWriters(CuckooFilter filter, KindAccess.IoAction action) throws java.io.IOException {
+    public void holdingWriters(CuckooFilter filter, IoAction action) throws IOException {
       filter.holdingWriters(action);
     }
 
     @Override
     public CuckooFilter loadCuckooHeader(byte[] header) {
-      return DumpCodec.loadCuckooHeader(header);
+      return CuckooDumpCodec.loadCuckooHeader(header);
     }
 
     @Override
     public long cuckooPayloadBytes(byte[] header) {
-      return DumpCodec.cuckooPayloadBytes(header);
+      return CuckooDumpCodec.cuckooPayloadBytes(header);
     }
 
     @Override
     public void loadChunk(CuckooFilter filter, long position, byte[] data) {
-      DumpCodec.loadChunk(filter, position, data);
+      CuckooDumpCodec.loadChunk(filter, position, data);
     }
   };
 
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
   static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
-  /** Fixed part of the BF header. */
-  static final int BF_HEADER_BYTES = 20;
-  /** Per-layer part of the BF header. */
-  static final int BF_LINK_BYTES = 53;
   /** The CF header. */
   static final int CF_HEADER_BYTES = 38;
 
-  private DumpCodec() {}
-
-  // =========================================================================================== BF
-
-  /** {@code BF.SCANDUMP key iterator}. */
-  static DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
-    Objects.requireNonNull(filter, "filter");
-    if (iterator == 0) {
-      return new DumpChunk(1, bloomHeader(filter));
-    }
-    return filter.withLayersLocked(layers -> {
-      LinkPosition position = linkAt(layers, iterator);
-      if (position == null) {
-        return new DumpChunk(0, new byte[0]);
-      }
-      BloomLayer layer = layers[position.index];
-      long length = Math.min(MAX_CHUNK_BYTES, layer.bytes - position.offset);
-      byte[] data = new byte[(int) length];
-      for (int i = 0; i < data.length; i++) {
-        data[i] = layer.byteAt(position.offset + i);
-      }
-      return new DumpChunk(iterator + length, data);
-    });
-  }
-
-  /** The BF header bytes (SCANDUMP iterator 0). */
-  static byte[] bloomHeader(ScalableBloomFilter filter) {
-    return filter.withLayersLocked(layers -> bloomHeader(filter, layers));
-  }
-
-  /** The BF header bytes for {@code layers}; the caller holds the filter's read lock. */
-  static byte[] bloomHeader(ScalableBloomFilter filter, BloomLayer[] layers) {
-    ByteBuffer out = ByteBuffer.allocate(BF_HEADER_BYTES + BF_LINK_BYTES * layers.length)
-        .order(ByteOrder.LITTLE_ENDIAN);
-    out.putLong(filter.sizeUnlocked());
-    out.putInt(layers.length);
-    out.putInt(filter.options());
-    out.putInt((int) filter.growth());
-    for (BloomLayer layer : layers) {
-      out.putLong(layer.bytes);
-      out.putLong(layer.bits);
-      out.putLong(layer.size);
-      out.putDouble(layer.error);
-      out.putDouble(layer.bitsPerEntry);
-      out.putInt(layer.hashes);
-      out.putLong(layer.entries);
-      out.put((byte) layer.n2);
-    }
-    return out.array();
-  }
-
-  /**
-   * {@code BF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's layers, to be filled
-   * by {@link #loadChunk(ScalableBloomFilter, long, byte[])}.
-   *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
-   *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
-   *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
-   */
-  static ScalableBloomFilter loadHeader(byte[] header) {
-    ParsedBloomHeader parsed = parseBloomHeader(header);
-    if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
-      throw badBloomData();
-    }
-    BloomLayer[] layers = new BloomLayer[parsed.plans.length];
-    for (int i = 0; i < layers.length; i++) {
-      layers[i] = parsed.plans[i].allocate();
-      if (layers[i] == null) {
-        throw badBloomData();
-      }
-    }
-    return new ScalableBloomFilter(parsed.options, parsed.growth, parsed.size, layers);
-  }
-
-  /**
-   * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
-   * except the heap check, and without allocating.
-   *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
-   */
-  static long bloomPayloadBytes(byte[] header) {
-    return parseBloomHeader(header).payloadBytes;
-  }
-
-  private record ParsedBloomHeader(long size, int options, long growth, BloomLayer[] plans, long payloadBytes) {}
-
-  private static ParsedBloomHeader parseBloomHeader(byte[] header) {
-    Objects.requireNonNull(header, "header");
-    if (header.length < BF_HEADER_BYTES) {
-      throw badBloomData();
-    }
-    ByteBuffer in = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
-    long size = in.getLong();
-    long nfilters = in.getInt() & 0xFFFF_FFFFL;
-    int options = in.getInt();
-    long growth = in.getInt() & 0xFFFF_FFFFL;
-    if (nfilters == 0 || header.length != BF_HEADER_BYTES + BF_LINK_BYTES * nfilters) {
-      throw badBloomData();
-    }
-    if ((options & ~BloomLayer.OPT_ALL) != 0) {
-      throw badBloomData();
-    }
-    BloomLayer[] plans = new BloomLayer[(int) nfilters];
-    long sum = 0;
-    long totalBytes = 0;
-    for (int i = 0; i < plans.length; i++) {
-      long bytes = in.getLong();
-      long bits = in.getLong();
-      long linkSize = in.getLong();
-      double error = in.getDouble();
-      double bpe = in.getDouble();
-      long hashes = in.getInt() & 0xFFFF_FFFFL;
-      long entries = in.getLong();
-      int n2 = in.get() & 0xFF;
-      if (!BloomLayer.validLoaded(bytes, bits, hashes, error, bpe, n2)) {
-        throw badBloomData();
-      }
-      long newSum = sum + linkSize;
-      if (Long.compareUnsigned(newSum, sum) < 0) {
-        throw badBloomData();
-      }
-      sum = newSum;
-      totalBytes += bytes;
-      if (totalBytes < 0 || bytes > HeapBudget.MAX_LONG_ARRAY_BYTES) {
-        throw badBloomData();
-      }
-      plans[i] = new BloomLayer(bytes, bits, (int) hashes, entries, error, bpe, n2, linkSize, null);
-    }
-    if (sum != size) {
-      throw badBloomData();
-    }
-    return new ParsedBloomHeader(size, options, growth, plans, totalBytes);
-  }
-
-  /**
-   * {@code BF.LOADCHUNK key iterator data} on an existing filter: copies {@code data} to byte offset
-   * {@code iterator - data.length - 1} of the concatenated layers.
-   *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} if {@code iterator <= 0} or
-   *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
-   *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
-   */
-  static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
-    Objects.requireNonNull(filter, "filter");
-    Objects.requireNonNull(data, "data");
-    if (iterator <= 0 || iterator < data.length) {
-      throw badBloomData();
-    }
-    BloomLayer[] layers = filter.withLayersLocked(current -> current);
-    LinkPosition position = linkAt(layers, iterator - data.length);
-    if (position == null) {
-      throw new RedisBloomException(RedisBloomErrors.BF_NO_LINK);
-    }
-    BloomLayer layer = layers[position.index];
-    if (data.length > layer.bytes - position.offset) {
-      throw new RedisBloomException(RedisBloomErrors.BF_CHUNK_TOO_BIG);
-    }
-    filter.writeBytes(layer, position.offset, data, 0, data.length);
-  }
-
-  private record LinkPosition(int index, long offset) {}
-
-  /** RedisBloom's {@code getLinkPos}: the layer holding byte {@code iterator - 1}, or {@code null}. */
-  private static LinkPosition linkAt(BloomLayer[] layers, long iterator) {
-    if (iterator < 1) {
-      return null;
-    }
-    long target = iterator - 1;
-    long seek = 0;
-    for (int i = 0; i < layers.length; i++) {
-      if (seek + layers[i].bytes > target) {
-        return new LinkPosition(i, target - seek);
-      }
-      seek += layers[i].bytes;
-    }
-    return null;
-  }
-
-  private static RedisBloomException badBloomData() {
-    return new RedisBloomException(RedisBloomErrors.BF_BAD_DATA);
-  }
-
-  // =========================================================================================== CF
+  private CuckooDumpCodec() {}
 
   /**
    * {@code CF.SCANDUMP key position}.

@@ -1,9 +1,13 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.format.RedisBloomDump;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.testkit.GoldenDumps;
+import io.bloomery.testkit.RedisItems;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -19,9 +23,22 @@ class CuckooDumpTest {
 
   private static CuckooFilter withNumbers(CuckooFilter filter, int count) {
     for (int i = 0; i < count; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     return filter;
+  }
+
+  @Test
+  void theFormatsPublicDumpConstantsAreTheCodecs() {
+    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(CuckooDumpCodec.MAX_CHUNK_BYTES);
+    assertThat(RedisBloomDump.CF_HEADER_BYTES).isEqualTo(CuckooDumpCodec.CF_HEADER_BYTES);
+  }
+
+  @Test
+  void tablesBeyondTheHeapAreRefusedBeforeAllocating() {
+    assertThat(CuckooTable.allocate(1L << 55, 255)).isNull();
+    long max = Runtime.getRuntime().maxMemory();
+    assertThat(CuckooTable.allocate(Long.highestOneBit(max), 2)).as("twice the heap").isNull();
   }
 
   @Test
@@ -68,9 +85,9 @@ class CuckooDumpTest {
   void goldenDumps(String file, long capacity, int bucketSize, int expansion, int numbers, int k1Deleted) {
     CuckooFilter filter = withNumbers(CuckooFilter.create(capacity, bucketSize, 20, expansion), numbers);
     if (k1Deleted > 0) {
-      filter.add(Items.of("k1"));
-      filter.add(Items.of("k1"));
-      filter.remove(Items.of("k1"));
+      filter.add(RedisItems.of("k1"));
+      filter.add(RedisItems.of("k1"));
+      filter.remove(RedisItems.of("k1"));
     }
     byte[] dump = GoldenDumps.encode(RedisBloomDump.scanDumpAll(filter));
     if (GoldenDumps.regenerating()) {
@@ -81,10 +98,10 @@ class CuckooDumpTest {
     assertThat(loaded.debug()).isEqualTo(filter.debug());
     assertThat(loaded.info()).isEqualTo(filter.info());
     for (int i = 0; i < numbers; i++) {
-      assertThat(loaded.mightContain(Items.number(i))).isTrue();
+      assertThat(loaded.mightContain(RedisItems.number(i))).isTrue();
     }
     if (k1Deleted > 0) {
-      assertThat(loaded.count(Items.of("k1"))).isEqualTo(1);
+      assertThat(loaded.count(RedisItems.of("k1"))).isEqualTo(1);
       assertThat(loaded.deletedCount()).isEqualTo(1);
     }
   }
@@ -99,7 +116,7 @@ class CuckooDumpTest {
     assertThat(chunks.get(2).data()).hasSize(RedisBloomDump.MAX_CHUNK_BYTES);
     CuckooFilter loaded = RedisBloomDump.loadCuckoo(chunks);
     for (int i = 0; i < 5000; i++) {
-      assertThat(loaded.mightContain(Items.number(i))).isTrue();
+      assertThat(loaded.mightContain(RedisItems.number(i))).isTrue();
     }
     assertThat(loaded.occupiedSlots()).isEqualTo(5000);
   }
@@ -131,7 +148,7 @@ class CuckooDumpTest {
         flipped[i] ^= (byte) (1 << bit);
         try {
           CuckooFilter loaded = RedisBloomDump.loadCuckooHeader(flipped);
-          loaded.mightContain(Items.of("x"));
+          loaded.mightContain(RedisItems.of("x"));
           // bytes 26..31 are the sub-filter count's high bits, which RedisBloom's 16-bit field drops
           assertThat(RedisBloomDump.cuckooHeader(loaded)).isEqualTo(i >= 26 && i < 32 ? header : flipped);
         } catch (RedisBloomException e) {
@@ -156,7 +173,7 @@ class CuckooDumpTest {
     assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 1, new byte[129]))
         .hasMessage("Couldn't load chunk!");
     for (int i = 0; i < 50; i++) {
-      assertThat(filter.mightContain(Items.number(i))).isTrue();
+      assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
   }
 
@@ -174,7 +191,7 @@ class CuckooDumpTest {
     CuckooFilter filter = RedisBloomDump.loadCuckooHeader(header);
     byte[] data = {1, 2, 3, 4};
     RedisBloomDump.loadChunk(filter, 129 + data.length + 1, data);
-    assertThat(io.bloomery.internal.KindAccess.redisBloomDumps().cuckooSlots(filter, 1, 4)).containsExactly(1, 2, 3, 4);
+    assertThat(io.bloomery.internal.KindAccess.cuckooDumps().cuckooSlots(filter, 1, 4)).containsExactly(1, 2, 3, 4);
     // ... if it fits there
     assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 126 + data.length + 1, data))
         .hasMessage("Couldn't load chunk!");

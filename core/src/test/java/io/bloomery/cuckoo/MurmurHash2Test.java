@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,10 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The vectors of RedisBloom's MurmurHash64A test value, reproduced there from RedisBloom's own test expectations. */
+/**
+ * The vectors of RedisBloom's MurmurHash64A test value, reproduced there from RedisBloom's own test expectations:
+ * the BF seed's hash pair and the CF hash with its fingerprint.
+ */
 class MurmurHash2Test {
 
   @ParameterizedTest(name = "\"{0}\"")
@@ -22,7 +25,7 @@ class MurmurHash2Test {
   void matchesReferenceVectors(String item, String a, String b, String cuckooHash, int fingerprint, String hash32) {
     byte[] bytes = item.getBytes(StandardCharsets.UTF_8);
     long expectedA = Long.parseUnsignedLong(a, 16);
-    assertThat(MurmurHash2.hash64A(bytes, ScalableBloomFilter.BLOOM_SEED_64)).isEqualTo(expectedA);
+    assertThat(MurmurHash2.hash64A(bytes, MurmurHash2.REDISBLOOM_BF_SEED)).isEqualTo(expectedA);
     assertThat(MurmurHash2.hash64A(bytes, expectedA)).isEqualTo(Long.parseUnsignedLong(b, 16));
     long h = MurmurHash2.hash64A(bytes, 0);
     assertThat(h).isEqualTo(Long.parseUnsignedLong(cuckooHash, 16));

@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.testkit;
 
 import io.bloomery.format.RedisBloomDump;
 import java.io.ByteArrayOutputStream;
@@ -17,14 +17,14 @@ import java.util.List;
  * is the sequence of SCANDUMP replies up to the end reply, each as {@code u64le iterator, u32le length, bytes}.
  * Run the tests with {@code -Dbloomery.regenerateGolden=true} from the {@code core} directory to rewrite them.
  */
-final class GoldenDumps {
+public final class GoldenDumps {
   private GoldenDumps() {}
 
-  static boolean regenerating() {
+  public static boolean regenerating() {
     return Boolean.getBoolean("bloomery.regenerateGolden");
   }
 
-  static byte[] encode(List<RedisBloomDump.Chunk> chunks) {
+  public static byte[] encode(List<RedisBloomDump.Chunk> chunks) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (RedisBloomDump.Chunk chunk : chunks) {
       ByteBuffer head = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
@@ -35,7 +35,7 @@ final class GoldenDumps {
     return out.toByteArray();
   }
 
-  static List<RedisBloomDump.Chunk> decode(byte[] file) {
+  public static List<RedisBloomDump.Chunk> decode(byte[] file) {
     ByteBuffer in = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
     List<RedisBloomDump.Chunk> chunks = new ArrayList<>();
     while (in.hasRemaining()) {
@@ -47,7 +47,7 @@ final class GoldenDumps {
     return chunks;
   }
 
-  static byte[] read(String name) {
+  public static byte[] read(String name) {
     try (InputStream in = GoldenDumps.class.getResourceAsStream("/golden/redisbloom/" + name)) {
       if (in == null) {
         throw new IllegalStateException("missing golden file " + name);
@@ -58,7 +58,7 @@ final class GoldenDumps {
     }
   }
 
-  static void write(String name, byte[] bytes) {
+  public static void write(String name, byte[] bytes) {
     try {
       Path dir = Path.of("src/test/resources/golden/redisbloom");
       Files.createDirectories(dir);

@@ -1,16 +1,16 @@
-package io.bloomery.redisbloom;
+package io.bloomery.internal;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 
 /** C's printf {@code %g} (precision 6), which BF.DEBUG uses for a layer's error ratio; Java's {@code %g} differs. */
-final class CFormat {
+public final class CFormat {
   private static final int PRECISION = 6;
 
   private CFormat() {}
 
-  static String g(double value) {
+  public static String g(double value) {
     if (Double.isNaN(value)) {
       return "nan";
     }

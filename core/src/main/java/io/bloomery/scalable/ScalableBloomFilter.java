@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
 
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
@@ -7,7 +7,12 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.CFormat;
 import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.ReadMostlyLock;
+import io.bloomery.internal.Unsigned;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -129,7 +134,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
   }
 
   static {
-    KindAccess.register(DumpCodec.ACCESS);
+    KindAccess.register(ScalableDumpCodec.ACCESS);
   }
 
   /** A scaling filter with RedisBloom's default expansion 2 ({@code BF.RESERVE key errorRate capacity}). */
@@ -380,7 +385,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
    * refusing adds, a scaling one to appending a layer (at half the error rate). O(layers).
    */
   public boolean isNearCapacity() {
-    return BloomLayer.unsignedToDouble(insertedCount()) >= 0.8 * BloomLayer.unsignedToDouble(capacity());
+    return Unsigned.toDouble(insertedCount()) >= 0.8 * Unsigned.toDouble(capacity());
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR64A}. */
@@ -565,7 +570,8 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
    */
   public Frozen freeze() {
     synchronized (lock.writers()) {
-      Frozen view = lock.readLocked(() -> new Frozen(this, layers, DumpCodec.bloomHeader(this, layers), true));
+      Frozen view =
+          lock.readLocked(() -> new Frozen(this, layers, ScalableDumpCodec.bloomHeader(this, layers), true));
       Frozen[] open = Arrays.copyOf(frozen, frozen.length + 1);
       open[open.length - 1] = view;
       frozen = open;
@@ -575,7 +581,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
 
   /** The layers and header as they are now, without copy on write: later adds show through (a rolling view). */
   Frozen rollingView() {
-    return lock.readLocked(() -> new Frozen(this, layers, DumpCodec.bloomHeader(this, layers), false));
+    return lock.readLocked(() -> new Frozen(this, layers, ScalableDumpCodec.bloomHeader(this, layers), false));
   }
 
   private void unfreeze(Frozen view) {
@@ -722,7 +728,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     }
   }
 
-  // ---- package-private access for the dump codec (DumpCodec)
+  // ---- package-private access for the dump codec (ScalableDumpCodec)
 
   <T> T withLayersLocked(java.util.function.Function<BloomLayer[], T> reader) {
     return lock.readLocked(() -> reader.apply(layers));

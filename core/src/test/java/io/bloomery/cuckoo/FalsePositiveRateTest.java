@@ -1,8 +1,9 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.format.RedisBloomDump;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.testkit.FprAssert;
 import io.bloomery.testkit.Keys;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.cuckoo;
 
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
@@ -6,6 +6,10 @@ import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
+import io.bloomery.internal.ReadMostlyLock;
+import io.bloomery.internal.Unsigned;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.redisbloom.RedisBloomException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -149,6 +153,10 @@ public final class CuckooFilter implements MembershipFilter {
     this.numItems = numItems;
     this.numDeletes = numDeletes;
     this.tables = tables;
+  }
+
+  static {
+    KindAccess.register(CuckooDumpCodec.ACCESS);
   }
 
   /** {@code CF.RESERVE key capacity} with RedisBloom's defaults (bucket size 2, 20 iterations, expansion 1). */
@@ -453,7 +461,7 @@ public final class CuckooFilter implements MembershipFilter {
         return false;
       });
       if (removed && tables.length > 1
-          && BloomLayer.unsignedToDouble(numDeletes) > BloomLayer.unsignedToDouble(numItems) * 0.10) {
+          && Unsigned.toDouble(numDeletes) > Unsigned.toDouble(numItems) * 0.10) {
         compactAside(false);
       }
       return removed;
@@ -590,7 +598,7 @@ public final class CuckooFilter implements MembershipFilter {
    * kick chains, and soon a new sub-filter (or {@link io.bloomery.filter.FilterFullException}). O(sub-filters).
    */
   public boolean isNearCapacity() {
-    return BloomLayer.unsignedToDouble(insertedCount()) >= 0.8 * capacity();
+    return Unsigned.toDouble(insertedCount()) >= 0.8 * capacity();
   }
 
   /** Occupied slots over all sub-filters. <b>Cost:</b> O(slots): it scans every bucket. */
@@ -652,7 +660,7 @@ public final class CuckooFilter implements MembershipFilter {
     });
   }
 
-  // ---- package-private access for the dump codec (DumpCodec)
+  // ---- package-private access for the dump codec (CuckooDumpCodec)
 
   <T> T withTablesLocked(java.util.function.Function<CuckooTable[], T> reader) {
     return lock.readLocked(() -> reader.apply(tables));

@@ -1,4 +1,4 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

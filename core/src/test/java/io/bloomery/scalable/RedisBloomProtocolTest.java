@@ -1,14 +1,15 @@
-package io.bloomery.redisbloom;
+package io.bloomery.scalable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.format.RedisBloomDump;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.testkit.Internals;
+import io.bloomery.testkit.RedisItems;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,7 +27,7 @@ class RedisBloomProtocolTest {
     assertThat(protocol.id()).isEqualTo(ProtocolId.REDISBLOOM_MURMUR64A);
     BloomFilter classic = BloomFilter.create(protocol, new byte[0], geometry.bits(), geometry.hashes());
     for (int i = 0; i < capacity; i++) {
-      assertThat(classic.add(Items.number(i))).isEqualTo(layer.add(Items.number(i)));
+      assertThat(classic.add(RedisItems.number(i))).isEqualTo(layer.add(RedisItems.number(i)));
     }
     ByteBuffer bytes = ByteBuffer.wrap(RedisBloomDump.scanDump(layer, 1).data()).order(ByteOrder.LITTLE_ENDIAN);
     for (long j = 0; j < Internals.wordCount(classic); j++) {
@@ -39,7 +40,7 @@ class RedisBloomProtocolTest {
   void positionsFollowTheDocumentedFormula(String item, long bits, int hashes) {
     HashProtocol.Placement placement = Protocols.of(ProtocolId.REDISBLOOM_MURMUR64A).bind(bits, hashes, new byte[0]);
     long[] out = new long[hashes];
-    byte[] bytes = Items.of(item);
+    byte[] bytes = RedisItems.of(item);
     placement.positions(bytes, 0, bytes.length, out);
     long a = 0xa053790e072b2e8bL; // RedisBloom's MurmurHash64A test value
     long b = 0x707e5d60182eb075L;
