@@ -1,6 +1,7 @@
 package io.bloomery.aging;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -73,7 +74,7 @@ import java.util.function.LongSupplier;
  * threads. A rotation publishes the new set of generations atomically. An add that returns before a
  * query starts is seen by it (until the item expires).
  */
-public final class AgePartitionedFilter implements MembershipFilter, Mergeable<AgePartitionedFilter> {
+public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgePartitionedFilter> {
 
   /** The fewest generations: one filling, one full. */
   public static final int MIN_GENERATIONS = 2;
@@ -410,6 +411,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * Adds counted over the live generations (each generation counts the adds that changed it, as a classic
    * filter does), so an item added in two generations counts twice. O(g).
    */
+  @Override
   public long insertedCount() {
     long total = 0;
     for (BloomFilter generation : current().filters) {
@@ -432,6 +434,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * The number of items the live generations hold together when each is at its classic capacity, {@code g ·
    * floor(m ln2 / k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bitsPerGeneration, hashes) * generations;
   }
@@ -440,11 +443,13 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * Whether the newest generation (the one taking adds) has reached 80% of its share of {@link #capacity()}
    * ({@link BloomFilter#isNearCapacity()} of that generation). O(1).
    */
+  @Override
   public boolean isNearCapacity() {
     return current().newest().isNearCapacity();
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }

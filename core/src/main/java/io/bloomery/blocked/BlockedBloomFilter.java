@@ -3,6 +3,7 @@ package io.bloomery.blocked;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -86,7 +87,7 @@ import java.util.concurrent.atomic.LongAdder;
  * no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on array elements, and up to 16 GiB
  * in one array.
  */
-public final class BlockedBloomFilter implements MembershipFilter, Mergeable<BlockedBloomFilter> {
+public final class BlockedBloomFilter implements BoundedFilter, Mergeable<BlockedBloomFilter> {
 
   /** Index in the backing array of block 0's first word; see the class comment on alignment. */
   static final int BASE_INDEX = 6;
@@ -223,6 +224,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Always {@link ProtocolId#XXH3_BLOCKED_V1}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_BLOCKED_V1;
   }
@@ -264,6 +266,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Adds that changed the filter (plus the counts of filters merged in). */
+  @Override
   public long insertedCount() {
     return inserted.sum();
   }
@@ -314,6 +317,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
    * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bitSize(), hashCount());
   }
@@ -322,6 +326,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
    * every word (as {@link #bitCount()}).
    */
+  @Override
   public boolean isNearCapacity() {
     return estimatedCardinality() >= 0.8 * capacity();
   }

@@ -1,6 +1,7 @@
 package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
@@ -77,7 +78,7 @@ import java.util.Objects;
  * <p><b>Format.</b> Kind {@link FilterKind#SCALABLE_BLOCKED_BLOOM}, protocol {@code xxh3-blocked-v1}
  * (docs/FORMAT.md).
  */
-public final class ScalableBlockedBloomFilter implements MembershipFilter, Mergeable<ScalableBlockedBloomFilter> {
+public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeable<ScalableBlockedBloomFilter> {
   /** The default growth factor (RedisBloom's {@code bf-expansion-factor}). */
   public static final int DEFAULT_EXPANSION = 2;
   /** Largest expansion (RedisBloom's limit). */
@@ -322,6 +323,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   /** Always {@link ProtocolId#XXH3_BLOCKED_V1}: every layer places bits by it, over the chain's seed. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_BLOCKED_V1;
   }
@@ -480,6 +482,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   // ---- state ---------------------------------------------------------------------------------
 
   /** Items counted by adds that returned {@code true} (plus the counts of chains merged in), saturating at 2^62. */
+  @Override
   public long insertedCount() {
     return (long) SIZE.getAcquire(this);
   }
@@ -490,6 +493,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   /** Σ layer capacities (saturating at {@link Long#MAX_VALUE}). */
+  @Override
   public long capacity() {
     long total = 0;
     for (Link link : links) {
@@ -502,6 +506,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
    * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: the chain is then close to appending a
    * layer. O(layers).
    */
+  @Override
   public boolean isNearCapacity() {
     return insertedCount() >= 0.8 * capacity();
   }

@@ -1,6 +1,7 @@
 package io.bloomery.counting;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -74,7 +75,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Statistics and {@link #toBloomFilter()}, {@link #copy()} and {@link #mergeFrom} see a rolling
  * snapshot while other threads write.
  */
-public final class CountingBloomFilter implements MembershipFilter, Mergeable<CountingBloomFilter> {
+public final class CountingBloomFilter implements BoundedFilter, Mergeable<CountingBloomFilter> {
 
   /** The default counter width in bits. */
   public static final int DEFAULT_COUNTER_BITS = 4;
@@ -384,6 +385,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }
@@ -434,6 +436,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** Adds minus successful removes (items believed present, with multiplicity). */
+  @Override
   public long insertedCount() {
     return Math.max(0, insertedCount.sum());
   }
@@ -464,6 +467,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
    * The number of items this filter is sized for, by the classic kind's definition: the n at which its k is
    * optimal for its m counters, {@code floor(m ln2 / k)}.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(counters, hashes);
   }
@@ -472,6 +476,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
    * Whether {@link #insertedCount()} (adds minus removes, which this kind tracks exactly) has reached 80% of
    * {@link #capacity()}. O(1).
    */
+  @Override
   public boolean isNearCapacity() {
     return insertedCount() >= 0.8 * capacity();
   }

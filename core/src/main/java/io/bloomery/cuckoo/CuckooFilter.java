@@ -1,5 +1,6 @@
 package io.bloomery.cuckoo;
 
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
@@ -81,7 +82,7 @@ import java.util.Objects;
  * aside and publishes them atomically: readers are not blocked for its duration and never miss an item in
  * transit; other writers wait for it.
  */
-public final class CuckooFilter implements MembershipFilter {
+public final class CuckooFilter implements BoundedFilter {
   /** RedisBloom's {@code cf-bucket-size} default. */
   public static final int DEFAULT_BUCKET_SIZE = 2;
   /** RedisBloom's {@code cf-initial-size} default (used when CF.ADD auto-creates a filter). */
@@ -216,6 +217,7 @@ public final class CuckooFilter implements MembershipFilter {
    * Always {@link ProtocolId#REDISBLOOM_MURMUR64A}: RedisBloom's MurmurHash64A of the item gives its fingerprint and
    * buckets. The format records it, as for every kind.
    */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR64A;
   }
@@ -566,6 +568,7 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /** "Number of items inserted": insertions minus deletions (unsigned). */
+  @Override
   public long insertedCount() {
     return lock.readLong(() -> numItems);
   }
@@ -583,6 +586,7 @@ public final class CuckooFilter implements MembershipFilter {
    * Fingerprint slots over all sub-filters (buckets × bucket size, summed): the most items the filter holds
    * before it must grow, or refuse adds when it cannot.
    */
+  @Override
   public long capacity() {
     return lock.readLocked(() -> {
       long total = 0;
@@ -597,6 +601,7 @@ public final class CuckooFilter implements MembershipFilter {
    * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: inserts then start to need long
    * kick chains, and soon a new sub-filter (or {@link io.bloomery.filter.FilterFullException}). O(sub-filters).
    */
+  @Override
   public boolean isNearCapacity() {
     return Unsigned.toDouble(insertedCount()) >= 0.8 * capacity();
   }

@@ -41,6 +41,12 @@ public interface MembershipFilter extends Summary {
   FilterKind kind();
 
   /**
+   * The number of items this filter counts as added, as its kind defines it (its javadoc says whether re-adding an
+   * item or merging counts); never negative. For a static kind, the number of items it was built from.
+   */
+  long insertedCount();
+
+  /**
    * Adds an item.
    *
    * @return for the bit-array kinds (classic, blocked, split-block, scalable): {@code true} if at

@@ -417,6 +417,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** Always {@link ProtocolId#XXH3_FUSE_V1}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_FUSE_V1;
   }
@@ -509,6 +510,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** Distinct keys (distinct 64-bit item hashes) the filter was built from. */
+  @Override
   public long insertedCount() {
     return keyCount;
   }

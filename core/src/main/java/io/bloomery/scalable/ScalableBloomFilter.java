@@ -1,5 +1,6 @@
 package io.bloomery.scalable;
 
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
@@ -75,7 +76,7 @@ import java.util.Objects;
  * happens after it sees the item. A caller that already serializes its mutations (a server's per-key lock) may use
  * {@link #addAsSoleWriter}, which skips the writer monitor and the exclusive section.
  */
-public final class ScalableBloomFilter implements MembershipFilter, Mergeable<ScalableBloomFilter> {
+public final class ScalableBloomFilter implements BoundedFilter, Mergeable<ScalableBloomFilter> {
   /** RedisBloom's {@code bf-initial-size} default. */
   public static final long DEFAULT_CAPACITY = 100;
   /** RedisBloom's {@code bf-error-rate} default. */
@@ -366,6 +367,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
   }
 
   /** {@code BF.CARD}: items counted by adds that returned {@code true}. */
+  @Override
   public long insertedCount() {
     return lock.readLong(() -> (long) SIZE.getAcquire(this));
   }
@@ -376,6 +378,7 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
   }
 
   /** Σ layer capacities (unsigned), BF.INFO's "Capacity". */
+  @Override
   public long capacity() {
     return info().capacity();
   }
@@ -384,11 +387,13 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
    * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: a NONSCALING filter is then close to
    * refusing adds, a scaling one to appending a layer (at half the error rate). O(layers).
    */
+  @Override
   public boolean isNearCapacity() {
     return Unsigned.toDouble(insertedCount()) >= 0.8 * Unsigned.toDouble(capacity());
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR64A}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR64A;
   }
@@ -629,6 +634,12 @@ public final class ScalableBloomFilter implements MembershipFilter, Mergeable<Sc
     @Override
     public FilterKind kind() {
       return FilterKind.SCALABLE_BLOOM;
+    }
+
+    /** {@code redisbloom-murmur64a}, as the filter's. */
+    @Override
+    public ProtocolId protocolId() {
+      return filter.protocolId();
     }
 
     /** The bytes of the pages copied so far because the filter changed them after the view was taken. */

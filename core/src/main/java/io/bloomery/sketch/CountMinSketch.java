@@ -317,6 +317,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2, row i seeded with i. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR2;
   }

@@ -236,6 +236,7 @@ public final class TopK implements Summary {
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2 (rows seeded with their index, fingerprints with 1919). */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR2;
   }
