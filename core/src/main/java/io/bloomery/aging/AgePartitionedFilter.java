@@ -220,7 +220,7 @@ public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgeP
   }
 
   static {
-    KindAccess.register(new KindAccess.Aging() {
+    KindAccess.register(AgePartitionedFilter.class, AgePartitionedFilter.Snapshot.class, new KindAccess.Aging<AgePartitionedFilter, AgePartitionedFilter.Snapshot>() {
       @Override
       public AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
           int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis,
@@ -238,7 +238,7 @@ public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgeP
   }
 
   /** The generations' words, read on every query: a constant the JIT folds, not a lookup per bit. */
-  private static final KindAccess.Classic GENERATIONS = KindAccess.classic();
+  private static final KindAccess.Classic<BloomFilter> GENERATIONS = KindAccess.classic(BloomFilter.class);
 
   /** The false-positive rate over the window given each live generation's rate: 1 − Π(1 − pᵢ). */
   public static double windowFpp(double... generationFpps) {
@@ -565,7 +565,7 @@ public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgeP
   }
 
   private IncompatibleFilterException incompatibility(AgePartitionedFilter other) {
-    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "bit count m", protocol, seed, bitsPerGeneration, hashes, other.protocol, other.seed, other.bitsPerGeneration, other.hashes);
     if (mismatch != null) {
       return mismatch;

@@ -122,7 +122,7 @@ public final class BlockedBloomFilter implements BoundedFilter, Mergeable<Blocke
   }
 
   static {
-    KindAccess.register(new KindAccess.Blocked() {
+    KindAccess.register(BlockedBloomFilter.class, new KindAccess.Blocked<BlockedBloomFilter>() {
       @Override
       public BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
           KindAccess.WordSource words) throws IOException {

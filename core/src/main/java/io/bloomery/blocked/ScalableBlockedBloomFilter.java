@@ -102,7 +102,7 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
-    KindAccess.register(new KindAccess.ScalableBlocked() {
+    KindAccess.register(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class, new KindAccess.ScalableBlocked<ScalableBlockedBloomFilter, BlockedBloomFilter>() {
       @Override
       public void checkChain(int expansion, double errorRate, long[] capacities) {
         ScalableBlockedBloomFilter.checkChain(expansion, errorRate, capacities);
@@ -110,12 +110,12 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
 
       @Override
       public ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate,
-          KindAccess.ChainState layers) {
+          KindAccess.ChainState<BlockedBloomFilter> layers) {
         return ScalableBlockedBloomFilter.restore(seed, expansion, errorRate, layers);
       }
 
       @Override
-      public KindAccess.ChainState layers(ScalableBlockedBloomFilter filter) {
+      public KindAccess.ChainState<BlockedBloomFilter> layers(ScalableBlockedBloomFilter filter) {
         return filter.chainState();
       }
     });
@@ -277,7 +277,7 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
   }
 
   private static ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate,
-      KindAccess.ChainState state) {
+      KindAccess.ChainState<BlockedBloomFilter> state) {
     BlockedBloomFilter[] layers = state.layers();
     long[] capacities = state.capacities();
     long[] sizes = state.sizes();
@@ -304,7 +304,7 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
   }
 
   /** The layers and their counts as one consistent snapshot (for the format). */
-  private KindAccess.ChainState chainState() {
+  private KindAccess.ChainState<BlockedBloomFilter> chainState() {
     Link[] chain = snapshotLinks();
     BlockedBloomFilter[] layers = new BlockedBloomFilter[chain.length];
     long[] capacities = new long[chain.length];
@@ -314,7 +314,7 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
       capacities[i] = chain[i].capacity;
       sizes[i] = chain[i].size;
     }
-    return new KindAccess.ChainState(layers, capacities, sizes);
+    return new KindAccess.ChainState<>(layers, capacities, sizes);
   }
 
   @Override

@@ -62,7 +62,7 @@ public final class SplitBlockBloomFilter implements BoundedFilter, Mergeable<Spl
   public static final int BLOCK_BYTES = 32;
 
   static {
-    KindAccess.register(new KindAccess.SplitBlock() {
+    KindAccess.register(SplitBlockBloomFilter.class, new KindAccess.SplitBlock<SplitBlockBloomFilter>() {
       @Override
       public SplitBlockBloomFilter restore(long blocks, long insertedCount, KindAccess.WordSource words)
           throws IOException {

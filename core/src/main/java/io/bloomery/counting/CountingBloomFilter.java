@@ -143,7 +143,7 @@ public final class CountingBloomFilter implements BoundedFilter, Mergeable<Count
   }
 
   static {
-    KindAccess.register(new KindAccess.Counting() {
+    KindAccess.register(CountingBloomFilter.class, new KindAccess.Counting<CountingBloomFilter>() {
       @Override
       public CountingBloomFilter restore(HashProtocol protocol, byte[] seed, long counters, int hashes,
           int counterBits, long insertedCount, KindAccess.WordSource words) throws IOException {
@@ -494,7 +494,7 @@ public final class CountingBloomFilter implements BoundedFilter, Mergeable<Count
   public BloomFilter toBloomFilter() {
     long[] next = {0};
     try {
-      return KindAccess.classic().restore(
+      return KindAccess.classic(BloomFilter.class).restore(
           protocol,
           seed,
           counters,
@@ -523,7 +523,7 @@ public final class CountingBloomFilter implements BoundedFilter, Mergeable<Count
   }
 
   private IncompatibleFilterException incompatibility(CountingBloomFilter other) {
-    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "counter count m", protocol, seed, counters, hashes, other.protocol, other.seed, other.counters, other.hashes);
     if (mismatch == null && other.counterBits != counterBits) {
       return new IncompatibleFilterException("counter width", counterBits, other.counterBits);

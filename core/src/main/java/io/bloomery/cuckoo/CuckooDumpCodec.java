@@ -14,11 +14,11 @@ import java.util.Objects;
 /**
  * The byte-level work of RedisBloom's {@code CF.SCANDUMP}/{@code CF.LOADCHUNK} codec beside the tables it reads and
  * fills; its API, with the layouts and the rules, is {@code io.bloomery.format.RedisBloomDump}, which reaches this
- * class through {@link KindAccess.CuckooDumps} (registered by {@link CuckooFilter}).
+ * class through {@link KindAccess.CuckooDumps<CuckooFilter>} (registered by {@link CuckooFilter}).
  */
 final class CuckooDumpCodec {
   /** The codec as the format reaches it. */
-  static final KindAccess.CuckooDumps ACCESS = new KindAccess.CuckooDumps() {
+  static final KindAccess.CuckooDumps<CuckooFilter> ACCESS = new KindAccess.CuckooDumps<>() {
     @Override
     public DumpChunk scanDump(CuckooFilter filter, long position) {
       return CuckooDumpCodec.scanDump(filter, position);

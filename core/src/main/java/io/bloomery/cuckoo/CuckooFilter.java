@@ -157,7 +157,7 @@ public final class CuckooFilter implements BoundedFilter {
   }
 
   static {
-    KindAccess.register(CuckooDumpCodec.ACCESS);
+    KindAccess.register(CuckooFilter.class, CuckooDumpCodec.ACCESS);
   }
 
   /** {@code CF.RESERVE key capacity} with RedisBloom's defaults (bucket size 2, 20 iterations, expansion 1). */

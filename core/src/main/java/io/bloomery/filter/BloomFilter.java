@@ -107,7 +107,7 @@ public final class BloomFilter implements BoundedFilter, Mergeable<BloomFilter> 
   }
 
   static {
-    KindAccess.register(new KindAccess.Classic() {
+    KindAccess.register(BloomFilter.class, new KindAccess.Classic<BloomFilter>() {
       @Override
       public BloomFilter restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount,
           WordSource words) throws IOException {
@@ -819,7 +819,7 @@ public final class BloomFilter implements BoundedFilter, Mergeable<BloomFilter> 
   }
 
   private IncompatibleFilterException incompatibility(BloomFilter other) {
-    return FilterCompatibility.mismatch(
+    return FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "bit count m", protocol, seed, bits, hashes, other.protocol, other.seed, other.bits, other.hashes);
   }
 

@@ -44,7 +44,7 @@ final class CuckooBody {
   static FilterFormat.BodyWriter writer(CuckooFilter filter) {
     long payload = RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(filter));
     return RedisBloomBodies.writer(FilterKind.CUCKOO, RedisBloomDump.CF_HEADER_BYTES + payload, out ->
-        KindAccess.cuckooDumps().holdingWriters(filter, () -> {
+        KindAccess.cuckooDumps(CuckooFilter.class).holdingWriters(filter, () -> {
           byte[] header = RedisBloomDump.cuckooHeader(filter);
           if (RedisBloomDump.cuckooPayloadBytes(header) != payload) {
             throw new java.util.ConcurrentModificationException(

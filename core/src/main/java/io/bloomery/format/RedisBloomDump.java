@@ -69,12 +69,12 @@ public final class RedisBloomDump {
     }
   }
 
-  private static KindAccess.ScalableDumps codec() {
-    return KindAccess.scalableDumps();
+  private static KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen> codec() {
+    return KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class);
   }
 
-  private static KindAccess.CuckooDumps cuckooCodec() {
-    return KindAccess.cuckooDumps();
+  private static KindAccess.CuckooDumps<CuckooFilter> cuckooCodec() {
+    return KindAccess.cuckooDumps(CuckooFilter.class);
   }
 
   private static Chunk chunk(DumpChunk reply) {

@@ -39,13 +39,13 @@ final class ScalableBloomBody {
    * adds made during the write may show in the payload (a rolling snapshot, as {@link FilterFormat} promises).
    */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter filter) {
-    return writer(KindAccess.scalableDumps().rollingView(filter));
+    return writer(KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class).rollingView(filter));
   }
 
   /** Streams a view: exactly the filter as it was when the view was taken. */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter.Frozen view) {
-    KindAccess.ScalableDumps dumps = KindAccess.scalableDumps();
-    byte[] header = dumps.bloomHeader(view);
+    KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen> dumps = KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class);
+    byte[] header = dumps.viewHeader(view);
     long payload = RedisBloomDump.bloomPayloadBytes(header);
     return RedisBloomBodies.writer(FilterKind.SCALABLE_BLOOM, header.length + payload, out -> {
       out.bytes(header);

@@ -143,7 +143,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   static {
-    KindAccess.register(new KindAccess.Fuse() {
+    KindAccess.register(BinaryFuseFilter.class, new KindAccess.Fuse<BinaryFuseFilter>() {
       @Override
       public BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength,
           int segmentCount, long keyCount, byte[] fingerprints8, short[] fingerprints16) {

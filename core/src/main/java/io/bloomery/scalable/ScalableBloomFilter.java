@@ -135,7 +135,7 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
   }
 
   static {
-    KindAccess.register(ScalableDumpCodec.ACCESS);
+    KindAccess.register(ScalableBloomFilter.class, Frozen.class, ScalableDumpCodec.ACCESS);
   }
 
   /** A scaling filter with RedisBloom's default expansion 2 ({@code BF.RESERVE key errorRate capacity}). */

@@ -12,51 +12,52 @@ import java.util.Objects;
 /**
  * The byte-level work of RedisBloom's {@code BF.SCANDUMP}/{@code BF.LOADCHUNK} codec beside the layers it reads and
  * fills; its API, with the layouts and the rules, is {@code io.bloomery.format.RedisBloomDump}, which reaches this
- * class through {@link KindAccess.ScalableDumps} (registered by {@link ScalableBloomFilter}).
+ * class through {@link KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen>} (registered by {@link ScalableBloomFilter}).
  */
 final class ScalableDumpCodec {
   /** The codec as the format reaches it. */
-  static final KindAccess.ScalableDumps ACCESS = new KindAccess.ScalableDumps() {
-    @Override
-    public DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
-      return ScalableDumpCodec.scanDump(filter, iterator);
-    }
+  static final KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen> ACCESS =
+      new KindAccess.ScalableDumps<>() {
+      @Override
+      public DumpChunk scanDump(ScalableBloomFilter filter, long iterator) {
+        return ScalableDumpCodec.scanDump(filter, iterator);
+      }
 
-    @Override
-    public byte[] bloomHeader(ScalableBloomFilter filter) {
-      return ScalableDumpCodec.bloomHeader(filter);
-    }
+      @Override
+      public byte[] bloomHeader(ScalableBloomFilter filter) {
+        return ScalableDumpCodec.bloomHeader(filter);
+      }
 
-    @Override
-    public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
-      return filter.rollingView();
-    }
+      @Override
+      public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
+        return filter.rollingView();
+      }
 
-    @Override
-    public byte[] bloomHeader(ScalableBloomFilter.Frozen view) {
-      return view.header();
-    }
+      @Override
+      public byte[] viewHeader(ScalableBloomFilter.Frozen view) {
+        return view.header();
+      }
 
-    @Override
-    public int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into) {
-      return view.words(word, into);
-    }
+      @Override
+      public int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into) {
+        return view.words(word, into);
+      }
 
-    @Override
-    public ScalableBloomFilter loadHeader(byte[] header) {
-      return ScalableDumpCodec.loadHeader(header);
-    }
+      @Override
+      public ScalableBloomFilter loadHeader(byte[] header) {
+        return ScalableDumpCodec.loadHeader(header);
+      }
 
-    @Override
-    public long bloomPayloadBytes(byte[] header) {
-      return ScalableDumpCodec.bloomPayloadBytes(header);
-    }
+      @Override
+      public long bloomPayloadBytes(byte[] header) {
+        return ScalableDumpCodec.bloomPayloadBytes(header);
+      }
 
-    @Override
-    public void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
-      ScalableDumpCodec.loadChunk(filter, iterator, data);
-    }
-  };
+      @Override
+      public void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
+        ScalableDumpCodec.loadChunk(filter, iterator, data);
+      }
+      };
 
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
   static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
