@@ -14,7 +14,6 @@ module io.bloomery.core {
   exports io.bloomery.fuse;
   exports io.bloomery.hash;
   exports io.bloomery.plan;
-  exports io.bloomery.redisbloom;
   exports io.bloomery.scalable;
   exports io.bloomery.sizing;
   exports io.bloomery.sketch;

@@ -36,7 +36,7 @@ final class ArchitectureRules {
   static final String[] CORE = {
     "io.bloomery.aging..", "io.bloomery.blocked..", "io.bloomery.counting..", "io.bloomery.cuckoo..",
     "io.bloomery.filter..", "io.bloomery.format..", "io.bloomery.fuse..", "io.bloomery.hash..",
-    "io.bloomery.internal..", "io.bloomery.plan..", "io.bloomery.redisbloom..", "io.bloomery.scalable..",
+    "io.bloomery.internal..", "io.bloomery.plan..", "io.bloomery.scalable..",
     "io.bloomery.sizing..", "io.bloomery.sketch..",
   };
 

@@ -415,13 +415,13 @@ public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeabl
   private Link grow(Link[] chain) {
     Layer plan = nextPlan(chain);
     if (plan == null) {
-      throw new FilterFullException("cannot grow the chain past " + chain.length + " layers: the next layer ("
+      throw new FilterFullException(FilterFullException.Reason.GROWTH_LIMIT, "cannot grow the chain past " + chain.length + " layers: the next layer ("
           + Long.toUnsignedString(chain[chain.length - 1].capacity) + " x " + expansion
           + " items) cannot be sized");
     }
     BlockedBloomFilter bits = allocate(seed, plan);
     if (bits == null) {
-      throw new FilterFullException("cannot grow the chain: the next layer of " + plan.bytes()
+      throw new FilterFullException(FilterFullException.Reason.OUT_OF_HEAP, "cannot grow the chain: the next layer of " + plan.bytes()
           + " bytes does not fit in the heap");
     }
     Link grown = new Link(bits, plan.capacity(), plan.errorRate(), 0);

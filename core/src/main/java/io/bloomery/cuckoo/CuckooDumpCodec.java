@@ -1,11 +1,10 @@
 package io.bloomery.cuckoo;
 
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.internal.HeapBudget;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.KindAccess.DumpChunk;
 import io.bloomery.internal.KindAccess.IoAction;
-import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -70,12 +69,12 @@ final class CuckooDumpCodec {
   /**
    * {@code CF.SCANDUMP key position}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
+   * @throws DumpRejectedException {@code POSITION} if {@code position < 0}
    */
   static DumpChunk scanDump(CuckooFilter filter, long position) {
     Objects.requireNonNull(filter, "filter");
     if (position < 0) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_POSITION);
+      throw rejected(DumpRejectedException.Reason.POSITION, "a scan position is at least 0, found " + position);
     }
     return filter.withTablesLocked(tables -> {
       if (filter.numItemsUnlocked() == 0) {
@@ -157,21 +156,21 @@ final class CuckooDumpCodec {
   /**
    * {@code CF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_HEADER} if the header is not 38 bytes,
-   *     {@value RedisBloomErrors#CF_COULD_NOT_CREATE_FROM_HEADER} if it fails RedisBloom's integrity checks (bucket
-   *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
-   *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
+   * @throws DumpRejectedException {@code HEADER_LENGTH} if the header is not 38 bytes, {@code HEADER_INVALID} if it
+   *     fails RedisBloom's integrity checks (bucket size [1,255], sub-filters [1,65535], iterations [1,65535],
+   *     expansion [0,32768], no expansion 0 with several sub-filters, bucket count a power of two below 2^56),
+   *     {@code TOO_LARGE} if it does not fit in the heap; nothing is kept then
    */
   static CuckooFilter loadCuckooHeader(byte[] header) {
     ParsedCuckooHeader parsed = parseCuckooHeader(header);
     if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
-      throw couldNotCreate();
+      throw tooLarge(parsed.payloadBytes);
     }
     CuckooTable[] tables = new CuckooTable[parsed.bucketCounts.length];
     for (int i = 0; i < tables.length; i++) {
       tables[i] = CuckooTable.allocate(parsed.bucketCounts[i], parsed.bucketSize);
       if (tables[i] == null) {
-        throw couldNotCreate();
+        throw tooLarge(parsed.payloadBytes);
       }
     }
     return new CuckooFilter(parsed.numBuckets, parsed.bucketSize, parsed.maxIterations, parsed.expansion,
@@ -182,7 +181,7 @@ final class CuckooDumpCodec {
    * The slot bytes that follow a CF header (Σ buckets × bucket size), after every check
    * {@link #loadCuckooHeader} makes except the heap check, and without allocating.
    *
-   * @throws RedisBloomException as {@link #loadCuckooHeader}
+   * @throws DumpRejectedException as {@link #loadCuckooHeader}
    */
   static long cuckooPayloadBytes(byte[] header) {
     return parseCuckooHeader(header).payloadBytes;
@@ -194,7 +193,8 @@ final class CuckooDumpCodec {
   private static ParsedCuckooHeader parseCuckooHeader(byte[] header) {
     Objects.requireNonNull(header, "header");
     if (header.length != CF_HEADER_BYTES) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
+      throw rejected(DumpRejectedException.Reason.HEADER_LENGTH, "a CF header has " + CF_HEADER_BYTES
+          + " bytes, found " + header.length);
     }
     ByteBuffer in = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
     long numItems = in.getLong();
@@ -212,7 +212,7 @@ final class CuckooDumpCodec {
         || expansion > CuckooFilter.MAX_EXPANSION
         || (expansion == 0 && numFilters > 1)
         || numBuckets <= 0 || numBuckets > CuckooFilter.MAX_NUM_BUCKETS || Long.bitCount(numBuckets) != 1) {
-      throw couldNotCreate();
+      throw invalid();
     }
     long[] bucketCounts = new long[(int) numFilters];
     long totalSlots = 0;
@@ -220,14 +220,14 @@ final class CuckooDumpCodec {
     for (int i = 0; i < bucketCounts.length; i++) {
       if (i > 0) {
         if (expansion == 0 || growth > CuckooFilter.MAX_NUM_BUCKETS / numBuckets / expansion) {
-          throw couldNotCreate();
+          throw invalid();
         }
         growth *= expansion;
       }
       bucketCounts[i] = numBuckets * growth;
       long slots = bucketCounts[i] * bucketSize;
       if (slots / bucketSize != bucketCounts[i] || totalSlots + slots < totalSlots) {
-        throw couldNotCreate();
+        throw invalid();
       }
       totalSlots += slots;
     }
@@ -239,9 +239,9 @@ final class CuckooDumpCodec {
    * {@code CF.LOADCHUNK key position data} on an existing filter: copies {@code data} to slot offset
    * {@code position - data.length - 1} of the concatenated sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} for position 0,
-   *     {@value RedisBloomErrors#ITEM_EXISTS} for position 1 (a header sent to an existing key),
-   *     {@value RedisBloomErrors#CF_COULD_NOT_LOAD_CHUNK} for an empty chunk or one that does not lie inside one
+   * @throws DumpRejectedException {@code POSITION} for position 0, {@code HEADER_AGAIN} for position 1 (a header
+   *     sent to an existing key), {@code NO_LAYER_AT_OFFSET} or {@code PAST_LAYER_END} for an empty chunk or one that
+   *     does not lie inside one
    *     sub-filter (an offset past the end counts, as in RedisBloom, from the start of the last sub-filter with
    *     the remainder left after subtracting every sub-filter's size)
    */
@@ -249,13 +249,14 @@ final class CuckooDumpCodec {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(data, "data");
     if (position == 0) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_POSITION);
+      throw rejected(DumpRejectedException.Reason.POSITION, "a chunk's position is above 0, found 0");
     }
     if (position == 1) {
-      throw new RedisBloomException(RedisBloomErrors.ITEM_EXISTS);
+      throw rejected(DumpRejectedException.Reason.HEADER_AGAIN, "position 1 is the header's, and the filter exists");
     }
     if (data.length == 0 || position <= 0 || position - 1 < data.length) {
-      throw couldNotLoad();
+      throw rejected(DumpRejectedException.Reason.NO_LAYER_AT_OFFSET, "a chunk of " + data.length
+          + " slots at position " + position + " lies in no sub-filter");
     }
     long offset = position - data.length - 1;
     CuckooTable[] tables = filter.withTablesLocked(current -> current);
@@ -270,16 +271,24 @@ final class CuckooDumpCodec {
     // As RedisBloom's CF_LoadEncodedChunk: the walk subtracts each sub-filter's size, so an offset past the end is
     // left at the last sub-filter with the remainder, and the chunk is written there if it fits.
     if (table == null || offset > table.slots || table.slots - offset < data.length) {
-      throw couldNotLoad();
+      throw rejected(DumpRejectedException.Reason.PAST_LAYER_END, "a chunk of " + data.length
+          + " slots at position " + position + " runs past the end of its sub-filter");
     }
     filter.writeSlots(table, offset, data, 0, data.length);
   }
 
-  private static RedisBloomException couldNotCreate() {
-    return new RedisBloomException(RedisBloomErrors.CF_COULD_NOT_CREATE_FROM_HEADER);
+  private static DumpRejectedException rejected(DumpRejectedException.Reason reason, String message) {
+    return new DumpRejectedException(reason, message);
   }
 
-  private static RedisBloomException couldNotLoad() {
-    return new RedisBloomException(RedisBloomErrors.CF_COULD_NOT_LOAD_CHUNK);
+  private static DumpRejectedException invalid() {
+    return rejected(DumpRejectedException.Reason.HEADER_INVALID, "CF header: a field is out of range (bucket size"
+        + " [1, 255], sub-filters [1, 65535], iterations [1, 65535], expansion [0, 32768], bucket count a power of"
+        + " two below 2^56) or the sub-filters' sizes overflow");
+  }
+
+  private static DumpRejectedException tooLarge(long slots) {
+    return rejected(DumpRejectedException.Reason.TOO_LARGE, "the header's sub-filters of " + slots
+        + " slots do not fit in the heap");
   }
 }

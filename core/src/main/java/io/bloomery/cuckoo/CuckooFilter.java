@@ -3,14 +3,13 @@ package io.bloomery.cuckoo;
 import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ReadMostlyLock;
 import io.bloomery.internal.Unsigned;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -61,9 +60,9 @@ import java.util.Objects;
  * is {@code CF.ADDNX}: it returns {@code false} and changes nothing if the item's fingerprint is already present in
  * one of its buckets (true or false positive). {@link #insert} is {@code CF.INSERT}/{@code CF.INSERTNX}. When neither bucket nor a kick-out
  * chain of {@link #maxIterations()} swaps finds room, a filter with expansion 0 refuses the item
- * ({@value RedisBloomErrors#CF_FULL}); otherwise a new sub-filter of {@code expansion} times the previous size is
+ * ({@link FilterFullException.Reason#NO_FREE_SLOT}); otherwise a new sub-filter of {@code expansion} times the previous size is
  * appended. An add on a filter that already has {@link #maxExpansions()} sub-filters (32 by default) is refused
- * before anything is inserted ({@value RedisBloomErrors#CF_MAX_EXPANSIONS}); a failed kick-out is rolled back, so a
+ * before anything is inserted ({@link FilterFullException.Reason#GROWTH_LIMIT}); a failed kick-out is rolled back, so a
  * refused add changes nothing.
  *
  * <p><b>Delete, and its hazard.</b> {@link #remove} removes <em>one</em> slot holding the item's fingerprint from one
@@ -171,26 +170,28 @@ public final class CuckooFilter implements BoundedFilter {
    * The first sub-filter has {@code nextPow2(capacity / bucketSize)} buckets; expansion is rounded up to a power of
    * two.
    *
-   * @throws RedisBloomException with RedisBloom's text for an out-of-range parameter, or
-   *     {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY_CREATE} if the table does not fit in the heap
+   * @throws IllegalArgumentException for an out-of-range parameter, checked in that order, or a {@link
+   *     FilterTooLargeException} if the table does not fit in the heap
    */
   public static CuckooFilter create(long capacity, int bucketSize, int maxIterations, int expansion) {
     if (maxIterations < 1 || maxIterations > MAX_ITERATIONS) {
-      throw new RedisBloomException(RedisBloomErrors.CF_MAX_ITERATIONS_RANGE);
+      throw new IllegalArgumentException("max iterations must be in [1, " + MAX_ITERATIONS + "], was " + maxIterations);
     }
     if (bucketSize < 1 || bucketSize > MAX_BUCKET_SIZE) {
-      throw new RedisBloomException(RedisBloomErrors.CF_BUCKET_SIZE_RANGE);
+      throw new IllegalArgumentException("bucket size must be in [1, " + MAX_BUCKET_SIZE + "], was " + bucketSize);
     }
     if (expansion < 0 || expansion > MAX_EXPANSION) {
-      throw new RedisBloomException(RedisBloomErrors.CF_EXPANSION_RANGE);
+      throw new IllegalArgumentException("expansion must be in [0, " + MAX_EXPANSION + "], was " + expansion);
     }
     if ((long) bucketSize * 2 > capacity || capacity > MAX_CAPACITY) {
-      throw new RedisBloomException(RedisBloomErrors.CF_CAPACITY_RANGE);
+      throw new IllegalArgumentException("capacity must be in [2 x bucket size, " + MAX_CAPACITY + "], was "
+          + capacity);
     }
     long buckets = Math.max(1, nextPowerOfTwo(capacity / bucketSize));
     CuckooTable first = CuckooTable.allocate(buckets, bucketSize);
     if (first == null) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY_CREATE);
+      throw new FilterTooLargeException("a table of " + buckets + " buckets of " + bucketSize
+          + " slots does not fit in the heap");
     }
     return new CuckooFilter(buckets, bucketSize, maxIterations, (int) nextPowerOfTwo(expansion), 0, 0,
         new CuckooTable[] {first});
@@ -231,8 +232,8 @@ public final class CuckooFilter implements BoundedFilter {
    * {@link #addIfAbsent} for RedisBloom's idempotent {@code CF.ADDNX}.
    *
    * @return {@code true}
-   * @throws FilterFullException {@value RedisBloomErrors#CF_MAX_EXPANSIONS}, {@value RedisBloomErrors#CF_FULL} or
-   *     {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY}; the filter is unchanged
+   * @throws FilterFullException with reason {@code GROWTH_LIMIT} (the sub-filter limit), {@code NO_FREE_SLOT} (no
+   *     room and expansion 0) or {@code OUT_OF_HEAP} (the next sub-filter does not fit); the filter is unchanged
    */
   @Override
   public boolean add(byte[] item) {
@@ -260,7 +261,7 @@ public final class CuckooFilter implements BoundedFilter {
    * As in RedisBloom, the sub-filter limit is checked once before the first item, so one call can grow the filter
    * past {@link #maxExpansions()}.
    *
-   * @throws FilterFullException {@value RedisBloomErrors#CF_MAX_EXPANSIONS} before any item is inserted
+   * @throws FilterFullException with reason {@code GROWTH_LIMIT} before any item is inserted
    */
   public List<InsertResult> insert(List<byte[]> items, boolean onlyIfAbsent) {
     Objects.requireNonNull(items, "items");
@@ -282,20 +283,23 @@ public final class CuckooFilter implements BoundedFilter {
 
   private void checkExpansionBudget() {
     if (filterCount() >= maxExpansions) {
-      throw new FilterFullException(RedisBloomErrors.CF_MAX_EXPANSIONS);
+      throw new FilterFullException(FilterFullException.Reason.GROWTH_LIMIT,
+          "the filter has its maximum of " + maxExpansions + " sub-filters");
     }
   }
 
-  private static boolean single(Outcome outcome) {
+  private boolean single(Outcome outcome) {
     switch (outcome) {
       case INSERTED:
         return true;
       case EXISTS:
         return false;
       case NO_SPACE:
-        throw new FilterFullException(RedisBloomErrors.CF_FULL);
+        throw new FilterFullException(FilterFullException.Reason.NO_FREE_SLOT,
+            "no free slot for the item's fingerprint after " + maxIterations + " kick-outs, and the filter may not grow");
       default:
-        throw new FilterFullException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+        throw new FilterFullException(FilterFullException.Reason.OUT_OF_HEAP,
+            "the next sub-filter does not fit in the heap");
     }
   }
 
@@ -646,8 +650,7 @@ public final class CuckooFilter implements BoundedFilter {
   /**
    * An independent copy (same limit on sub-filters).
    *
-   * @throws OutOfMemoryError with {@value RedisBloomErrors#CF_INSUFFICIENT_MEMORY} if the heap cannot hold the
-   *     copy; this filter is unchanged
+   * @throws OutOfMemoryError if the heap cannot hold the copy; this filter is unchanged
    */
   public CuckooFilter copy() {
     return lock.readLocked(() -> {
@@ -655,7 +658,7 @@ public final class CuckooFilter implements BoundedFilter {
       for (int i = 0; i < copies.length; i++) {
         copies[i] = tables[i].copy();
         if (copies[i] == null) {
-          throw new OutOfMemoryError(RedisBloomErrors.CF_INSUFFICIENT_MEMORY);
+          throw new OutOfMemoryError("a copy of the cuckoo filter does not fit in the heap");
         }
       }
       CuckooFilter copy = new CuckooFilter(numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes,

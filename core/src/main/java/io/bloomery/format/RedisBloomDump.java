@@ -1,10 +1,9 @@
 package io.bloomery.format;
 
 import io.bloomery.cuckoo.CuckooFilter;
-import io.bloomery.internal.KindAccess.DumpChunk;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.internal.KindAccess.DumpChunk;
 import io.bloomery.scalable.ScalableBloomFilter;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,7 +38,7 @@ import java.util.function.LongFunction;
  *
  * <p><b>Loading</b> validates the whole header, including the total size against the maximum heap, before allocating
  * anything (an allocation the heap cannot hold even after a collection is refused too, keeping nothing), and
- * rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where RedisBloom accepts
+ * rejects inconsistent headers and chunks with a {@link DumpRejectedException} whose reason says what was wrong. Where RedisBloom accepts
  * a crafted value only through C undefined behaviour or writes a chunk that starts past the end into the last
  * sub-filter, we refuse it; everything a real SCANDUMP produces loads.
  */
@@ -117,7 +116,7 @@ public final class RedisBloomDump {
    * {@code BF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's layers, to be filled
    * by {@link #loadChunk(ScalableBloomFilter, long, byte[])}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
+   * @throws DumpRejectedException for a header RedisBloom rejects (wrong
    *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
    *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
    */
@@ -129,7 +128,7 @@ public final class RedisBloomDump {
    * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
    * except the heap check, and without allocating.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
+   * @throws DumpRejectedException as {@link #loadHeader}
    */
   public static long bloomPayloadBytes(byte[] header) {
     return codec().bloomPayloadBytes(header);
@@ -139,9 +138,9 @@ public final class RedisBloomDump {
    * {@code BF.LOADCHUNK key iterator data} on an existing filter: copies {@code data} to byte offset
    * {@code iterator - data.length - 1} of the concatenated layers.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} if {@code iterator <= 0} or
-   *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
-   *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
+   * @throws DumpRejectedException {@code POSITION} if {@code iterator <= 0} or {@code iterator < data.length} (this
+   *     includes re-sending a header), {@code NO_LAYER_AT_OFFSET} if no layer holds that offset, {@code
+   *     PAST_LAYER_END} if the chunk crosses the layer's end
    */
   public static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
     codec().loadChunk(filter, iterator, data);
@@ -151,7 +150,8 @@ public final class RedisBloomDump {
   public static ScalableBloomFilter loadBloom(List<Chunk> chunks) {
     Objects.requireNonNull(chunks, "chunks");
     if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw new RedisBloomException(RedisBloomErrors.BF_BAD_DATA);
+      throw new DumpRejectedException(DumpRejectedException.Reason.POSITION,
+          "a dump starts with the header reply (iterator 1)");
     }
     ScalableBloomFilter filter = loadHeader(chunks.get(0).data());
     for (Chunk chunk : chunks.subList(1, chunks.size())) {
@@ -165,7 +165,7 @@ public final class RedisBloomDump {
   /**
    * {@code CF.SCANDUMP key position}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
+   * @throws DumpRejectedException {@code POSITION} if {@code position < 0}
    */
   public static Chunk scanDump(CuckooFilter filter, long position) {
     return chunk(cuckooCodec().scanDump(filter, position));
@@ -196,8 +196,8 @@ public final class RedisBloomDump {
   /**
    * {@code CF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_HEADER} if the header is not 38 bytes,
-   *     {@value RedisBloomErrors#CF_COULD_NOT_CREATE_FROM_HEADER} if it fails RedisBloom's integrity checks (bucket
+   * @throws DumpRejectedException {@code HEADER_LENGTH} if the header is not 38 bytes, {@code HEADER_INVALID} if
+   *     it fails RedisBloom's integrity checks (bucket
    *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
    *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
    */
@@ -209,7 +209,7 @@ public final class RedisBloomDump {
    * The slot bytes that follow a CF header (Σ buckets × bucket size), after every check
    * {@link #loadCuckooHeader} makes except the heap check, and without allocating.
    *
-   * @throws RedisBloomException as {@link #loadCuckooHeader}
+   * @throws DumpRejectedException as {@link #loadCuckooHeader}
    */
   public static long cuckooPayloadBytes(byte[] header) {
     return cuckooCodec().cuckooPayloadBytes(header);
@@ -219,9 +219,9 @@ public final class RedisBloomDump {
    * {@code CF.LOADCHUNK key position data} on an existing filter: copies {@code data} to slot offset
    * {@code position - data.length - 1} of the concatenated sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} for position 0,
-   *     {@value RedisBloomErrors#ITEM_EXISTS} for position 1 (a header sent to an existing key),
-   *     {@value RedisBloomErrors#CF_COULD_NOT_LOAD_CHUNK} for an empty chunk or one that does not lie inside one
+   * @throws DumpRejectedException {@code POSITION} for position 0, {@code HEADER_AGAIN} for position 1 (a header
+   *     sent to an existing key), {@code NO_LAYER_AT_OFFSET} or {@code PAST_LAYER_END} for an empty chunk or one that
+   *     does not lie inside one
    *     sub-filter (an offset past the end counts, as in RedisBloom, from the start of the last sub-filter with
    *     the remainder left after subtracting every sub-filter's size)
    */
@@ -233,7 +233,8 @@ public final class RedisBloomDump {
   public static CuckooFilter loadCuckoo(List<Chunk> chunks) {
     Objects.requireNonNull(chunks, "chunks");
     if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
+      throw new DumpRejectedException(DumpRejectedException.Reason.POSITION,
+          "a dump starts with the header reply (position 1)");
     }
     CuckooFilter filter = loadCuckooHeader(chunks.get(0).data());
     for (Chunk chunk : chunks.subList(1, chunks.size())) {

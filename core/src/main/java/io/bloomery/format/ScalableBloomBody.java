@@ -1,8 +1,8 @@
 package io.bloomery.format;
 
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.scalable.ScalableBloomFilter;
 import java.io.IOException;
 import java.util.Map;
@@ -77,9 +77,9 @@ final class ScalableBloomBody {
     long payload;
     try {
       payload = RedisBloomDump.bloomPayloadBytes(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("scalable header at offset " + offset
-          + ": RedisBloom's integrity checks reject it (" + e.reply() + ")", e);
+          + ": RedisBloom's integrity checks reject it (" + e.getMessage() + ")", e);
     }
     envelope.requireBodyLength(header.length + payload, layers + " layers holding " + payload + " bytes");
     return header;
@@ -100,9 +100,9 @@ final class ScalableBloomBody {
     ScalableBloomFilter filter;
     try {
       filter = RedisBloomDump.loadHeader(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("scalable filter of " + RedisBloomDump.bloomPayloadBytes(header)
-          + " bytes does not fit in this JVM's heap (" + e.reply() + ")", e);
+          + " bytes does not fit in this JVM's heap (" + e.getMessage() + ")", e);
     }
     long offset = 0;
     for (ScalableBloomFilter.Layer layer : filter.layers()) {

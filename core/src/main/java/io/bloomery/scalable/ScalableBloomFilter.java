@@ -3,6 +3,7 @@ package io.bloomery.scalable;
 import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
@@ -12,8 +13,6 @@ import io.bloomery.internal.CFormat;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ReadMostlyLock;
 import io.bloomery.internal.Unsigned;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -61,9 +60,9 @@ import java.util.Objects;
  * filter already reported it as maybe present, in which case nothing changes and the item is <em>not</em> counted
  * (as RedisBloom's BF.ADD). When the newest layer is full, a scaling filter appends a layer of
  * {@code capacity × expansion} items at half the error rate; a NONSCALING filter refuses the insert with
- * {@link FilterFullException} {@value RedisBloomErrors#BF_NONSCALING_FULL}. A layer that cannot be sized or
- * allocated (error-rate underflow after ~1000 layers, or not enough heap) is refused with a {@link
- * FilterFullException} {@value RedisBloomErrors#BF_PROBLEM_INSERTING}; the filter is unchanged in both cases.
+ * {@link FilterFullException} ({@code AT_CAPACITY}). A layer that cannot be sized (error-rate underflow after ~1000
+ * layers: {@code GROWTH_LIMIT}) or allocated (not enough heap: {@code OUT_OF_HEAP}) is refused with a {@link
+ * FilterFullException}; the filter is unchanged in both cases.
  * There is no remove.
  *
  * <p><b>Limits</b> (validated in RedisBloom's order: error rate, capacity, expansion): error rate in (0, 1), silently
@@ -146,14 +145,15 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
   /**
    * {@code BF.RESERVE key errorRate capacity EXPANSION expansion}; expansion 0 makes the filter NONSCALING.
    *
-   * @throws RedisBloomException with RedisBloom's text if a parameter is out of range, or
-   *     {@value RedisBloomErrors#BF_INSUFFICIENT_MEMORY} if the first layer does not fit in the heap
+   * @throws IllegalArgumentException if a parameter is out of range (capacity [1, {@value #MAX_CAPACITY}], error rate
+   *     (0, 1), expansion [0, {@value #MAX_EXPANSION}]) or no layer can be sized for them, or a {@link
+   *     FilterTooLargeException} if the first layer does not fit in the heap
    */
   public static ScalableBloomFilter create(long capacity, double errorRate, int expansion) {
     double rate = validatedErrorRate(errorRate);
     validateCapacity(capacity);
     if (expansion < 0 || expansion > MAX_EXPANSION) {
-      throw new RedisBloomException(RedisBloomErrors.BF_EXPANSION_RANGE);
+      throw new IllegalArgumentException("expansion must be in [0, " + MAX_EXPANSION + "], was " + expansion);
     }
     int nonScaling = expansion == 0 ? BloomLayer.OPT_NO_SCALING : 0;
     return newChain(capacity, rate, nonScaling, expansion);
@@ -171,14 +171,14 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
 
   private static double validatedErrorRate(double errorRate) {
     if (!(errorRate > 0 && errorRate < 1)) {
-      throw new RedisBloomException(RedisBloomErrors.BF_ERROR_RATE_RANGE);
+      throw new IllegalArgumentException("error rate must be in (0, 1), was " + errorRate);
     }
     return Math.min(errorRate, ERROR_RATE_CAP);
   }
 
   private static void validateCapacity(long capacity) {
     if (capacity < 1 || capacity > MAX_CAPACITY) {
-      throw new RedisBloomException(RedisBloomErrors.BF_CAPACITY_RANGE);
+      throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], was " + capacity);
     }
   }
 
@@ -187,11 +187,12 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
     double tightening = nonScaling != 0 ? 1 : ERROR_TIGHTENING_RATIO;
     BloomLayer plan = BloomLayer.plan(capacity, errorRate * tightening, options);
     if (plan == null) {
-      throw new RedisBloomException(RedisBloomErrors.BF_COULD_NOT_CREATE);
+      throw cannotSize(capacity, errorRate);
     }
     BloomLayer first = plan.allocate();
     if (first == null) {
-      throw new RedisBloomException(RedisBloomErrors.BF_INSUFFICIENT_MEMORY);
+      throw new FilterTooLargeException("the first layer of " + Long.toUnsignedString(plan.bytes)
+          + " bytes does not fit in the heap");
     }
     return new ScalableBloomFilter(options, growth, 0, new BloomLayer[] {first});
   }
@@ -200,10 +201,9 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
    * The first layer RedisBloom would build for {@code BF.RESERVE key errorRate capacity} (scaling, so at half the
    * error rate), computed without allocating it. For sizing and for pinning RedisBloom's arithmetic.
    *
-   * @throws RedisBloomException with RedisBloom's text if a parameter is out of range, or
-   *     {@value RedisBloomErrors#BF_COULD_NOT_CREATE} if no layer can be sized for them (as {@link #create} does):
-   *     an error rate so small that the scaling filter's halved rate underflows to 0 (e.g. 4.9e-324), or more
-   *     bits than 64 bits can count
+   * @throws IllegalArgumentException if a parameter is out of range, or if no layer can be sized for them (as
+   *     {@link #create} does): an error rate so small that the scaling filter's halved rate underflows to 0 (e.g.
+   *     4.9e-324), or more bits than 64 bits can count
    */
   public static Layer plannedFirstLayer(long capacity, double errorRate, boolean nonScaling) {
     double rate = validatedErrorRate(errorRate);
@@ -211,9 +211,14 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
     BloomLayer plan = BloomLayer.plan(capacity, rate * (nonScaling ? 1 : ERROR_TIGHTENING_RATIO),
         BloomLayer.OPT_FORCE64 | BloomLayer.OPT_NOROUND);
     if (plan == null) {
-      throw new RedisBloomException(RedisBloomErrors.BF_COULD_NOT_CREATE);
+      throw cannotSize(capacity, errorRate);
     }
     return Layer.of(plan, true);
+  }
+
+  private static IllegalArgumentException cannotSize(long capacity, double errorRate) {
+    return new IllegalArgumentException("no layer can be sized for " + capacity + " items at error rate "
+        + errorRate + " (the rate underflows, or the bits overflow 64 bits)");
   }
 
   @Override
@@ -275,12 +280,17 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
     BloomLayer newest = current[current.length - 1];
     if (Long.compareUnsigned(newest.size, newest.entries) >= 0) {
       if (!isScaling()) {
-        throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
+        throw new FilterFullException(FilterFullException.Reason.AT_CAPACITY,
+            "non-scaling filter is full: it holds its capacity of " + Long.toUnsignedString(newest.entries) + " items");
       }
       BloomLayer plan = BloomLayer.plan(newest.entries * growth, newest.error * ERROR_TIGHTENING_RATIO, options);
       BloomLayer grown = plan == null ? null : plan.allocate();
       if (grown == null) {
-        throw new FilterFullException(RedisBloomErrors.BF_PROBLEM_INSERTING);
+        throw plan == null
+            ? new FilterFullException(FilterFullException.Reason.GROWTH_LIMIT,
+                "cannot grow: no layer can be sized after " + current.length + " layers")
+            : new FilterFullException(FilterFullException.Reason.OUT_OF_HEAP,
+                "cannot grow: the next layer of " + Long.toUnsignedString(plan.bytes) + " bytes does not fit in the heap");
       }
       BloomLayer[] appended = Arrays.copyOf(current, current.length + 1);
       appended[current.length] = grown;

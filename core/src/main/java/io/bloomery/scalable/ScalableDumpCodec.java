@@ -1,10 +1,9 @@
 package io.bloomery.scalable;
 
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.internal.HeapBudget;
-import io.bloomery.internal.KindAccess.DumpChunk;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
+import io.bloomery.internal.KindAccess.DumpChunk;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -119,20 +118,20 @@ final class ScalableDumpCodec {
    * {@code BF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's layers, to be filled
    * by {@link #loadChunk(ScalableBloomFilter, long, byte[])}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
-   *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
-   *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
+   * @throws DumpRejectedException for a header RedisBloom rejects: {@code HEADER_LENGTH} (wrong length, no layers),
+   *     {@code HEADER_INVALID} (a layer failing RedisBloom's integrity checks, unknown option bits, item counts that
+   *     do not add up) or {@code TOO_LARGE} (layers that do not fit in the heap); nothing is kept in that case
    */
   static ScalableBloomFilter loadHeader(byte[] header) {
     ParsedBloomHeader parsed = parseBloomHeader(header);
     if (!HeapBudget.couldEverFit(parsed.payloadBytes)) {
-      throw badBloomData();
+      throw tooLarge(parsed.payloadBytes);
     }
     BloomLayer[] layers = new BloomLayer[parsed.plans.length];
     for (int i = 0; i < layers.length; i++) {
       layers[i] = parsed.plans[i].allocate();
       if (layers[i] == null) {
-        throw badBloomData();
+        throw tooLarge(parsed.payloadBytes);
       }
     }
     return new ScalableBloomFilter(parsed.options, parsed.growth, parsed.size, layers);
@@ -142,7 +141,7 @@ final class ScalableDumpCodec {
    * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
    * except the heap check, and without allocating.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
+   * @throws DumpRejectedException as {@link #loadHeader}
    */
   static long bloomPayloadBytes(byte[] header) {
     return parseBloomHeader(header).payloadBytes;
@@ -153,7 +152,8 @@ final class ScalableDumpCodec {
   private static ParsedBloomHeader parseBloomHeader(byte[] header) {
     Objects.requireNonNull(header, "header");
     if (header.length < BF_HEADER_BYTES) {
-      throw badBloomData();
+      throw rejected(DumpRejectedException.Reason.HEADER_LENGTH, "a BF header has at least " + BF_HEADER_BYTES
+          + " bytes, found " + header.length);
     }
     ByteBuffer in = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
     long size = in.getLong();
@@ -161,10 +161,11 @@ final class ScalableDumpCodec {
     int options = in.getInt();
     long growth = in.getInt() & 0xFFFF_FFFFL;
     if (nfilters == 0 || header.length != BF_HEADER_BYTES + BF_LINK_BYTES * nfilters) {
-      throw badBloomData();
+      throw rejected(DumpRejectedException.Reason.HEADER_LENGTH, "a BF header of " + nfilters + " layers has "
+          + (BF_HEADER_BYTES + BF_LINK_BYTES * nfilters) + " bytes (at least one layer), found " + header.length);
     }
     if ((options & ~BloomLayer.OPT_ALL) != 0) {
-      throw badBloomData();
+      throw invalid("unknown option bits " + Integer.toHexString(options & ~BloomLayer.OPT_ALL));
     }
     BloomLayer[] plans = new BloomLayer[(int) nfilters];
     long sum = 0;
@@ -179,21 +180,22 @@ final class ScalableDumpCodec {
       long entries = in.getLong();
       int n2 = in.get() & 0xFF;
       if (!BloomLayer.validLoaded(bytes, bits, hashes, error, bpe, n2)) {
-        throw badBloomData();
+        throw invalid("layer " + i + " fails the layer checks (bytes, bits, hashes, error, bits per entry, n2)");
       }
       long newSum = sum + linkSize;
       if (Long.compareUnsigned(newSum, sum) < 0) {
-        throw badBloomData();
+        throw invalid("the layers' item counts overflow 64 bits");
       }
       sum = newSum;
       totalBytes += bytes;
       if (totalBytes < 0 || bytes > HeapBudget.MAX_LONG_ARRAY_BYTES) {
-        throw badBloomData();
+        throw tooLarge(totalBytes < 0 ? -1 : totalBytes);
       }
       plans[i] = new BloomLayer(bytes, bits, (int) hashes, entries, error, bpe, n2, linkSize, null);
     }
     if (sum != size) {
-      throw badBloomData();
+      throw invalid("the layers hold " + Long.toUnsignedString(sum) + " items, the header says "
+          + Long.toUnsignedString(size));
     }
     return new ParsedBloomHeader(size, options, growth, plans, totalBytes);
   }
@@ -202,24 +204,28 @@ final class ScalableDumpCodec {
    * {@code BF.LOADCHUNK key iterator data} on an existing filter: copies {@code data} to byte offset
    * {@code iterator - data.length - 1} of the concatenated layers.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} if {@code iterator <= 0} or
-   *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
-   *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
+   * @throws DumpRejectedException {@code POSITION} if {@code iterator <= 0} or {@code iterator < data.length} (this
+   *     includes re-sending a header), {@code NO_LAYER_AT_OFFSET} if no layer holds that offset, {@code
+   *     PAST_LAYER_END} if the chunk crosses the layer's end
    */
   static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(data, "data");
     if (iterator <= 0 || iterator < data.length) {
-      throw badBloomData();
+      throw rejected(DumpRejectedException.Reason.POSITION, "a chunk of " + data.length
+          + " bytes needs an iterator of at least its length and above 0, found " + iterator);
     }
     BloomLayer[] layers = filter.withLayersLocked(current -> current);
     LinkPosition position = linkAt(layers, iterator - data.length);
     if (position == null) {
-      throw new RedisBloomException(RedisBloomErrors.BF_NO_LINK);
+      throw rejected(DumpRejectedException.Reason.NO_LAYER_AT_OFFSET, "no layer holds byte offset "
+          + (iterator - data.length - 1));
     }
     BloomLayer layer = layers[position.index];
     if (data.length > layer.bytes - position.offset) {
-      throw new RedisBloomException(RedisBloomErrors.BF_CHUNK_TOO_BIG);
+      throw rejected(DumpRejectedException.Reason.PAST_LAYER_END, "a chunk of " + data.length
+          + " bytes at offset " + position.offset + " runs past the end of layer " + position.index + " ("
+          + layer.bytes + " bytes)");
     }
     filter.writeBytes(layer, position.offset, data, 0, data.length);
   }
@@ -242,7 +248,16 @@ final class ScalableDumpCodec {
     return null;
   }
 
-  private static RedisBloomException badBloomData() {
-    return new RedisBloomException(RedisBloomErrors.BF_BAD_DATA);
+  private static DumpRejectedException rejected(DumpRejectedException.Reason reason, String message) {
+    return new DumpRejectedException(reason, message);
+  }
+
+  private static DumpRejectedException invalid(String what) {
+    return rejected(DumpRejectedException.Reason.HEADER_INVALID, "BF header: " + what);
+  }
+
+  private static DumpRejectedException tooLarge(long payloadBytes) {
+    return rejected(DumpRejectedException.Reason.TOO_LARGE, "the header's layers of "
+        + (payloadBytes < 0 ? "more than 2^63" : Long.toString(payloadBytes)) + " bytes do not fit in the heap");
   }
 }

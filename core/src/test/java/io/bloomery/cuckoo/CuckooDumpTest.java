@@ -1,11 +1,12 @@
 package io.bloomery.cuckoo;
 
+import static io.bloomery.testkit.Rejections.dumpReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.DumpRejectedException;
+import io.bloomery.filter.DumpRejectedException.Reason;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.testkit.GoldenDumps;
 import io.bloomery.testkit.RedisItems;
 import java.nio.ByteBuffer;
@@ -20,6 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** CF.SCANDUMP / CF.LOADCHUNK byte compatibility and hostile chunks (RedisBloom master b28c29451ad4). */
 class CuckooDumpTest {
+  /** The reasons of a chunk that lies in no sub-filter, or runs past its end (RedisBloom: "Couldn't load chunk!"). */
+  private static final Reason[] NOT_LOADED = {Reason.NO_LAYER_AT_OFFSET, Reason.PAST_LAYER_END};
 
   private static CuckooFilter withNumbers(CuckooFilter filter, int count) {
     for (int i = 0; i < count; i++) {
@@ -46,7 +49,7 @@ class CuckooDumpTest {
     RedisBloomDump.Chunk chunk = RedisBloomDump.scanDump(CuckooFilter.create(1000), 0);
     assertThat(chunk.iterator()).isZero();
     assertThat(chunk.data()).isNull();
-    assertThatThrownBy(() -> RedisBloomDump.scanDump(CuckooFilter.create(1000), -1)).hasMessage("Invalid position");
+    assertThat(dumpReason(() -> RedisBloomDump.scanDump(CuckooFilter.create(1000), -1))).isEqualTo(Reason.POSITION);
   }
 
   @Test
@@ -127,16 +130,16 @@ class CuckooDumpTest {
     byte[] zeroed = header.clone();
     Arrays.fill(zeroed, 0, 9, (byte) 0);
     // numItems 0 and a numBuckets of 0 in its low byte: RedisBloom answers exactly "Couldn't create filter!"
-    assertThatThrownBy(() -> RedisBloomDump.loadCuckooHeader(zeroed)).hasMessage("Couldn't create filter!");
-    assertThatThrownBy(() -> RedisBloomDump.loadCuckooHeader(Arrays.copyOf(header, 37))).hasMessage("Invalid header");
-    assertThatThrownBy(() -> RedisBloomDump.loadCuckooHeader(Arrays.copyOf(header, 46))).hasMessage("Invalid header");
+    assertThat(dumpReason(() -> RedisBloomDump.loadCuckooHeader(zeroed))).isEqualTo(Reason.HEADER_INVALID);
+    assertThat(dumpReason(() -> RedisBloomDump.loadCuckooHeader(Arrays.copyOf(header, 37)))).isEqualTo(Reason.HEADER_LENGTH);
+    assertThat(dumpReason(() -> RedisBloomDump.loadCuckooHeader(Arrays.copyOf(header, 46)))).isEqualTo(Reason.HEADER_LENGTH);
   }
 
   @Test
   void testScandumpInvalidHeaderAlloc() {
     byte[] header = RedisBloomDump.scanDump(withNumbers(CuckooFilter.create(100), 10), 0).data();
     ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).putLong(8, 1L << 55);
-    assertThatThrownBy(() -> RedisBloomDump.loadCuckooHeader(header)).hasMessage("Couldn't create filter!");
+    assertThat(dumpReason(() -> RedisBloomDump.loadCuckooHeader(header))).isEqualTo(Reason.TOO_LARGE);
   }
 
   @Test
@@ -151,27 +154,25 @@ class CuckooDumpTest {
           loaded.mightContain(RedisItems.of("x"));
           // bytes 26..31 are the sub-filter count's high bits, which RedisBloom's 16-bit field drops
           assertThat(RedisBloomDump.cuckooHeader(loaded)).isEqualTo(i >= 26 && i < 32 ? header : flipped);
-        } catch (RedisBloomException e) {
-          assertThat(e).hasMessage("Couldn't create filter!");
+        } catch (DumpRejectedException e) {
+          assertThat(e.reason()).isIn(Reason.HEADER_INVALID, Reason.TOO_LARGE);
         }
       }
     }
   }
 
   @Test
-  void hostileChunksAreRejectedWithRedisBloomsTexts() {
+  void hostileChunksAreRejectedWithTheirReasons() {
     CuckooFilter filter = withNumbers(CuckooFilter.create(100), 50);
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 0, new byte[4])).hasMessage("Invalid position");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 1, new byte[38])).hasMessage("ERR item exists");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 5, new byte[0])).hasMessage("Couldn't load chunk!");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 3, new byte[4])).hasMessage("Couldn't load chunk!");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, -7, new byte[4])).hasMessage("Couldn't load chunk!");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, Long.MAX_VALUE, new byte[4]))
-        .hasMessage("Couldn't load chunk!");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 2, new byte[2]))
-        .as("a chunk that starts right after the last sub-filter").hasMessage("Couldn't load chunk!");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 1, new byte[129]))
-        .hasMessage("Couldn't load chunk!");
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 0, new byte[4]))).isEqualTo(Reason.POSITION);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 1, new byte[38]))).isEqualTo(Reason.HEADER_AGAIN);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 5, new byte[0]))).isIn(NOT_LOADED);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 3, new byte[4]))).isIn(NOT_LOADED);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, -7, new byte[4]))).isIn(NOT_LOADED);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, Long.MAX_VALUE, new byte[4]))).isIn(NOT_LOADED);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 128 + 2, new byte[2])))
+        .as("a chunk that starts right after the last sub-filter").isIn(NOT_LOADED);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 128 + 1, new byte[129]))).isIn(NOT_LOADED);
     for (int i = 0; i < 50; i++) {
       assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
@@ -186,22 +187,22 @@ class CuckooDumpTest {
     ByteBuffer.wrap(wide).order(ByteOrder.LITTLE_ENDIAN).putLong(24, 65537);
     assertThat(RedisBloomDump.cuckooHeader(RedisBloomDump.loadCuckooHeader(wide))).isEqualTo(header);
     ByteBuffer.wrap(wide).order(ByteOrder.LITTLE_ENDIAN).putLong(24, 65536);
-    assertThatThrownBy(() -> RedisBloomDump.loadCuckooHeader(wide)).hasMessage("Couldn't create filter!");
+    assertThat(dumpReason(() -> RedisBloomDump.loadCuckooHeader(wide))).isEqualTo(Reason.HEADER_INVALID);
     // an offset past the end (128 slots here) lands at the last sub-filter with the remainder: 129 - 128 = 1
     CuckooFilter filter = RedisBloomDump.loadCuckooHeader(header);
     byte[] data = {1, 2, 3, 4};
     RedisBloomDump.loadChunk(filter, 129 + data.length + 1, data);
     assertThat(io.bloomery.internal.KindAccess.cuckooDumps(CuckooFilter.class).cuckooSlots(filter, 1, 4)).containsExactly(1, 2, 3, 4);
     // ... if it fits there
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 128 + 126 + data.length + 1, data))
-        .hasMessage("Couldn't load chunk!");
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 128 + 126 + data.length + 1, data)))
+        .isIn(NOT_LOADED);
   }
 
   @Test
   void randomChunksOnlyRaiseAllowedErrors() {
     Random random = new Random(533);
-    Set<String> allowed = Set.of(RedisBloomErrors.CF_COULD_NOT_LOAD_CHUNK, RedisBloomErrors.CF_INVALID_POSITION,
-        RedisBloomErrors.ITEM_EXISTS);
+    Set<Reason> allowed = Set.of(Reason.NO_LAYER_AT_OFFSET, Reason.PAST_LAYER_END, Reason.POSITION,
+        Reason.HEADER_AGAIN);
     CuckooFilter filter = withNumbers(CuckooFilter.create(256, 2, 20, 2), 2000);
     long total = RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(filter));
     for (int round = 0; round < 2000; round++) {
@@ -210,8 +211,8 @@ class CuckooDumpTest {
       long position = random.nextInt(4) == 0 ? random.nextLong() : (long) (random.nextDouble() * 2 * total);
       try {
         RedisBloomDump.loadChunk(filter, position, data);
-      } catch (RedisBloomException e) {
-        assertThat(allowed).contains(e.reply());
+      } catch (DumpRejectedException e) {
+        assertThat(allowed).contains(e.reason());
       }
     }
   }

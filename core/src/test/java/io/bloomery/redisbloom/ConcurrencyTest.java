@@ -3,8 +3,10 @@ package io.bloomery.redisbloom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.FilterFullException;
 import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.testkit.RedisItems;
+import io.bloomery.testkit.Rejections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -58,9 +60,8 @@ class ConcurrencyTest {
       full.addAsSoleWriter(item, 0, item.length);
     }
     byte[] more = RedisItems.of("one more");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> full.addAsSoleWriter(more, 0, more.length))
-        .isInstanceOf(io.bloomery.filter.FilterFullException.class)
-        .hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+    assertThat(Rejections.fullReason(() -> full.addAsSoleWriter(more, 0, more.length)))
+        .isEqualTo(FilterFullException.Reason.AT_CAPACITY);
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.internal.HeapBudget;
@@ -70,7 +71,7 @@ class EdgeCaseTest {
   void impossibleFiltersAreRefusedBeforeAllocating() {
     // 2^30 items at 1e-300: ~1.9e11 bytes, beyond a Java long[] and any heap here
     assertThatThrownBy(() -> ScalableBloomFilter.create(1L << 30, 1e-300))
-        .isInstanceOf(RedisBloomException.class).hasMessage("ERR Insufficient memory to create filter");
+        .isInstanceOf(FilterTooLargeException.class).hasMessageContaining("does not fit in the heap");
     assertThat(HeapBudget.zeroedWords(Long.MAX_VALUE)).isNull();
     assertThat(HeapBudget.zeroedWords(-1)).isNull();
   }
@@ -84,7 +85,7 @@ class EdgeCaseTest {
       try {
         filter.add(RedisItems.number(i++));
       } catch (FilterFullException full) {
-        assertThat(full).hasMessage("Filter is full");
+        assertThat(full.reason()).isEqualTo(FilterFullException.Reason.NO_FREE_SLOT);
         assertThat(io.bloomery.internal.KindAccess.cuckooDumps(CuckooFilter.class).cuckooSlots(filter, 0, 16)).isEqualTo(before);
         break;
       }

@@ -57,7 +57,7 @@ class ModelFuzzTest {
           }
           model.add(text);
         } catch (FilterFullException full) {
-          assertThat(full).hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+          assertThat(full.reason()).isEqualTo(FilterFullException.Reason.AT_CAPACITY);
           assertThat(filter.isScaling()).isFalse();
           assertThat(filter.insertedCount()).isEqualTo(capacity);
         }
@@ -97,8 +97,8 @@ class ModelFuzzTest {
             model.merge(text, 1, Integer::sum);
             total++;
           } catch (FilterFullException full) {
-            assertThat(full.getMessage()).as("seed %d", seed)
-                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
+            assertThat(full.reason()).as("seed %d", seed)
+                .isIn(FilterFullException.Reason.NO_FREE_SLOT, FilterFullException.Reason.GROWTH_LIMIT);
           }
         }
         case 2 -> {
@@ -112,8 +112,8 @@ class ModelFuzzTest {
               total++;
             }
           } catch (FilterFullException full) {
-            assertThat(full.getMessage()).as("seed %d", seed)
-                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
+            assertThat(full.reason()).as("seed %d", seed)
+                .isIn(FilterFullException.Reason.NO_FREE_SLOT, FilterFullException.Reason.GROWTH_LIMIT);
           }
         }
         case 3 -> {
@@ -155,7 +155,7 @@ class ModelFuzzTest {
 
   /**
    * The most sub-filters that keep the whole filter within {@link #SLOT_BUDGET} slots (adds are refused with
-   * {@value RedisBloomErrors#CF_MAX_EXPANSIONS} once the filter has that many, which the model expects). Growth is
+   * {@link FilterFullException.Reason#GROWTH_LIMIT} once the filter has that many, which the model expects). Growth is
    * exponential in the multiplicity of the most-added item: each sub-filter offers an item only its two buckets, so a
    * universe of 20 items and bucket size 1 needs a new sub-filter every couple of duplicate adds, and with expansion 2
    * each one is twice the last. Unbounded, some seeds grew the filter to 2 GiB until the heap refused the next

@@ -1,14 +1,16 @@
 package io.bloomery.scalable;
 
+import static io.bloomery.testkit.Rejections.dumpReason;
+import static io.bloomery.testkit.Rejections.fullReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.bloomery.filter.DumpRejectedException;
+import io.bloomery.filter.DumpRejectedException.Reason;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.hash.MurmurHash2;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.testkit.GoldenDumps;
 import io.bloomery.testkit.RedisItems;
 import java.nio.ByteBuffer;
@@ -145,8 +147,8 @@ class BloomDumpTest {
   }
 
   private static void assertBadHeader(byte[] header) {
-    assertThatThrownBy(() -> RedisBloomDump.loadHeader(header))
-        .isInstanceOf(RedisBloomException.class).hasMessage("ERR received bad data");
+    assertThat(dumpReason(() -> RedisBloomDump.loadHeader(header)))
+        .isIn(Reason.HEADER_LENGTH, Reason.HEADER_INVALID, Reason.TOO_LARGE);
   }
 
   @Test
@@ -206,8 +208,8 @@ class BloomDumpTest {
           // RedisBloom accepts some flips (entries, error, hash-width-neutral fields); the result must still work.
           loaded.mightContain(RedisItems.of("x"));
           assertThat(RedisBloomDump.scanDump(loaded, 0).data()).isEqualTo(flipped);
-        } catch (RedisBloomException e) {
-          assertThat(e).hasMessage("ERR received bad data");
+        } catch (DumpRejectedException e) {
+          assertThat(e.reason()).isIn(Reason.HEADER_LENGTH, Reason.HEADER_INVALID, Reason.TOO_LARGE);
         }
       }
     }
@@ -227,19 +229,15 @@ class BloomDumpTest {
   void testScandumpInvalidChunks() {
     ScalableBloomFilter filter = withNumbers(ScalableBloomFilter.create(100, 0.01), "", 50);
     byte[] garbage = RedisItems.of("garbage");
-    assertThat(catchThrowableOfType(RedisBloomException.class,
-        () -> RedisBloomDump.loadChunk(filter, Long.MIN_VALUE, garbage))).hasMessage("ERR received bad data");
-    assertThat(catchThrowableOfType(RedisBloomException.class,
-        () -> RedisBloomDump.loadChunk(filter, 920_000_000_000_000_000L, garbage)))
-        .hasMessage("ERR invalid offset - no link found");
-    assertThat(catchThrowableOfType(RedisBloomException.class,
-        () -> RedisBloomDump.loadChunk(filter, 4, garbage))).hasMessage("ERR received bad data");
-    assertThat(catchThrowableOfType(RedisBloomException.class,
-        () -> RedisBloomDump.loadChunk(filter, 1, headerOf(filter)))).hasMessage("ERR received bad data");
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, Long.MIN_VALUE, garbage)))
+        .isEqualTo(Reason.POSITION);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 920_000_000_000_000_000L, garbage)))
+        .isEqualTo(Reason.NO_LAYER_AT_OFFSET);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 4, garbage))).isEqualTo(Reason.POSITION);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 1, headerOf(filter)))).isEqualTo(Reason.POSITION);
     long bytes = filter.layers().get(0).bytes();
-    assertThat(catchThrowableOfType(RedisBloomException.class,
-        () -> RedisBloomDump.loadChunk(filter, bytes + 2, new byte[2])))
-        .hasMessage("ERR invalid chunk - Too big for current filter");
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, bytes + 2, new byte[2])))
+        .isEqualTo(Reason.PAST_LAYER_END);
     for (int i = 0; i < 50; i++) {
       assertThat(filter.mightContain(RedisItems.number(i))).isTrue();
     }
@@ -248,8 +246,7 @@ class BloomDumpTest {
   @Test
   void randomChunksOnlyRaiseTheThreeAllowedErrors() {
     Random random = new Random(20260622);
-    Set<String> allowed = Set.of(RedisBloomErrors.BF_NO_LINK, RedisBloomErrors.BF_CHUNK_TOO_BIG,
-        RedisBloomErrors.BF_BAD_DATA);
+    Set<Reason> allowed = Set.of(Reason.NO_LAYER_AT_OFFSET, Reason.PAST_LAYER_END, Reason.POSITION);
     ScalableBloomFilter filter = withNumbers(ScalableBloomFilter.create(1000, 0.01), "", 3000);
     long total = filter.layers().stream().mapToLong(ScalableBloomFilter.Layer::bytes).sum();
     for (int round = 0; round < 2000; round++) {
@@ -258,8 +255,8 @@ class BloomDumpTest {
       long iterator = random.nextInt(4) == 0 ? random.nextLong() : (long) (random.nextDouble() * 2 * total);
       try {
         RedisBloomDump.loadChunk(filter, iterator, data);
-      } catch (RedisBloomException e) {
-        assertThat(allowed).contains(e.reply());
+      } catch (DumpRejectedException e) {
+        assertThat(allowed).contains(e.reason());
       }
     }
   }
@@ -272,10 +269,10 @@ class BloomDumpTest {
             + "9a9999999999b93f" + "9a9999999999b93f" + "01000000" + "1118f3dd74480100" + "00");
     ScalableBloomFilter filter = RedisBloomDump.loadHeader(header);
     assertThat(filter.is64BitHash()).isFalse();
-    assertThatThrownBy(() -> filter.add(RedisItems.of("1")))
-        .isInstanceOf(FilterFullException.class).hasMessage("ERR problem inserting into filter");
-    assertThatThrownBy(() -> RedisBloomDump.loadChunk(filter, 71752852194637L, RedisItems.of("HELLO")))
-        .hasMessageContaining("invalid offset");
+    assertThat(fullReason(() -> filter.add(RedisItems.of("1"))))
+        .isIn(FilterFullException.Reason.GROWTH_LIMIT, FilterFullException.Reason.OUT_OF_HEAP);
+    assertThat(dumpReason(() -> RedisBloomDump.loadChunk(filter, 71752852194637L, RedisItems.of("HELLO"))))
+        .isEqualTo(Reason.NO_LAYER_AT_OFFSET);
     assertThat(filter.filterCount()).isEqualTo(1);
   }
 

@@ -7,12 +7,13 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
@@ -21,6 +22,7 @@ import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
@@ -217,10 +219,19 @@ public final class BloomCommands {
    * {@code maxmemory}.
    */
   static ScalableBloomFilter create(Invocation inv, long capacity, double rate, boolean nonScaling, int expansion) {
-    // a layer that cannot be sized (e.g. error rate 4.9e-324) is refused here with RedisBloom's text
-    Memory.admit(inv, ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes());
-    return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
-        : ScalableBloomFilter.create(capacity, rate, expansion);
+    ScalableBloomFilter.Layer first;
+    try {
+      first = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling);
+    } catch (IllegalArgumentException e) { // the parameters passed the reply checks: no layer can be sized
+      throw new CommandException(RedisBloomErrors.BF_COULD_NOT_CREATE);
+    }
+    Memory.admit(inv, first.bytes());
+    try {
+      return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
+          : ScalableBloomFilter.create(capacity, rate, expansion);
+    } catch (FilterTooLargeException e) {
+      throw new CommandException(RedisBloomErrors.BF_INSUFFICIENT_MEMORY);
+    }
   }
 
   /** The journal record that recreates {@code f}'s creation deterministically. */
@@ -291,8 +302,8 @@ public final class BloomCommands {
       try {
         out.add(Reply.bool(addOne(inv, f, argv.get(i))));
       } catch (FilterFullException e) {
-        out.add(Reply.error(e.getMessage()));
-        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
+        out.add(Reply.error(RedisBloomErrors.bloomFull(e)));
+        if (e.reason() == FilterFullException.Reason.AT_CAPACITY) {
           break;
         }
       } catch (CommandException oom) {
@@ -463,8 +474,12 @@ public final class BloomCommands {
       return fileDump(inv, any, iterator);
     }
     ScalableBloomFilter f = (ScalableBloomFilter) any;
-    RedisBloomDump.Chunk chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0])
-        : RedisBloomDump.scanDump(f, iterator);
+    RedisBloomDump.Chunk chunk;
+    try {
+      chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0]) : RedisBloomDump.scanDump(f, iterator);
+    } catch (DumpRejectedException e) {
+      throw new CommandException(RedisBloomErrors.bloomDump(e));
+    }
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
@@ -554,11 +569,15 @@ public final class BloomCommands {
         return Reply.OK;
       }
       loads.abandon(key);
-      if (existing == null && iterator == 1) {
-        Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
-        w.put(key, RedisBloomDump.loadHeader(data));
-      } else {
-        RedisBloomDump.loadChunk(bloomOrNotFound(existing), iterator, data);
+      try {
+        if (existing == null && iterator == 1) {
+          Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
+          w.put(key, RedisBloomDump.loadHeader(data));
+        } else {
+          RedisBloomDump.loadChunk(bloomOrNotFound(existing), iterator, data);
+        }
+      } catch (DumpRejectedException e) {
+        throw new CommandException(RedisBloomErrors.bloomDump(e));
       }
       inv.journalVerbatim(w);
     }

@@ -6,8 +6,8 @@ import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.Protocols;
-import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
@@ -90,7 +90,8 @@ final class FixedBloom {
       return false;
     }
     if (inserted(f) >= capacity(f)) {
-      throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
+      throw new FilterFullException(FilterFullException.Reason.AT_CAPACITY,
+          "fixed-layout filter is full: it holds its capacity of " + capacity(f) + " items");
     }
     return f.add(item);
   }

@@ -1,7 +1,12 @@
-package io.bloomery.redisbloom;
+package io.bloomery.server.command;
+
+import io.bloomery.filter.DumpRejectedException;
+import io.bloomery.filter.FilterFullException;
 
 /**
- * RedisBloom's error replies, verbatim, for a RESP server that wants to answer exactly as RedisBloom does.
+ * RedisBloom's error replies, verbatim, and the mapping from core's exceptions to them: core says what went wrong in
+ * its own words and types ({@link FilterFullException}, {@link DumpRejectedException}, {@code
+ * FilterTooLargeException}); the BF.* and CF.* families answer with the text RedisBloom sends for it.
  *
  * <p>RedisBloom sends these texts as given, so many have <b>no</b> {@code ERR } prefix. Sources:
  * {@code src/rebloom.c}, {@code src/sb.c} and {@code src/cf.c} at RedisBloom master {@code b28c29451ad4}
@@ -82,4 +87,38 @@ public final class RedisBloomErrors {
   public static final String LEGACY_CF_BUCKET_SIZE = "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
   public static final String LEGACY_CF_EXPANSION = "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
   public static final String LEGACY_CF_CAPACITY = "Capacity must be at least (BucketSize * 2)";
+
+  /** BF.ADD's reply for an add the filter refused (a scalable, scaling blocked or fixed-layout BF key). */
+  public static String bloomFull(FilterFullException e) {
+    return e.reason() == FilterFullException.Reason.AT_CAPACITY ? BF_NONSCALING_FULL : BF_PROBLEM_INSERTING;
+  }
+
+  /** CF.ADD's reply for an add the filter refused. */
+  public static String cuckooFull(FilterFullException e) {
+    return switch (e.reason()) {
+      case GROWTH_LIMIT -> CF_MAX_EXPANSIONS;
+      case NO_FREE_SLOT, AT_CAPACITY -> CF_FULL;
+      case OUT_OF_HEAP -> CF_INSUFFICIENT_MEMORY;
+    };
+  }
+
+  /** BF.LOADCHUNK's reply for a header or chunk the filter refused. */
+  public static String bloomDump(DumpRejectedException e) {
+    return switch (e.reason()) {
+      case NO_LAYER_AT_OFFSET -> BF_NO_LINK;
+      case PAST_LAYER_END -> BF_CHUNK_TOO_BIG;
+      case HEADER_LENGTH, HEADER_INVALID, TOO_LARGE, POSITION, HEADER_AGAIN -> BF_BAD_DATA;
+    };
+  }
+
+  /** CF.SCANDUMP's and CF.LOADCHUNK's reply for a position, header or chunk the filter refused. */
+  public static String cuckooDump(DumpRejectedException e) {
+    return switch (e.reason()) {
+      case HEADER_LENGTH -> CF_INVALID_HEADER;
+      case HEADER_INVALID, TOO_LARGE -> CF_COULD_NOT_CREATE_FROM_HEADER;
+      case POSITION -> CF_INVALID_POSITION;
+      case HEADER_AGAIN -> ITEM_EXISTS;
+      case NO_LAYER_AT_OFFSET, PAST_LAYER_END -> CF_COULD_NOT_LOAD_CHUNK;
+    };
+  }
 }
