@@ -9,11 +9,13 @@ import static io.bloomery.server.command.CommandSpec.flags;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
+import io.bloomery.plan.FilterPlan;
 import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
@@ -147,7 +149,7 @@ public final class BloomCommands {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
     boolean nonScaling = Args.indexOf(inv.argv(), "NONSCALING") >= 0;
-    FixedBloom.Layout layout = layout(inv);
+    FilterKind layout = layout(inv);
     long expansion = inv.settings().bfExpansion;
     int at = Args.indexOf(inv.argv(), "EXPANSION");
     if (at >= 0) {
@@ -168,7 +170,7 @@ public final class BloomCommands {
       }
       expansion = parsed;
     }
-    if (layout == FixedBloom.Layout.CLASSIC && !nonScaling) {
+    if (layout == FilterKind.CLASSIC_BLOOM && !nonScaling) {
       layout = null; // a scaling chain of classic layers is RedisBloom's own filter
     }
     if (layout != null && expansion == 0) {
@@ -186,9 +188,9 @@ public final class BloomCommands {
         return Reply.OK;
       }
       if (layout != null) {
-        FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate);
-        Memory.admitFilter(inv, plan.bytes(), plan.largestArray());
-        w.put(key, plan.create());
+        FilterPlan plan = FixedBloom.plan(layout, capacity, rate);
+        Memory.admitFilter(inv, FixedBloom.bytes(plan), FixedBloom.largestArray(plan));
+        w.put(key, plan.build());
         inv.journalVerbatim(w);
         return Reply.OK;
       }
@@ -199,7 +201,7 @@ public final class BloomCommands {
   }
 
   /** {@code LAYOUT CLASSIC|BLOCKED} (a Bloomery extension), or {@code null} for RedisBloom's scalable filter. */
-  private static FixedBloom.Layout layout(Invocation inv) {
+  private static FilterKind layout(Invocation inv) {
     int at = Args.indexOf(inv.argv(), "LAYOUT");
     if (at < 0) {
       return null;
@@ -208,8 +210,8 @@ public final class BloomCommands {
       throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
     }
     return switch (Args.lower(inv.arg(at + 1))) {
-      case "classic" -> FixedBloom.Layout.CLASSIC;
-      case "blocked" -> FixedBloom.Layout.BLOCKED;
+      case "classic" -> FilterKind.CLASSIC_BLOOM;
+      case "blocked" -> FilterKind.BLOCKED_BLOOM;
       default -> throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
     };
   }

@@ -1,9 +1,11 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.plan.FilterPlan;
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.sizing.BloomSizing;
 import java.nio.charset.StandardCharsets;
@@ -11,11 +13,12 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
 /**
- * The options that fix what places a bit in a new classic filter: its size (planned from N and P, or
- * given as m and k), the hash protocol and the seed. Shared by {@code build}; a mixin so other
- * commands that create filters can reuse it.
+ * The options that say what classic filter to build, parsed into core's one plan type: {@link #plan} gives the
+ * {@link FilterPlan} (planned from N and P, or given as m and k), and {@link #newFilter} builds it with the hash
+ * protocol and seed these options name. Shared by {@code build}; a mixin so other commands that create filters can
+ * reuse it.
  */
-final class FilterShapeOptions {
+final class FilterPlanOptions {
 
   @ArgGroup(exclusive = true, multiplicity = "1", heading = "Size (one of):%n")
   Size size;
@@ -98,8 +101,36 @@ final class FilterShapeOptions {
   }
 
   /**
-   * An empty filter with these options; parameters the protocol cannot express are a usage error. A
-   * planned size for Guava's protocol is rounded up to whole 64-bit words, as Guava itself does.
+   * The classic filter these options describe: {@link BloomMath#sizing} of N and P, or exactly m and k. A planned
+   * size for Guava's protocol is rounded up to whole 64-bit words, as Guava itself does. Its model rate is taken at
+   * N, or for an explicit size at the capacity (m, k) are optimal for.
+   */
+  FilterPlan plan(HashProtocol hashProtocol) {
+    if (size.planned != null) {
+      long n = size.planned.expected;
+      BloomSizing sizing = BloomMath.sizing(n, size.planned.fpp);
+      long bits = sizing.bits();
+      String reason = "classic sizing for " + n + " items at " + size.planned.fpp;
+      if (hashProtocol.id() == ProtocolId.GUAVA_MURMUR128_MITZ64) {
+        bits = Math.ceilDiv(bits, Long.SIZE) * Long.SIZE;
+        reason += ", rounded up to whole 64-bit words as Guava does";
+      }
+      return classicPlan(bits, sizing.hashes(), n, reason);
+    }
+    long bits = size.explicit.bits;
+    int hashes = size.explicit.hashes;
+    long n = Math.max(1, BloomMath.capacityForHashes(bits, hashes));
+    return classicPlan(bits, hashes, n, "the size given: --bits " + bits + " --hashes " + hashes);
+  }
+
+  private static FilterPlan classicPlan(long bits, int hashes, long n, String reason) {
+    return new FilterPlan(FilterKind.CLASSIC_BLOOM, bits, hashes, Math.ceilDiv(bits, Long.SIZE) * Long.BYTES,
+        bits / (double) n, BloomMath.falsePositiveRate(bits, hashes, n), reason);
+  }
+
+  /**
+   * An empty filter of {@link #plan} with these options' protocol and seed; parameters the protocol cannot express
+   * are a usage error.
    */
   BloomFilter newFilter(FileFormat outputFormat) {
     HashProtocol hashProtocol = hashProtocol(outputFormat);
@@ -108,22 +139,10 @@ final class FilterShapeOptions {
       throw CliException.usage("--output-format guava needs --protocol "
           + ProtocolId.GUAVA_MURMUR128_MITZ64.protocolName() + " (Guava's file records no protocol)");
     }
-    long bits;
-    int hashes;
     try {
-      if (size.planned != null) {
-        BloomSizing plan = BloomMath.sizing(size.planned.expected, size.planned.fpp);
-        bits = plan.bits();
-        if (hashProtocol.id() == ProtocolId.GUAVA_MURMUR128_MITZ64) {
-          bits = Math.ceilDiv(bits, Long.SIZE) * Long.SIZE;
-        }
-        hashes = plan.hashes();
-      } else {
-        bits = size.explicit.bits;
-        hashes = size.explicit.hashes;
-      }
-      CliErrors.requireHeap("a filter of " + Units.count(bits, "bit", "bits"), Math.ceilDiv(bits, Long.SIZE) * Long.BYTES);
-      return BloomFilter.create(hashProtocol, seedBytes, bits, hashes);
+      FilterPlan plan = plan(hashProtocol);
+      CliErrors.requireHeap("a filter of " + Units.count(plan.bits(), "bit", "bits"), plan.bitmapBytes());
+      return BloomFilter.create(hashProtocol, seedBytes, plan.bits(), plan.hashes());
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage(), e);
     }
