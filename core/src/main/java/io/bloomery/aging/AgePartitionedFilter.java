@@ -431,8 +431,8 @@ public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgeP
   }
 
   /**
-   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·
-   * floor(m ln2 / k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
+   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·}
+   * {@link BloomMath#capacityForHashes capacityForHashes(m, k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
    */
   @Override
   public long capacity() {

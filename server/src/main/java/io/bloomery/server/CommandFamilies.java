@@ -9,6 +9,7 @@ import io.bloomery.server.command.cuckoo.CuckooCommands;
 import io.bloomery.server.command.extension.ExtensionCommands;
 import io.bloomery.server.command.extension.KindCommands;
 import io.bloomery.server.command.guard.GuardCommands;
+import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.sketch.SketchCommands;
 import io.bloomery.server.state.ServerContext;
@@ -22,6 +23,7 @@ public final class CommandFamilies {
       CuckooCommands::register,
       SketchCommands::register,
       KeyCommands::register,
+      DumpCommands::register,
       ConnectionCommands::register,
       ServerCommands::register,
       ExtensionCommands::register,

@@ -18,7 +18,7 @@ import java.util.Map;
  * A fixed-size Bloom key for the {@code BF.*} commands: one of core's classic ({@link BloomFilter}) or blocked
  * ({@link BlockedBloomFilter}) filters, in the core file format, so a filter built by {@code bloomery build} or Spark
  * is served unchanged. It behaves as a RedisBloom {@code NONSCALING} filter: its capacity is the n its (m, k) are
- * sized for ({@code floor(m ln2 / k)}, all a file records), and once that many items are counted an add of a new
+ * sized for (the kind's {@code capacity()}, derived from m and k, all a file records), and once that many items are counted an add of a new
  * item answers {@code ERR non scaling filter is full}.
  */
 final class FixedBloom {
@@ -27,40 +27,35 @@ final class FixedBloom {
   /** Bytes a fixed key holds beyond its bit array (object headers and fields). */
   private static final long OVERHEAD_BYTES = 48;
   /** The reason every fixed key's plan gives. */
-  private static final String RAISED = "BF.RESERVE ... NONSCALING LAYOUT: the optimal size, raised until the"
-      + " capacity recorded by (m, k) covers the requested one";
+  private static final String OPTIMAL = "BF.RESERVE ... NONSCALING LAYOUT: the layout's optimal (m, k) for the"
+      + " requested capacity and error rate";
 
   /**
    * Plans a filter of {@code layout} ({@link FilterKind#CLASSIC_BLOOM} or {@link FilterKind#BLOCKED_BLOOM}) for
-   * {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the optimal (m, k), with
-   * m raised until {@code floor(m ln2 / k) >= capacity} (rounding k up would otherwise leave it a few percent short).
-   * Nothing is allocated; {@link FilterPlan#build()} makes the key's filter.
+   * {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity, derived from m and k
+   * ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at least {@code capacity}
+   * because k is the optimal hash count for {@code capacity} items in m bits, and above it only by the rounding of k;
+   * adds are refused past that capacity. Nothing is allocated; {@link FilterPlan#build()} makes the key's filter.
    */
   static FilterPlan plan(FilterKind layout, long capacity, double rate) {
     try {
       if (layout == FilterKind.CLASSIC_BLOOM) {
         long bits = BloomMath.optimalBits(capacity, rate);
         int k = BloomMath.optimalHashes(capacity, bits);
-        while (BloomMath.capacityForHashes(bits, k) < capacity) {
-          bits = Math.max(bits + 1, (long) Math.ceil(capacity * (double) k / Math.log(2)));
-        }
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
         return new FilterPlan(layout, bits, k, (bits + 63) / 64 * 8, bits / (double) capacity,
-            BloomMath.falsePositiveRate(bits, k, capacity), RAISED);
+            BloomMath.falsePositiveRate(bits, k, capacity), OPTIMAL);
       }
       long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
       int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
-      while (BloomMath.capacityForHashes(blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k) < capacity) {
-        blocks++;
-      }
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
       }
       long bits = blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS;
       return new FilterPlan(layout, bits, k, bits / 8, bits / (double) capacity,
-          BlockedBloomMath.blockedFalsePositiveRate(capacity, blocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, k), RAISED);
+          BlockedBloomMath.blockedFalsePositiveRate(capacity, blocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, k), OPTIMAL);
     } catch (IllegalArgumentException e) {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
