@@ -1,7 +1,6 @@
 package io.bloomery.server.command;
 
 import io.bloomery.filter.FilterFullException;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.Watches;
@@ -152,10 +151,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = spec.handler().run(inv);
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
-    } catch (RedisBloomException e) {
-      reply = Reply.error(e.reply());
     } catch (FilterFullException e) {
-      reply = Reply.error(e.getMessage());
+      reply = Reply.error(RedisBloomErrors.bloomFull(e));
     } catch (OutOfMemoryError e) {
       server.stats().oomRejections.increment();
       reply = Reply.error(Errors.OOM);
@@ -377,10 +374,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = spec.handler().run(new Invocation(recoveryClient, argv, server, null, true));
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
-    } catch (RedisBloomException e) {
-      reply = Reply.error(e.reply());
     } catch (FilterFullException e) {
-      reply = Reply.error(e.getMessage());
+      reply = Reply.error(RedisBloomErrors.bloomFull(e));
     }
     if (reply instanceof Reply.Error e) {
       throw new IllegalStateException("journal record " + spec.name() + " failed on replay: " + e.text());

@@ -1,7 +1,7 @@
 package io.bloomery.server.state;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see and change at run time: RedisBloom's module defaults for
