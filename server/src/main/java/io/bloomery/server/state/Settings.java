@@ -1,7 +1,7 @@
 package io.bloomery.server.state;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see and change at run time: RedisBloom's module defaults for
@@ -48,8 +48,12 @@ public final class Settings {
   /** Milliseconds of the first delayed wrong-password reply on a connection (0: none delayed). */
   public volatile long authFailDelayMillis = 100;
 
-  public boolean passwordRequired() {
-    String p = requirepass;
-    return p != null && !p.isEmpty();
-  }
+  /** Commands slower than this (µs) go to SLOWLOG; negative: none ({@code slowlog-log-slower-than}). */
+  public volatile long slowlogLogSlowerThan = 10_000;
+  /** SLOWLOG's length ({@code slowlog-max-len}). */
+  public volatile long slowlogMaxLen = 128;
+  /** Events at least this long (ms) go to LATENCY; 0: off ({@code latency-monitor-threshold}). */
+  public volatile long latencyMonitorThreshold;
+  /** Background tasks per second (active expiry, idle-load sweep), 1 to 500 ({@code hz}). */
+  public volatile long hz = 10;
 }
