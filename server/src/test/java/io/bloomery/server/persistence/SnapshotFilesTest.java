@@ -3,8 +3,8 @@ package io.bloomery.server.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import java.nio.charset.StandardCharsets;
