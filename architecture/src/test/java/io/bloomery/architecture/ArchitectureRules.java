@@ -72,23 +72,12 @@ final class ArchitectureRules {
 
   /**
    * The upward dependencies the code has today, each named here so that nothing else may join them. They close
-   * every package cycle {@link #NO_PACKAGE_CYCLES} would otherwise report, and the server's one upward call:
-   * <ul>
-   *   <li>core's {@code internal} registry ({@code KindAccess}) and helpers name the kinds they serve, while the
-   *       kinds use them;
-   *   <li>{@code server.command}'s families parse a byte size with {@code ServerConfig}, in the root package above;
-   *   <li>the dispatch ({@code server.command}) and the server context ({@code server.state}) know guarded keys
-   *       ({@code command.guard}), a command family built on them.
-   * </ul>
+   * every package cycle {@link #NO_PACKAGE_CYCLES} would otherwise report: core's {@code internal} registry
+   * ({@code KindAccess}) and helpers name the kinds they serve, while the kinds use them.
    */
   static final List<Upward> KNOWN_UPWARD_DEPENDENCIES = List.of(
       new Upward(resideInAPackage("io.bloomery.internal.."),
-          resideInAnyPackage(CORE).and(not(resideInAPackage("io.bloomery.internal..")))),
-      new Upward(resideInAPackage("io.bloomery.server.command.."), resideInAPackage("io.bloomery.server")),
-      new Upward(resideInAPackage("io.bloomery.server.command"),
-          resideInAPackage("io.bloomery.server.command.guard..")),
-      new Upward(resideInAPackage("io.bloomery.server.state.."),
-          resideInAPackage("io.bloomery.server.command.guard..")));
+          resideInAnyPackage(CORE).and(not(resideInAPackage("io.bloomery.internal..")))));
 
   /** A dependency of a class matching {@code origin} on one matching {@code target}, allowed for now. */
   record Upward(DescribedPredicate<JavaClass> origin, DescribedPredicate<JavaClass> target) {}

@@ -1,6 +1,5 @@
 package io.bloomery.server.state;
 
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
@@ -29,7 +28,7 @@ public final class ServerContext {
   private final long startMillis;
   private final String runId;
   private final PersistenceControl persistence;
-  private final GuardSets guards;
+  private final GuardedKeys guards;
   private final CompletableFuture<Boolean> shutdown = new CompletableFuture<>();
   private final String transport;
   private final int ioThreads;
@@ -77,14 +76,14 @@ public final class ServerContext {
     private final FileLoads fileLoads = new FileLoads(System::currentTimeMillis);
     private final QueryMemory queryMemory;
     private PersistenceControl persistence = PersistenceControl.DISABLED;
-    private GuardSets guards = GuardSets.none();
+    private GuardedKeys guards = GuardedKeys.NONE;
     private String transport = "nio";
     private int ioThreads = 1;
 
     private Builder(Keyspace keyspace, Settings settings) {
       this.keyspace = keyspace;
       this.settings = settings;
-      this.queryMemory = new QueryMemory(settings.maxmemoryClients);
+      this.queryMemory = new QueryMemory(settings.maxmemoryClients());
     }
 
     /**
@@ -103,8 +102,8 @@ public final class ServerContext {
       return this;
     }
 
-    /** The guarded sets (GUARD.*) and the stores the operator declared; none unless given. */
-    public Builder guards(GuardSets value) {
+    /** The guarded keys (GUARD.*); {@link GuardedKeys#NONE} unless given. */
+    public Builder guards(GuardedKeys value) {
       this.guards = Objects.requireNonNull(value, "guards");
       return this;
     }
@@ -180,8 +179,8 @@ public final class ServerContext {
     return persistence;
   }
 
-  /** The guarded sets (GUARD.*) and the stores the operator declared. */
-  public GuardSets guards() {
+  /** The guarded keys (GUARD.*), as the rest of the server sees them. */
+  public GuardedKeys guards() {
     return guards;
   }
 
@@ -209,7 +208,7 @@ public final class ServerContext {
 
   /** The RESP port: the settings' {@code port}, which the server sets to the one it bound. */
   public int tcpPort() {
-    return (int) settings.port;
+    return (int) settings.port();
   }
 
   public String transport() {

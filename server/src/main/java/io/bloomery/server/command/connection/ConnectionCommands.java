@@ -84,7 +84,7 @@ public final class ConnectionCommands {
 
   /** Constant-time password check against {@code --requirepass}; {@code false} when no password is set. */
   static boolean passwordMatches(Settings settings, byte[] user, byte[] password) {
-    String expected = settings.requirepass;
+    String expected = settings.requirepass();
     if (expected == null || expected.isEmpty()) {
       return false;
     }
@@ -126,7 +126,7 @@ public final class ConnectionCommands {
     ClientState c = inv.client();
     int failures = c.authFailed();
     inv.server().stats().authFailures.increment();
-    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis, failures);
+    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis(), failures);
     WRONG_PASSWORDS.log("wrong password from client id={} addr={} ({} on this connection{})", c.id(), c.address(),
         failures, delay > 0 ? ", reply delayed " + delay + " ms" : "");
     if (delay == 0 || !inv.mayDefer()) {
