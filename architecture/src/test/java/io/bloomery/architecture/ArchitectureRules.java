@@ -14,6 +14,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import com.tngtech.archunit.library.dependencies.SliceRule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.module.ModuleDescriptor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,6 +91,15 @@ final class ArchitectureRules {
       .should().beFreeOfCycles())
       .because("a package cycle means neither package can be read, tested or moved alone");
 
+  /**
+   * The cli reaches the server only through the packages the server's {@code module-info} exports, read from its
+   * compiled descriptor, so the rule and the descriptor cannot drift apart.
+   */
+  static final ArchRule CLI_USES_ONLY_SERVER_EXPORTS = noClasses().that().resideInAPackage("io.bloomery.cli..")
+      .should().dependOnClassesThat(resideInAPackage("io.bloomery.server..")
+          .and(not(resideInAnyPackage(serverExports().toArray(String[]::new)))))
+      .because("the server's module-info exports only what the cli needs: " + serverExports());
+
   /** The server's layers: each package uses only the ones below it. */
   static final ArchRule SERVER_LAYERS = allowingKnown(layeredArchitecture()
       .consideringOnlyDependenciesInLayers()
@@ -134,6 +147,16 @@ final class ArchitectureRules {
       rule = rule.ignoreDependency(u.origin(), u.target());
     }
     return rule;
+  }
+
+  /** The packages the server's compiled {@code module-info} exports. */
+  static List<String> serverExports() {
+    Path descriptor = productFolders().get(MODULES.indexOf("server")).resolve("module-info.class");
+    try (InputStream in = Files.newInputStream(descriptor)) {
+      return ModuleDescriptor.read(in).exports().stream().map(ModuleDescriptor.Exports::source).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + descriptor, e);
+    }
   }
 
   /** Every module's main classes, read from its {@code target/classes} (the reactor builds them first). */
