@@ -1,8 +1,9 @@
 /**
  * Bloomery server ({@code bloomery serve}): a RESP2/RESP3 server answering RedisBloom's commands. Exports what the
- * CLI starts and inspects: {@code io.bloomery.server} ({@code BloomeryServer}, {@code ServerConfig}, {@code Main})
- * and {@code io.bloomery.server.persistence} ({@code check-log}, the data directory's formats). Every other package
- * (dispatch, the command families, state, keyspace, the protocol, the ports) is the server's own.
+ * CLI starts and inspects: {@code io.bloomery.server} ({@code BloomeryServer}, {@code ServerConfig}, {@code Main}),
+ * {@code io.bloomery.server.persistence} ({@code check-log}, the data directory's formats) and
+ * {@code io.bloomery.server.rdb} (RDB files, for {@code bloomery import}). Every other package (dispatch, the
+ * command families, state, keyspace, the protocol, the ports) is the server's own.
  */
 module io.bloomery.server {
   requires io.bloomery.core;
@@ -25,4 +26,5 @@ module io.bloomery.server {
 
   exports io.bloomery.server;
   exports io.bloomery.server.persistence;
+  exports io.bloomery.server.rdb;
 }

@@ -10,6 +10,7 @@ import io.bloomery.server.command.extension.ExtensionCommands;
 import io.bloomery.server.command.extension.KindCommands;
 import io.bloomery.server.command.guard.GuardCommands;
 import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.sketch.SketchCommands;
 import io.bloomery.server.state.GuardedKeys;
@@ -30,6 +31,7 @@ public final class CommandFamilies {
         CuckooCommands::register,
         SketchCommands::register,
         KeyCommands::register,
+        DumpCommands::register,
         ConnectionCommands::register,
         ServerCommands::register,
         ExtensionCommands::register,

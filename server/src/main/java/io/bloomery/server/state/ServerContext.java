@@ -236,6 +236,7 @@ public final class ServerContext {
 
   public void disconnect(ClientState client) {
     clients.remove(client.id());
+    client.unwatchAll();
     fileLoads.clientGone(client.id());
   }
 
