@@ -12,6 +12,7 @@ import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.io.InputStream;
@@ -197,6 +198,22 @@ public final class KindAccess {
     long heapCount(TopK topK, int slot);
   }
 
+  /**
+   * A t-digest's whole state as of one moment: raw min and max ({@link Double#MAX_VALUE} and its negation when
+   * empty), how many of the centroids are merged (the rest are buffered, in arrival order), and copies of the
+   * centroids' means and weights.
+   */
+  public record TDigestState(double min, double max, int mergedNodes, double[] means, long[] weights) {}
+
+  /** {@link TDigest}. */
+  public interface TDigests {
+    /** Rebuilds a digest from {@link #state}'s fields; {@link IllegalArgumentException} for an impossible state. */
+    TDigest restore(long compression, double min, double max, long totalCompressions, int mergedNodes,
+        double[] means, long[] weights);
+
+    TDigestState state(TDigest digest);
+  }
+
   /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */
   public record DumpChunk(long iterator, byte[] data) {}
 
@@ -256,6 +273,7 @@ public final class KindAccess {
   private static final Slot<Fuse> FUSE = new Slot<>(BinaryFuseFilter.class);
   private static final Slot<CountMin> COUNT_MIN = new Slot<>(CountMinSketch.class);
   private static final Slot<TopKs> TOP_K = new Slot<>(TopK.class);
+  private static final Slot<TDigests> T_DIGEST = new Slot<>(TDigest.class);
   private static final Slot<RedisBloomDumps> REDIS_BLOOM_DUMPS = new Slot<>(ScalableBloomFilter.class);
 
   public static void register(Classic access) {
@@ -296,6 +314,14 @@ public final class KindAccess {
 
   public static void register(TopKs access) {
     TOP_K.set(access);
+  }
+
+  public static void register(TDigests access) {
+    T_DIGEST.set(access);
+  }
+
+  public static TDigests tDigest() {
+    return T_DIGEST.get();
   }
 
   public static void register(RedisBloomDumps access) {

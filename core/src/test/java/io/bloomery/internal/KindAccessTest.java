@@ -24,14 +24,14 @@ import org.junit.jupiter.api.Test;
 class KindAccessTest {
   /** Names that must not be public on any kind: restore factories and word/counter/bucket accessors. */
   private static final Set<String> INTERNAL = Set.of("restore", "word", "wordCount", "counterAt", "fingerprint",
-      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian");
+      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian", "state");
 
   @Test
   void noKindExportsItsRestoreOrStorageAccessors() {
     List<Class<?>> kinds = List.of(BloomFilter.class, BlockedBloomFilter.class, SplitBlockBloomFilter.class,
         CountingBloomFilter.class, AgePartitionedFilter.class, BinaryFuseFilter.class, CountMinSketch.class,
         TopK.class, CuckooFilter.class, ScalableBloomFilter.class, io.bloomery.blocked.ScalableBlockedBloomFilter.class,
-        io.bloomery.filter.MembershipFilter.class);
+        io.bloomery.filter.MembershipFilter.class, io.bloomery.sketch.TDigest.class);
     for (Class<?> kind : kinds) {
       List<String> exposed = Arrays.stream(kind.getMethods())
           .filter(m -> Modifier.isPublic(m.getModifiers()) && INTERNAL.contains(m.getName()))
@@ -55,6 +55,7 @@ class KindAccessTest {
     assertThat(KindAccess.countMin()).isNotNull();
     assertThat(KindAccess.topK()).isNotNull();
     assertThat(KindAccess.scalableBlocked()).isNotNull();
+    assertThat(KindAccess.tDigest()).isNotNull();
     KindAccess.Classic registered = KindAccess.classic();
     assertThatThrownBy(() -> KindAccess.register(registered))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("already registered");

@@ -48,6 +48,7 @@ class KindDialectTest {
     kinds.add(BinaryFuseFilter.build(Keys.urls(1, 0, 1_000), 8));
     kinds.add(CountMinSketch.initByDimensions(64, 4));
     kinds.add(TopK.reserve(5, 16, 4, 0.9, DecayRandom.glibc(1)));
+    kinds.add(io.bloomery.sketch.TDigest.create(50));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BloomFilter.create(1_000, 0.01)))));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BlockedBloomFilter.create(1_000, 0.01)))));
     return kinds.stream();
@@ -69,7 +70,7 @@ class KindDialectTest {
     if (summary.kind() != FilterKind.TOP_K) { // a top-k answers per-item counts (count, query, list), no total
       assertThat(publicMethod(summary, "insertedCount").getReturnType()).isEqualTo(long.class);
     }
-    boolean bounded = !Set.of(FilterKind.BINARY_FUSE, FilterKind.COUNT_MIN_SKETCH, FilterKind.TOP_K)
+    boolean bounded = !Set.of(FilterKind.BINARY_FUSE, FilterKind.COUNT_MIN_SKETCH, FilterKind.TOP_K, FilterKind.T_DIGEST)
         .contains(summary.kind());
     if (bounded) {
       assertThat(publicMethod(summary, "capacity").getReturnType()).isEqualTo(long.class);
