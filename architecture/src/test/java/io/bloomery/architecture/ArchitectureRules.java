@@ -26,8 +26,10 @@ import java.util.List;
  * <p>The modules, lowest first: core (filters, formats, no I/O framework) ← guard (a filter in front of a store)
  * ← server (RESP, keyspace, persistence) ← cli (the {@code bloomery} command); spark sits on core alone. Inside the
  * server, the layers are: {@code resp} (the wire protocol) and {@code persistence} (journal, snapshots) at the
- * bottom, {@code keyspace} on persistence, {@code command} on those, {@code net} (RESP connections) and
- * {@code http} (the HTTP port) on commands, {@code dashboard} on those, and the root package wiring them together.
+ * bottom, {@code keyspace} on persistence, {@code persistence.load} (BF.LOADCHUNK's staged files) on the keyspace,
+ * {@code state} (server context, settings, statistics) on those, the dispatch ({@code command}) on state, the command
+ * families ({@code command.bloom}, {@code command.guard}, ...) on dispatch, {@code net} (RESP connections) and
+ * {@code http} (the HTTP port) on dispatch, {@code dashboard} on those, and the root package wiring them together.
  */
 final class ArchitectureRules {
   /** Core's packages: the public API and {@code internal}. */
@@ -74,16 +76,19 @@ final class ArchitectureRules {
    * <ul>
    *   <li>core's {@code internal} registry ({@code KindAccess}) and helpers name the kinds they serve, while the
    *       kinds use them;
-   *   <li>{@code server.command} parses a byte size with {@code ServerConfig}, in the root package above it;
-   *   <li>{@code server.command} knows guarded keys ({@code command.guard}), which are built on it.
+   *   <li>{@code server.command}'s families parse a byte size with {@code ServerConfig}, in the root package above;
+   *   <li>the dispatch ({@code server.command}) and the server context ({@code server.state}) know guarded keys
+   *       ({@code command.guard}), a command family built on them.
    * </ul>
-   * The server restructure (a value-type table, one package per command family) removes the last two.
    */
   static final List<Upward> KNOWN_UPWARD_DEPENDENCIES = List.of(
       new Upward(resideInAPackage("io.bloomery.internal.."),
           resideInAnyPackage(CORE).and(not(resideInAPackage("io.bloomery.internal..")))),
       new Upward(resideInAPackage("io.bloomery.server.command.."), resideInAPackage("io.bloomery.server")),
-      new Upward(resideInAPackage("io.bloomery.server.command"), resideInAPackage("io.bloomery.server.command.guard..")));
+      new Upward(resideInAPackage("io.bloomery.server.command"),
+          resideInAPackage("io.bloomery.server.command.guard..")),
+      new Upward(resideInAPackage("io.bloomery.server.state.."),
+          resideInAPackage("io.bloomery.server.command.guard..")));
 
   /** A dependency of a class matching {@code origin} on one matching {@code target}, allowed for now. */
   record Upward(DescribedPredicate<JavaClass> origin, DescribedPredicate<JavaClass> target) {}
@@ -97,9 +102,12 @@ final class ArchitectureRules {
   static final ArchRule SERVER_LAYERS = allowingKnown(layeredArchitecture()
       .consideringOnlyDependenciesInLayers()
       .layer("resp").definedBy("io.bloomery.server.resp..")
-      .layer("persistence").definedBy("io.bloomery.server.persistence..")
+      .layer("persistence").definedBy("io.bloomery.server.persistence")
       .layer("keyspace").definedBy("io.bloomery.server.keyspace..")
-      .layer("command").definedBy("io.bloomery.server.command..")
+      .layer("file loads").definedBy("io.bloomery.server.persistence.load..")
+      .layer("state").definedBy("io.bloomery.server.state..")
+      .layer("dispatch").definedBy("io.bloomery.server.command")
+      .layer("command families").definedBy("io.bloomery.server.command.*..")
       .layer("net").definedBy("io.bloomery.server.net..")
       .layer("http").definedBy("io.bloomery.server.http..")
       .layer("dashboard").definedBy("io.bloomery.server.dashboard..")
@@ -108,12 +116,20 @@ final class ArchitectureRules {
       .whereLayer("net").mayOnlyBeAccessedByLayers("wiring")
       .whereLayer("http").mayOnlyBeAccessedByLayers("dashboard", "wiring")
       .whereLayer("dashboard").mayOnlyBeAccessedByLayers("wiring")
-      .whereLayer("command").mayOnlyBeAccessedByLayers("net", "http", "dashboard", "wiring")
-      .whereLayer("keyspace").mayOnlyBeAccessedByLayers("command", "net", "dashboard", "wiring")
-      .whereLayer("persistence").mayOnlyBeAccessedByLayers("keyspace", "command", "dashboard", "wiring")
-      .whereLayer("resp").mayOnlyBeAccessedByLayers("command", "net", "dashboard", "wiring"))
+      .whereLayer("command families").mayOnlyBeAccessedByLayers("dashboard", "wiring")
+      .whereLayer("dispatch").mayOnlyBeAccessedByLayers("command families", "net", "http", "dashboard", "wiring")
+      .whereLayer("state").mayOnlyBeAccessedByLayers("dispatch", "command families", "net", "http", "dashboard",
+          "wiring")
+      .whereLayer("file loads").mayOnlyBeAccessedByLayers("state", "dispatch", "command families", "wiring")
+      .whereLayer("keyspace").mayOnlyBeAccessedByLayers("file loads", "state", "dispatch", "command families", "net",
+          "dashboard", "wiring")
+      .whereLayer("persistence").mayOnlyBeAccessedByLayers("keyspace", "file loads", "state", "dispatch",
+          "command families", "dashboard", "wiring")
+      .whereLayer("resp").mayOnlyBeAccessedByLayers("file loads", "state", "dispatch", "command families", "net",
+          "dashboard", "wiring"))
       .because("inside the server a package may use only the layers below it: resp and persistence <- keyspace"
-          + " <- command <- net, http <- dashboard <- the root package's wiring");
+          + " <- persistence.load <- state <- command (dispatch) <- the command families; dispatch <- net, http"
+          + " <- dashboard <- the root package's wiring");
 
   private ArchitectureRules() {}
 

@@ -11,7 +11,9 @@ import io.bloomery.cli.planted.PlantedInternalUse;
 import io.bloomery.guard.planted.PlantedServerUse;
 import io.bloomery.planted.cycle.a.CycleA;
 import io.bloomery.planted.cycle.b.CycleB;
+import io.bloomery.server.command.PlantedDispatchUsesFamily;
 import io.bloomery.server.resp.planted.PlantedRespUsesKeyspace;
+import io.bloomery.server.state.planted.PlantedStateUsesDispatch;
 import io.bloomery.sizing.planted.PlantedJdbcUse;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -56,6 +58,18 @@ class PlantedViolationTest {
     assertViolates(ArchitectureRules.SERVER_LAYERS, PlantedRespUsesKeyspace.class, "io.bloomery.server.keyspace");
   }
 
+  @Test
+  void serverStateUsingTheDispatchBreaksTheServerLayers() {
+    assertViolates(ArchitectureRules.SERVER_LAYERS, PlantedStateUsesDispatch.class,
+        "io.bloomery.server.command.Invocation");
+  }
+
+  @Test
+  void theDispatchNamingACommandFamilyBreaksTheServerLayers() {
+    assertViolates(ArchitectureRules.SERVER_LAYERS, PlantedDispatchUsesFamily.class,
+        "io.bloomery.server.command.bloom.BloomCommands");
+  }
+
   /**
    * Evaluates {@code rule} over every module's classes with the planted ones added, and checks that one of the
    * violations is {@code planted}'s use of {@code target} ({@link ArchitectureTest} shows the modules alone keep the
@@ -73,7 +87,7 @@ class PlantedViolationTest {
   private static synchronized JavaClasses withPlanted() {
     if (withPlanted == null) {
       Stream<Class<?>> planted = Stream.of(PlantedJdbcUse.class, PlantedServerUse.class, PlantedInternalUse.class,
-          PlantedRespUsesKeyspace.class);
+          PlantedRespUsesKeyspace.class, PlantedStateUsesDispatch.class, PlantedDispatchUsesFamily.class);
       withPlanted = new ClassFileImporter().importLocations(Stream.concat(
           ArchitectureRules.productFolders().stream().map(Location::of),
           planted.map(PlantedViolationTest::classFile).map(Location::of)).collect(Collectors.toSet()));

@@ -2,8 +2,8 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.guard.GuardSets;
-import io.bloomery.server.command.ServerContext;
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
 import io.bloomery.server.persistence.CommandReplayer;
@@ -78,7 +78,7 @@ public final class BloomeryServer implements AutoCloseable {
     ServerContext recovering = contexts.build();
     Durability durability;
     try {
-      durability = openDurability(config, keyspace, new Dispatcher(recovering));
+      durability = openDurability(config, keyspace, CommandFamilies.dispatcher(recovering));
       recovering.fileLoadsRecovered();
     } catch (IOException | RuntimeException e) {
       recovering.closeFileLoads();
@@ -94,7 +94,7 @@ public final class BloomeryServer implements AutoCloseable {
     if (durability != null) {
       durability.onCut(context::fileLoadsAtCut);
     }
-    Dispatcher dispatcher = new Dispatcher(context);
+    Dispatcher dispatcher = CommandFamilies.dispatcher(context);
     keyspace.suspendExpiry(false);
     try {
       try {

@@ -1,7 +1,7 @@
 package io.bloomery.server;
 
-import io.bloomery.server.command.CommandStats;
-import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.state.CommandStats;
+import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.dashboard.Dashboard;
 import io.bloomery.server.http.Endpoint;

@@ -19,10 +19,15 @@ public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey,
     /** Not allowed inside MULTI (it would change the connection, not the keyspace). */
     NOMULTI("no-multi"), LOADING("loading"), STALE("stale");
 
-    final String redisName;
+    private final String redisName;
 
     Flag(String redisName) {
       this.redisName = redisName;
+    }
+
+    /** The flag's name in Redis's COMMAND reply. */
+    public String redisName() {
+      return redisName;
     }
   }
 
@@ -36,7 +41,7 @@ public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey,
     return flags.length == 0 ? EnumSet.noneOf(Flag.class) : EnumSet.of(flags[0], flags);
   }
 
-  boolean has(Flag f) {
+  public boolean has(Flag f) {
     return flags.contains(f);
   }
 

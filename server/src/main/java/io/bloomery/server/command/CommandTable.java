@@ -74,7 +74,7 @@ public final class CommandTable {
   }
 
   /** Registers a command; {@code name} lower case. */
-  void add(String name, int arity, java.util.Set<CommandSpec.Flag> flags, int firstKey, int lastKey, int step,
+  public void add(String name, int arity, java.util.Set<CommandSpec.Flag> flags, int firstKey, int lastKey, int step,
       String group, String summary, CommandSpec.Handler handler) {
     add(new CommandSpec(name, arity, flags, firstKey, lastKey, step, group, summary, handler));
   }

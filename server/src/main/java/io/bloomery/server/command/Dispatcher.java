@@ -2,11 +2,12 @@ package io.bloomery.server.command;
 
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.server.command.guard.GuardCommands;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -51,18 +52,16 @@ public final class Dispatcher implements CommandReplayer {
   private final ServerContext server;
   private final ClientState recoveryClient;
 
-  public Dispatcher(ServerContext server) {
+  /**
+   * A dispatcher over {@code server} answering the commands {@code families} register, in that order, then MULTI,
+   * EXEC and DISCARD (which the dispatcher runs itself).
+   */
+  public Dispatcher(ServerContext server, List<CommandFamily> families) {
     this.server = server;
     this.recoveryClient = new ClientState(0, "recovery", "recovery", System.currentTimeMillis(), true);
-    BloomCommands.register(table);
-    CuckooCommands.register(table);
-    SketchCommands.register(table);
-    KeyCommands.register(table);
-    ConnectionCommands.register(table);
-    ServerCommands.register(table);
-    ExtensionCommands.register(table);
-    KindCommands.register(table);
-    GuardCommands.register(table);
+    for (CommandFamily family : families) {
+      family.register(table);
+    }
     table.add("multi", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Starts a transaction.", this::multi);
     table.add("exec", 1, CommandSpec.flags(CommandSpec.Flag.NOMULTI), 0, 0, 0,
@@ -259,7 +258,7 @@ public final class Dispatcher implements CommandReplayer {
   }
 
   /** The keys a command names, by its key positions. */
-  static List<Key> keysOf(CommandSpec spec, List<byte[]> argv) {
+  public static List<Key> keysOf(CommandSpec spec, List<byte[]> argv) {
     List<Key> keys = new ArrayList<>();
     if (spec.firstKey() <= 0) {
       return keys;

@@ -1,10 +1,10 @@
 package io.bloomery.server.command;
 
 /** Redis's {@code stringmatchlen}: {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \} escapes. */
-final class Glob {
+public final class Glob {
   private Glob() {}
 
-  static boolean matches(byte[] pattern, byte[] text) {
+  public static boolean matches(byte[] pattern, byte[] text) {
     return match(pattern, 0, text, 0, 0);
   }
 

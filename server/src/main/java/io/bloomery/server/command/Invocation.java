@@ -4,6 +4,9 @@ import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -48,6 +51,15 @@ public final class Invocation {
 
   public Settings settings() {
     return server.settings();
+  }
+
+  /** Counts a keyspace lookup that found {@code value} ({@code null}: a miss) for INFO stats. */
+  public void countLookup(Object value) {
+    if (value == null) {
+      server.stats().keyspaceMisses.increment();
+    } else {
+      server.stats().keyspaceHits.increment();
+    }
   }
 
   /** Lets this command's first one-key write use the connection's lease (the dispatcher decides). */

@@ -1,11 +1,11 @@
 package io.bloomery.server.command;
 
 /** The value at a key as the kind a command expects: WRONGTYPE for another kind, an error or null if missing. */
-final class Kinds {
+public final class Kinds {
   private Kinds() {}
 
   /** {@code null} if missing; WRONGTYPE if another kind. */
-  static <T> T orNull(Object value, Class<T> kind) {
+  public static <T> T orNull(Object value, Class<T> kind) {
     if (value == null) {
       return null;
     }
@@ -16,7 +16,7 @@ final class Kinds {
   }
 
   /** {@code missing} (the command's own error text) if missing; WRONGTYPE if another kind. */
-  static <T> T required(Object value, Class<T> kind, String missing) {
+  public static <T> T required(Object value, Class<T> kind, String missing) {
     T v = orNull(value, kind);
     if (v == null) {
       throw new CommandException(missing);

@@ -1,5 +1,8 @@
 package io.bloomery.server.command;
 
+import io.bloomery.server.persistence.load.FileLoads;
+import io.bloomery.server.state.ServerContext;
+
 /**
  * The {@code maxmemory} budget, counted in filter bytes ({@link ServerContext#usedMemory()}: the keyspace's and the
  * guarded keys') plus the memory promised to unfinished file loads ({@link FileLoads#reservedBytes()}).
@@ -8,7 +11,7 @@ public final class Memory {
   private Memory() {}
 
   /** Refuses, before anything is allocated, a value of {@code bytes} that would take the server past the budget. */
-  static void admit(Invocation inv, long bytes) {
+  public static void admit(Invocation inv, long bytes) {
     long max = inv.settings().maxmemory;
     if (max > 0 && (bytes < 0 || used(inv) + bytes > max)) {
       inv.server().stats().oomRejections.increment();
@@ -25,7 +28,7 @@ public final class Memory {
    * (a fixed filter is allocated at once), so it answers OOM instead of dying of {@code OutOfMemoryError} when no
    * {@code maxmemory} is set.
    */
-  static void admitWithHeap(Invocation inv, long bytes) {
+  public static void admitWithHeap(Invocation inv, long bytes) {
     admitFilter(inv, bytes, bytes);
   }
 

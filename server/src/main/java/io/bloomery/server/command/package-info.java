@@ -1,16 +1,17 @@
 /**
- * Commands: what the server answers and how a command runs. Start at {@link io.bloomery.server.command.CommandTable}
- * (every command with its arity, flags and key positions) and {@link io.bloomery.server.command.Dispatcher} (name
- * lookup, the checks in Redis's order, transactions, the handler call, error replies, journal replay); a handler
- * gets an {@link io.bloomery.server.command.Invocation}, opens a {@link io.bloomery.server.keyspace.Keyspace.Write}
- * on its keys, changes values and journals a record that replays deterministically.
+ * Dispatch: how a command runs, whatever its family. Start at {@link io.bloomery.server.command.Dispatcher} (name
+ * lookup in the {@link io.bloomery.server.command.CommandTable}, the checks in Redis's order, MULTI/EXEC, the handler
+ * call, error replies, journal replay) and {@link io.bloomery.server.command.CommandSpec} (one command: arity, flags,
+ * key positions, handler). A handler gets an {@link io.bloomery.server.command.Invocation}, opens a
+ * {@link io.bloomery.server.keyspace.Keyspace.Write} on its keys, changes values and journals a record that replays
+ * deterministically. The helpers every family shares are here too: {@code Args} (parsing), {@code Errors} (Redis's
+ * error texts), {@code Kinds} (a key's value as the kind a command expects), {@code Memory} (the {@code maxmemory}
+ * budget and the heap), {@code Glob}.
  *
- * <p>The families: {@code BloomCommands} (BF.*), {@code CuckooCommands} (CF.*), {@code SketchCommands} (CMS.*,
- * TOPK.*), {@code KindCommands} and {@code ExtensionCommands} (Bloomery's own kinds and commands), {@code
- * KeyCommands} (generic keys), {@code ServerCommands} (INFO, CONFIG, persistence control, ...), {@code
- * ConnectionCommands} (AUTH, HELLO, CLIENT, ...), and {@code guard} (GUARD.*). Server state shared by commands:
- * {@code ServerContext}, {@code Settings}, the statistics ({@code CommandStats}, {@code ServerStats}). A new command
- * goes into its family's class and one {@code CommandTable} entry; docs/ARCHITECTURE.md ("Inside the server") walks
- * through it. May use: keyspace, persistence's interfaces, resp; never net, http or dashboard.
+ * <p>The families live in subpackages ({@code command.bloom}, {@code command.cuckoo}, {@code command.sketch},
+ * {@code command.keys}, {@code command.connection}, {@code command.admin}, {@code command.extension},
+ * {@code command.guard}), each a {@link io.bloomery.server.command.CommandFamily}; the dispatcher is given the list
+ * ({@code io.bloomery.server.CommandFamilies}) and names no family. May use: {@code state}, keyspace,
+ * persistence's interfaces, resp; never a family, net, http or dashboard.
  */
 package io.bloomery.server.command;

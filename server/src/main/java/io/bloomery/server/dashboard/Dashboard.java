@@ -1,6 +1,6 @@
 package io.bloomery.server.dashboard;
 
-import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.http.Request;
 import io.bloomery.server.http.Response;

@@ -1,6 +1,6 @@
 package io.bloomery.server.dashboard;
 
-import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.state.ServerContext;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,7 +1,7 @@
 package io.bloomery.server.http;
 
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;

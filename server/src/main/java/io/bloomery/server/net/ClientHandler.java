@@ -1,10 +1,10 @@
 package io.bloomery.server.net;
 
-import io.bloomery.server.command.ClientState;
+import io.bloomery.server.state.ClientState;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.RateLimitedLog;
-import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.state.RateLimitedLog;
+import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.resp.RespProtocolException;
 import io.bloomery.server.resp.RespRequest;

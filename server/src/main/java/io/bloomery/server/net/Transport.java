@@ -1,8 +1,8 @@
 package io.bloomery.server.net;
 
-import io.bloomery.server.command.ClientState;
+import io.bloomery.server.state.ClientState;
 import io.bloomery.server.command.Dispatcher;
-import io.bloomery.server.command.ServerContext;
+import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.resp.RespDecoder;
 import io.bloomery.server.resp.RespLimits;
 import io.netty.bootstrap.ServerBootstrap;

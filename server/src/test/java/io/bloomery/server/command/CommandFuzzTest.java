@@ -2,9 +2,13 @@ package io.bloomery.server.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.server.CommandFamilies;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.resp.RespEncoder;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +35,7 @@ class CommandFuzzTest {
 
   @Provide
   Arbitrary<List<List<String>>> scripts() {
-    Dispatcher names = new Dispatcher(new ServerContext(new Keyspace(System::currentTimeMillis), new Settings()));
+    Dispatcher names = CommandFamilies.dispatcher(new ServerContext(new Keyspace(System::currentTimeMillis), new Settings()));
     List<String> commands = new ArrayList<>();
     for (CommandSpec spec : names.table().all()) {
       if (!spec.name().equals("debug") && !spec.name().equals("quit")) {
@@ -55,7 +59,7 @@ class CommandFuzzTest {
   void everyCommandAnswersAWellFormedReply(@ForAll("scripts") List<List<String>> script) {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     ServerContext context = new ServerContext(keyspace, new Settings());
-    Dispatcher dispatcher = new Dispatcher(context);
+    Dispatcher dispatcher = CommandFamilies.dispatcher(context);
     ClientState client = context.connect("fuzz", "fuzz");
     for (List<String> command : script) {
       List<byte[]> argv = new ArrayList<>();

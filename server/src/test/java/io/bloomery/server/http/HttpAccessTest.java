@@ -3,7 +3,7 @@ package io.bloomery.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Settings;
+import io.bloomery.server.state.Settings;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

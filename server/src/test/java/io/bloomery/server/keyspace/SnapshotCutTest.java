@@ -6,12 +6,13 @@ import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
 import io.bloomery.redisbloom.ScalableBloomFilter;
-import io.bloomery.server.command.ClientState;
+import io.bloomery.server.CommandFamilies;
 import io.bloomery.server.command.Dispatcher;
-import io.bloomery.server.command.ServerContext;
-import io.bloomery.server.command.Settings;
 import io.bloomery.server.persistence.CommandJournal;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -57,7 +58,7 @@ class SnapshotCutTest {
     final Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     final RecordingJournal journal = new RecordingJournal();
     final ServerContext context = new ServerContext(keyspace, new Settings());
-    final Dispatcher dispatcher = new Dispatcher(context);
+    final Dispatcher dispatcher = CommandFamilies.dispatcher(context);
     final ClientState client = context.connect("test", "test");
 
     Live() {
@@ -135,7 +136,7 @@ class SnapshotCutTest {
 
     Keyspace rebuilt = new Keyspace(System::currentTimeMillis);
     snapshot.forEach((k, v) -> rebuilt.restore(k.getBytes(StandardCharsets.UTF_8), v[0], (Long) v[1]));
-    Dispatcher replayer = new Dispatcher(new ServerContext(rebuilt, new Settings()));
+    Dispatcher replayer = CommandFamilies.dispatcher(new ServerContext(rebuilt, new Settings()));
     List<List<byte[]>> after;
     synchronized (journal.records) {
       after = new ArrayList<>(journal.records.subList(journal.cut, journal.records.size()));
@@ -218,7 +219,7 @@ class SnapshotCutTest {
       rebuilt.restore(e.getKey().getBytes(StandardCharsets.UTF_8), FilterFormat.fromBytes(e.getValue()), -1);
     }
     ServerContext rebuiltContext = new ServerContext(rebuilt, new Settings());
-    Dispatcher replayer = new Dispatcher(rebuiltContext);
+    Dispatcher replayer = CommandFamilies.dispatcher(rebuiltContext);
     ClientState reader = rebuiltContext.connect("reader", "reader");
     for (int i = 0; i < DURING; i++) {
       assertThat(integer(f.dispatcher, f.client, "BF.EXISTS", changed, "during-" + i)).as("live during-" + i).isOne();

@@ -1,0 +1,540 @@
+package io.bloomery.server.command.admin;
+
+import static io.bloomery.server.command.CommandSpec.Flag.FAST;
+import static io.bloomery.server.command.CommandSpec.Flag.LOADING;
+import static io.bloomery.server.command.CommandSpec.Flag.NOMULTI;
+import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
+import static io.bloomery.server.command.CommandSpec.Flag.STALE;
+import static io.bloomery.server.command.CommandSpec.flags;
+
+import io.bloomery.guard.Credentials;
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
+import io.bloomery.server.command.Args;
+import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.CommandSpec;
+import io.bloomery.server.command.CommandTable;
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.Errors;
+import io.bloomery.server.command.Glob;
+import io.bloomery.server.command.Invocation;
+import io.bloomery.server.command.connection.ConnectionCommands;
+import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.persistence.PersistenceControl;
+import io.bloomery.server.persistence.load.FileLoads;
+import io.bloomery.server.resp.Reply;
+import io.bloomery.server.resp.RespEncoder;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.ServerStats;
+import io.bloomery.server.state.Settings;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** COMMAND, CONFIG, INFO, SAVE/BGSAVE/LASTSAVE/BGREWRITEAOF (through PersistenceControl), DEBUG, TIME, MEMORY. */
+public final class ServerCommands {
+  private ServerCommands() {}
+
+  /** Adds this family's commands to {@code t}. */
+  public static void register(CommandTable t) {
+    t.add("command", -1, flags(LOADING, STALE), 0, 0, 0, "server", "Returns detailed information about all commands.",
+        inv -> command(inv, t));
+    t.add("config", -2, flags(LOADING, STALE), 0, 0, 0, "server", "A container for server configuration commands.",
+        ServerCommands::config);
+    t.add("info", -1, flags(LOADING, STALE), 0, 0, 0, "server",
+        "Returns information and statistics about the server.", ServerCommands::info);
+    t.add("save", 1, flags(NOMULTI), 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", inv -> {
+      try {
+        inv.server().persistence().save();
+        return Reply.OK;
+      } catch (IOException e) {
+        throw new CommandException("ERR " + e.getMessage());
+      }
+    });
+    t.add("shutdown", -1, flags(NOMULTI, LOADING, STALE), 0, 0, 0, "server",
+        "Synchronously saves the database(s) to disk and shuts down the server.", ServerCommands::shutdown);
+    t.add("bgsave", -1, flags(NOMULTI), 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.",
+        inv -> inv.server().persistence().backgroundSave() ? new Reply.Simple("Background saving started")
+            : Reply.error("ERR Background save already in progress or persistence is disabled"));
+    t.add("bgrewriteaof", 1, flags(NOMULTI), 0, 0, 0, "server",
+        "Asynchronously rewrites the append-only file to disk.",
+        inv -> inv.server().persistence().backgroundRewrite()
+            ? new Reply.Simple("Background append only file rewriting started")
+            : Reply.error("ERR Background append only file rewriting already in progress or persistence is disabled"));
+    t.add("lastsave", 1, flags(FAST, LOADING, STALE), 0, 0, 0, "server",
+        "Returns the Unix timestamp of the last successful save to disk.",
+        inv -> Reply.integer(inv.server().persistence().lastSaveUnixSeconds()));
+    t.add("debug", -2, flags(NOMULTI), 0, 0, 0, "server", "A container for debugging commands.",
+        ServerCommands::debug);
+    t.add("time", 1, flags(FAST, LOADING, STALE), 0, 0, 0, "server", "Returns the server time.", inv -> {
+      long micros = System.currentTimeMillis() * 1000;
+      return Reply.arrayOf(Reply.bulk(Long.toString(micros / 1_000_000)), Reply.bulk(Long.toString(micros % 1_000_000)));
+    });
+    t.add("memory", -2, flags(READONLY), 0, 0, 0, "server", "A container for memory diagnostics commands.", inv -> {
+      if (Args.is(inv.arg(1), "USAGE") && inv.argc() >= 3) {
+        Object v = inv.keyspace().read(inv.key(2));
+        if (v == null) {
+          long guarded = inv.server().guards().usedBytes(inv.key(2));
+          return guarded < 0 ? Reply.NIL : Reply.integer(guarded);
+        }
+        return Reply.integer(ValueType.of(v).memoryUsage(v));
+      }
+      throw new CommandException(Errors.unknownSubcommand("memory", inv.arg(1)));
+    });
+    t.add("wait", 3, flags(), 0, 0, 0, "generic", "Blocks until writes are acknowledged by replicas (none here).",
+        inv -> Reply.integer(0));
+  }
+
+  // ------------------------------------------------------------------------------------------------ COMMAND
+
+  private static Reply command(Invocation inv, CommandTable t) {
+    if (inv.argc() == 1) {
+      List<Reply> all = new ArrayList<>();
+      for (CommandSpec s : t.all()) {
+        all.add(describe(s));
+      }
+      return Reply.array(all);
+    }
+    String sub = Args.lower(inv.arg(1));
+    switch (sub) {
+      case "count" -> {
+        return Reply.integer(t.size());
+      }
+      case "list" -> {
+        List<Reply> names = new ArrayList<>();
+        for (CommandSpec s : t.all()) {
+          names.add(Reply.bulk(s.name()));
+        }
+        return Reply.array(names);
+      }
+      case "info" -> {
+        List<Reply> out = new ArrayList<>();
+        if (inv.argc() == 2) {
+          for (CommandSpec s : t.all()) {
+            out.add(describe(s));
+          }
+        }
+        for (int i = 2; i < inv.argc(); i++) {
+          CommandSpec s = t.get(inv.text(i));
+          out.add(s == null ? Reply.NIL_ARRAY : describe(s));
+        }
+        return Reply.array(out);
+      }
+      case "docs" -> {
+        List<Reply> out = new ArrayList<>();
+        List<CommandSpec> specs = new ArrayList<>();
+        if (inv.argc() == 2) {
+          specs.addAll(t.all());
+        }
+        for (int i = 2; i < inv.argc(); i++) {
+          CommandSpec s = t.get(inv.text(i));
+          if (s != null) {
+            specs.add(s);
+          }
+        }
+        for (CommandSpec s : specs) {
+          Map<String, Object> doc = new LinkedHashMap<>();
+          doc.put("summary", s.summary());
+          doc.put("since", "1.0.0");
+          doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
+              || s.group().equals("topk") ? "module" : s.group());
+          out.add(Reply.bulk(s.name()));
+          out.add(Reply.bulkMap(doc));
+        }
+        return new Reply.MapReply(out);
+      }
+      case "getkeys" -> {
+        if (inv.argc() < 3) {
+          throw new CommandException(Errors.arity("command|getkeys"));
+        }
+        CommandSpec s = t.get(inv.text(2));
+        if (s == null) {
+          throw new CommandException("ERR Invalid command specified");
+        }
+        List<Reply> keys = new ArrayList<>();
+        for (var k : Dispatcher.keysOf(s, inv.argv().subList(2, inv.argc()))) {
+          keys.add(Reply.bulk(k.bytes()));
+        }
+        if (keys.isEmpty()) {
+          throw new CommandException("ERR The command has no key arguments");
+        }
+        return Reply.array(keys);
+      }
+      case "help" -> {
+        return Reply.arrayOf(new Reply.Simple("COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"),
+            new Reply.Simple("COUNT"), new Reply.Simple("DOCS [<command-name> ...]"),
+            new Reply.Simple("INFO [<command-name> ...]"), new Reply.Simple("LIST"),
+            new Reply.Simple("GETKEYS <full-command>"));
+      }
+      default -> throw new CommandException(Errors.unknownSubcommand("command", inv.arg(1)));
+    }
+  }
+
+  /** COMMAND INFO's 10-element entry (Redis 7 layout). */
+  private static Reply describe(CommandSpec s) {
+    List<Reply> flags = new ArrayList<>();
+    for (CommandSpec.Flag f : s.flags()) {
+      if (f != CommandSpec.Flag.GLOBAL) {
+        flags.add(new Reply.Simple(f.redisName()));
+      }
+    }
+    List<Reply> acl = new ArrayList<>();
+    acl.add(new Reply.Simple("@" + s.group()));
+    if (s.has(CommandSpec.Flag.WRITE)) {
+      acl.add(new Reply.Simple("@write"));
+    }
+    if (s.has(CommandSpec.Flag.READONLY)) {
+      acl.add(new Reply.Simple("@read"));
+    }
+    if (s.has(CommandSpec.Flag.FAST)) {
+      acl.add(new Reply.Simple("@fast"));
+    }
+    return Reply.arrayOf(Reply.bulk(s.name()), Reply.integer(s.arity()), new Reply.SetReply(flags),
+        Reply.integer(s.firstKey()), Reply.integer(s.lastKey()), Reply.integer(s.keyStep()),
+        new Reply.SetReply(acl), Reply.EMPTY_ARRAY, Reply.EMPTY_ARRAY, Reply.EMPTY_ARRAY);
+  }
+
+  // ------------------------------------------------------------------------------------------------ CONFIG
+
+  private static Map<String, String> configValues(Settings s) {
+    Map<String, String> m = new TreeMap<>();
+    m.put("save", s.save);
+    m.put("appendonly", s.appendonly);
+    m.put("appendfsync", s.appendfsync);
+    m.put("dir", s.dir);
+    m.put("port", Long.toString(s.port));
+    m.put("bind", s.bind);
+    m.put("requirepass", s.requirepass == null ? "" : s.requirepass);
+    m.put("maxmemory", Long.toString(s.maxmemory));
+    m.put("maxmemory-policy", "noeviction");
+    m.put("maxclients", Long.toString(s.maxclients));
+    m.put("timeout", Long.toString(s.timeoutSeconds));
+    m.put("protected-mode", s.protectedMode ? "yes" : "no");
+    m.put("databases", "1");
+    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
+    m.put("bf-initial-size", Long.toString(s.bfInitialSize));
+    m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
+    m.put("cf-bucket-size", Long.toString(s.cfBucketSize));
+    m.put("cf-initial-size", Long.toString(s.cfInitialSize));
+    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations));
+    m.put("cf-expansion-factor", Long.toString(s.cfExpansion));
+    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
+    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
+        + s.outputBufferStallSeconds);
+    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
+    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients == Long.MAX_VALUE ? 0 : s.maxmemoryClients));
+    return m;
+  }
+
+  private static Reply config(Invocation inv) {
+    String sub = Args.lower(inv.arg(1));
+    Settings s = inv.settings();
+    switch (sub) {
+      case "get" -> {
+        if (inv.argc() < 3) {
+          throw new CommandException(Errors.arity("config|get"));
+        }
+        Map<String, String> values = configValues(s);
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 2; i < inv.argc(); i++) {
+          byte[] pattern = Args.bytes(Args.lower(inv.arg(i)));
+          for (Map.Entry<String, String> e : values.entrySet()) {
+            if (Glob.matches(pattern, Args.bytes(e.getKey()))) {
+              out.put(e.getKey(), e.getValue());
+            }
+          }
+        }
+        List<Reply> flat = new ArrayList<>();
+        out.forEach((k, v) -> {
+          flat.add(Reply.bulk(k));
+          flat.add(Reply.bulk(v));
+        });
+        return new Reply.MapReply(flat);
+      }
+      case "set" -> {
+        if (inv.argc() < 4 || inv.argc() % 2 != 0) {
+          throw new CommandException(Errors.arity("config|set"));
+        }
+        for (int i = 2; i < inv.argc(); i += 2) {
+          set(s, Args.lower(inv.arg(i)), inv.text(i + 1));
+        }
+        return Reply.OK;
+      }
+      case "resetstat" -> {
+        inv.server().stats().commands.reset();
+        return Reply.OK;
+      }
+      case "rewrite" -> {
+        return Reply.OK;
+      }
+      default -> throw new CommandException(Errors.unknownSubcommand("config", inv.arg(1)));
+    }
+  }
+
+  private static void set(Settings s, String name, String value) {
+    try {
+      switch (name) {
+        case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
+        case "maxclients" -> s.maxclients = positive(value);
+        case "timeout" -> s.timeoutSeconds = nonNegative(value);
+        case "requirepass" -> {
+          Credentials.remember(value); // masked in the log from now on
+          s.requirepass = value;
+        }
+        case "save" -> s.save = value;
+        case "bf-error-rate" -> {
+          double d = Double.parseDouble(value);
+          if (!(d > 0 && d < 1)) {
+            throw new IllegalArgumentException("Value for `bf-error-rate` must be in the range (0, 1)");
+          }
+          s.bfErrorRate = d;
+        }
+        case "bf-initial-size" -> s.bfInitialSize = range(name, value, 1, 1L << 30);
+        case "bf-expansion-factor" -> s.bfExpansion = range(name, value, 0, 32768);
+        case "cf-bucket-size" -> s.cfBucketSize = range(name, value, 1, 255);
+        case "cf-initial-size" -> s.cfInitialSize = range(name, value, 2 * s.cfBucketSize, 1L << 30);
+        case "cf-max-iterations" -> s.cfMaxIterations = range(name, value, 1, 65535);
+        case "cf-expansion-factor" -> s.cfExpansion = range(name, value, 0, 32768);
+        case "cf-max-expansions" -> s.cfMaxExpansions = range(name, value, 1, 65536);
+        default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
+            + name + "'");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
+          + e.getMessage());
+    }
+  }
+
+  private static long range(String name, String value, long min, long max) {
+    long v = Long.parseLong(value);
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
+    }
+    return v;
+  }
+
+  private static long positive(String value) {
+    long v = Long.parseLong(value);
+    if (v < 1) {
+      throw new IllegalArgumentException("argument must be at least 1");
+    }
+    return v;
+  }
+
+  private static long nonNegative(String value) {
+    long v = Long.parseLong(value);
+    if (v < 0) {
+      throw new IllegalArgumentException("argument can't be negative");
+    }
+    return v;
+  }
+
+  // ------------------------------------------------------------------------------------------------ INFO
+
+  private static Reply info(Invocation inv) {
+    List<String> wanted = new ArrayList<>();
+    for (int i = 1; i < inv.argc(); i++) {
+      wanted.add(Args.lower(inv.arg(i)));
+    }
+    boolean all = wanted.isEmpty() || wanted.contains("all") || wanted.contains("everything")
+        || wanted.contains("default");
+    StringBuilder sb = new StringBuilder();
+    // as in Redis, commandstats is left out of plain INFO and INFO default, shown for all, everything or by name
+    boolean everything = wanted.contains("all") || wanted.contains("everything");
+    for (Map.Entry<String, Map<String, String>> section : sections(inv).entrySet()) {
+      boolean named = wanted.contains(section.getKey());
+      if (!all && !named || section.getKey().equals("commandstats") && !everything && !named) {
+        continue;
+      }
+      if (sb.length() > 0) {
+        sb.append("\r\n");
+      }
+      String title = section.getKey();
+      sb.append("# ").append(Character.toUpperCase(title.charAt(0))).append(title.substring(1)).append("\r\n");
+      section.getValue().forEach((k, v) -> sb.append(k).append(':').append(v).append("\r\n"));
+    }
+    return new Reply.Verbatim("txt", sb.toString());
+  }
+
+  private static Map<String, Map<String, String>> sections(Invocation inv) {
+    ServerContext server = inv.server();
+    ServerStats st = server.stats();
+    Map<String, Map<String, String>> out = new LinkedHashMap<>();
+    Map<String, String> srv = new LinkedHashMap<>();
+    long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
+    srv.put("redis_version", ConnectionCommands.REDIS_VERSION);
+    srv.put("bloomery_version", BloomeryServer.VERSION);
+    srv.put("redis_mode", "standalone");
+    srv.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+        + System.getProperty("os.arch"));
+    srv.put("arch_bits", "64");
+    srv.put("multiplexing_api", server.transport());
+    srv.put("io_threads", Integer.toString(server.ioThreads()));
+    srv.put("java_version", System.getProperty("java.version"));
+    srv.put("process_id", Long.toString(ProcessHandle.current().pid()));
+    srv.put("run_id", server.runId());
+    srv.put("tcp_port", Integer.toString(server.tcpPort()));
+    srv.put("uptime_in_seconds", Long.toString(uptime));
+    srv.put("uptime_in_days", Long.toString(uptime / 86400));
+    srv.put("executable", "bloomery");
+    out.put("server", srv);
+    Map<String, String> clients = new LinkedHashMap<>();
+    clients.put("connected_clients", Integer.toString(server.clientCount()));
+    clients.put("maxclients", Long.toString(inv.settings().maxclients));
+    clients.put("blocked_clients", "0");
+    out.put("clients", clients);
+    Map<String, String> memory = new LinkedHashMap<>();
+    GuardSets guards = inv.server().guards();
+    guards.recountAll();
+    long used = inv.server().usedMemory();
+    memory.put("used_memory", Long.toString(used));
+    memory.put("used_memory_human", human(used));
+    memory.put("used_memory_dataset", Long.toString(used));
+    Runtime rt = Runtime.getRuntime();
+    memory.put("jvm_heap_used", Long.toString(rt.totalMemory() - rt.freeMemory()));
+    memory.put("jvm_heap_max", Long.toString(rt.maxMemory()));
+    memory.put("maxmemory", Long.toString(inv.settings().maxmemory));
+    memory.put("maxmemory_human", human(inv.settings().maxmemory));
+    memory.put("maxmemory_policy", "noeviction");
+    memory.put("mem_clients_query_buffers", Long.toString(inv.server().queryMemory().held()));
+    out.put("memory", memory);
+    Map<String, String> persistence = new LinkedHashMap<>(server.persistence().infoFields());
+    out.put("persistence", persistence);
+    Map<String, String> stats = new LinkedHashMap<>();
+    stats.put("total_connections_received", Long.toString(st.connectionsReceived.sum()));
+    stats.put("total_commands_processed", Long.toString(st.commandsProcessed.sum()));
+    stats.put("rejected_connections", Long.toString(st.rejectedConnections.sum()));
+    stats.put("expired_keys", Long.toString(st.expiredKeys.sum()));
+    stats.put("keyspace_hits", Long.toString(st.keyspaceHits.sum()));
+    stats.put("keyspace_misses", Long.toString(st.keyspaceMisses.sum()));
+    stats.put("total_error_replies", Long.toString(st.errorReplies.sum()));
+    stats.put("client_output_buffer_limit_disconnections", Long.toString(st.outputBufferDisconnections.sum()));
+    stats.put("protocol_error_disconnections", Long.toString(st.protocolErrorDisconnections.sum()));
+    stats.put("oom_rejections", Long.toString(st.oomRejections.sum()));
+    stats.put("acl_access_denied_auth", Long.toString(st.authFailures.sum()));
+    stats.put("auth_failures_delayed", Long.toString(st.authFailuresDelayed.sum()));
+    out.put("stats", stats);
+    out.put("commandstats", st.commands.infoFields());
+    Map<String, String> replication = new LinkedHashMap<>();
+    replication.put("role", "master");
+    replication.put("connected_slaves", "0");
+    out.put("replication", replication);
+    Map<String, String> cpu = new LinkedHashMap<>();
+    cpu.put("used_cpu_user", String.format(Locale.ROOT, "%.6f",
+        ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
+    out.put("cpu", cpu);
+    Map<String, String> keyspace = new LinkedHashMap<>();
+    long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
+    if (keys > 0) {
+      keyspace.put("db0", "keys=" + keys + ",expires=" + inv.keyspace().expiringCount() + ",avg_ttl=0");
+    }
+    out.put("keyspace", keyspace);
+    Map<String, String> bloomery = new LinkedHashMap<>();
+    Map<String, Long> byKind = new TreeMap<>();
+    inv.keyspace().forEach((k, v) -> byKind.merge(ValueType.of(v).label(), 1L, Long::sum));
+    bloomery.put("filter_bytes", Long.toString(used));
+    byKind.forEach((kind, n) -> bloomery.put("keys_" + kind, Long.toString(n)));
+    bloomery.put("transport", server.transport());
+    FileLoads loads = server.fileLoads();
+    bloomery.put("file_loads_pending", Integer.toString(loads.pendingCount()));
+    bloomery.put("file_loads_finishing", Integer.toString(loads.finishingCount()));
+    bloomery.put("file_loads_staged_bytes", Long.toString(loads.stagedBytes()));
+    bloomery.put("file_loads_reserved_bytes", Long.toString(loads.reservedBytes()));
+    out.put("bloomery", bloomery);
+    out.put("guard", guards.infoFields());
+    return out;
+  }
+
+  private static String human(long bytes) {
+    if (bytes < 1024) {
+      return bytes + "B";
+    }
+    String[] units = {"K", "M", "G", "T"};
+    double v = bytes;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(Locale.ROOT, "%.2f%s", v, units[u]);
+  }
+
+  // ------------------------------------------------------------------------------------------------ DEBUG
+
+  /**
+   * {@code SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]}, as Redis: with persistence on (or SAVE) a snapshot is written
+   * first and a failure answers Redis's error and keeps the server running (unless FORCE); then the server closes
+   * (journal flushed, final snapshot unless NOSAVE) and {@code bloomery serve} exits 0. No reply on success: the
+   * connection closes with the server. NOW is accepted (there are no replicas to wait for); ABORT has no shutdown
+   * in progress to abort. Refused before AUTH like every command without the no-auth flag.
+   */
+  private static Reply shutdown(Invocation inv) {
+    boolean save = false;
+    boolean nosave = false;
+    boolean force = false;
+    for (int i = 1; i < inv.argc(); i++) {
+      byte[] a = inv.arg(i);
+      if (Args.is(a, "NOSAVE")) {
+        nosave = true;
+      } else if (Args.is(a, "SAVE")) {
+        save = true;
+      } else if (Args.is(a, "FORCE")) {
+        force = true;
+      } else if (Args.is(a, "ABORT") && inv.argc() == 2) {
+        throw new CommandException("ERR No shutdown in progress.");
+      } else if (!Args.is(a, "NOW")) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    if (save && nosave) {
+      throw new CommandException(Errors.SYNTAX);
+    }
+    var persistence = inv.server().persistence();
+    boolean persistent = persistence != PersistenceControl.DISABLED;
+    if (save && !persistent && !force) {
+      org.slf4j.LoggerFactory.getLogger(ServerCommands.class)
+          .warn("SHUTDOWN SAVE refused: persistence is off (start with --appendonly yes or --save to snapshot)");
+      throw new CommandException(SHUTDOWN_FAILED);
+    }
+    boolean snapshot = persistent && !nosave;
+    if (snapshot && !force) {
+      try {
+        persistence.save();
+      } catch (IOException e) {
+        org.slf4j.LoggerFactory.getLogger(ServerCommands.class).error("SHUTDOWN: snapshot failed: {}", e.getMessage());
+        throw new CommandException(SHUTDOWN_FAILED);
+      }
+    }
+    org.slf4j.LoggerFactory.getLogger(ServerCommands.class)
+        .info("SHUTDOWN from client id={} addr={}", inv.client().id(), inv.client().address());
+    inv.server().shutdown(snapshot);
+    return inv.defer(new java.util.concurrent.CompletableFuture<>()); // answered by the connection closing
+  }
+
+  static final String SHUTDOWN_FAILED = "ERR Errors trying to SHUTDOWN. Check logs.";
+
+  private static Reply debug(Invocation inv) {
+    String sub = Args.lower(inv.arg(1));
+    if (sub.equals("sleep") && inv.argc() == 3) {
+      Double seconds = Args.parseDouble(inv.arg(2));
+      if (seconds == null || seconds < 0) {
+        throw new CommandException(Errors.NOT_FLOAT);
+      }
+      if (seconds > 0) {
+        try {
+          Thread.sleep((long) Math.min(seconds * 1000, 10_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return Reply.OK;
+    }
+    throw new CommandException(Errors.unknownSubcommand("debug", inv.arg(1)));
+  }
+}

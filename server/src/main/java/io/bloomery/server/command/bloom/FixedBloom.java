@@ -1,0 +1,120 @@
+package io.bloomery.server.command.bloom;
+
+import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
+import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.MembershipFilter;
+import io.bloomery.hash.Protocols;
+import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.server.command.CommandException;
+import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.sizing.BloomMath;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A fixed-size Bloom key for the {@code BF.*} commands: one of core's classic ({@link BloomFilter}) or blocked
+ * ({@link BlockedBloomFilter}) filters, in the core file format, so a filter built by {@code bloomery build} or Spark
+ * is served unchanged. It behaves as a RedisBloom {@code NONSCALING} filter: its capacity is the n its (m, k) are
+ * sized for ({@code floor(m ln2 / k)}, all a file records), and once that many items are counted an add of a new
+ * item answers {@code ERR non scaling filter is full}.
+ */
+final class FixedBloom {
+  private FixedBloom() {}
+
+  /** The layouts {@code BF.RESERVE ... NONSCALING LAYOUT} accepts. */
+  enum Layout { CLASSIC, BLOCKED }
+
+  /**
+   * Plans a filter for {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the
+   * optimal (m, k), with m raised until {@code floor(m ln2 / k) >= capacity} (rounding k up would otherwise leave it
+   * a few percent short). Nothing is allocated.
+   */
+  record Plan(Layout layout, long units, int hashes) {
+    long bytes() {
+      return (layout == Layout.CLASSIC ? (units + 63) / 64 * 8 : units * 64) + 48;
+    }
+
+    /** The largest single array the filter allocates: classic storage comes in 1 GiB segments. */
+    long largestArray() {
+      return layout == Layout.CLASSIC ? Math.min(bytes(), 1L << 30) : bytes();
+    }
+
+    MembershipFilter create() {
+      return layout == Layout.CLASSIC
+          ? BloomFilter.create(Protocols.defaultProtocol(), new byte[0], units, hashes)
+          : BlockedBloomFilter.create(new byte[0], units, hashes);
+    }
+  }
+
+  static Plan plan(Layout layout, long capacity, double rate) {
+    try {
+      if (layout == Layout.CLASSIC) {
+        long bits = BloomMath.optimalBits(capacity, rate);
+        int k = BloomMath.optimalHashes(capacity, bits);
+        while (BloomMath.capacityForHashes(bits, k) < capacity) {
+          bits = Math.max(bits + 1, (long) Math.ceil(capacity * (double) k / Math.log(2)));
+        }
+        if (bits > BloomFilter.MAX_BITS) {
+          throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
+        }
+        return new Plan(layout, bits, k);
+      }
+      long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
+      int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
+      while (BloomMath.capacityForHashes(blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k) < capacity) {
+        blocks++;
+      }
+      if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
+        throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
+      }
+      return new Plan(layout, blocks, k);
+    } catch (IllegalArgumentException e) {
+      throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
+    }
+  }
+
+  static long capacity(Object f) {
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).capacity() : ((BlockedBloomFilter) f).capacity();
+  }
+
+  static long inserted(Object f) {
+    return ValueType.CLASSIC_BLOOM.holds(f) ? ((BloomFilter) f).insertedCount()
+        : ((BlockedBloomFilter) f).insertedCount();
+  }
+
+  /** Adds like a RedisBloom NONSCALING filter: a present item answers false, a new one past capacity is refused. */
+  static boolean add(MembershipFilter f, byte[] item) {
+    if (f.mightContain(item)) {
+      return false;
+    }
+    if (inserted(f) >= capacity(f)) {
+      throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
+    }
+    return f.add(item);
+  }
+
+  /** {@code BF.INFO}'s five fields for a fixed filter: one filter, and a null Expansion rate as RedisBloom shows for NONSCALING. */
+  static Map<String, Long> info(Object f) {
+    Map<String, Long> m = new LinkedHashMap<>();
+    m.put("Capacity", capacity(f));
+    m.put("Size", ValueType.of(f).memoryUsage(f));
+    m.put("Number of filters", 1L);
+    m.put("Number of items inserted", inserted(f));
+    m.put("Expansion rate", null);
+    return m;
+  }
+
+  /** {@code BF.DEBUG}'s lines for a fixed filter. */
+  static String debug(Object f) {
+    if (ValueType.CLASSIC_BLOOM.holds(f)) {
+      BloomFilter c = (BloomFilter) f;
+      return "layout:classic bits:" + c.bitSize() + " hashes:" + c.hashCount() + " size:" + c.insertedCount()
+          + " capacity:" + c.capacity() + " protocol:" + c.protocolId().protocolName();
+    }
+    BlockedBloomFilter b = (BlockedBloomFilter) f;
+    return "layout:blocked blocks:" + b.blockCount() + " hashes:" + b.hashCount() + " size:" + b.insertedCount()
+        + " capacity:" + b.capacity();
+  }
+}

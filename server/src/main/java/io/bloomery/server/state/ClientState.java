@@ -1,0 +1,245 @@
+package io.bloomery.server.state;
+
+import io.bloomery.server.keyspace.Keyspace;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One connection's state: id, protocol version, authentication, name, library info, and a transaction being
+ * queued. Touched only by the connection's own thread, except the fields CLIENT LIST / KILL read (volatile, or, for
+ * the two written per command, opaque: a volatile store per command is a full fence on the event loop's hot path).
+ */
+public final class ClientState {
+  private static final VarHandle LAST_COMMAND;
+  private static final VarHandle LAST_INTERACTION;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      LAST_COMMAND = lookup.findVarHandle(ClientState.class, "lastCommand", String.class);
+      LAST_INTERACTION = lookup.findVarHandle(ClientState.class, "lastInteractionNanos", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final long id;
+  private final String address;
+  private final String localAddress;
+  private final long createdMillis;
+  private final long createdNanos;
+  private volatile int protocol = 2;
+  private volatile boolean authenticated;
+  private volatile String name = "";
+  private volatile String libName = "";
+  private volatile String libVersion = "";
+  /** Written opaque by the connection's thread, read by CLIENT LIST on any. */
+  @SuppressWarnings("unused") // through LAST_COMMAND
+  private String lastCommand = "NULL";
+  /** {@link System#nanoTime()} of the last command; opaque like {@link #lastCommand}. */
+  @SuppressWarnings("unused") // through LAST_INTERACTION
+  private long lastInteractionNanos;
+  /**
+   * While a read's commands run back to back ({@link #chaining}), the end of the previous one, which is the next
+   * one's start: one clock read per command instead of two. 0: none.
+   */
+  private long chainedNanos;
+  private boolean chaining;
+  private volatile Runnable killer = () -> {};
+  private boolean closeAfterReply;
+  /** Wrong passwords since the connection last authenticated; the connection's thread only. */
+  private int authFailures;
+  private List<List<byte[]>> queued;
+  private boolean transactionFailed;
+  private Keyspace.Lease lease;
+
+  public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
+    this.id = id;
+    this.address = address;
+    this.localAddress = localAddress;
+    this.createdMillis = nowMillis;
+    this.createdNanos = System.nanoTime();
+    this.lastInteractionNanos = createdNanos;
+    this.authenticated = authenticated;
+  }
+
+  /**
+   * The connection's key-lock lease ({@link Keyspace.Lease}), or {@code null} where
+   * commands take their locks one by one (recovery, in-process callers).
+   */
+  public Keyspace.Lease lease() {
+    return lease;
+  }
+
+  public void lease(Keyspace.Lease value) {
+    this.lease = value;
+  }
+
+  /** Lets go of the lease's locks, if it holds any. */
+  public void releaseLease() {
+    if (lease != null) {
+      lease.release();
+    }
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public String address() {
+    return address;
+  }
+
+  public String localAddress() {
+    return localAddress;
+  }
+
+  public long createdMillis() {
+    return createdMillis;
+  }
+
+  public int protocol() {
+    return protocol;
+  }
+
+  public void protocol(int version) {
+    this.protocol = version;
+  }
+
+  public boolean authenticated() {
+    return authenticated;
+  }
+
+  public void authenticated(boolean value) {
+    this.authenticated = value;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public void name(String value) {
+    this.name = value;
+  }
+
+  public String libName() {
+    return libName;
+  }
+
+  public void libName(String value) {
+    this.libName = value;
+  }
+
+  public String libVersion() {
+    return libVersion;
+  }
+
+  public void libVersion(String value) {
+    this.libVersion = value;
+  }
+
+  public String lastCommand() {
+    return (String) LAST_COMMAND.getOpaque(this);
+  }
+
+  /** Unix ms of the last command, on the wall clock of the connection's creation plus the monotonic time since. */
+  public long lastInteractionMillis() {
+    return createdMillis + ((long) LAST_INTERACTION.getOpaque(this) - createdNanos) / 1_000_000;
+  }
+
+  /** A command named {@code command} starts at {@code nanos} ({@link System#nanoTime()}). */
+  public void touched(String command, long nanos) {
+    LAST_COMMAND.setOpaque(this, command);
+    LAST_INTERACTION.setOpaque(this, nanos);
+  }
+
+  /**
+   * Whether the commands run next follow each other without a wait (those of one read): then each starts where
+   * the previous one ended, by the clock read at its end. Off, the next command reads the clock afresh.
+   */
+  public void chaining(boolean on) {
+    chaining = on;
+    if (!on) {
+      chainedNanos = 0;
+    }
+  }
+
+  /** When the command about to run starts: the previous one's end while chaining, else now. */
+  public long commandStartNanos() {
+    long chained = chainedNanos;
+    return chained != 0 ? chained : System.nanoTime();
+  }
+
+  /** A command ended at {@code nanos}. */
+  public void commandEnded(long nanos) {
+    if (chaining) {
+      chainedNanos = nanos;
+    }
+  }
+
+  /** Closes the connection from another thread (CLIENT KILL). */
+  public void kill() {
+    killer.run();
+  }
+
+  public void killer(Runnable action) {
+    this.killer = action;
+  }
+
+  /** Set by QUIT: the connection closes once this reply is written. */
+  public boolean closeAfterReply() {
+    return closeAfterReply;
+  }
+
+  public void closeAfterReply(boolean value) {
+    this.closeAfterReply = value;
+  }
+
+  public boolean inTransaction() {
+    return queued != null;
+  }
+
+  public void beginTransaction() {
+    queued = new ArrayList<>();
+    transactionFailed = false;
+  }
+
+  public void queue(List<byte[]> argv) {
+    queued.add(argv);
+  }
+
+  public void failTransaction() {
+    transactionFailed = true;
+  }
+
+  public boolean transactionFailed() {
+    return transactionFailed;
+  }
+
+  public List<List<byte[]>> endTransaction() {
+    List<List<byte[]>> q = queued;
+    queued = null;
+    return q;
+  }
+
+  /** A wrong password: returns how many this connection has given since it last authenticated (RESET keeps it). */
+  public int authFailed() {
+    return ++authFailures;
+  }
+
+  /** The connection authenticated: its wrong passwords are forgotten. */
+  public void authSucceeded() {
+    authFailures = 0;
+  }
+
+  /** RESET: back to a fresh connection's state (protocol 2, no name, no transaction, authentication kept off). */
+  public void reset(boolean authenticatedWithoutPassword) {
+    protocol = 2;
+    name = "";
+    queued = null;
+    transactionFailed = false;
+    authenticated = authenticatedWithoutPassword;
+  }
+}
