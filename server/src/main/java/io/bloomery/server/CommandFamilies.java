@@ -11,6 +11,7 @@ import io.bloomery.server.command.extension.KindCommands;
 import io.bloomery.server.command.guard.GuardCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.sketch.SketchCommands;
+import io.bloomery.server.command.tdigest.TDigestCommands;
 import io.bloomery.server.state.ServerContext;
 import java.util.List;
 
@@ -21,6 +22,7 @@ public final class CommandFamilies {
       BloomCommands::register,
       CuckooCommands::register,
       SketchCommands::register,
+      TDigestCommands::register,
       KeyCommands::register,
       ConnectionCommands::register,
       ServerCommands::register,

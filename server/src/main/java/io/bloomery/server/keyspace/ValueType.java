@@ -9,6 +9,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.util.function.LongToDoubleFunction;
 
@@ -24,9 +25,10 @@ import java.util.function.LongToDoubleFunction;
  * show.
  *
  * <p>Labels are what {@code /metrics} ({@code kind} tag), INFO ({@code keys_<label>}) and the dashboard have always
- * shown, and differ from core's kind names for four kinds: {@code bloom} is {@link FilterKind#SCALABLE_BLOOM},
- * {@code cms} {@link FilterKind#COUNT_MIN_SKETCH}, {@code topk} {@link FilterKind#TOP_K} and {@code aging} {@link
- * FilterKind#AGE_PARTITIONED_BLOOM}; the others equal {@link FilterKind#kindName()}.
+ * shown, and differ from core's kind names for five kinds: {@code bloom} is {@link FilterKind#SCALABLE_BLOOM},
+ * {@code cms} {@link FilterKind#COUNT_MIN_SKETCH}, {@code topk} {@link FilterKind#TOP_K}, {@code tdigest} {@link
+ * FilterKind#T_DIGEST} and {@code aging} {@link FilterKind#AGE_PARTITIONED_BLOOM}; the others equal {@link
+ * FilterKind#kindName()}.
  *
  * <p>A new value type is one more constant here (its snapshots are core's {@code FilterFormat} envelopes of its
  * kind); its commands check for it with {@link #holds} or {@link #of}.
@@ -132,6 +134,29 @@ public enum ValueType {
     @Override
     public Object adopt(Object value) {
       return copy(value);
+    }
+  },
+  /** TDIGEST.*'s t-digest; its queries compress it, so they run under the key lock. */
+  T_DIGEST(TDigest.class, FilterKind.T_DIGEST, "TDIS-TYPE", "TDIS-TYPE", "tdigest", false) {
+    @Override
+    public long memoryUsage(Object value) {
+      return ((TDigest) value).memoryUsage();
+    }
+
+    @Override
+    public boolean concurrentReads() {
+      return false;
+    }
+
+    @Override
+    public Object copy(Object value) {
+      return ((TDigest) value).copy();
+    }
+
+    @Override
+    public Figures figures(Object value) {
+      TDigest t = (TDigest) value;
+      return new Figures(t.insertedCount(), t.capacity(), 0, 1);
     }
   },
   /** BF.RESERVE's counting Bloom filter (ours: no RedisBloom type). */
