@@ -158,6 +158,18 @@ public enum ValueType {
       TDigest t = (TDigest) value;
       return new Figures(t.insertedCount(), t.capacity(), 0, 1);
     }
+
+    @Override
+    public Health health(Object value) {
+      TDigest t = (TDigest) value;
+      return new Health(t.insertedCount(), -1, Double.NaN, Double.NaN, Double.NaN, 1, null);
+    }
+
+    /** On a copy: a query compresses, and the dashboard must not change the digest or its journal's story. */
+    @Override
+    public double[] quantiles(Object value) {
+      return ((TDigest) value).copy().quantiles(QUANTILE_FRACTIONS);
+    }
   },
   /** BF.RESERVE's counting Bloom filter (ours: no RedisBloom type). */
   COUNTING_BLOOM(CountingBloomFilter.class, FilterKind.COUNTING_BLOOM, "BLcounting", null, "counting", false) {
@@ -311,6 +323,10 @@ public enum ValueType {
     }
   };
 
+  /** The fractions {@link #quantiles} estimates: 0, 0.02, …, 1. */
+  public static final double[] QUANTILE_FRACTIONS = java.util.stream.IntStream.rangeClosed(0, 50)
+      .mapToDouble(i -> i / 50.0).toArray();
+
   private static final ClassValue<ValueType> BY_CLASS = new ClassValue<>() {
     @Override
     protected ValueType computeValue(Class<?> type) {
@@ -417,6 +433,14 @@ public enum ValueType {
    */
   public Object freeze(Object value) {
     return copy(value);
+  }
+
+  /**
+   * The value's estimated quantiles at {@link #QUANTILE_FRACTIONS} (NaN where it has no estimate yet), for the
+   * dashboard's quantile chart; {@code null} for the types that hold no distribution. Leaves the value unchanged.
+   */
+  public double[] quantiles(Object value) {
+    return null;
   }
 
   /** The figures {@code /metrics} shows of the value (the sketches, read under the key lock, show none). */
