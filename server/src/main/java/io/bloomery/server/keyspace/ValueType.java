@@ -154,12 +154,6 @@ public enum ValueType {
     }
 
     @Override
-    public Figures figures(Object value) {
-      TDigest t = (TDigest) value;
-      return new Figures(t.insertedCount(), t.capacity(), 0, 1);
-    }
-
-    @Override
     public Health health(Object value) {
       TDigest t = (TDigest) value;
       return new Health(t.insertedCount(), -1, Double.NaN, Double.NaN, Double.NaN, 1, null);
