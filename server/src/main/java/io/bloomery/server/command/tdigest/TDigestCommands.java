@@ -239,7 +239,8 @@ public final class TDigestCommands {
   /**
    * Runs a query that may compress the digest, under the key's write lock: {@code query} parses its arguments
    * (errors first, as RedisBloom checks them before computing) and answers; if it compressed, the command is
-   * journaled so that recovery compresses at the same moment.
+   * journaled so that recovery compresses at the same moment. While the journal refuses writes (a full disk) the
+   * query still answers, as a read must, and that one compression is not journaled.
    */
   private static Reply compressing(Invocation inv, Function<TDigest, Reply> query) {
     Key key = inv.key(1);
