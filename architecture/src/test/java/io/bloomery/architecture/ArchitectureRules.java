@@ -26,8 +26,8 @@ import java.util.List;
  * <p>The modules, lowest first: core (filters, formats, no I/O framework) ← guard (a filter in front of a store)
  * ← server (RESP, keyspace, persistence) ← cli (the {@code bloomery} command); spark sits on core alone. Inside the
  * server, the layers are: {@code resp} (the wire protocol) and {@code persistence} (journal, snapshots) at the
- * bottom, {@code keyspace} on persistence, {@code persistence.load} (BF.LOADCHUNK's staged files) on the keyspace,
- * {@code state} (server context, settings, statistics) on those, the dispatch ({@code command}) on state, the command
+ * bottom, {@code keyspace} on persistence, {@code persistence.load} (BF.LOADCHUNK's staged files) and {@code rdb}
+ * (Redis's DUMP payloads and RDB files, used by the command families) on the keyspace, {@code state} (server context, settings, statistics) on those, the dispatch ({@code command}) on state, the command
  * families ({@code command.bloom}, {@code command.guard}, ...) on dispatch, {@code net} (RESP connections) and
  * {@code http} (the HTTP port) on dispatch, {@code dashboard} on those, and the root package wiring them together.
  */
@@ -105,6 +105,7 @@ final class ArchitectureRules {
       .layer("persistence").definedBy("io.bloomery.server.persistence")
       .layer("keyspace").definedBy("io.bloomery.server.keyspace..")
       .layer("file loads").definedBy("io.bloomery.server.persistence.load..")
+      .layer("rdb").definedBy("io.bloomery.server.rdb..")
       .layer("state").definedBy("io.bloomery.server.state..")
       .layer("dispatch").definedBy("io.bloomery.server.command")
       .layer("command families").definedBy("io.bloomery.server.command.*..")
@@ -121,14 +122,15 @@ final class ArchitectureRules {
       .whereLayer("state").mayOnlyBeAccessedByLayers("dispatch", "command families", "net", "http", "dashboard",
           "wiring")
       .whereLayer("file loads").mayOnlyBeAccessedByLayers("state", "dispatch", "command families", "wiring")
-      .whereLayer("keyspace").mayOnlyBeAccessedByLayers("file loads", "state", "dispatch", "command families", "net",
+      .whereLayer("rdb").mayOnlyBeAccessedByLayers("command families", "wiring")
+      .whereLayer("keyspace").mayOnlyBeAccessedByLayers("file loads", "rdb", "state", "dispatch", "command families", "net",
           "dashboard", "wiring")
       .whereLayer("persistence").mayOnlyBeAccessedByLayers("keyspace", "file loads", "state", "dispatch",
           "command families", "dashboard", "wiring")
       .whereLayer("resp").mayOnlyBeAccessedByLayers("file loads", "state", "dispatch", "command families", "net",
           "dashboard", "wiring"))
       .because("inside the server a package may use only the layers below it: resp and persistence <- keyspace"
-          + " <- persistence.load <- state <- command (dispatch) <- the command families; dispatch <- net, http"
+          + " <- persistence.load and rdb <- state <- command (dispatch) <- the command families; dispatch <- net, http"
           + " <- dashboard <- the root package's wiring");
 
   private ArchitectureRules() {}

@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       BenchCommand.class,
       ServeCommand.class,
       LoadCommand.class,
+      ImportCommand.class,
       CheckLogCommand.class,
       TopCommand.class,
       CommandLine.HelpCommand.class

@@ -180,7 +180,7 @@ public final class RedisBloomDump {
    *
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter or {@code into}
    */
-  static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
+  public static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
     codec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
   }
 

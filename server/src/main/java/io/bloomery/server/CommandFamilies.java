@@ -9,6 +9,7 @@ import io.bloomery.server.command.cuckoo.CuckooCommands;
 import io.bloomery.server.command.extension.ExtensionCommands;
 import io.bloomery.server.command.extension.KindCommands;
 import io.bloomery.server.command.guard.GuardCommands;
+import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.sketch.SketchCommands;
 import io.bloomery.server.command.tdigest.TDigestCommands;
@@ -24,6 +25,7 @@ public final class CommandFamilies {
       SketchCommands::register,
       TDigestCommands::register,
       KeyCommands::register,
+      DumpCommands::register,
       ConnectionCommands::register,
       ServerCommands::register,
       ExtensionCommands::register,

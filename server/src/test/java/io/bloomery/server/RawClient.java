@@ -79,6 +79,19 @@ final class RawClient implements AutoCloseable {
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /** Sends one command of binary arguments and returns its reply's bytes as ISO-8859-1 text. */
+  String call(List<byte[]> args) {
+    ByteArrayOutputStream command = new ByteArrayOutputStream();
+    command.writeBytes(("*" + args.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    for (byte[] a : args) {
+      command.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      command.writeBytes(a);
+      command.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+    send(command.toByteArray());
+    return reply();
+  }
+
   /** Sends one command and returns its reply's bytes as ISO-8859-1 text. */
   String call(String... args) {
     send(encode(args));

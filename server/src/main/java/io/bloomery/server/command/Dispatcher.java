@@ -4,6 +4,7 @@ import io.bloomery.filter.FilterFullException;
 import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.Watches;
 import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
@@ -70,6 +71,13 @@ public final class Dispatcher implements CommandReplayer {
         });
     table.add("discard", 1, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 0, 0, 0,
         "transactions", "Discards a transaction.", this::discard);
+    table.add("watch", -2, CommandSpec.flags(CommandSpec.Flag.FAST, CommandSpec.Flag.NOMULTI), 1, -1, 1,
+        "transactions", "Monitors changes to keys to determine the execution of a transaction.", this::watch);
+    table.add("unwatch", 1, CommandSpec.flags(CommandSpec.Flag.FAST), 0, 0, 0,
+        "transactions", "Forgets about watched keys of a transaction.", inv -> {
+          inv.client().unwatchAll();
+          return Reply.OK;
+        });
   }
 
   public CommandTable table() {
@@ -212,12 +220,27 @@ public final class Dispatcher implements CommandReplayer {
       return Reply.error(Errors.DISCARD_WITHOUT_MULTI);
     }
     inv.client().endTransaction();
+    inv.client().unwatchAll();
+    return Reply.OK;
+  }
+
+  /** WATCH: a later EXEC aborts if one of the keys changes first ({@link Watches}). */
+  private Reply watch(Invocation inv) {
+    if (inv.client().inTransaction()) {
+      return Reply.error(Errors.WATCH_IN_MULTI);
+    }
+    Watches.Watcher watcher = inv.client().watcher(server.keyspace().watches());
+    for (int i = 1; i < inv.argc(); i++) {
+      watcher.watch(inv.key(i));
+    }
     return Reply.OK;
   }
 
   /**
    * EXEC: runs the queued commands one after another inside one write that holds every key they name (or the
-   * whole keyspace if one of them needs it), so no other writer and no snapshot cut lands in the middle.
+   * whole keyspace if one of them needs it), so no other writer and no snapshot cut lands in the middle. If a
+   * watched key changed or expired since WATCH (checked once that write holds its keys), nothing runs and the reply
+   * is a null array.
    */
   private Outcome exec(ClientState client) {
     if (!client.inTransaction()) {
@@ -226,6 +249,7 @@ public final class Dispatcher implements CommandReplayer {
     boolean failed = client.transactionFailed();
     List<List<byte[]>> queued = client.endTransaction();
     if (failed) {
+      client.unwatchAll();
       return error(Errors.EXECABORT, "exec", 0);
     }
     boolean global = false;
@@ -239,10 +263,19 @@ public final class Dispatcher implements CommandReplayer {
     }
     String refused = writes ? journalRefusal() : null;
     if (refused != null) { // none of it runs, as Redis discards a transaction with a write it must refuse
+      client.unwatchAll();
       return error("EXECABORT Transaction discarded because of: " + Errors.journalRefused(refused), "exec", 0);
     }
     Keyspace ks = server.keyspace();
     Keyspace.Write write = global ? ks.writeAll() : ks.write(keys);
+    Watches.Watcher watcher = client.watcher(ks.watches());
+    boolean changed = watcher.touchedOrExpired();
+    client.unwatchAll();
+    if (changed) {
+      write.close();
+      server.stats().commandsProcessed.increment();
+      return new Outcome(Reply.NIL_ARRAY, DONE);
+    }
     List<Reply> replies = new ArrayList<>(queued.size());
     try {
       for (List<byte[]> argv : queued) {

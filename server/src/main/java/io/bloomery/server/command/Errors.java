@@ -23,6 +23,7 @@ public final class Errors {
   public static final String EXEC_WITHOUT_MULTI = "ERR EXEC without MULTI";
   public static final String DISCARD_WITHOUT_MULTI = "ERR DISCARD without MULTI";
   public static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
+  public static final String WATCH_IN_MULTI = "ERR WATCH inside MULTI is not allowed";
   public static final String MAX_CLIENTS = "ERR max number of clients reached";
   public static final String PROTO_UNSUPPORTED = "NOPROTO unsupported protocol version";
   public static final String DENIED = "DENIED Bloomery is running in protected mode because protected mode is enabled "

@@ -103,10 +103,16 @@ public final class Keyspace implements SnapshotSource {
   private volatile CommandJournal journal = CommandJournal.NONE;
   private volatile Walk walk;
   private volatile boolean expirySuspended;
+  private final Watches watches = new Watches(this);
 
   /** @param clock Unix milliseconds, for expiry */
   public Keyspace(LongSupplier clock) {
     this.clock = clock;
+  }
+
+  /** The clients' {@code WATCH}ed keys, which every change of a key here touches. */
+  public Watches watches() {
+    return watches;
   }
 
   /** Where expiry deletions and every command's records go. */
@@ -394,6 +400,7 @@ public final class Keyspace implements SnapshotSource {
       }
       preserve(key, true);
       touch(key);
+      watches.touch(key);
       return e.value;
     }
 
@@ -424,6 +431,7 @@ public final class Keyspace implements SnapshotSource {
     public void put(Key key, Object value) {
       check(key);
       preserve(key, false);
+      watches.touch(key);
       Entry old = map.put(key, new Entry(value, -1));
       expiring.remove(key);
       Entry now = map.get(key);
@@ -444,6 +452,9 @@ public final class Keyspace implements SnapshotSource {
     private void removeEntry(Key key) {
       preserve(key, false);
       Entry old = map.remove(key);
+      if (old != null) {
+        watches.touch(key);
+      }
       expiring.remove(key);
       if (old != null) {
         usedBytes.addAndGet(-old.bytes);
@@ -458,6 +469,7 @@ public final class Keyspace implements SnapshotSource {
         throw new IllegalStateException("no such key: " + key);
       }
       preserve(key, true);
+      watches.touch(key);
       e.expireAt = expireAtMillis;
       if (expireAtMillis >= 0) {
         expiring.add(key);

@@ -97,10 +97,11 @@ public enum ValueType {
   },
   /** CMS.*'s count-min sketch; its reads take the key lock. */
   COUNT_MIN_SKETCH(CountMinSketch.class, FilterKind.COUNT_MIN_SKETCH, "CMSk-TYPE", "CMSk-TYPE", "cms", false) {
+    /** RedisBloom's {@code CMSMemUsage}: the 32-byte {@code CMSketch} struct and 4 bytes per counter. */
     @Override
     public long memoryUsage(Object value) {
       CountMinSketch s = (CountMinSketch) value;
-      return 4 * s.width() * s.depth() + 48;
+      return 32 + 4 * s.width() * s.depth();
     }
 
     @Override
@@ -115,10 +116,14 @@ public enum ValueType {
   },
   /** TOPK.*'s HeavyKeeper top-k; its reads take the key lock. */
   TOP_K(TopK.class, FilterKind.TOP_K, "TopK-TYPE", "TopK-TYPE", "topk", false) {
+    /**
+     * RedisBloom's {@code TopKMemUsage}: the {@code TopK} struct (40 bytes and its 256-entry decay table), 8 bytes per
+     * bucket and a 24-byte {@code HeapBucket} per heap slot.
+     */
     @Override
     public long memoryUsage(Object value) {
       TopK t = (TopK) value;
-      return 8 * t.width() * t.depth() + 16 * t.k() + 48;
+      return 40 + 8L * TopK.DECAY_LOOKUP_TABLE_SIZE + 8 * t.width() * t.depth() + 24 * t.k();
     }
 
     @Override
@@ -399,8 +404,9 @@ public enum ValueType {
   }
 
   /**
-   * The bytes the value's arrays hold: the server's own accounting for {@code maxmemory} (RedisBloom's C-struct
-   * formula for BF and CF, counters and cells for the others), not a JVM heap estimate.
+   * The bytes the value's arrays hold: the server's own accounting for {@code maxmemory} (RedisBloom's {@code
+   * mem_usage} formula, its C structs and arrays, for BF, CF, CMS, TOPK and TDIGEST; counters and cells for the
+   * others), not a JVM heap estimate.
    */
   public abstract long memoryUsage(Object value);
 

@@ -1,6 +1,7 @@
 package io.bloomery.server.state;
 
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.Watches;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -54,6 +55,7 @@ public final class ClientState {
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
   private Keyspace.Lease lease;
+  private Watches.Watcher watcher;
 
   public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
     this.id = id;
@@ -224,6 +226,21 @@ public final class ClientState {
     return q;
   }
 
+  /** The connection's WATCHed keys in {@code watches}, made on first use. */
+  public Watches.Watcher watcher(Watches watches) {
+    if (watcher == null) {
+      watcher = watches.newWatcher();
+    }
+    return watcher;
+  }
+
+  /** UNWATCH: forgets every watched key (EXEC, DISCARD, RESET and a closed connection do too). */
+  public void unwatchAll() {
+    if (watcher != null) {
+      watcher.unwatchAll();
+    }
+  }
+
   /** A wrong password: returns how many this connection has given since it last authenticated (RESET keeps it). */
   public int authFailed() {
     return ++authFailures;
@@ -234,12 +251,16 @@ public final class ClientState {
     authFailures = 0;
   }
 
-  /** RESET: back to a fresh connection's state (protocol 2, no name, no transaction, authentication kept off). */
+  /**
+   * RESET: back to a fresh connection's state (protocol 2, no name, no transaction, no watched keys,
+   * authentication kept off).
+   */
   public void reset(boolean authenticatedWithoutPassword) {
     protocol = 2;
     name = "";
     queued = null;
     transactionFailed = false;
+    unwatchAll();
     authenticated = authenticatedWithoutPassword;
   }
 }

@@ -237,6 +237,7 @@ public final class ServerContext {
 
   public void disconnect(ClientState client) {
     clients.remove(client.id());
+    client.unwatchAll();
     fileLoads.clientGone(client.id());
   }
 

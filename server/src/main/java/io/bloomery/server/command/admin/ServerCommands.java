@@ -20,9 +20,14 @@ import io.bloomery.server.command.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
 import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.MemoryUsage;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
+import io.bloomery.server.rdb.DumpPayload;
+import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.state.ServerContext;
@@ -78,12 +83,24 @@ public final class ServerCommands {
     });
     t.add("memory", -2, flags(READONLY), 0, 0, 0, "server", "A container for memory diagnostics commands.", inv -> {
       if (Args.is(inv.arg(1), "USAGE") && inv.argc() >= 3) {
+        for (int j = 3; j < inv.argc(); j++) {
+          if (!Args.is(inv.arg(j), "SAMPLES") || j + 1 == inv.argc()) {
+            throw new CommandException(Errors.SYNTAX);
+          }
+          Long samples = Args.parseLong(inv.arg(++j));
+          if (samples == null) {
+            throw new CommandException(Errors.NOT_INTEGER);
+          }
+          if (samples < 0) {
+            throw new CommandException(Errors.SYNTAX);
+          }
+        }
         Object v = inv.keyspace().read(inv.key(2));
         if (v == null) {
           long guarded = inv.server().guards().usedBytes(inv.key(2));
           return guarded < 0 ? Reply.NIL : Reply.integer(guarded);
         }
-        return Reply.integer(ValueType.of(v).memoryUsage(v));
+        return Reply.integer(MemoryUsage.of(inv.key(2), v));
       }
       throw new CommandException(Errors.unknownSubcommand("memory", inv.arg(1)));
     });
@@ -535,6 +552,46 @@ public final class ServerCommands {
       }
       return Reply.OK;
     }
+    if (sub.equals("reload")) {
+      return reload(inv);
+    }
     throw new CommandException(Errors.unknownSubcommand("debug", inv.arg(1)));
+  }
+
+  /**
+   * DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: every key's value is written as its DUMP payload and read back in its
+   * place, expiry kept, as Redis saves the dataset and loads it again; the options change nothing here (the dataset
+   * is reloaded from the payloads just written, whatever the disk holds). Nothing changes unless every payload reads
+   * back.
+   */
+  private static Reply reload(Invocation inv) {
+    for (int j = 2; j < inv.argc(); j++) {
+      if (!Args.is(inv.arg(j), "MERGE") && !Args.is(inv.arg(j), "NOFLUSH") && !Args.is(inv.arg(j), "NOSAVE")) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    try (Keyspace.Write w = inv.writeAll()) {
+      Map<Key, Object> reloaded = new LinkedHashMap<>();
+      for (Key k : inv.keyspace().keys()) {
+        Object value = w.peek(k);
+        if (value != null) {
+          try {
+            reloaded.put(k, DumpPayload.restore(DumpPayload.dump(value)));
+          } catch (IllegalArgumentException e) {
+            throw new CommandException("ERR " + e.getMessage());
+          } catch (RdbFormatException e) {
+            throw new IllegalStateException("key " + k + " does not read back from its own DUMP payload", e);
+          }
+        }
+      }
+      reloaded.forEach((k, value) -> {
+        long expireAt = w.expireAt(k);
+        w.put(k, value);
+        if (expireAt >= 0) {
+          w.expire(k, expireAt);
+        }
+      });
+    }
+    return Reply.OK;
   }
 }
