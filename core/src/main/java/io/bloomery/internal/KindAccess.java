@@ -212,6 +212,9 @@ public final class KindAccess {
         double[] means, long[] weights);
 
     TDigestState state(TDigest digest);
+
+    /** Compresses the digest's buffered centroids, as RedisBloom does before saving it. */
+    void compress(TDigest digest);
   }
 
   /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */

@@ -135,6 +135,11 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
         return new KindAccess.TDigestState(digest.min, digest.max, digest.mergedNodes,
             java.util.Arrays.copyOf(digest.means, n), java.util.Arrays.copyOf(digest.weights, n));
       }
+
+      @Override
+      public void compress(TDigest digest) {
+        digest.compress();
+      }
     });
   }
 
