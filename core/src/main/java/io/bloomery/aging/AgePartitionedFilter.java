@@ -429,8 +429,8 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   /**
-   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·
-   * floor(m ln2 / k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
+   * The number of items the live generations hold together when each is at its classic capacity, {@code g ·}
+   * {@link BloomMath#capacityForHashes capacityForHashes(m, k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
    */
   public long capacity() {
     return BloomMath.capacityForHashes(bitsPerGeneration, hashes) * generations;

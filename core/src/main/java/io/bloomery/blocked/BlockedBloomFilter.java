@@ -10,7 +10,6 @@ import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
-import io.bloomery.sizing.BloomMath;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -110,6 +109,8 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   private final byte[] seed;
   private final Hasher64 hasher;
   private final LongAdder inserted = new LongAdder();
+  /** {@link #capacity()}, worked out on first use (it bisects the blocked model); 0 until then. */
+  private volatile long capacity;
 
   private BlockedBloomFilter(byte[] seed, long blocks, int hashes) {
     checkParameters(seed, blocks, hashes);
@@ -311,11 +312,17 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /**
-   * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
-   * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
+   * The number of items this filter is sized for: the most for which its k is still the optimal blocked k for its
+   * blocks ({@link BlockedBloomMath#blockedCapacity}), derived from the recorded parameters alone. A filter made by
+   * {@link #create(long, double)} for n items has a capacity of at least n.
    */
   public long capacity() {
-    return BloomMath.capacityForHashes(bitSize(), hashCount());
+    long known = capacity;
+    if (known == 0) {
+      known = BlockedBloomMath.blockedCapacity(blocks, hashes) + 1;
+      capacity = known;
+    }
+    return known - 1;
   }
 
   /**

@@ -294,8 +294,9 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   }
 
   /**
-   * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
-   * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
+   * The number of items this filter is sized for, by the classic kind's definition ({@link
+   * BloomMath#capacityForHashes} of its m bits and 8 bits per key, the most items for which 8 would be the optimal
+   * k): its k is fixed, so its parameters say nothing more about the rate it was planned for.
    */
   public long capacity() {
     return BloomMath.capacityForHashes(bitSize(), hashCount());

@@ -461,8 +461,9 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /**
-   * The number of items this filter is sized for, by the classic kind's definition: the n at which its k is
-   * optimal for its m counters, {@code floor(m ln2 / k)}.
+   * The number of items this filter is sized for, by the classic kind's definition ({@link
+   * BloomMath#capacityForHashes} of its m counters and k): at least the n that {@link #create(long, double)} was
+   * given.
    */
   public long capacity() {
     return BloomMath.capacityForHashes(counters, hashes);

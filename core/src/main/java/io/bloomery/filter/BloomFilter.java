@@ -47,9 +47,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * Statistics: estimatedCardinality is Swamidass and Baldi's estimator (J. Chem. Inf. Model. 2007),
  * n* = -(m/k) ln(1 - X/m) for X set bits; estimatedFpp is (X/m)^k, the probability that k independent
- * uniform probes all hit set bits. capacity is the n at which the given k is optimal,
- * floor(m ln2 / k): the serialized form records only m, k and the inserted count, so this is the one
- * capacity every reader derives identically.
+ * uniform probes all hit set bits. capacity is the most items for which the given k is still the optimal
+ * hash count for m bits (BloomMath.capacityForHashes, about m ln2 / (k - 1/2)): the serialized form records
+ * only m, k and the inserted count, so this is the one capacity every reader derives identically, and a
+ * filter planned for n items (the planner rounds k from the same optimum) has a capacity of at least n.
  */
 /**
  * A classic Bloom filter: m bits, k probes per item anywhere in the bit array.
@@ -789,11 +790,11 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
-   * The number of items this filter is sized for: the n at which its k is optimal, {@code
-   * floor(m ln2 / k)}. Derived from (m, k) alone, which is all the serialized form records. For a
-   * filter made by {@link #create(long, double)} it is somewhat below the requested number because k
-   * is rounded to an integer: 1,000,000 at 1% gives m = 9,585,059, k = 7 (optimum 6.64) and a capacity
-   * of 949,122.
+   * The number of items this filter is sized for: the most for which its k is still the optimal hash
+   * count for its m bits ({@link BloomMath#capacityForHashes}). Derived from (m, k) alone, which is all
+   * the serialized form records. For a filter made by {@link #create(long, double)} it is at least the
+   * requested number, and above it only by the rounding of k: 1,000,000 at 1% gives m = 9,585,059,
+   * k = 7 (optimum 6.64) and a capacity of 1,022,131, where the model rate is 1.11%.
    */
   public long capacity() {
     return BloomMath.capacityForHashes(bits, hashes);

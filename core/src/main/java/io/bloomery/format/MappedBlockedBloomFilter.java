@@ -1,12 +1,12 @@
 package io.bloomery.format;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.blocked.BlockedPlacement;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.Items;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -151,9 +151,10 @@ public final class MappedBlockedBloomFilter extends MappedViews implements Mappe
     return Math.round(sum);
   }
 
+  /** {@link BlockedBloomMath#blockedCapacity}, as {@link BlockedBloomFilter#capacity()}. */
   @Override
   public long capacity() {
-    return BloomMath.capacityForHashes(bitSize(), hashes);
+    return BlockedBloomMath.blockedCapacity(blocks, hashes);
   }
 
   /** Whether {@code other} has the same seed, block count and k. */

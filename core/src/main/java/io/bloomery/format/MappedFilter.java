@@ -97,7 +97,7 @@ public sealed interface MappedFilter extends MembershipFilter permits MappedBloo
   /** The estimated number of distinct items added, as the heap kind computes it. <b>Cost:</b> O(m). */
   long estimatedCardinality();
 
-  /** The number of items the filter is sized for, {@code floor(m ln2 / k)} as the heap kind defines it. */
+  /** The number of items the filter is sized for, as the heap kind defines it (derived from its parameters). */
   long capacity();
 
   /** Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m). */

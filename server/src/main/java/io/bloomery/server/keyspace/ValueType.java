@@ -85,8 +85,7 @@ public enum ValueType {
     public Figures figures(Object value) {
       CuckooFilter f = (CuckooFilter) value;
       CuckooFilter.Info info = f.info();
-      long slots = info.size() - 40 - 16 * info.numberOfFilters();
-      return new Figures(info.itemsInserted(), slots, info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
+      return new Figures(info.itemsInserted(), f.capacity(), info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
           info.numberOfFilters());
     }
 

@@ -17,7 +17,7 @@ import java.util.Map;
  * A fixed-size Bloom key for the {@code BF.*} commands: one of core's classic ({@link BloomFilter}) or blocked
  * ({@link BlockedBloomFilter}) filters, in the core file format, so a filter built by {@code bloomery build} or Spark
  * is served unchanged. It behaves as a RedisBloom {@code NONSCALING} filter: its capacity is the n its (m, k) are
- * sized for ({@code floor(m ln2 / k)}, all a file records), and once that many items are counted an add of a new
+ * sized for (the kind's {@code capacity()}, derived from m and k, all a file records), and once that many items are counted an add of a new
  * item answers {@code ERR non scaling filter is full}.
  */
 final class FixedBloom {
@@ -27,9 +27,10 @@ final class FixedBloom {
   enum Layout { CLASSIC, BLOCKED }
 
   /**
-   * Plans a filter for {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the
-   * optimal (m, k), with m raised until {@code floor(m ln2 / k) >= capacity} (rounding k up would otherwise leave it
-   * a few percent short). Nothing is allocated.
+   * Plans a filter for {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity,
+   * derived from m and k ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at
+   * least {@code capacity} because k is the optimal hash count for {@code capacity} items in m bits, and above it only
+   * by the rounding of k; adds are refused past that capacity. Nothing is allocated.
    */
   record Plan(Layout layout, long units, int hashes) {
     long bytes() {
@@ -53,9 +54,6 @@ final class FixedBloom {
       if (layout == Layout.CLASSIC) {
         long bits = BloomMath.optimalBits(capacity, rate);
         int k = BloomMath.optimalHashes(capacity, bits);
-        while (BloomMath.capacityForHashes(bits, k) < capacity) {
-          bits = Math.max(bits + 1, (long) Math.ceil(capacity * (double) k / Math.log(2)));
-        }
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
@@ -63,9 +61,6 @@ final class FixedBloom {
       }
       long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
       int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
-      while (BloomMath.capacityForHashes(blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k) < capacity) {
-        blocks++;
-      }
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
       }
