@@ -16,6 +16,7 @@ import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.sketch.SketchCommands;
 import io.bloomery.server.state.GuardedKeys;
+import io.bloomery.server.command.tdigest.TDigestCommands;
 import io.bloomery.server.state.ServerContext;
 import java.util.List;
 
@@ -32,6 +33,7 @@ public final class CommandFamilies {
         BloomCommands::register,
         CuckooCommands::register,
         SketchCommands::register,
+        TDigestCommands::register,
         KeyCommands::register,
         DumpCommands::register,
         ConnectionCommands::register,
