@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Bloomery client suite for redis-py (Debian's python3-redis), through its own module APIs:
-r.bf(), r.cf(), r.cms(), r.topk(), a transactional pipeline(), and ACL users made with r.acl_setuser()
+r.bf(), r.cf(), r.cms(), r.topk(), r.tdigest(), a transactional pipeline(), and ACL users made with r.acl_setuser()
 and connected to with redis-py's username/password.
 
     /usr/bin/python3 bloom_suite.py --port 6380
@@ -195,6 +195,38 @@ class RedisPyBloomSuite(unittest.TestCase):
             topk.reserve("tk", 2, 8, 7, 0.9)
         with self.assertRaisesRegex(ResponseError, "TopK: key does not exist"):
             topk.list("missing")
+
+    def test_tdigest_commands(self):
+        # redis-py 4.3 writes the RedisBloom 2.2 syntax for CREATE, ADD and MERGE (positional compression,
+        # value/weight pairs, two keys) and parses QUANTILE/CDF as one number; RedisBloom 2.4+ refuses that syntax
+        # exactly as Bloomery does and answers arrays, so those go through a client without the module's reply
+        # callbacks (r.tdigest() installs them on its client), the rest through the module API.
+        raw = redis.Redis(host=HOST, port=PORT, socket_timeout=10)
+        td = self.r.tdigest()
+        with self.assertRaisesRegex(ResponseError, "wrong number of arguments for 'tdigest.create' command"):
+            td.create("old", 100)
+        self.assertEqual(raw.execute_command("TDIGEST.CREATE", "td", "COMPRESSION", 100), b"OK")
+        self.assertEqual(raw.execute_command("TDIGEST.ADD", "td", *range(1, 101)), b"OK")
+        self.assertEqual(td.min("td"), 1.0)
+        self.assertEqual(td.max("td"), 100.0)
+        self.assertEqual(raw.execute_command("TDIGEST.QUANTILE", "td", 0, 0.5, 1), [b"1", b"50.5", b"100"])
+        self.assertEqual(raw.execute_command("TDIGEST.CDF", "td", 50), [b"0.495"])
+        info = td.info("td")
+        self.assertEqual((info.compression, info.capacity), (100, 610))
+        self.assertEqual(info.mergedWeight + info.unmergedWeight, 100)
+        self.assertEqual(raw.execute_command("TDIGEST.RANK", "td", 0, 50, 101), [-1, 49, 100])
+        self.assertEqual(raw.execute_command("TDIGEST.BYRANK", "td", 0, 99, 100), [b"1", b"100", b"inf"])
+        self.assertEqual(raw.execute_command("TDIGEST.TRIMMED_MEAN", "td", 0.1, 0.9), b"50.5")
+        self.assertEqual(raw.execute_command("TDIGEST.MERGE", "copy", 1, "td", "COMPRESSION", 50), b"OK")
+        self.assertEqual(td.info("copy").compression, 50)
+        self.assertTrue(td.reset("td"))
+        self.assertTrue(td.min("td") != td.min("td"))  # nan once empty
+        with self.assertRaisesRegex(ResponseError, "T-Digest: key does not exist"):
+            td.min("missing")
+        with self.assertRaisesRegex(ResponseError, "T-Digest: quantile should be in \\[0,1\\]"):
+            raw.execute_command("TDIGEST.QUANTILE", "copy", 2)
+        self.assertEqual(raw.type("copy"), b"TDIS-TYPE")
+        raw.close()
 
     def test_wrongtype(self):
         self.r.cf().add("cf", "x")

@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -170,5 +171,25 @@ public final class RedisBloomArrays {
           + " bytes pass the largest array, " + MAX_ARRAY_BYTES + " bytes");
     }
     return ByteBuffer.allocate((int) (elements * elementBytes)).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** A t-digest's fields as RedisBloom's {@code TDigestRdbSave} writes them, after compressing. */
+  public record TDigestFields(double min, double max, double[] means, long[] weights) {}
+
+  /** Compresses {@code digest} (as RedisBloom does before saving) and returns its fields. */
+  public static TDigestFields tDigest(TDigest digest) {
+    KindAccess.tDigest(TDigest.class).compress(digest);
+    KindAccess.TDigestState state = KindAccess.tDigest(TDigest.class).state(digest);
+    return new TDigestFields(state.min(), state.max(), state.means(), state.weights());
+  }
+
+  /**
+   * A compressed t-digest from RedisBloom's saved fields: every centroid merged.
+   *
+   * @throws IllegalArgumentException if the fields are not a valid digest
+   */
+  public static TDigest tDigest(long compression, double min, double max, long totalCompressions, double[] means,
+      long[] weights) {
+    return KindAccess.tDigest(TDigest.class).restore(compression, min, max, totalCompressions, means.length, means, weights);
   }
 }

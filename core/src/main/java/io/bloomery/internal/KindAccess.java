@@ -190,6 +190,25 @@ public final class KindAccess {
     long heapCount(T topK, int slot);
   }
 
+  /**
+   * A t-digest's whole state as of one moment: raw min and max ({@link Double#MAX_VALUE} and its negation when
+   * empty), how many of the centroids are merged (the rest are buffered, in arrival order), and copies of the
+   * centroids' means and weights.
+   */
+  public record TDigestState(double min, double max, int mergedNodes, double[] means, long[] weights) {}
+
+  /** T-digest {@code D} ({@code TDigest}). */
+  public interface TDigests<D> {
+    /** Rebuilds a digest from {@link #state}'s fields; {@link IllegalArgumentException} for an impossible state. */
+    D restore(long compression, double min, double max, long totalCompressions, int mergedNodes,
+        double[] means, long[] weights);
+
+    TDigestState state(D digest);
+
+    /** Compresses the digest's buffered centroids, as RedisBloom does before saving it. */
+    void compress(D digest);
+  }
+
   /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */
   public record DumpChunk(long iterator, byte[] data) {}
 
@@ -258,6 +277,7 @@ public final class KindAccess {
   private static final Slot TOP_K = new Slot("top-k");
   private static final Slot SCALABLE_DUMPS = new Slot("scalable dumps");
   private static final Slot CUCKOO_DUMPS = new Slot("cuckoo dumps");
+  private static final Slot T_DIGEST = new Slot("t-digest");
 
   public static <F> void register(Class<F> kind, Classic<F> access) {
     CLASSIC.set(access, kind);
@@ -302,6 +322,15 @@ public final class KindAccess {
   @SuppressWarnings("unchecked")
   public static <F> Counting<F> counting(Class<F> kind) {
     return (Counting<F>) COUNTING.get(kind);
+  }
+
+  public static <D> void register(Class<D> kind, TDigests<D> access) {
+    T_DIGEST.set(access, kind);
+  }
+
+  @SuppressWarnings("unchecked")
+  public static <D> TDigests<D> tDigest(Class<D> kind) {
+    return (TDigests<D>) T_DIGEST.get(kind);
   }
 
   public static <F, S> void register(Class<F> kind, Class<S> snapshot, Aging<F, S> access) {

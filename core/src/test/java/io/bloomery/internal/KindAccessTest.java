@@ -26,14 +26,14 @@ import org.junit.jupiter.api.Test;
 class KindAccessTest {
   /** Names that must not be public on any kind: restore factories and word/counter/bucket accessors. */
   private static final Set<String> INTERNAL = Set.of("restore", "word", "wordCount", "counterAt", "fingerprint",
-      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian");
+      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian", "state");
 
   @Test
   void noKindExportsItsRestoreOrStorageAccessors() {
     List<Class<?>> kinds = List.of(BloomFilter.class, BlockedBloomFilter.class, SplitBlockBloomFilter.class,
         CountingBloomFilter.class, AgePartitionedFilter.class, BinaryFuseFilter.class, CountMinSketch.class,
         TopK.class, CuckooFilter.class, ScalableBloomFilter.class, ScalableBlockedBloomFilter.class,
-        io.bloomery.filter.MembershipFilter.class);
+        io.bloomery.filter.MembershipFilter.class, io.bloomery.sketch.TDigest.class);
     for (Class<?> kind : kinds) {
       List<String> exposed = Arrays.stream(kind.getMethods())
           .filter(m -> Modifier.isPublic(m.getModifiers()) && INTERNAL.contains(m.getName()))
@@ -57,6 +57,7 @@ class KindAccessTest {
     assertThat(KindAccess.countMin(CountMinSketch.class)).isNotNull();
     assertThat(KindAccess.topK(TopK.class, DecayRandom.class)).isNotNull();
     assertThat(KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class)).isNotNull();
+    assertThat(KindAccess.tDigest(io.bloomery.sketch.TDigest.class)).isNotNull();
     KindAccess.Classic<BloomFilter> registered = KindAccess.classic(BloomFilter.class);
     assertThat(KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class)).isNotNull();
     assertThat(KindAccess.cuckooDumps(CuckooFilter.class)).isNotNull();

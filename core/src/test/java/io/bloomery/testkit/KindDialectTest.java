@@ -50,6 +50,7 @@ class KindDialectTest {
     kinds.add(BinaryFuseFilter.build(Keys.urls(1, 0, 1_000), 8));
     kinds.add(CountMinSketch.initByDimensions(64, 4));
     kinds.add(TopK.reserve(5, 16, 4, 0.9, DecayRandom.glibc(1)));
+    kinds.add(io.bloomery.sketch.TDigest.create(50));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BloomFilter.create(1_000, 0.01)))));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BlockedBloomFilter.create(1_000, 0.01)))));
     return kinds.stream();

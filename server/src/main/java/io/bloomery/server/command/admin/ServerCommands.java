@@ -9,7 +9,6 @@ import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.guard.Credentials;
 import io.bloomery.server.BloomeryServer;
-import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandSpec;
@@ -19,7 +18,6 @@ import io.bloomery.server.command.Errors;
 import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.MemoryUsage;
@@ -30,6 +28,7 @@ import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.resp.RespEncoder;
+import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
@@ -223,35 +222,35 @@ public final class ServerCommands {
 
   private static Map<String, String> configValues(Settings s) {
     Map<String, String> m = new TreeMap<>();
-    m.put("save", s.save);
-    m.put("appendonly", s.appendonly);
-    m.put("appendfsync", s.appendfsync);
-    m.put("dir", s.dir);
-    m.put("port", Long.toString(s.port));
-    m.put("bind", s.bind);
-    m.put("requirepass", s.requirepass == null ? "" : s.requirepass);
-    m.put("maxmemory", Long.toString(s.maxmemory));
+    m.put("save", s.save());
+    m.put("appendonly", s.appendonly() ? "yes" : "no");
+    m.put("appendfsync", s.appendfsync());
+    m.put("dir", s.dir());
+    m.put("port", Long.toString(s.port()));
+    m.put("bind", s.bind());
+    m.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    m.put("maxmemory", Long.toString(s.maxmemory()));
     m.put("maxmemory-policy", "noeviction");
-    m.put("maxclients", Long.toString(s.maxclients));
-    m.put("timeout", Long.toString(s.timeoutSeconds));
-    m.put("protected-mode", s.protectedMode ? "yes" : "no");
+    m.put("maxclients", Long.toString(s.maxclients()));
+    m.put("timeout", Long.toString(s.timeoutSeconds()));
+    m.put("protected-mode", s.protectedMode() ? "yes" : "no");
     m.put("databases", "1");
-    m.put("hz", Long.toString(s.hz));
-    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan));
-    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen));
-    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold));
-    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
-    m.put("bf-initial-size", Long.toString(s.bfInitialSize));
-    m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
-    m.put("cf-bucket-size", Long.toString(s.cfBucketSize));
-    m.put("cf-initial-size", Long.toString(s.cfInitialSize));
-    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations));
-    m.put("cf-expansion-factor", Long.toString(s.cfExpansion));
-    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
-    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
-        + s.outputBufferStallSeconds);
-    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
-    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients == Long.MAX_VALUE ? 0 : s.maxmemoryClients));
+    m.put("hz", Long.toString(s.hz()));
+    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan()));
+    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen()));
+    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold()));
+    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate()));
+    m.put("bf-initial-size", Long.toString(s.bfInitialSize()));
+    m.put("bf-expansion-factor", Long.toString(s.bfExpansion()));
+    m.put("cf-bucket-size", Long.toString(s.cfBucketSize()));
+    m.put("cf-initial-size", Long.toString(s.cfInitialSize()));
+    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations()));
+    m.put("cf-expansion-factor", Long.toString(s.cfExpansion()));
+    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions()));
+    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit() + " " + s.outputBufferSoftLimit() + " "
+        + s.outputBufferStallSeconds());
+    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit()));
+    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients() == Long.MAX_VALUE ? 0 : s.maxmemoryClients()));
     return m;
   }
 
@@ -303,36 +302,30 @@ public final class ServerCommands {
   private static void set(Invocation inv, Settings s, String name, String value) {
     try {
       switch (name) {
-        case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
-        case "maxclients" -> s.maxclients = positive(value);
-        case "timeout" -> s.timeoutSeconds = nonNegative(value);
+        case "maxmemory" -> s.maxmemory(Settings.parseBytes(value));
+        case "maxclients" -> s.maxclients(Long.parseLong(value));
+        case "timeout" -> s.timeoutSeconds(Long.parseLong(value));
         case "requirepass" -> {
           Credentials.remember(value); // masked in the log from now on
-          s.requirepass = value;
+          s.requirepass(value);
           inv.server().acl().requirepass(value);
         }
-        case "save" -> s.save = value;
-        case "hz" -> s.hz = Math.max(1, Math.min(500, integer(value, 0, Integer.MAX_VALUE)));
-        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan = integer(value, -1, Long.MAX_VALUE);
+        case "save" -> s.save(value);
+        case "hz" -> s.hz(integer(value, 0, Integer.MAX_VALUE));
+        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan(integer(value, -1, Long.MAX_VALUE));
         case "slowlog-max-len" -> {
-          s.slowlogMaxLen = integer(value, 0, Long.MAX_VALUE);
-          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen);
+          s.slowlogMaxLen(integer(value, 0, Long.MAX_VALUE));
+          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen());
         }
-        case "latency-monitor-threshold" -> s.latencyMonitorThreshold = integer(value, 0, Long.MAX_VALUE);
-        case "bf-error-rate" -> {
-          double d = Double.parseDouble(value);
-          if (!(d > 0 && d < 1)) {
-            throw new IllegalArgumentException("Value for `bf-error-rate` must be in the range (0, 1)");
-          }
-          s.bfErrorRate = d;
-        }
-        case "bf-initial-size" -> s.bfInitialSize = range(name, value, 1, 1L << 30);
-        case "bf-expansion-factor" -> s.bfExpansion = range(name, value, 0, 32768);
-        case "cf-bucket-size" -> s.cfBucketSize = range(name, value, 1, 255);
-        case "cf-initial-size" -> s.cfInitialSize = range(name, value, 2 * s.cfBucketSize, 1L << 30);
-        case "cf-max-iterations" -> s.cfMaxIterations = range(name, value, 1, 65535);
-        case "cf-expansion-factor" -> s.cfExpansion = range(name, value, 0, 32768);
-        case "cf-max-expansions" -> s.cfMaxExpansions = range(name, value, 1, 65536);
+        case "latency-monitor-threshold" -> s.latencyMonitorThreshold(integer(value, 0, Long.MAX_VALUE));
+        case "bf-error-rate" -> s.bfErrorRate(Double.parseDouble(value));
+        case "bf-initial-size" -> s.bfInitialSize(Long.parseLong(value));
+        case "bf-expansion-factor" -> s.bfExpansion(Long.parseLong(value));
+        case "cf-bucket-size" -> s.cfBucketSize(Long.parseLong(value));
+        case "cf-initial-size" -> s.cfInitialSize(Long.parseLong(value));
+        case "cf-max-iterations" -> s.cfMaxIterations(Long.parseLong(value));
+        case "cf-expansion-factor" -> s.cfExpansion(Long.parseLong(value));
+        case "cf-max-expansions" -> s.cfMaxExpansions(Long.parseLong(value));
         default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
             + name + "'");
       }
@@ -340,14 +333,6 @@ public final class ServerCommands {
       throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
           + e.getMessage());
     }
-  }
-
-  private static long range(String name, String value, long min, long max) {
-    long v = Long.parseLong(value);
-    if (v < min || v > max) {
-      throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
-    }
-    return v;
   }
 
   /** A CONFIG SET integer in {@code [min, max]}, with Redis's texts for one that does not parse or is out of range. */
@@ -360,22 +345,6 @@ public final class ServerCommands {
     }
     if (v < min || v > max) {
       throw new IllegalArgumentException("argument must be between " + min + " and " + max + " inclusive");
-    }
-    return v;
-  }
-
-  private static long positive(String value) {
-    long v = Long.parseLong(value);
-    if (v < 1) {
-      throw new IllegalArgumentException("argument must be at least 1");
-    }
-    return v;
-  }
-
-  private static long nonNegative(String value) {
-    long v = Long.parseLong(value);
-    if (v < 0) {
-      throw new IllegalArgumentException("argument can't be negative");
     }
     return v;
   }
@@ -431,11 +400,11 @@ public final class ServerCommands {
     out.put("server", srv);
     Map<String, String> clients = new LinkedHashMap<>();
     clients.put("connected_clients", Integer.toString(server.clientCount()));
-    clients.put("maxclients", Long.toString(inv.settings().maxclients));
+    clients.put("maxclients", Long.toString(inv.settings().maxclients()));
     clients.put("blocked_clients", "0");
     out.put("clients", clients);
     Map<String, String> memory = new LinkedHashMap<>();
-    GuardSets guards = inv.server().guards();
+    GuardedKeys guards = inv.server().guards();
     guards.recountAll();
     long used = inv.server().usedMemory();
     memory.put("used_memory", Long.toString(used));
@@ -444,8 +413,8 @@ public final class ServerCommands {
     Runtime rt = Runtime.getRuntime();
     memory.put("jvm_heap_used", Long.toString(rt.totalMemory() - rt.freeMemory()));
     memory.put("jvm_heap_max", Long.toString(rt.maxMemory()));
-    memory.put("maxmemory", Long.toString(inv.settings().maxmemory));
-    memory.put("maxmemory_human", human(inv.settings().maxmemory));
+    memory.put("maxmemory", Long.toString(inv.settings().maxmemory()));
+    memory.put("maxmemory_human", human(inv.settings().maxmemory()));
     memory.put("maxmemory_policy", "noeviction");
     memory.put("mem_clients_query_buffers", Long.toString(inv.server().queryMemory().held()));
     out.put("memory", memory);
