@@ -61,21 +61,21 @@ public record ShardCommand(long timeMillis, ModuleDefaults defaults, List<byte[]
 
     /** The defaults {@code settings} holds now. */
     public static ModuleDefaults of(Settings settings) {
-      return new ModuleDefaults(settings.bfErrorRate, settings.bfInitialSize, settings.bfExpansion,
-          settings.cfBucketSize, settings.cfInitialSize, settings.cfMaxIterations, settings.cfExpansion,
-          settings.cfMaxExpansions);
+      return new ModuleDefaults(settings.bfErrorRate(), settings.bfInitialSize(), settings.bfExpansion(),
+          settings.cfBucketSize(), settings.cfInitialSize(), settings.cfMaxIterations(), settings.cfExpansion(),
+          settings.cfMaxExpansions());
     }
 
     /** Puts these defaults into {@code settings}. */
     public void applyTo(Settings settings) {
-      settings.bfErrorRate = bfErrorRate;
-      settings.bfInitialSize = bfInitialSize;
-      settings.bfExpansion = bfExpansion;
-      settings.cfBucketSize = cfBucketSize;
-      settings.cfInitialSize = cfInitialSize;
-      settings.cfMaxIterations = cfMaxIterations;
-      settings.cfExpansion = cfExpansion;
-      settings.cfMaxExpansions = cfMaxExpansions;
+      settings.bfErrorRate(bfErrorRate);
+      settings.bfInitialSize(bfInitialSize);
+      settings.bfExpansion(bfExpansion);
+      settings.cfBucketSize(cfBucketSize);
+      settings.cfInitialSize(cfInitialSize);
+      settings.cfMaxIterations(cfMaxIterations);
+      settings.cfExpansion(cfExpansion);
+      settings.cfMaxExpansions(cfMaxExpansions);
     }
   }
 

@@ -82,7 +82,7 @@ public final class ShardStateMachine extends BaseStateMachine {
    */
   public ShardStateMachine(Settings node) {
     this.node = Objects.requireNonNull(node, "node");
-    this.applied.maxmemory = 0;
+    this.applied.maxmemory(0);
     this.dispatcher = CommandFamilies.dispatcher(new ServerContext(keyspace, applied));
   }
 

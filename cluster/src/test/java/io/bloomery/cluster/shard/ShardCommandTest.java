@@ -18,8 +18,8 @@ class ShardCommandTest {
   @Property(tries = 200)
   void entriesRoundTrip(@ForAll @Size(min = 1, max = 8) List<byte[]> argv, @ForAll long time) {
     Settings s = new Settings();
-    s.bfErrorRate = 0.001;
-    s.cfMaxExpansions = 7;
+    s.bfErrorRate(0.001);
+    s.cfMaxExpansions(7);
     ShardCommand command = new ShardCommand(time, ShardCommand.ModuleDefaults.of(s), argv);
     ShardCommand back = ShardCommand.decode(ByteBuffer.wrap(command.encode()));
     assertThat(back.timeMillis()).isEqualTo(time);
@@ -33,19 +33,19 @@ class ShardCommandTest {
   @Test
   void defaultsTravelIntoTheApplyingSettings() {
     Settings leader = new Settings();
-    leader.bfErrorRate = 0.02;
-    leader.bfInitialSize = 500;
-    leader.bfExpansion = 4;
-    leader.cfBucketSize = 3;
-    leader.cfInitialSize = 2048;
-    leader.cfMaxIterations = 30;
-    leader.cfExpansion = 2;
-    leader.cfMaxExpansions = 9;
+    leader.bfErrorRate(0.02);
+    leader.bfInitialSize(500);
+    leader.bfExpansion(4);
+    leader.cfBucketSize(3);
+    leader.cfInitialSize(2048);
+    leader.cfMaxIterations(30);
+    leader.cfExpansion(2);
+    leader.cfMaxExpansions(9);
     Settings replica = new Settings();
     ShardCommand.ModuleDefaults.of(leader).applyTo(replica);
     assertThat(ShardCommand.ModuleDefaults.of(replica)).isEqualTo(ShardCommand.ModuleDefaults.of(leader));
-    assertThat(replica.bfInitialSize).isEqualTo(500);
-    assertThat(replica.cfMaxExpansions).isEqualTo(9);
+    assertThat(replica.bfInitialSize()).isEqualTo(500);
+    assertThat(replica.cfMaxExpansions()).isEqualTo(9);
   }
 
   @Test

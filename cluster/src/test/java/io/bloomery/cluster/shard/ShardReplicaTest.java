@@ -40,7 +40,7 @@ class ShardReplicaTest {
     group = FreePorts.group("s0", 3);
     for (String id : group.peers().keySet()) {
       Settings settings = new Settings();
-      settings.bfInitialSize = 1000L * Integer.parseInt(id.substring(1));
+      settings.bfInitialSize(1000L * Integer.parseInt(id.substring(1)));
       replicas.add(ShardReplica.start(new ShardReplica.Options(group, id, dir.resolve(id), Duration.ofMillis(500),
           ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY, ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES), settings));
     }
