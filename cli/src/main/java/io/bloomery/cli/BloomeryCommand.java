@@ -1,5 +1,6 @@
 package io.bloomery.cli;
 
+import io.bloomery.server.Main;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Objects;
@@ -86,6 +87,10 @@ public final class BloomeryCommand implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    String[] serverArgs = ServeCommand.direct(args);
+    if (serverArgs != null) {
+      System.exit(Main.run(serverArgs, StandardOutput.ofProcess(), new PrintWriter(System.err, true)));
+    }
     CommandLine commandLine = newCommandLine(new BloomeryCommand());
     commandLine.setOut(StandardOutput.ofProcess());
     System.exit(commandLine.execute(args));

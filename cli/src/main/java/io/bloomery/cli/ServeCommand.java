@@ -4,6 +4,7 @@ import io.bloomery.server.Main;
 import io.bloomery.server.ServerConfig;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -34,6 +35,28 @@ import picocli.CommandLine.Unmatched;
       "--help (-h) lists every option with its default; --version (-V) prints the version."
     })
 final class ServeCommand implements Callable<Integer> {
+  /**
+   * The server's arguments when {@code args} start the server and nothing else ({@code serve} first, no help,
+   * version or {@code --verbose}): {@link BloomeryCommand#main} then hands them to {@link Main} without building
+   * the command tree, whose reflection over every command's annotations would cost the server's start more than
+   * the server's own setup. Null otherwise, and for arguments the server's parser cannot split, so that the usual
+   * path reports them.
+   */
+  static String[] direct(String[] args) {
+    if (args.length == 0 || !args[0].equals("serve")) {
+      return null;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (Arrays.asList(rest).contains("--verbose")) {
+      return null;
+    }
+    try {
+      return ServerConfig.request(rest) == null ? rest : null;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
   @Spec CommandSpec spec;
   @ParentCommand BloomeryCommand root;
 

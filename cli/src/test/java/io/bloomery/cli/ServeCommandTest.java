@@ -52,4 +52,16 @@ class ServeCommandTest {
     assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
     assertThat(result.err()).isEqualTo("bloomery serve: port must be an integer, not '--help'\n");
   }
+
+  @Test
+  void aPlainServeStartsTheServerWithoutTheCommandTree() {
+    assertThat(ServeCommand.direct(new String[] {"serve"})).isEmpty();
+    assertThat(ServeCommand.direct(new String[] {"serve", "conf", "--port", "1"})).containsExactly("conf", "--port", "1");
+    assertThat(ServeCommand.direct(new String[] {"serve", "--help"})).isNull();
+    assertThat(ServeCommand.direct(new String[] {"serve", "--port", "1", "-V"})).isNull();
+    assertThat(ServeCommand.direct(new String[] {"serve", "--verbose"})).isNull();
+    assertThat(ServeCommand.direct(new String[] {"serve", "--port"})).isNull();
+    assertThat(ServeCommand.direct(new String[] {"plan", "serve"})).isNull();
+    assertThat(ServeCommand.direct(new String[] {})).isNull();
+  }
 }

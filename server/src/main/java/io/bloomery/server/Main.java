@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code bloomery serve}: starts the server, prints where it listens and how to connect, and runs until SIGTERM or
- * SIGINT, which close it (flush, snapshot) and exit with status 0.
+ * SIGINT, which close it (flush, snapshot) and exit with status 0. SIGHUP re-reads {@code loglevel} and nothing
+ * else ({@link #reload}).
  */
 public final class Main {
   private Main() {}
@@ -62,6 +63,7 @@ public final class Main {
     };
     server.afterShutdown(stopped::countDown); // SHUTDOWN: closed already, exit 0
     installSignalHandlers(stop);
+    handle("HUP", () -> reload(args));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
     String host = config.bind().get(0);
     out.println("Ready to accept connections tcp on " + host + ":" + server.port());
@@ -108,11 +110,34 @@ public final class Main {
   /** SIGTERM and SIGINT stop the server cleanly (exit 0), where the JVM lets us handle them. */
   private static void installSignalHandlers(Runnable stop) {
     for (String name : new String[] {"TERM", "INT"}) {
-      try {
-        sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(stop, "bloomery-stop").start());
-      } catch (IllegalArgumentException | UnsupportedOperationException e) {
-        // this JVM does not let us handle the signal: the shutdown hook still closes the server
-      }
+      handle(name, stop);
     }
+  }
+
+  /** Runs {@code action} on a thread of its own at each {@code signal}, where the JVM lets us handle it. */
+  private static void handle(String signal, Runnable action) {
+    try {
+      sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> new Thread(action, "bloomery-SIG" + signal).start());
+    } catch (IllegalArgumentException | UnsupportedOperationException e) {
+      // this JVM does not let us handle the signal: for TERM and INT the shutdown hook still closes the server
+    }
+  }
+
+  /**
+   * SIGHUP (systemd's {@code ExecReload}): reads the arguments again, the config file included, and applies
+   * {@code loglevel}; every other option keeps the value the server started with until a restart, and the server
+   * keeps running. A file that no longer parses is reported and changes nothing.
+   */
+  static void reload(String[] args) {
+    org.slf4j.Logger log = LoggerFactory.getLogger(Main.class);
+    ServerConfig config;
+    try {
+      config = ServerConfig.parse(args);
+    } catch (IllegalArgumentException e) {
+      log.warn("SIGHUP: the configuration was not reloaded: {}", e.getMessage());
+      return;
+    }
+    applyLogLevel(config.loglevel());
+    log.info("SIGHUP: loglevel is now {}; other options take effect on a restart", config.loglevel());
   }
 }

@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server as a real child process: the Ready line with the actual port, the line linking the dashboard, a client,
- * SIGTERM, exit 0; check-log on the directory it holds.
+ * SIGTERM, exit 0; SIGHUP, which reloads the loglevel; check-log on the directory it holds.
  */
 class MainProcessIT {
   @TempDir Path dir;
@@ -53,6 +54,39 @@ class MainProcessIT {
       try (RawClient c = new RawClient(port)) {
         assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
         assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
+      }
+      process.destroy(); // SIGTERM
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isZero();
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
+  void sighupReloadsTheLoglevelAndTheServerKeepsServing() throws Exception {
+    Path conf = Files.writeString(dir.resolve("bloomery.conf"), "loglevel notice\nappendonly no\n");
+    Path log = dir.resolve("stderr.log");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.bloomery.server.Main",
+        conf.toString(), "--port", "0", "--http-port", "0", "--dir", dir.resolve("data").toString())
+        .redirectError(log.toFile()).start();
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)").matcher(out.readLine());
+      assertThat(m.matches()).isTrue();
+      int port = Integer.parseInt(m.group(1));
+      Files.writeString(conf, "loglevel debug\nappendonly no\n");
+      assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(process.pid())).start().waitFor()).isZero();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.readString(log).contains("SIGHUP: loglevel is now debug") && process.isAlive()
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(Files.readString(log)).contains("SIGHUP: loglevel is now debug");
+      assertThat(process.isAlive()).isTrue();
+      try (RawClient c = new RawClient(port)) {
+        assertThat(c.call("PING")).isEqualTo("+PONG\r\n");
       }
       process.destroy(); // SIGTERM
       assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
