@@ -216,6 +216,8 @@ public final class BloomeryServer implements AutoCloseable {
     s.clientQueryBufferLimit = config.clientQueryBufferLimit();
     s.maxmemoryClients = config.maxmemoryClients();
     s.authFailDelayMillis = config.authFailDelayMillis();
+    config.moduleOptions(s);
+    s.configFile = config.file() == null ? null : config.file().toAbsolutePath();
     return s;
   }
 

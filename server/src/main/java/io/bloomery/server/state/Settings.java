@@ -2,6 +2,8 @@ package io.bloomery.server.state;
 
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see and change at run time: RedisBloom's module defaults for
@@ -45,8 +47,60 @@ public final class Settings {
    * limit; fixed at start, when the server's {@link ServerContext} is made).
    */
   public volatile long maxmemoryClients = Runtime.getRuntime().maxMemory() / 4;
+  /** The config file the server was started with, which CONFIG REWRITE rewrites; null when there was none. */
+  public volatile Path configFile;
   /** Milliseconds of the first delayed wrong-password reply on a connection (0: none delayed). */
   public volatile long authFailDelayMillis = 100;
+
+  /** RedisBloom's module options, as Redis 8 names them, in the order CONFIG GET and the config file list them. */
+  public static final List<String> MODULE_OPTIONS = List.of("bf-error-rate", "bf-initial-size",
+      "bf-expansion-factor", "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor",
+      "cf-max-expansions");
+
+  /**
+   * Sets one of {@link #MODULE_OPTIONS} with RedisBloom's ranges (for a startup option, a config line or CONFIG
+   * SET); the new value is the default of filters BF.ADD, BF.INSERT, CF.ADD, ... create from then on.
+   *
+   * @throws IllegalArgumentException with RedisBloom's text for a value out of range or not a number, or for a name
+   *     that is not a module option
+   */
+  public void setModuleOption(String name, String value) {
+    switch (name) {
+      case "bf-error-rate" -> {
+        double d;
+        try {
+          d = Double.parseDouble(value.strip());
+        } catch (NumberFormatException e) {
+          d = Double.NaN;
+        }
+        if (!(d > 0 && d < 1)) {
+          throw new IllegalArgumentException("Value for `bf-error-rate` must be in the range (0, 1)");
+        }
+        bfErrorRate = d;
+      }
+      case "bf-initial-size" -> bfInitialSize = range(name, value, 1, 1L << 30);
+      case "bf-expansion-factor" -> bfExpansion = range(name, value, 0, 32768);
+      case "cf-bucket-size" -> cfBucketSize = range(name, value, 1, 255);
+      case "cf-initial-size" -> cfInitialSize = range(name, value, 2 * cfBucketSize, 1L << 30);
+      case "cf-max-iterations" -> cfMaxIterations = range(name, value, 1, 65535);
+      case "cf-expansion-factor" -> cfExpansion = range(name, value, 0, 32768);
+      case "cf-max-expansions" -> cfMaxExpansions = range(name, value, 1, 65536);
+      default -> throw new IllegalArgumentException("not a module option: '" + name + "'");
+    }
+  }
+
+  private static long range(String name, String value, long min, long max) {
+    long v;
+    try {
+      v = Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      v = Long.MIN_VALUE;
+    }
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
+    }
+    return v;
+  }
 
   public boolean passwordRequired() {
     String p = requirepass;

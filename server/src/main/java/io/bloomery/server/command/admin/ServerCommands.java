@@ -24,6 +24,7 @@ import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.MemoryUsage;
 import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.persistence.ConfigFileRewrite;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.rdb.DumpPayload;
@@ -35,6 +36,7 @@ import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -288,10 +290,40 @@ public final class ServerCommands {
         return Reply.OK;
       }
       case "rewrite" -> {
-        return Reply.OK;
+        return rewrite(s);
       }
       default -> throw new CommandException(Errors.unknownSubcommand("config", inv.arg(1)));
     }
+  }
+
+  /**
+   * CONFIG REWRITE: writes the options CONFIG SET can change into the file the server started with (Redis's
+   * error when there is none), through {@link ConfigFileRewrite}.
+   */
+  private static Reply rewrite(Settings s) {
+    Path file = s.configFile;
+    if (file == null) {
+      throw new CommandException("ERR The server is running without a config file");
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("maxmemory", ConfigFileRewrite.bytes(s.maxmemory));
+    values.put("maxclients", Long.toString(s.maxclients));
+    values.put("timeout", Long.toString(s.timeoutSeconds));
+    values.put("requirepass", s.requirepass == null ? "" : s.requirepass);
+    values.put("save", s.save);
+    Map<String, String> defaults = ServerConfig.defaults();
+    Map<String, String> current = configValues(s);
+    Map<String, String> moduleDefaults = configValues(new Settings());
+    for (String name : Settings.MODULE_OPTIONS) {
+      values.put(name, current.get(name));
+      defaults.put(name, moduleDefaults.get(name));
+    }
+    try {
+      ConfigFileRewrite.rewrite(file, values, defaults);
+    } catch (IOException e) {
+      throw new CommandException("ERR Rewriting config file: " + e.getMessage());
+    }
+    return Reply.OK;
   }
 
   private static void set(Settings s, String name, String value) {
@@ -305,20 +337,8 @@ public final class ServerCommands {
           s.requirepass = value;
         }
         case "save" -> s.save = value;
-        case "bf-error-rate" -> {
-          double d = Double.parseDouble(value);
-          if (!(d > 0 && d < 1)) {
-            throw new IllegalArgumentException("Value for `bf-error-rate` must be in the range (0, 1)");
-          }
-          s.bfErrorRate = d;
-        }
-        case "bf-initial-size" -> s.bfInitialSize = range(name, value, 1, 1L << 30);
-        case "bf-expansion-factor" -> s.bfExpansion = range(name, value, 0, 32768);
-        case "cf-bucket-size" -> s.cfBucketSize = range(name, value, 1, 255);
-        case "cf-initial-size" -> s.cfInitialSize = range(name, value, 2 * s.cfBucketSize, 1L << 30);
-        case "cf-max-iterations" -> s.cfMaxIterations = range(name, value, 1, 65535);
-        case "cf-expansion-factor" -> s.cfExpansion = range(name, value, 0, 32768);
-        case "cf-max-expansions" -> s.cfMaxExpansions = range(name, value, 1, 65536);
+        case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
+            "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
         default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
             + name + "'");
       }
@@ -326,14 +346,6 @@ public final class ServerCommands {
       throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
           + e.getMessage());
     }
-  }
-
-  private static long range(String name, String value, long min, long max) {
-    long v = Long.parseLong(value);
-    if (v < min || v > max) {
-      throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
-    }
-    return v;
   }
 
   private static long positive(String value) {
