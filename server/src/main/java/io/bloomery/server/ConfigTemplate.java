@@ -29,6 +29,11 @@ public final class ConfigTemplate {
       "store-table", "customers=public.customers.email",
       "guard-statement-timeout", "10000");
 
+  /** What {@code option} does, in lines of at most 110 characters; empty for a name that is not an option. */
+  public static List<String> description(String option) {
+    return DESCRIPTIONS.getOrDefault(option, List.of());
+  }
+
   public static void main(String[] args) {
     Map<String, String> values = new LinkedHashMap<>();
     for (String arg : args) {

@@ -141,15 +141,7 @@ public final class ServerConfig {
     v.put("client-query-buffer-limit", "1gb");
     v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
     v.put("auth-fail-delay", "100");
-    Settings module = new Settings();
-    v.put("bf-error-rate", Double.toString(module.bfErrorRate));
-    v.put("bf-initial-size", Long.toString(module.bfInitialSize));
-    v.put("bf-expansion-factor", Long.toString(module.bfExpansion));
-    v.put("cf-bucket-size", Long.toString(module.cfBucketSize));
-    v.put("cf-initial-size", Long.toString(module.cfInitialSize));
-    v.put("cf-max-iterations", Long.toString(module.cfMaxIterations));
-    v.put("cf-expansion-factor", Long.toString(module.cfExpansion));
-    v.put("cf-max-expansions", Long.toString(module.cfMaxExpansions));
+    v.putAll(new Settings().moduleValues());
     return v;
   }
 

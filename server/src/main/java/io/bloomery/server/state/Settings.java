@@ -2,8 +2,11 @@ package io.bloomery.server.state;
 
 import io.bloomery.redisbloom.CuckooFilter;
 import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.server.resp.RespEncoder;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see and change at run time: RedisBloom's module defaults for
@@ -87,6 +90,20 @@ public final class Settings {
       case "cf-max-expansions" -> cfMaxExpansions = range(name, value, 1, 65536);
       default -> throw new IllegalArgumentException("not a module option: '" + name + "'");
     }
+  }
+
+  /** The module options' current values as CONFIG GET shows them, in {@link #MODULE_OPTIONS}' order. */
+  public Map<String, String> moduleValues() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("bf-error-rate", RespEncoder.formatDouble(bfErrorRate));
+    m.put("bf-initial-size", Long.toString(bfInitialSize));
+    m.put("bf-expansion-factor", Long.toString(bfExpansion));
+    m.put("cf-bucket-size", Long.toString(cfBucketSize));
+    m.put("cf-initial-size", Long.toString(cfInitialSize));
+    m.put("cf-max-iterations", Long.toString(cfMaxIterations));
+    m.put("cf-expansion-factor", Long.toString(cfExpansion));
+    m.put("cf-max-expansions", Long.toString(cfMaxExpansions));
+    return m;
   }
 
   private static long range(String name, String value, long min, long max) {

@@ -30,7 +30,6 @@ import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
-import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
@@ -236,14 +235,7 @@ public final class ServerCommands {
     m.put("timeout", Long.toString(s.timeoutSeconds));
     m.put("protected-mode", s.protectedMode ? "yes" : "no");
     m.put("databases", "1");
-    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
-    m.put("bf-initial-size", Long.toString(s.bfInitialSize));
-    m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
-    m.put("cf-bucket-size", Long.toString(s.cfBucketSize));
-    m.put("cf-initial-size", Long.toString(s.cfInitialSize));
-    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations));
-    m.put("cf-expansion-factor", Long.toString(s.cfExpansion));
-    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
+    m.putAll(s.moduleValues());
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
         + s.outputBufferStallSeconds);
     m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
@@ -311,13 +303,8 @@ public final class ServerCommands {
     values.put("timeout", Long.toString(s.timeoutSeconds));
     values.put("requirepass", s.requirepass == null ? "" : s.requirepass);
     values.put("save", s.save);
+    values.putAll(s.moduleValues());
     Map<String, String> defaults = ServerConfig.defaults();
-    Map<String, String> current = configValues(s);
-    Map<String, String> moduleDefaults = configValues(new Settings());
-    for (String name : Settings.MODULE_OPTIONS) {
-      values.put(name, current.get(name));
-      defaults.put(name, moduleDefaults.get(name));
-    }
     try {
       ConfigFileRewrite.rewrite(file, values, defaults);
     } catch (IOException e) {
