@@ -217,6 +217,7 @@ public final class BloomeryServer implements AutoCloseable {
     s.maxmemoryClients = config.maxmemoryClients();
     s.authFailDelayMillis = config.authFailDelayMillis();
     config.moduleOptions(s);
+    s.loglevel = config.loglevel();
     s.configFile = config.file() == null ? null : config.file().toAbsolutePath();
     return s;
   }

@@ -2,6 +2,7 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.guard.StoreDeclaration;
 import io.bloomery.server.http.HttpLimits;
+import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -577,12 +578,7 @@ public final class ServerConfig {
    * {@code nothing}; it sets the level of the server's own loggers.
    */
   public String loglevel() {
-    String s = values.get("loglevel").strip().toLowerCase(Locale.ROOT);
-    if (!List.of("debug", "verbose", "notice", "warning", "nothing").contains(s)) {
-      throw new IllegalArgumentException("loglevel must be debug, verbose, notice, warning or nothing, not '"
-          + values.get("loglevel") + "'");
-    }
-    return s;
+    return LogLevel.parse(values.get("loglevel"));
   }
 
   public String save() {

@@ -3,6 +3,7 @@ package io.bloomery.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.server.state.LogLevel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,5 +102,28 @@ class ConfigRewriteTest {
       assertThat(c.call("CONFIG", "SET", "bf-initial-size", "0")).isEqualTo("-ERR CONFIG SET failed (possibly related"
           + " to argument 'bf-initial-size') - Value for `bf-initial-size` must be in the range [1, 1073741824]\r\n");
     }
+  }
+
+  @Test
+  void configSetLoglevelSetsLogbacksLevelAndRewriteKeepsIt() throws IOException {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LogLevel.LOGGERS);
+    ch.qos.logback.classic.Level before = logger.getLevel();
+    Path file = dir.resolve("bloomery.conf");
+    Files.writeString(file, "loglevel notice\n");
+    try (BloomeryServer server = start(file); RawClient c = new RawClient(server.port())) {
+      assertThat(c.call("CONFIG", "SET", "loglevel", "warning")).isEqualTo("+OK\r\n");
+      assertThat(logger.getLevel()).isEqualTo(ch.qos.logback.classic.Level.WARN);
+      assertThat(c.call("CONFIG", "GET", "loglevel")).isEqualTo("*2\r\n$8\r\nloglevel\r\n$7\r\nwarning\r\n");
+      assertThat(c.call("CONFIG", "SET", "loglevel", "debug")).isEqualTo("+OK\r\n");
+      assertThat(logger.getLevel()).isEqualTo(ch.qos.logback.classic.Level.DEBUG);
+      assertThat(c.call("CONFIG", "SET", "loglevel", "loud")).isEqualTo("-ERR CONFIG SET failed (possibly related to"
+          + " argument 'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning,"
+          + " nothing\r\n");
+      assertThat(c.call("CONFIG", "REWRITE")).isEqualTo("+OK\r\n");
+    } finally {
+      logger.setLevel(before);
+    }
+    assertThat(Files.readString(file)).isEqualTo("loglevel debug\n");
   }
 }

@@ -50,6 +50,8 @@ public final class Settings {
    * limit; fixed at start, when the server's {@link ServerContext} is made).
    */
   public volatile long maxmemoryClients = Runtime.getRuntime().maxMemory() / 4;
+  /** Redis's {@code loglevel} name now in effect (see {@link LogLevel}). */
+  public volatile String loglevel = "notice";
   /** The config file the server was started with, which CONFIG REWRITE rewrites; null when there was none. */
   public volatile Path configFile;
   /** Milliseconds of the first delayed wrong-password reply on a connection (0: none delayed). */

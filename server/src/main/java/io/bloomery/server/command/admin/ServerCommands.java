@@ -31,6 +31,7 @@ import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
 import java.io.IOException;
@@ -235,6 +236,7 @@ public final class ServerCommands {
     m.put("timeout", Long.toString(s.timeoutSeconds));
     m.put("protected-mode", s.protectedMode ? "yes" : "no");
     m.put("databases", "1");
+    m.put("loglevel", s.loglevel);
     m.putAll(s.moduleValues());
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
         + s.outputBufferStallSeconds);
@@ -303,6 +305,7 @@ public final class ServerCommands {
     values.put("timeout", Long.toString(s.timeoutSeconds));
     values.put("requirepass", s.requirepass == null ? "" : s.requirepass);
     values.put("save", s.save);
+    values.put("loglevel", s.loglevel);
     values.putAll(s.moduleValues());
     Map<String, String> defaults = ServerConfig.defaults();
     try {
@@ -324,6 +327,15 @@ public final class ServerCommands {
           s.requirepass = value;
         }
         case "save" -> s.save = value;
+        case "loglevel" -> {
+          if (!LogLevel.NAMES.contains(value.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("argument(s) must be one of the following: "
+                + String.join(", ", LogLevel.NAMES));
+          }
+          String level = LogLevel.parse(value);
+          LogLevel.apply(level);
+          s.loglevel = level;
+        }
         case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
             "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
         default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
