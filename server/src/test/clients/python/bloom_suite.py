@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Bloomery client suite for redis-py (Debian's python3-redis), through its own module APIs:
-r.bf(), r.cf(), r.cms(), r.topk(), and a transactional pipeline().
+r.bf(), r.cf(), r.cms(), r.topk(), a transactional pipeline(), and ACL users made with r.acl_setuser()
+and connected to with redis-py's username/password.
 
     /usr/bin/python3 bloom_suite.py --port 6380
 
@@ -37,6 +38,9 @@ class RedisPyBloomSuite(unittest.TestCase):
 
     def tearDown(self):
         self.r.flushall()
+        for user in self.r.acl_users():
+            if user != "default":
+                self.r.acl_deluser(user)
         self.r.close()
 
     def assert_copy_holds(self, module, src, copy, items):
@@ -241,6 +245,37 @@ class RedisPyBloomSuite(unittest.TestCase):
         self.assertEqual(self.r.exists("bf"), 1)
         self.assertEqual(self.r.delete("bf"), 1)
         self.assertEqual(self.r.exists("bf"), 0)
+
+    def test_acl_crawler_and_dashboard_users(self):
+        self.assertTrue(self.r.acl_setuser("crawler", enabled=True, passwords=["+crawler-secret"],
+                                           keys=["crawl:*"], commands=["+bf.add", "+bf.exists"]))
+        self.assertTrue(self.r.acl_setuser("dashboard", enabled=True, passwords=["+dashboard-secret"],
+                                           keys=["*"], categories=["+@read", "-@dangerous"]))
+        self.assertEqual(sorted(self.r.acl_users()), ["crawler", "dashboard", "default"])
+        crawler = redis.Redis(host=HOST, port=PORT, username="crawler", password="crawler-secret")
+        dashboard = redis.Redis(host=HOST, port=PORT, username="dashboard", password="dashboard-secret")
+        try:
+            self.assertEqual(crawler.bf().add("crawl:seen", "https://example.org/"), 1)
+            self.assertEqual(crawler.bf().exists("crawl:seen", "https://example.org/"), 1)
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                crawler.bf().add("other", "x")
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                crawler.bf().create("crawl:new", 0.01, 1000)
+            self.assertEqual(dashboard.bf().exists("crawl:seen", "https://example.org/"), 1)
+            self.assertEqual(dashboard.bf().info("crawl:seen").insertedNum, 1)
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                dashboard.bf().add("crawl:seen", "y")
+            user = self.r.acl_getuser("crawler")
+            self.assertIn("~crawl:*", user["keys"])
+            self.assertEqual(self.r.execute_command("ACL", "DRYRUN", "crawler", "bf.add", "other", "x"),
+                             b"User crawler has no permissions to access the 'other' key")
+            log = self.r.acl_log()
+            self.assertTrue(any(e["username"] == "crawler" and e["reason"] == "key" for e in log))
+        finally:
+            crawler.close()
+            dashboard.close()
+        with self.assertRaisesRegex(ResponseError, "^WRONGPASS invalid username-password pair"):
+            redis.Redis(host=HOST, port=PORT, username="crawler", password="wrong").ping()
 
 
 def main():

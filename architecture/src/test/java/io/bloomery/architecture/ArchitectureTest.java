@@ -32,6 +32,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void coreInternalNamesNoKind() {
+    ArchitectureRules.CORE_INTERNAL_NAMES_NO_KIND.check(classes);
+  }
+
+  @Test
   void noPackageCycles() {
     ArchitectureRules.NO_PACKAGE_CYCLES.check(classes);
   }

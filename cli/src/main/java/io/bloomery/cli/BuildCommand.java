@@ -1,6 +1,8 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.CapacityUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -41,7 +43,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--output", required = true, paramLabel = "FILE", description = "The filter file to write.")
   Path output;
 
-  @Mixin FilterShapeOptions shape;
+  @Mixin FilterPlanOptions shape;
 
   @Option(names = "--hex", description = "Each input line is the item's bytes in hex (e.g. 0041).")
   boolean hex;
@@ -84,10 +86,15 @@ final class BuildCommand implements Callable<Integer> {
         Units.count(items, "item", "items"), Units.grouped(changed[0]), filter.fillRatio() * 100,
         Units.probability(filter.estimatedFpp()), Units.bytes(fileBytes));
     out.flush();
-    if (filter.isNearCapacity()) {
-      err.printf(Locale.ROOT,
-          "warning: the filter is at %.0f%% of its capacity (%s at its design rate); false positives climb from here. Build a larger one.%n",
-          100.0 * filter.insertedCount() / Math.max(1, filter.capacity()), Units.count(filter.capacity(), "item", "items"));
+    long distinct = filter.estimatedCardinality();
+    CapacityUse use = CapacityUse.of(distinct, filter.capacity());
+    if (use != CapacityUse.WITHIN) {
+      String figures = String.format(Locale.ROOT, "about %s distinct items, %s of its capacity of %s (false-positive rate %s there)",
+          Units.grouped(distinct), CapacityUse.percent(distinct, filter.capacity()), Units.grouped(filter.capacity()),
+          Units.probability(BloomMath.designRate(filter.bitSize(), filter.hashCount())));
+      err.printf(Locale.ROOT, use == CapacityUse.OVER
+          ? "warning: the filter is over capacity: %s; false positives climb from here. Build a larger one.%n"
+          : "note: the filter is near capacity: %s.%n", figures);
       err.flush();
     }
     return BloomeryCommand.EXIT_OK;

@@ -46,10 +46,21 @@ import picocli.CommandLine.ParentCommand;
       "lookup then skips the store (a batch is one round trip either way).",
       "",
       "Stores:",
-      "  sqlite:FILE             embedded, one file (WAL, synchronous=FULL); the",
-      "                          default is sqlite:bloomery-dedup.db in the",
+      "  sqlite:FILE             embedded, one file (WAL, synchronous=NORMAL: the",
+      "                          output is durable before each commit, so a",
+      "                          commit lost to power loss only repeats items);",
+      "                          the default is sqlite:bloomery-dedup.db in the",
       "                          current directory",
       "  jdbc:postgresql://...   PostgreSQL (table bloomery_seen, created if absent)",
+      "",
+      "Speed (measured): 200,000 new URLs of 49 bytes into a new SQLite store ran",
+      "at 8,900-10,200 items/s on 2 shared vCPUs (load average 19); the file",
+      "held 138 bytes per item. The snapshot FILE.guard holds the filter, sized",
+      "by --expected, not by the items: 12 MB at the default 10M. Use",
+      "PostgreSQL when several machines write one store, or when the set",
+      "outgrows the page cache (each insert then reads the index from disk):",
+      "tens of millions of items. --batch trades the repeat after a kill -9",
+      "for fewer commits.",
       "",
       "The filter is persisted next to a SQLite store (FILE.guard) with the store",
       "watermark it covers, and replayed or rebuilt on the next run; with",
@@ -65,9 +76,12 @@ import picocli.CommandLine.ParentCommand;
       "last unconfirmed batch repeat. Each batch's new items are written, flushed",
       "(and fsynced when the output is a regular file) BEFORE the store commits",
       "them as seen:",
-      "  kill -9 / power loss   the next run may print the new items of the one",
+      "  kill -9, OOM           the next run may print the new items of the one",
       "                         batch written but not committed (<= --batch); a",
       "                         file may end in a cut line without its newline",
+      "  power loss, OS crash   as kill -9, and with SQLite also the batches",
+      "                         committed since its last checkpoint (of 1,000",
+      "                         pages of WAL); PostgreSQL: one batch",
       "  SIGTERM / SIGINT       finishes the batch in hand, commits, exits 143 /",
       "                         130; nothing repeats",
       "  failed write           (disk full, /dev/full, broken pipe): the batch is",
@@ -308,7 +322,9 @@ final class DedupCommand implements Callable<Integer> {
         if (file.isEmpty()) {
           throw CliException.usage("--store sqlite:FILE needs a file name");
         }
-        return SqliteStore.open(Path.of(file), table);
+        // Lines are written (and fsynced, to a file) before their batch commits, so a commit lost to power loss
+        // only repeats items: a commit need not survive more than the process (docs/GUARD.md).
+        return SqliteStore.open(Path.of(file), table, SqliteStore.CommitDurability.PROCESS_CRASH);
       }
       if (store.startsWith("jdbc:postgresql:")) {
         return PostgresStore.open(store, table);
@@ -378,7 +394,7 @@ final class DedupCommand implements Callable<Integer> {
         Units.count(nonMembers, "non-member", "non-members"), String.format(Locale.ROOT, "%.4f%%",
             stats.modelFalsePositiveRate() * 100)));
     lines.add(String.format(Locale.ROOT, "filter: %s, m=%s bits, k=%d, capacity %s, fill %.1f%%%s",
-        hasSnapshot ? "generation " + stats.generation() + " of the builds its snapshot records"
+        hasSnapshot ? "generation " + stats.generation() + " (filters built for this store, as its snapshot counts them)"
             : "built from the store at open (no snapshot file, so no generations)",
         Units.grouped(stats.bits()), stats.hashes(), Units.grouped(stats.capacity()),
         stats.fillRatio() * 100,

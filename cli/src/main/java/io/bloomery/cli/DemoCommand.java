@@ -197,11 +197,13 @@ final class DemoCommand implements Callable<Integer> {
           + " to measure it";
       return;
     }
-    try {
+    try (ProgressBar progress = new ProgressBar(root.err(), root.terminal() && !json, "   exact", urls, "URLs")) {
       exact = new HashSet<>();
       for (long i = 0; i < urls; i++) {
         exact.add(generator.url(i));
+        progress.update(i + 1);
       }
+      progress.close(); // off the screen before the heap is measured
       long after = usedHeapAfterGc();
       report.hashSetBytes = after - before;
       report.hashSetLookupsPerSecond = hashSetLookupsPerSecond(exact, generator);

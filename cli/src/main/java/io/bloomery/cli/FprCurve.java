@@ -13,8 +13,9 @@ import java.util.function.LongToDoubleFunction;
  *
  * <p>The x axis runs from 0 to {@link #maxItems()} (220% of capacity, so the 200% mark is inside);
  * the y axis is logarithmic between {@link #lowRate()} and {@link #highRate()}, whole decades that
- * bracket the curve from a quarter of capacity to the right edge (below a quarter the rate falls towards
- * zero, which a log axis cannot show; those points sit on the bottom edge).
+ * bracket the curve from its first point after 0 items ({@code 1/}{@link #FIRST_POINT} of the axis) to
+ * the right edge, so no point drawn is flattened onto the bottom edge (only 0 items, rate 0, sits there;
+ * rates below {@link #MIN_RATE} would too).
  *
  * @param title one line naming the filter ("classic Bloom filter, 9,585,059 bits, 7 hashes")
  * @param model the model FPR after n distinct items (core's {@link BloomMath#falsePositiveRate} or a
@@ -25,6 +26,12 @@ import java.util.function.LongToDoubleFunction;
 record FprCurve(String title, LongToDoubleFunction model, long capacity, long present) {
   /** How far right of capacity the x axis runs, in percent of capacity. */
   static final int X_AXIS_PERCENT = 220;
+
+  /** The first point after 0 that the axes must show is at {@code maxItems() / FIRST_POINT}. */
+  static final int FIRST_POINT = 200;
+
+  /** The lowest rate the y axis reaches, whatever the curve does below it. */
+  static final double MIN_RATE = 1e-30;
 
   FprCurve {
     Objects.requireNonNull(title, "title");
@@ -59,11 +66,11 @@ record FprCurve(String title, LongToDoubleFunction model, long capacity, long pr
     return marks;
   }
 
-  /** The bottom of the y axis: the decade at or below the rate at a quarter of capacity. */
+  /** The bottom of the y axis: the decade at or below the rate at the first point after 0, at least {@link #MIN_RATE}. */
   double lowRate() {
-    double quarter = rate(Math.max(1, capacity / 4));
-    double floor = quarter > 0 ? Math.pow(10, Math.floor(Math.log10(quarter))) : 1e-12;
-    return Math.min(floor, highRate() / 10);
+    double first = rate(Math.max(1, maxItems() / FIRST_POINT));
+    double floor = first > 0 ? Math.pow(10, Math.floor(Math.log10(first))) : MIN_RATE;
+    return Math.max(MIN_RATE, Math.min(floor, highRate() / 10));
   }
 
   /** The top of the y axis: the decade at or above the rate at the right edge, at most 1. */

@@ -4,6 +4,7 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.sizing.BloomMath;
+import io.bloomery.sizing.CapacityUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -69,6 +70,8 @@ final class InfoCommand implements Callable<Integer> {
       return BloomeryCommand.EXIT_OK;
     }
     String seedHex = Hex.encode(bloom.seed());
+    long distinct = bloom.estimatedCardinality();
+    CapacityUse use = CapacityUse.of(distinct, bloom.capacity());
     String packedHex = bloom.bitSize() <= PackedBits.MAX_BITS_SHOWN ? Hex.encode(PackedBits.bytes(bloom)) : null;
     if (json) {
       JsonWriter w = new JsonWriter(out).beginObject();
@@ -86,6 +89,8 @@ final class InfoCommand implements Callable<Integer> {
           .field("estimated_cardinality", bloom.estimatedCardinality())
           .field("capacity", bloom.capacity())
           .field("near_capacity", bloom.isNearCapacity())
+          .field("over_capacity", use == CapacityUse.OVER)
+          .field("design_fpp", BloomMath.designRate(bloom.bitSize(), bloom.hashCount()))
           .field("bitmap_bytes", PackedBits.byteCount(bloom))
           .field("file_bytes", fileBytes)
           .field("packed_bits_sha256", PackedBits.sha256Hex(bloom));
@@ -108,7 +113,10 @@ final class InfoCommand implements Callable<Integer> {
     row(out, "fill ratio", String.format(Locale.ROOT, "%.4f", bloom.fillRatio()));
     row(out, "estimated fpp", Units.probability(bloom.estimatedFpp()) + " (from the fill ratio)");
     row(out, "est. distinct", Units.grouped(bloom.estimatedCardinality()) + " (Swamidass-Baldi)");
-    row(out, "capacity", Units.grouped(bloom.capacity()) + (bloom.isNearCapacity() ? "  NEAR CAPACITY (>= 80%)" : ""));
+    row(out, "capacity", Units.grouped(bloom.capacity()) + " (false-positive rate "
+        + Units.probability(BloomMath.designRate(bloom.bitSize(), bloom.hashCount())) + " there)"
+        + (use == CapacityUse.WITHIN ? "" : "  " + (use == CapacityUse.OVER ? "OVER" : "NEAR") + " CAPACITY ("
+            + CapacityUse.percent(distinct, bloom.capacity()) + " by the distinct estimate)"));
     row(out, "bitmap", Units.bytes(PackedBits.byteCount(bloom)));
     row(out, "file", Units.bytes(fileBytes));
     row(out, "bits sha256", PackedBits.sha256Hex(bloom));
@@ -121,8 +129,7 @@ final class InfoCommand implements Callable<Integer> {
 
   /**
    * The model curve of the kinds that have one, with the filter's inserted count as its present
-   * position. Blocked and split-block files record no design rate, so their 100% mark is the classic
-   * capacity for their bits and hashes ({@code floor(m ln2 / k)}), as for a classic filter.
+   * position and the kind's capacity as its 100% mark.
    */
   private FprCurve curveOf(Object filter) {
     String where = filterPath.getFileName() == null ? filterPath.toString() : filterPath.getFileName().toString();
@@ -134,11 +141,11 @@ final class InfoCommand implements Callable<Integer> {
     }
     if (filter instanceof BlockedBloomFilter blocked) {
       return new FprCurve(title(where, blocked.kind().kindName(), blocked.bitSize(), blocked.hashCount()),
-          blocked::modelFpp, BloomMath.capacityForHashes(blocked.bitSize(), blocked.hashCount()), blocked.insertedCount());
+          blocked::modelFpp, blocked.capacity(), blocked.insertedCount());
     }
     if (filter instanceof SplitBlockBloomFilter split) {
       return new FprCurve(title(where, split.kind().kindName(), split.bitSize(), split.hashCount()),
-          split::modelFpp, BloomMath.capacityForHashes(split.bitSize(), split.hashCount()), split.insertedCount());
+          split::modelFpp, split.capacity(), split.insertedCount());
     }
     throw CliException.failure(filterPath + ": holds a " + FilterFiles.kindName(filter)
         + " filter; --plot and --plot-output draw classic, blocked and split-block Bloom filters");

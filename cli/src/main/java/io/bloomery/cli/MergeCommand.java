@@ -1,6 +1,7 @@
 package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.sizing.CapacityUse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,8 +61,12 @@ final class MergeCommand implements Callable<Integer> {
     root.out().printf(Locale.ROOT, "wrote %s: union of %d filters; fill %.2f%%, estimated false-positive rate %s; %s%n",
         output, inputs.size(), merged.fillRatio() * 100, Units.probability(merged.estimatedFpp()), Units.bytes(fileBytes));
     root.out().flush();
-    if (merged.isNearCapacity()) {
-      root.err().printf(Locale.ROOT, "warning: the merged filter is near its capacity of %s items%n", Units.grouped(merged.capacity()));
+    long distinct = merged.estimatedCardinality();
+    CapacityUse use = CapacityUse.of(distinct, merged.capacity());
+    if (use != CapacityUse.WITHIN) {
+      root.err().printf(Locale.ROOT, "%s: the merged filter is %s capacity: about %s distinct items, %s of its capacity of %s%n",
+          use == CapacityUse.OVER ? "warning" : "note", use == CapacityUse.OVER ? "over" : "near", Units.grouped(distinct),
+          CapacityUse.percent(distinct, merged.capacity()), Units.grouped(merged.capacity()));
       root.err().flush();
     }
     return BloomeryCommand.EXIT_OK;

@@ -2,6 +2,7 @@ package io.bloomery.cli;
 
 import io.bloomery.sizing.BloomMath;
 import io.bloomery.sizing.BloomSizing;
+import io.bloomery.sizing.CapacityUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -20,13 +21,15 @@ import picocli.CommandLine.ParentCommand;
       "For N items at false-positive rate P: m = -N ln P / (ln 2)^2 bits (rounded",
       "up) and k = (m / N) ln 2 hashes (rounded to nearest), the bits per key, the",
       "bitmap size, and the false-positive rate if the filter ends up holding",
-      "50, 80, 100, 150 or 200%% of N. --plot draws that rate against the number",
-      "of items, the marks included."
+      "50, 80, 100, 150 or 200%% of N. The capacity is the most items for which k",
+      "stays the optimal hash count for m bits: at least N, and what build, info,",
+      "BF.INFO and the dashboard call its capacity. --plot draws the rate against",
+      "the number of items, the marks included."
     })
 final class PlanCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
-  @Mixin FilterShapeOptions.Planned target;
+  @Mixin FilterPlanOptions.Planned target;
 
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;
@@ -43,12 +46,17 @@ final class PlanCommand implements Callable<Integer> {
       throw CliException.usage(e.getMessage(), e);
     }
     PrintWriter out = root.out();
+    long capacity = BloomMath.capacityForHashes(plan.bits(), plan.hashes());
     if (plotOptions.wanted()) {
       long bits = plan.bits();
       int hashes = plan.hashes();
       FprCurve curve = new FprCurve(String.format(Locale.ROOT, "planned classic Bloom filter, %s, %s",
           Units.count(bits, "bit", "bits"), Units.count(hashes, "hash", "hashes")),
           n -> BloomMath.falsePositiveRate(bits, hashes, n), plan.expectedInsertions(), -1);
+      if (plotOptions.plot) {
+        printPlan(out, plan, capacity, false); // the plot's legend is the overfill table
+        out.println();
+      }
       plotOptions.draw(curve, out, root.err());
       if (plotOptions.plot) {
         return BloomeryCommand.EXIT_OK;
@@ -61,7 +69,9 @@ final class PlanCommand implements Callable<Integer> {
           .field("bits", plan.bits())
           .field("hashes", plan.hashes())
           .field("bits_per_key", plan.bitsPerKey())
-          .field("bitmap_bytes", plan.bitmapBytes());
+          .field("bitmap_bytes", plan.bitmapBytes())
+          .field("capacity", capacity)
+          .field("design_fpp", BloomMath.falsePositiveRate(plan.bits(), plan.hashes(), capacity));
       w.name("overfill").beginArray();
       for (BloomSizing.Overfill level : plan.overfill()) {
         w.beginObject()
@@ -73,6 +83,13 @@ final class PlanCommand implements Callable<Integer> {
       w.endArray().endObject().finish();
       return BloomeryCommand.EXIT_OK;
     }
+    printPlan(out, plan, capacity, true);
+    out.flush();
+    return BloomeryCommand.EXIT_OK;
+  }
+
+  /** The plan as text: m, k, bits per key, bitmap, capacity and, if asked for, the overfill table. */
+  private static void printPlan(PrintWriter out, BloomSizing plan, long capacity, boolean overfill) {
     out.printf(Locale.ROOT, "Plan for %s items at a false-positive rate of %s%n",
         Units.grouped(plan.expectedInsertions()), Units.probability(plan.fpp()));
     out.printf(Locale.ROOT, "  bits (m)       %s%n", Units.grouped(plan.bits()));
@@ -80,13 +97,17 @@ final class PlanCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "  bits per key   %.3f%n", plan.bitsPerKey());
     out.printf(Locale.ROOT, "  bitmap         %s: the bit array alone; a file adds a small header%n",
         Units.bytes(plan.bitmapBytes()));
+    out.printf(Locale.ROOT, "  capacity       %s items (%s there): near capacity from %s, over it above%n",
+        Units.grouped(capacity), Units.probability(BloomMath.falsePositiveRate(plan.bits(), plan.hashes(), capacity)),
+        Units.grouped((long) Math.ceil(CapacityUse.NEAR_SHARE * capacity)));
+    if (!overfill) {
+      return;
+    }
     out.printf(Locale.ROOT, "Overfill: the false-positive rate once the filter holds%n");
     for (BloomSizing.Overfill level : plan.overfill()) {
-      out.printf(Locale.ROOT, "  %4d%%  %15s items  %s%s%n", level.percentOfExpected(),
+      out.printf(Locale.ROOT, "  %4d%%  %15s items  %s  %s%n", level.percentOfExpected(),
           Units.grouped(level.insertions()), Units.probability(level.falsePositiveRate()),
-          level.percentOfExpected() == 80 ? "   <- 'near capacity' warning from here" : "");
+          CapacityUse.percent(level.insertions(), capacity) + " of capacity");
     }
-    out.flush();
-    return BloomeryCommand.EXIT_OK;
   }
 }

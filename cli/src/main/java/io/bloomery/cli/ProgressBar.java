@@ -4,9 +4,10 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * A one-line progress bar on stderr, redrawn in place at most five times a second; a no-op when stderr
- * is not a terminal, so piped output and logs stay clean. Cheap enough to call once per item: the
- * clock is read only every 4096 updates.
+ * A one-line progress bar on stderr, redrawn in place at most five times a second and erased when closed (the
+ * command's own report follows in its place); a no-op when stderr is not a terminal, so piped output and logs stay
+ * clean. With a known total it shows the time left at the rate so far; bytes are shown in binary units. Cheap
+ * enough to call once per item: the clock is read only every 4096 updates.
  */
 final class ProgressBar implements AutoCloseable {
   private static final int WIDTH = 30;
@@ -22,6 +23,8 @@ final class ProgressBar implements AutoCloseable {
   private long updates;
   private long done;
   private boolean drawn;
+  private boolean closed;
+  private int drawnWidth;
 
   /**
    * @param total the amount that means 100%, or a negative number when unknown (a counter is shown)
@@ -49,30 +52,59 @@ final class ProgressBar implements AutoCloseable {
   }
 
   private void draw(long now) {
-    double seconds = Math.max(1e-9, (now - startNanos) / 1e9);
-    String rate = Units.count(done / seconds) + " " + unit + "/s";
-    StringBuilder line = new StringBuilder("\r").append(label).append(' ');
+    String line = line(label, done, total, unit, Math.max(1e-9, (now - startNanos) / 1e9));
+    err.print("\r" + line + " ".repeat(Math.max(0, drawnWidth - line.length())));
+    err.flush();
+    drawnWidth = line.length();
+    drawn = true;
+  }
+
+  /**
+   * The bar's text after {@code seconds}: the label, for a known total the bar, percentage, done/total and the time
+   * left at the rate so far, then the rate. Bytes are shown in binary units (KiB, MiB).
+   */
+  static String line(String label, long done, long total, String unit, double seconds) {
+    boolean bytes = unit.equals("bytes");
+    double rate = done / seconds;
+    StringBuilder line = new StringBuilder(label).append(' ');
     if (total > 0) {
       double fraction = Math.min(1.0, (double) done / total);
       int filled = (int) Math.round(fraction * WIDTH);
       line.append('[').append("#".repeat(filled)).append(".".repeat(WIDTH - filled)).append("] ");
       line.append(String.format(Locale.ROOT, "%3.0f%% ", fraction * 100));
-      line.append(Units.count(done)).append('/').append(Units.count(total)).append(' ').append(unit);
+      line.append(bytes ? Units.bytesShort(done) + "/" + Units.bytesShort(total)
+          : Units.count(done) + "/" + Units.count(total) + " " + unit);
     } else {
-      line.append(Units.count(done)).append(' ').append(unit);
+      line.append(bytes ? Units.bytesShort(done) : Units.count(done) + " " + unit);
     }
-    line.append("  ").append(rate).append("   ");
-    err.print(line);
-    err.flush();
-    drawn = true;
+    line.append("  ").append(bytes ? Units.bytesShort(Math.round(rate)) : Units.count(rate) + " " + unit).append("/s");
+    if (total > 0 && done < total && rate > 0) {
+      line.append("  ETA ").append(duration((total - done) / rate));
+    }
+    return line.toString();
   }
 
-  /** Draws the final state and ends the line, if anything was drawn. */
+  /** Seconds as "45s", "3m05s" or "2h07m". */
+  static String duration(double seconds) {
+    long s = (long) Math.ceil(seconds);
+    if (s < 60) {
+      return s + "s";
+    }
+    if (s < 3600) {
+      return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+    }
+    return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
+  }
+
+  /** Erases the bar, if anything was drawn, so that what the command prints next starts a clean line. Idempotent. */
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     if (enabled && drawn) {
-      draw(System.nanoTime());
-      err.println();
+      err.print("\r" + " ".repeat(drawnWidth) + "\r");
       err.flush();
     }
   }

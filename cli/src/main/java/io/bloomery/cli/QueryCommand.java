@@ -33,8 +33,10 @@ import picocli.CommandLine.ParentCommand;
     header = "Ask a filter about each line: maybe / absent, verdicts with --truth.",
     sortOptions = false,
     description = {
-      "Prints 'maybe' or 'absent' per input line (same line rules as build), in",
-      "input order. 'absent' is definite; 'maybe' means: go and check.",
+      "Prints 'maybe' or 'absent', a tab and the item per input line (same line",
+      "rules as build), in input order. 'absent' is definite; 'maybe' means: go",
+      "and check. The item is shown as read; in hex (with --hex, or prefixed",
+      "'hex:' when it is not printable UTF-8) otherwise.",
       "",
       "With --truth FILE (the exact member set, same encoding as the input),",
       "each item also gets the verdict a guard in front of that store reaches:",
@@ -102,11 +104,12 @@ final class QueryCommand implements Callable<Integer> {
         if (w != null) {
           writeJsonItem(w, line, bytes, offset, length, maybe, verdict, truth != null);
         } else if (truth == null) {
-          out.println(maybe ? "maybe" : "absent");
+          out.printf(Locale.ROOT, "%s\t%s%n", maybe ? "maybe" : "absent", shown(bytes, offset, length));
         } else {
-          out.printf(Locale.ROOT, "%-6s maybe_present=%s exact_checked=%s duplicate=%s%s%n",
+          out.printf(Locale.ROOT, "%-6s maybe_present=%s exact_checked=%s duplicate=%s%s\t%s%n",
               maybe ? "maybe" : "absent", maybe, verdict.exactChecked, verdict.duplicate,
-              verdict.falseNegative ? "  FALSE NEGATIVE: a member the filter calls absent" : "");
+              verdict.falseNegative ? "  FALSE NEGATIVE: a member the filter calls absent" : "",
+              shown(bytes, offset, length));
         }
         StandardOutput.requireWritable(out);
       });
@@ -166,6 +169,19 @@ final class QueryCommand implements Callable<Integer> {
       }
     }
     w.endObject();
+  }
+
+  /**
+   * The item as a text line shows it: in hex under {@code --hex}; otherwise its UTF-8 text, or {@code hex:} and its
+   * bytes when they are not UTF-8 or hold a control character (a terminal would act on it, or it would break the line).
+   */
+  private String shown(byte[] bytes, int offset, int length) {
+    String hexForm = Hex.encode(Arrays.copyOfRange(bytes, offset, offset + length));
+    if (hex) {
+      return hexForm;
+    }
+    String text = utf8OrNull(bytes, offset, length);
+    return text == null || text.codePoints().anyMatch(Character::isISOControl) ? "hex:" + hexForm : text;
   }
 
   private static String utf8OrNull(byte[] bytes, int offset, int length) {

@@ -96,9 +96,47 @@ final class ServerWatch {
     }
     long capacity = fields.getOrDefault("Capacity", -1L);
     if (kind.equals("cuckoo")) {
-      capacity = fields.getOrDefault("Number of buckets", -1L) * fields.getOrDefault("Bucket size", 0L);
+      capacity = cuckooSlots(fields);
     }
-    return new KeyRow(key, kind, items, capacity, fields.getOrDefault("Size", -1L));
+    long bytes = fields.getOrDefault("Size", -1L);
+    if (bytes < 0) {
+      bytes = memoryUsage(key, own); // CMS.INFO and TOPK.INFO report no size
+    }
+    return new KeyRow(key, kind, items, capacity, bytes);
+  }
+
+  /** {@code MEMORY USAGE key}, or -1 when the key is gone or the server does not answer it with a number. */
+  private long memoryUsage(String key, Map<String, Long> own) throws RespClient.Failure {
+    // Counted under both names a server may file it: "memory" (Bloomery) and "memory|usage" (Redis 7 and later).
+    own.merge("memory", 1L, Long::sum);
+    own.merge("memory|usage", 1L, Long::sum);
+    try {
+      return client.call("MEMORY", "USAGE", key) instanceof Long bytes ? bytes : -1;
+    } catch (RespClient.ErrorReply e) {
+      return -1;
+    }
+  }
+
+  /**
+   * A cuckoo filter's fingerprint slots over every sub-filter, from its {@code CF.INFO}: the first has "Number of
+   * buckets" × "Bucket size" slots and each later one "Expansion rate" times the buckets of the one before (a rate
+   * of 0 or 1 keeps them equal); -1 when the reply lacks the fields.
+   */
+  static long cuckooSlots(Map<String, Long> fields) {
+    long buckets = fields.getOrDefault("Number of buckets", -1L);
+    long bucketSize = fields.getOrDefault("Bucket size", -1L);
+    long filters = fields.getOrDefault("Number of filters", 1L);
+    long expansion = fields.getOrDefault("Expansion rate", 1L);
+    if (buckets < 0 || bucketSize < 0) {
+      return -1;
+    }
+    long slots = 0;
+    long size = buckets * bucketSize;
+    for (long i = 0; i < filters; i++) {
+      slots += size;
+      size = expansion <= 1 || size > Long.MAX_VALUE / expansion ? size : size * expansion;
+    }
+    return slots;
   }
 
   /**

@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * Draws an {@link FprCurve} as text: the curve in Unicode braille (each character holds a 2 x 4 grid of
  * dots, so a 60-column plot has 120 points across), a logarithmic rate axis labelled by decades, the
- * capacity marks as ticks on the items axis, and a legend with each mark's exact figures. No colour and
+ * capacity marks as ticks on the items axis, and a legend with each mark's exact figures under one heading. No colour and
  * no escape sequences: the same text on a terminal, in a file or in a pipe.
  */
 final class TextPlot {
@@ -77,8 +77,9 @@ final class TextPlot {
     }
     String right = Units.count(curve.maxItems()) + " items";
     text.append(indent).append('0').append(" ".repeat(Math.max(1, width - right.length()))).append(right).append('\n');
+    text.append("  ┬ marks on the items axis:\n");
     for (FprCurve.Mark mark : curve.marks()) {
-      String where = mark.present() ? "  (▲)" : column(curve, mark.items(), width) <= width ? "  (┬)" : "";
+      String where = mark.present() ? "  (▲)" : column(curve, mark.items(), width) <= width ? "" : "  (beyond the axis)";
       text.append(String.format(Locale.ROOT, "  %-5s %15s items  %-10s%s", mark.label(), Units.grouped(mark.items()),
           Units.probability(mark.rate()), where).stripTrailing()).append('\n');
     }

@@ -1,5 +1,6 @@
 package io.bloomery.cli;
 
+import io.bloomery.sizing.CapacityUse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -65,11 +66,11 @@ final class TopCommand implements Callable<Integer> {
         Screen screen = live ? Screen.open(out, root.stdin()) : null) {
       ServerWatch watch = new ServerWatch(client);
       ServerWatch.Round previous = null;
-      if (!live) {
-        out.println("time      keys  clients     ops/s  near-capacity");
-      }
       for (long round = 1; count == 0 || round <= count; round++) {
         ServerWatch.Round now = watch.read();
+        if (!live && round == 1) {
+          out.println(HEADER); // only once the server answered: a failed connection prints its error alone
+        }
         if (live) {
           screen.draw(view(now, previous));
         } else {
@@ -90,6 +91,9 @@ final class TopCommand implements Callable<Integer> {
     }
     return BloomeryCommand.EXIT_OK;
   }
+
+  /** The plain form's header line. */
+  static final String HEADER = "time      keys  clients     ops/s  near-capacity";
 
   private static String oneLine(Throwable e) {
     return String.valueOf(e.getMessage()).replace('\n', ' ');
@@ -117,10 +121,10 @@ final class TopCommand implements Callable<Integer> {
 
   /** The plain form: one line per round. */
   static String line(ServerWatch.Round now, ServerWatch.Round previous) {
-    long near = now.keys().stream().filter(k -> k.used() >= 0.8).count();
+    long near = now.keys().stream().map(TopCommand::use).filter(u -> u != null && u != CapacityUse.WITHIN).count();
     double ops = opsPerSecond(now, previous);
     return String.format(Locale.ROOT, "%-8s %5d %8d %9s  %d", LocalTime.now().format(CLOCK), now.keyCount(),
-        now.clients(), Double.isNaN(ops) ? "-" : String.format(Locale.ROOT, "%.1f", ops), near);
+        now.clients(), rate(ops), near);
   }
 
   /** The terminal form: a header and one row per key. */
@@ -134,16 +138,16 @@ final class TopCommand implements Callable<Integer> {
     List<String> lines = new java.util.ArrayList<>();
     lines.add(String.format(Locale.ROOT, "bloomery top   %s   keys %d   clients %d   ops/s %s   (q quits)",
         LocalTime.now().format(CLOCK), now.keyCount(), now.clients(),
-        Double.isNaN(ops) ? "-" : String.format(Locale.ROOT, "%.1f", ops)));
+        rate(ops)));
     lines.add("");
     lines.add(String.format(Locale.ROOT, "%-24s %-9s %14s %14s %8s %10s %12s", "KEY", "KIND", "ITEMS", "CAPACITY",
         "USED", "ITEMS/S", "BYTES"));
     for (ServerWatch.KeyRow key : now.keys()) {
       Long earlier = before.get(key.key());
-      String rate = earlier == null || key.items() < 0 || Double.isNaN(seconds) ? "-"
-          : String.format(Locale.ROOT, "%.1f", Math.max(0, key.items() - earlier) / seconds);
-      double used = key.used();
-      String usedText = Double.isNaN(used) ? "-" : String.format(Locale.ROOT, "%.0f%%%s", used * 100, used >= 0.8 ? "!" : "");
+      String rate = earlier == null || key.items() < 0 ? "-" : rate(Math.max(0, key.items() - earlier) / seconds);
+      CapacityUse use = use(key);
+      String usedText = use == null ? "-"
+          : CapacityUse.percent(key.items(), key.capacity()) + (use == CapacityUse.WITHIN ? "" : "!");
       lines.add(String.format(Locale.ROOT, "%-24s %-9s %14s %14s %8s %10s %12s", clip(key.key(), 24), key.kind(),
           key.items() < 0 ? "-" : Units.grouped(key.items()), key.capacity() < 0 ? "-" : Units.grouped(key.capacity()),
           usedText, rate, key.bytes() < 0 ? "-" : Units.grouped(key.bytes())));
@@ -157,12 +161,22 @@ final class TopCommand implements Callable<Integer> {
     if (!busiest.isEmpty()) {
       lines.add(String.format(Locale.ROOT, "%-24s %10s", "COMMAND", "OPS/S"));
       for (Map.Entry<String, Double> command : busiest) {
-        lines.add(String.format(Locale.ROOT, "%-24s %10.1f", clip(command.getKey(), 24), command.getValue()));
+        lines.add(String.format(Locale.ROOT, "%-24s %10s", clip(command.getKey(), 24), rate(command.getValue())));
       }
       lines.add("");
     }
     lines.add("'!' marks keys at 80% of capacity or more.");
     return lines;
+  }
+
+  /** A rate per second with one decimal and thousands separators, "-" when unknown (NaN). */
+  static String rate(double perSecond) {
+    return Double.isNaN(perSecond) ? "-" : String.format(Locale.ROOT, "%,.1f", perSecond);
+  }
+
+  /** The key's use of its capacity, null where its kind has none. */
+  private static CapacityUse use(ServerWatch.KeyRow key) {
+    return key.capacity() > 0 && key.items() >= 0 ? CapacityUse.of(key.items(), key.capacity()) : null;
   }
 
   /** Commands shown per round at most, the busiest first. */

@@ -6,19 +6,24 @@ import java.util.Locale;
 final class Units {
   private Units() {}
 
-  /** 1234567 → "1.23M"; small numbers stay exact. */
+  /** 1234567 → "1.23M", 110000000 → "110M" (no trailing zeros); below 10,000 exact. */
   static String count(double value) {
     double abs = Math.abs(value);
     if (abs < 10_000) {
       return String.format(Locale.ROOT, value == Math.rint(value) ? "%.0f" : "%.1f", value);
     }
     if (abs < 1e6) {
-      return String.format(Locale.ROOT, "%.1fk", value / 1e3);
+      return trimmed(String.format(Locale.ROOT, "%.1f", value / 1e3)) + "k";
     }
     if (abs < 1e9) {
-      return String.format(Locale.ROOT, "%.2fM", value / 1e6);
+      return trimmed(String.format(Locale.ROOT, "%.2f", value / 1e6)) + "M";
     }
-    return String.format(Locale.ROOT, "%.2fG", value / 1e9);
+    return trimmed(String.format(Locale.ROOT, "%.2f", value / 1e9)) + "G";
+  }
+
+  /** A decimal without trailing zeros after its point: "110.00" → "110", "2.50" → "2.5". */
+  private static String trimmed(String decimal) {
+    return decimal.indexOf('.') < 0 ? decimal : decimal.replaceAll("\\.?0+$", "");
   }
 
   /** 12_582_912 → "12.0 MiB (12,582,912 bytes)"; 1 → "1 byte". */

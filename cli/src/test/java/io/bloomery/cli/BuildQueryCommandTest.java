@@ -67,7 +67,7 @@ class BuildQueryCommandTest {
     Files.write(dir.resolve("q.txt"), "\nc\u00e9\nce\u0301\n".getBytes(StandardCharsets.UTF_8));
     Cli.Result result = Cli.run("query", filter, "--input", dir.resolve("q.txt").toString());
     assertThat(result.exitCode()).as(result.toString()).isZero();
-    assertThat(result.outLines()).containsExactly("maybe", "maybe", "absent");
+    assertThat(result.outLines()).containsExactly("maybe\t", "maybe\tc\u00e9", "absent\tce\u0301");
     assertThat(result.err()).contains("queried 3: 2 maybe, 1 absent");
   }
 
@@ -81,7 +81,7 @@ class BuildQueryCommandTest {
     assertThat(hex.exitCode()).as(hex.toString()).isZero();
     assertThat(packed(dir.resolve("hex.blmf").toString())).isEqualTo(packed(dir.resolve("text.blmf").toString()));
     Cli.Result upper = Cli.runWithStdin("4142\n4a4B\n", "query", dir.resolve("text.blmf").toString(), "--input", "-", "--hex");
-    assertThat(upper.outLines()).containsExactly("maybe", "absent");
+    assertThat(upper.outLines()).containsExactly("maybe\t4142", "absent\t4a4b");
   }
 
   @Test
@@ -106,6 +106,17 @@ class BuildQueryCommandTest {
   }
 
   @Test
+  void eachVerdictIsPrintedBesideItsItem_unprintableItemsInHex() throws IOException {
+    Cli.lines(dir.resolve("members.txt"), List.of("https://example.com/a", "bell\u0007"));
+    String filter = buildSmall("members.txt", "f.blmf");
+    Files.write(dir.resolve("q.txt"), "https://example.com/a\nbell\u0007\nx\u00ff\n".getBytes(StandardCharsets.ISO_8859_1));
+    Cli.Result result = Cli.run("query", filter, "--input", dir.resolve("q.txt").toString());
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    assertThat(result.outLines()).containsExactly("maybe\thttps://example.com/a", "maybe\thex:62656c6c07",
+        "absent\thex:78ff");
+  }
+
+  @Test
   void truthVerdicts_textMode_showTheThreeValues() throws IOException {
     Cli.lines(dir.resolve("members.txt"), List.of("m1", "m2"));
     String filter = buildSmall("members.txt", "f.blmf");
@@ -113,9 +124,9 @@ class BuildQueryCommandTest {
     Cli.Result result = Cli.run("query", filter, "--input", dir.resolve("q.txt").toString(), "--truth",
         dir.resolve("members.txt").toString());
     assertThat(result.exitCode()).as(result.toString()).isZero();
-    assertThat(result.outLines().get(0)).isEqualTo("maybe  maybe_present=true exact_checked=true duplicate=true");
+    assertThat(result.outLines().get(0)).isEqualTo("maybe  maybe_present=true exact_checked=true duplicate=true\tm1");
     // With 1,024 bits and 2 members a false positive for zz-new is possible but this one is pinned absent.
-    assertThat(result.outLines().get(1)).isEqualTo("absent maybe_present=false exact_checked=false duplicate=false");
+    assertThat(result.outLines().get(1)).isEqualTo("absent maybe_present=false exact_checked=false duplicate=false\tzz-new");
     assertThat(result.err()).contains("exact check of the 1 maybe: 1 duplicate, 0 false positives")
         .contains("realized false-positive rate: 0 of 1 non-member = ").doesNotContain("1 non-members")
         .contains("(from 2 inserted items)");

@@ -57,7 +57,7 @@ class LoadCommandTest {
     assertThat(build.exitCode()).as(build.toString()).isZero();
     Cli.Result query = Cli.run("query", filter.toString(), "--input", dir.resolve("probe.txt").toString());
     assertThat(query.exitCode()).as(query.toString()).isZero();
-    List<Boolean> expected = query.outLines().stream().map("maybe"::equals).toList();
+    List<Boolean> expected = query.outLines().stream().map(line -> line.startsWith("maybe\t")).toList();
     assertThat(expected).hasSize(4000).contains(false);
 
     try (BloomeryServer server = start("--requirepass", "s3cret"); UnifiedJedis j = client(server.port(), "s3cret")) {

@@ -39,9 +39,18 @@ class PlotCommandTest {
   void planPlot_marksEveryOverfillLevelWithTheModelRate() {
     Cli.Result result = Cli.run("plan", "--expected", "1M", "--fpp", "1%", "--plot");
     assertThat(result.exitCode()).as(result.toString()).isZero();
-    List<String> lines = result.outLines();
+    List<String> all = result.outLines();
+    // The plan's own figures first (m, k, bits per key, capacity), then the plot, whose legend is the overfill table.
+    assertThat(all.subList(0, 6)).anySatisfy(line -> assertThat(line).startsWith("  bits (m)       9,585,059"))
+        .anySatisfy(line -> assertThat(line).startsWith("  hashes (k)     7"))
+        .anySatisfy(line -> assertThat(line).startsWith("  bits per key   9.585"))
+        .anySatisfy(line -> assertThat(line).startsWith("  capacity       1,022,131 items"));
+    assertThat(result.out()).doesNotContain("Overfill:");
+    List<String> lines = all.subList(all.indexOf("") + 1, all.size());
     assertThat(lines.get(0)).isEqualTo("false-positive rate vs items: planned classic Bloom filter, 9,585,059 bits, 7 hashes");
-    assertThat(lines).hasSize(1 + TextPlot.DEFAULT_HEIGHT + 2 + 5);
+    assertThat(lines).hasSize(1 + TextPlot.DEFAULT_HEIGHT + 2 + 1 + 5);
+    assertThat(lines.get(1 + TextPlot.DEFAULT_HEIGHT + 1)).endsWith("2.2M items");
+    assertThat(result.out()).containsOnlyOnce("┬ marks").doesNotContain("(┬)");
     // Plan's own overfill table gives the same rates: the plot draws core's model, nothing of its own.
     Cli.Result table = Cli.run("plan", "--expected", "1M", "--fpp", "1%", "--json");
     for (int i = 0; i < 5; i++) {
@@ -51,6 +60,27 @@ class PlotCommandTest {
     }
     String axis = lines.get(1 + TextPlot.DEFAULT_HEIGHT);
     assertThat(axis.chars().filter(c -> c == '┬').count()).isEqualTo(5);
+  }
+
+  @Test
+  void planPlot_labelsTheItemsAxisWithoutTrailingZeros() {
+    List<String> lines = Cli.run("plan", "--expected", "50M", "--fpp", "1%", "--plot").outLines();
+    assertThat(lines).anySatisfy(line -> assertThat(line).endsWith(" 110M items"));
+    assertThat(String.join("\n", lines)).doesNotContain(".00M");
+  }
+
+  @Test
+  void lowRatesAreDrawnOnALogAxisThatReachesThem_notFlattenedOntoItsBottom() {
+    // Planned for 1e-4, the curve spends its first third below 1e-6; the axis reaches down to its first point after 0.
+    List<String> lines = Cli.run("plan", "--expected", "1000", "--fpp", "1e-4", "--plot", "--plot-height", "10").outLines();
+    int title = lines.indexOf(lines.stream().filter(l -> l.startsWith("false-positive rate vs items")).findFirst().orElseThrow());
+    String bottom = lines.get(title + 10);
+    // The lowest dot row of the plot (braille dots 7 and 8): only the first points, 0 items and the next, lie on it.
+    long onTheFloor = bottom.chars().filter(c -> c >= '\u2800' && c <= '\u28ff')
+        .map(c -> Integer.bitCount((c - 0x2800) & 0xC0)).sum();
+    assertThat(onTheFloor).as("points on the bottom edge: " + bottom).isLessThanOrEqualTo(2);
+    FprCurve curve = new FprCurve("t", n -> io.bloomery.sizing.BloomMath.falsePositiveRate(19_171, 13, n), 1000, -1);
+    assertThat(curve.lowRate()).isLessThanOrEqualTo(curve.rate(curve.maxItems() / FprCurve.FIRST_POINT)).isLessThan(1e-6);
   }
 
   @Test

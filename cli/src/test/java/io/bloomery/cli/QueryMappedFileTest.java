@@ -34,7 +34,7 @@ class QueryMappedFileTest {
       assertThat(result.exitCode()).as(result.err()).isZero();
       List<String> expected = new ArrayList<>();
       for (String line : lines) {
-        expected.add(filter.mightContain(line) ? "maybe" : "absent");
+        expected.add((filter.mightContain(line) ? "maybe" : "absent") + "\t" + line);
       }
       assertThat(result.out().lines().toList()).isEqualTo(expected);
     }

@@ -46,7 +46,7 @@ class TopCommandTest {
       assertThat(lines).hasSize(4);
       assertThat(lines.get(0)).isEqualTo("time      keys  clients     ops/s  near-capacity");
       assertThat(lines.get(1)).matches("\\d\\d:\\d\\d:\\d\\d +3 +1 +- +1");
-      assertThat(lines.get(2)).matches("\\d\\d:\\d\\d:\\d\\d +3 +1 +\\d+\\.\\d +1");
+      assertThat(lines.get(2)).matches("\\d\\d:\\d\\d:\\d\\d +3 +1 +[\\d,]+\\.\\d +1");
     }
   }
 
@@ -63,7 +63,7 @@ class TopCommandTest {
       assertThat(view.get(0)).contains("keys 3", "clients 1", "(q quits)");
       assertThat(view).anySatisfy(line -> assertThat(line).matches("urls +bloom +901 +1,000 +90%! +\\d+\\.\\d +\\S+"));
       assertThat(view).anySatisfy(line -> assertThat(line).matches("carts +cuckoo +1 +1,024 +0% .*"));
-      assertThat(view).anySatisfy(line -> assertThat(line).matches("counts +cms +- +- +- +- +\\S+"));
+      assertThat(view).anySatisfy(line -> assertThat(line).matches("counts +cms +- +- +- +- +\\d{1,3}(,\\d{3})*"));
       int header = view.indexOf(String.format("%-24s %10s", "COMMAND", "OPS/S"));
       assertThat(header).as("commands section in " + view).isPositive();
       assertThat(view.get(header + 1)).matches("bf\\.add +\\d+\\.\\d");
@@ -71,6 +71,29 @@ class TopCommandTest {
       assertThat(TopCommand.commandRates(second, first)).extracting(Map.Entry::getKey).containsExactly("bf.add");
       assertThat(TopCommand.commandRates(first, null)).isEmpty();
     }
+  }
+
+  @Test
+  void aGrownCuckooFilterCountsEverySubFilter_andRatesHaveSeparators() throws Exception {
+    try (BloomeryServer server = startServer();
+        RespClient j = RespClient.connect("127.0.0.1", server.port(), 5000, 5000, null)) {
+      j.call("CF.RESERVE", "cf", "1000");
+      for (int i = 0; i < 5_001; i++) {
+        j.call("CF.ADD", "cf", "item-" + i);
+      }
+      Map<String, Long> info = ServerWatch.pairs(j.call("CF.INFO", "cf"));
+      long filters = info.get("Number of filters");
+      assertThat(filters).isGreaterThan(1);
+      long capacity = filters * info.get("Number of buckets") * info.get("Bucket size"); // expansion rate 1
+      ServerWatch.Round round = new ServerWatch(j).read();
+      ServerWatch.KeyRow row = round.keys().get(0);
+      assertThat(row.capacity()).isEqualTo(capacity);
+      String percent = Math.round(Math.floor(500_100.0 / capacity)) + "%";
+      assertThat(TopCommand.view(round, null)).anySatisfy(line -> assertThat(line)
+          .matches("cf +cuckoo +5,001 +" + Units.grouped(capacity).replace(",", "\\,") + " +" + percent + "!? +- +[\\d,]+"));
+    }
+    assertThat(TopCommand.rate(1_234_567.2)).isEqualTo("1,234,567.2");
+    assertThat(TopCommand.rate(Double.NaN)).isEqualTo("-");
   }
 
   @Test
@@ -114,6 +137,7 @@ class TopCommandTest {
       Cli.Result denied = Cli.run("top", "--port", Integer.toString(server.port()), "--count", "1");
       assertThat(denied.exitCode()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
       assertThat(denied.err()).contains("NOAUTH").hasLineCount(1);
+      assertThat(denied.out()).as("no header before the error").isEmpty();
       Cli.Result allowed = Cli.run("top", "--port", Integer.toString(server.port()), "--count", "1", "--password", "s3cret");
       assertThat(allowed.exitCode()).as(allowed.toString()).isZero();
     }

@@ -3,6 +3,7 @@ package io.bloomery.blocked;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -10,7 +11,6 @@ import io.bloomery.filter.Mergeable;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
-import io.bloomery.sizing.BloomMath;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -86,7 +86,7 @@ import java.util.concurrent.atomic.LongAdder;
  * no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on array elements, and up to 16 GiB
  * in one array.
  */
-public final class BlockedBloomFilter implements MembershipFilter, Mergeable<BlockedBloomFilter> {
+public final class BlockedBloomFilter implements BoundedFilter, Mergeable<BlockedBloomFilter> {
 
   /** Index in the backing array of block 0's first word; see the class comment on alignment. */
   static final int BASE_INDEX = 6;
@@ -110,6 +110,8 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   private final byte[] seed;
   private final Hasher64 hasher;
   private final LongAdder inserted = new LongAdder();
+  /** {@link #capacity()}, worked out on first use (it bisects the blocked model); 0 until then. */
+  private volatile long capacity;
 
   private BlockedBloomFilter(byte[] seed, long blocks, int hashes) {
     checkParameters(seed, blocks, hashes);
@@ -121,7 +123,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   static {
-    KindAccess.register(new KindAccess.Blocked() {
+    KindAccess.register(BlockedBloomFilter.class, new KindAccess.Blocked<BlockedBloomFilter>() {
       @Override
       public BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
           KindAccess.WordSource words) throws IOException {
@@ -223,6 +225,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Always {@link ProtocolId#XXH3_BLOCKED_V1}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_BLOCKED_V1;
   }
@@ -264,6 +267,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Adds that changed the filter (plus the counts of filters merged in). */
+  @Override
   public long insertedCount() {
     return inserted.sum();
   }
@@ -311,17 +315,25 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /**
-   * The number of items this filter is sized for, by the classic kind's definition: the n at which k would be
-   * optimal for m bits, {@code floor(m ln2 / k)} (derived from the recorded parameters alone).
+   * The number of items this filter is sized for: the most for which its k is still the optimal blocked k for its
+   * blocks ({@link BlockedBloomMath#blockedCapacity}), derived from the recorded parameters alone. A filter made by
+   * {@link #create(long, double)} for n items has a capacity of at least n.
    */
+  @Override
   public long capacity() {
-    return BloomMath.capacityForHashes(bitSize(), hashCount());
+    long known = capacity;
+    if (known == 0) {
+      known = BlockedBloomMath.blockedCapacity(blocks, hashes) + 1;
+      capacity = known;
+    }
+    return known - 1;
   }
 
   /**
    * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
    * every word (as {@link #bitCount()}).
    */
+  @Override
   public boolean isNearCapacity() {
     return estimatedCardinality() >= 0.8 * capacity();
   }

@@ -83,10 +83,102 @@ public final class BlockedBloomMath {
    * 512 bits after {@code n} keys; ties go to the smaller k (cheaper inserts).
    */
   public static int optimalBlockedHashes(long n, long blocks) {
+    checkPositive(blocks, "blocks");
+    checkNonNegative(n, "n");
+    return optimalHashesAt((double) n / blocks);
+  }
+
+  /**
+   * The capacity of a blocked filter of {@code blocks} 512-bit blocks setting {@code hashes} bits per key: the most
+   * keys for which {@code hashes} is still the {@link #optimalBlockedHashes optimal} k, i.e. the largest n with
+   * {@code optimalBlockedHashes(n, blocks) >= hashes}. A filter planned by {@link #blockedBlocks} and {@link
+   * #optimalBlockedHashes} for n keys therefore has a capacity of at least n, and more only by the rounding of k. The
+   * model rate there ({@link #blockedDesignRate}) is the highest rate a plan with this k can target. k = 1 is optimal
+   * for any load, so its capacity is the n at which the model rate reaches 1/2.
+   *
+   * @throws IllegalArgumentException if blocks or hashes is not positive, or hashes exceeds {@link
+   *     #MAX_BLOCKED_HASHES}
+   */
+  public static long blockedCapacity(long blocks, int hashes) {
+    checkPositive(blocks, "blocks");
+    checkPositive(hashes, "hashes");
+    if (hashes > MAX_BLOCKED_HASHES) {
+      throw new IllegalArgumentException("hashes must be <= " + MAX_BLOCKED_HASHES + ", was " + hashes);
+    }
+    double load = CapacityLoads.LOADS[hashes];
+    long n = (long) Math.floor(blocks * load);
+    if (hashes == 1) {
+      while (n > 0 && blockedFalsePositiveRate(n, blocks, BLOCKED_BLOCK_BITS, 1) > 0.5) {
+        n--;
+      }
+      while (blockedFalsePositiveRate(n + 1, blocks, BLOCKED_BLOCK_BITS, 1) <= 0.5) {
+        n++;
+      }
+      return n;
+    }
+    while (n > 0 && optimalBlockedHashes(n, blocks) < hashes) {
+      n--;
+    }
+    while (optimalBlockedHashes(n + 1, blocks) >= hashes) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * The design rate of a blocked filter: the model false-positive rate at {@link #blockedCapacity
+   * blockedCapacity(blocks, hashes)} keys.
+   *
+   * @throws IllegalArgumentException as {@link #blockedCapacity}
+   */
+  public static double blockedDesignRate(long blocks, int hashes) {
+    return blockedFalsePositiveRate(blockedCapacity(blocks, hashes), blocks, BLOCKED_BLOCK_BITS, hashes);
+  }
+
+  /**
+   * Per k, the load (keys per block) at which k stops being the optimal blocked k (for k = 1: at which the rate
+   * reaches 1/2), bisected once on first use. {@link #blockedCapacity} starts from it and settles the integer count.
+   */
+  private static final class CapacityLoads {
+    static final double[] LOADS = new double[MAX_BLOCKED_HASHES + 1];
+
+    static {
+      for (int k = 1; k <= MAX_BLOCKED_HASHES; k++) {
+        int hashes = k;
+        LoadCheck within = hashes == 1
+            ? load -> blockedRate(load, BLOCKED_BLOCK_BITS, 1) <= 0.5
+            : load -> optimalHashesAt(load) >= hashes;
+        double low = 0;
+        double high = 1;
+        while (within.holds(high)) {
+          low = high;
+          high *= 2;
+        }
+        for (int i = 0; i < 80 && high - low > 1e-13 * high; i++) {
+          double mid = (low + high) / 2;
+          if (within.holds(mid)) {
+            low = mid;
+          } else {
+            high = mid;
+          }
+        }
+        LOADS[k] = low;
+      }
+    }
+
+    private interface LoadCheck {
+      boolean holds(double load);
+    }
+
+    private CapacityLoads() {}
+  }
+
+  /** {@link #optimalBlockedHashes} at a load of {@code keysPerBlock}. */
+  private static int optimalHashesAt(double keysPerBlock) {
     int best = 1;
     double bestRate = Double.POSITIVE_INFINITY;
     for (int k = 1; k <= MAX_BLOCKED_HASHES; k++) {
-      double rate = blockedFalsePositiveRate(n, blocks, BLOCKED_BLOCK_BITS, k);
+      double rate = blockedRate(keysPerBlock, BLOCKED_BLOCK_BITS, k);
       if (rate < bestRate) {
         bestRate = rate;
         best = k;

@@ -7,8 +7,8 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.ClassicProbe;
 import io.bloomery.internal.FilterCompatibility;
-import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.KindAccess.WordSource;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
 import io.bloomery.internal.Utf8Scratch;
 import io.bloomery.sizing.BloomMath;
@@ -47,9 +47,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * Statistics: estimatedCardinality is Swamidass and Baldi's estimator (J. Chem. Inf. Model. 2007),
  * n* = -(m/k) ln(1 - X/m) for X set bits; estimatedFpp is (X/m)^k, the probability that k independent
- * uniform probes all hit set bits. capacity is the n at which the given k is optimal,
- * floor(m ln2 / k): the serialized form records only m, k and the inserted count, so this is the one
- * capacity every reader derives identically.
+ * uniform probes all hit set bits. capacity is the most items for which the given k is still the optimal
+ * hash count for m bits (BloomMath.capacityForHashes, about m ln2 / (k - 1/2)): the serialized form records
+ * only m, k and the inserted count, so this is the one capacity every reader derives identically, and a
+ * filter planned for n items (the planner rounds k from the same optimum) has a capacity of at least n.
  */
 /**
  * A classic Bloom filter: m bits, k probes per item anywhere in the bit array.
@@ -84,7 +85,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
  * io.bloomery.format.FilterFormat}, which rebuilds a filter from those and its words.
  */
-public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilter> {
+public final class BloomFilter implements BoundedFilter, Mergeable<BloomFilter> {
 
   /** The largest supported bit count m (2^40 bits, a 128 GiB bitmap). */
   public static final long MAX_BITS = 1L << 40;
@@ -107,7 +108,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   static {
-    KindAccess.register(new KindAccess.Classic() {
+    KindAccess.register(BloomFilter.class, new KindAccess.Classic<BloomFilter>() {
       @Override
       public BloomFilter restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount,
           WordSource words) throws IOException {
@@ -709,6 +710,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }
@@ -754,6 +756,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * merged in. Re-inserting an item does not count; an item present in two merged filters counts
    * twice, so after merges this is an upper bound on distinct items added.
    */
+  @Override
   public long insertedCount() {
     return inserted.sum() + (long) WRITER_INSERTED.getOpaque(this);
   }
@@ -789,17 +792,19 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /**
-   * The number of items this filter is sized for: the n at which its k is optimal, {@code
-   * floor(m ln2 / k)}. Derived from (m, k) alone, which is all the serialized form records. For a
-   * filter made by {@link #create(long, double)} it is somewhat below the requested number because k
-   * is rounded to an integer: 1,000,000 at 1% gives m = 9,585,059, k = 7 (optimum 6.64) and a capacity
-   * of 949,122.
+   * The number of items this filter is sized for: the most for which its k is still the optimal hash
+   * count for its m bits ({@link BloomMath#capacityForHashes}). Derived from (m, k) alone, which is all
+   * the serialized form records. For a filter made by {@link #create(long, double)} it is at least the
+   * requested number, and above it only by the rounding of k: 1,000,000 at 1% gives m = 9,585,059,
+   * k = 7 (optimum 6.64) and a capacity of 1,022,131, where the model rate is 1.11%.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bits, hashes);
   }
 
   /** Whether the estimated cardinality has reached 80% of {@link #capacity()}. */
+  @Override
   public boolean isNearCapacity() {
     long estimated = estimatedCardinality();
     return estimated >= 0.8 * capacity();
@@ -815,7 +820,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   private IncompatibleFilterException incompatibility(BloomFilter other) {
-    return FilterCompatibility.mismatch(
+    return FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "bit count m", protocol, seed, bits, hashes, other.protocol, other.seed, other.bits, other.hashes);
   }
 

@@ -1,19 +1,19 @@
 package io.bloomery.format;
 
 import io.bloomery.aging.AgePartitionedFilter;
-import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
+import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;

@@ -1,12 +1,12 @@
 package io.bloomery.format;
 
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.blocked.BlockedPlacement;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.Items;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.sizing.BloomMath;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -151,9 +151,10 @@ public final class MappedBlockedBloomFilter extends MappedViews implements Mappe
     return Math.round(sum);
   }
 
+  /** {@link BlockedBloomMath#blockedCapacity}, as {@link BlockedBloomFilter#capacity()}. */
   @Override
   public long capacity() {
-    return BloomMath.capacityForHashes(bitSize(), hashes);
+    return BlockedBloomMath.blockedCapacity(blocks, hashes);
   }
 
   /** Whether {@code other} has the same seed, block count and k. */
@@ -166,7 +167,7 @@ public final class MappedBlockedBloomFilter extends MappedViews implements Mappe
   @Override
   public BlockedBloomFilter toHeap() {
     try {
-      return KindAccess.blocked().restore(placement.seed(), blocks, hashes, inserted, words.source());
+      return KindAccess.blocked(BlockedBloomFilter.class).restore(placement.seed(), blocks, hashes, inserted, words.source());
     } catch (IOException e) {
       throw new AssertionError("reading mapped words cannot fail with an IOException", e);
     }

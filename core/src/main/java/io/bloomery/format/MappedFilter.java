@@ -1,5 +1,6 @@
 package io.bloomery.format;
 
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 
@@ -34,7 +35,7 @@ import io.bloomery.hash.ProtocolId;
  *
  * <p><b>Thread-safety.</b> Immutable: every method may be called from any number of threads.
  */
-public sealed interface MappedFilter extends MembershipFilter permits MappedBloomFilter, MappedBlockedBloomFilter {
+public sealed interface MappedFilter extends BoundedFilter permits MappedBloomFilter, MappedBlockedBloomFilter {
 
   /** How much of the envelope {@link FilterFormat#map(java.nio.file.Path, Verification)} checks when opening. */
   enum Verification {
@@ -97,7 +98,7 @@ public sealed interface MappedFilter extends MembershipFilter permits MappedBloo
   /** The estimated number of distinct items added, as the heap kind computes it. <b>Cost:</b> O(m). */
   long estimatedCardinality();
 
-  /** The number of items the filter is sized for, {@code floor(m ln2 / k)} as the heap kind defines it. */
+  /** The number of items the filter is sized for, as the heap kind defines it (derived from its parameters). */
   long capacity();
 
   /** Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m). */

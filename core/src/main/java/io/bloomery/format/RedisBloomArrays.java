@@ -41,7 +41,7 @@ public final class RedisBloomArrays {
     Objects.requireNonNull(sketch, "sketch");
     long cells = sketch.width() * sketch.depth();
     ByteBuffer out = allocate(cells, Integer.BYTES, "count-min counters");
-    KindAccess.CountMin access = KindAccess.countMin();
+    KindAccess.CountMin<CountMinSketch> access = KindAccess.countMin(CountMinSketch.class);
     for (long i = 0; i < cells; i++) {
       out.putInt((int) access.counterAt(sketch, i));
     }
@@ -64,7 +64,7 @@ public final class RedisBloomArrays {
     }
     ByteBuffer in = ByteBuffer.wrap(counters).order(ByteOrder.LITTLE_ENDIAN);
     try {
-      return KindAccess.countMin().restore(width, depth, count, () -> in.getInt() & 0xFFFF_FFFFL);
+      return KindAccess.countMin(CountMinSketch.class).restore(width, depth, count, () -> in.getInt() & 0xFFFF_FFFFL);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("reading an array cannot fail", e);
     }
@@ -75,7 +75,7 @@ public final class RedisBloomArrays {
     Objects.requireNonNull(topK, "topK");
     long cells = topK.width() * topK.depth();
     ByteBuffer out = allocate(cells, TOPK_BUCKET_BYTES, "top-k buckets");
-    KindAccess.TopKs access = KindAccess.topK();
+    KindAccess.TopKs<TopK, DecayRandom> access = KindAccess.topK(TopK.class, DecayRandom.class);
     for (long i = 0; i < cells; i++) {
       out.putInt(access.bucketFingerprint(topK, i));
       out.putInt((int) access.bucketCount(topK, i));
@@ -87,7 +87,7 @@ public final class RedisBloomArrays {
   public static byte[] topKHeap(TopK topK) {
     Objects.requireNonNull(topK, "topK");
     ByteBuffer out = allocate(topK.k(), HEAP_BUCKET_BYTES, "top-k heap");
-    KindAccess.TopKs access = KindAccess.topK();
+    KindAccess.TopKs<TopK, DecayRandom> access = KindAccess.topK(TopK.class, DecayRandom.class);
     for (int slot = 0; slot < topK.k(); slot++) {
       byte[] item = access.heapItem(topK, slot);
       out.putInt(item == null ? 0 : io.bloomery.hash.MurmurHash2.hash32(item, 0, item.length, TopK.FINGERPRINT_SEED));
@@ -103,7 +103,7 @@ public final class RedisBloomArrays {
   public static byte[] topKItem(TopK topK, int slot) {
     Objects.requireNonNull(topK, "topK");
     Objects.checkIndex(slot, (int) topK.k());
-    byte[] item = KindAccess.topK().heapItem(topK, slot);
+    byte[] item = KindAccess.topK(TopK.class, DecayRandom.class).heapItem(topK, slot);
     return item == null ? null : item.clone();
   }
 
@@ -134,7 +134,7 @@ public final class RedisBloomArrays {
     ByteBuffer bucketsIn = ByteBuffer.wrap(buckets).order(ByteOrder.LITTLE_ENDIAN);
     ByteBuffer heapIn = ByteBuffer.wrap(heap).order(ByteOrder.LITTLE_ENDIAN);
     try {
-      return KindAccess.topK().restore(k, width, depth, decay, random, new KindAccess.TopKStateSource() {
+      return KindAccess.topK(TopK.class, DecayRandom.class).restore(k, width, depth, decay, random, new KindAccess.TopKStateSource() {
         private int slot;
 
         @Override

@@ -13,7 +13,12 @@ import java.util.List;
  *   bits per key         m / n = -ln p / (ln 2)^2 = 1.44 log2(1/p)   (9.585 at 1%, 43.13 at 1e-9)
  *   capacity for (m,k,p) largest n with FPR(m, k, n) <= p:  n = floor(-(m/k) ln(1 - p^(1/k))),
  *                        then stepped by whole items so that the FPR formula itself agrees
- *   capacity for (m, k)  the n at which k is optimal: floor(m ln 2 / k)
+ *   capacity for (m, k)  the most items for which k is still the optimal hash count for m bits, i.e. the
+ *                        largest n with round(m/n ln 2) >= k: about m ln 2 / (k - 1/2). Every plan
+ *                        (n, p) -> (m, k) rounds k from that same optimum, so its n is at most this;
+ *                        the model rate there, the filter's design rate, is the highest rate a plan
+ *                        with this k can target (about 2^-(k - 1/2): 1.1% for k = 7). k = 1 is
+ *                        optimal for any load, so its capacity is the n at which the rate reaches 1/2.
  *
  * The model assumes independent uniform probes; it slightly underestimates the true FPR for tiny m
  * (Bose et al. 2008), which does not matter at the sizes this math is used for.
@@ -108,15 +113,40 @@ public final class BloomMath {
   }
 
   /**
-   * The number of items m bits with k hashes are sized for: the n at which k is optimal, {@code
-   * floor(m ln 2 / k)}.
+   * The capacity of m bits with k hashes: the most items for which k is still the optimal hash count, the largest n
+   * with {@link #optimalHashes optimalHashes(n, m)} {@code >= k} (about {@code m ln 2 / (k - 1/2)}). A filter planned
+   * for n items at rate p ({@link #optimalBits}, {@link #optimalHashes}) therefore has a capacity of at least n, and
+   * more only by the rounding of k. The model rate at the capacity ({@link #designRate}) is the highest rate a plan
+   * with this k can target. For k = 1, optimal at any load, it is the n at which the model rate reaches 1/2.
    *
    * @throws IllegalArgumentException if {@code m <= 0} or {@code k <= 0}
    */
   public static long capacityForHashes(long m, int k) {
     checkBits(m);
     checkHashes(k);
-    return (long) Math.floor(m * LN2 / k);
+    if (k == 1) {
+      return capacity(m, 1, 0.5);
+    }
+    // rint(m ln2 / n) >= k  <=>  m ln2 / n > k - 1/2 (ties round to even): estimate, then let optimalHashes rule.
+    double bound = m * LN2 / (k - 0.5);
+    long n = bound >= 0x1p62 ? 1L << 62 : (long) Math.floor(bound);
+    while (n > 0 && optimalHashes(n, m) < k) {
+      n--;
+    }
+    while (n < (1L << 62) && optimalHashes(n + 1, m) >= k) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * The design rate of m bits with k hashes: the model false-positive rate at {@link #capacityForHashes
+   * capacityForHashes(m, k)} items.
+   *
+   * @throws IllegalArgumentException if {@code m <= 0} or {@code k <= 0}
+   */
+  public static double designRate(long m, int k) {
+    return falsePositiveRate(m, k, capacityForHashes(m, k));
   }
 
   /**

@@ -70,7 +70,7 @@ import java.util.Objects;
  * <p>Thread-safe. Errors (connection refused, server gone, pool timeout after 5 s) raise
  * {@link StoreUnavailableException} carrying the SQLSTATE.
  */
-public final class PostgresStore implements ExactStore {
+public final class PostgresStore implements LedgerStore {
   private static final int FETCH_SIZE = 10_000;
   private static final int MAX_ATTEMPTS = 5;
 
@@ -80,6 +80,8 @@ public final class PostgresStore implements ExactStore {
   private final boolean readOnly;
   private final boolean textColumn;
   private final String identity;
+  /** The store as messages name it: the URL once, then the table and column. */
+  private final String shown;
   private final String pendingTable;
   private final String repliesTable;
   private final java.util.concurrent.atomic.AtomicLong lastPrune =
@@ -91,6 +93,7 @@ public final class PostgresStore implements ExactStore {
     this.column = SqlNames.identifier(column, "column");
     this.readOnly = readOnly;
     this.identity = "postgresql:" + withoutQuery(jdbcUrl) + "#" + table + "." + column;
+    this.shown = withoutQuery(jdbcUrl) + " (table " + table + ", column " + column + ")";
     this.pendingTable = this.table + "_pending";
     this.repliesTable = this.table + "_replies";
     HikariConfig config = new HikariConfig();
@@ -115,7 +118,7 @@ public final class PostgresStore implements ExactStore {
     try {
       this.pool = new HikariDataSource(config);
     } catch (RuntimeException e) {
-      throw new StoreUnavailableException(Credentials.redact("PostgreSQL store " + identity
+      throw new StoreUnavailableException(Credentials.redact("PostgreSQL store " + shown
           + ": cannot connect: " + e.getMessage()), Credentials.redact(e));
     }
     try {
@@ -170,8 +173,8 @@ public final class PostgresStore implements ExactStore {
   }
 
   /**
-   * The URL without its query (user, password and connection options), credentials redacted: the
-   * store's identity, shown in every message.
+   * The URL without its query (user, password and connection options), credentials redacted: part of the
+   * store's identity and of every message.
    */
   private static String withoutQuery(String jdbcUrl) {
     int query = jdbcUrl.indexOf('?');
@@ -277,7 +280,7 @@ public final class PostgresStore implements ExactStore {
   @Override
   public boolean[] containsAll(List<byte[]> items) {
     if (readOnly || items.size() <= 1) {
-      return ExactStore.super.containsAll(items);
+      return LedgerStore.super.containsAll(items);
     }
     byte[][] digests = new byte[items.size()][];
     for (int i = 0; i < digests.length; i++) {
@@ -978,7 +981,7 @@ public final class PostgresStore implements ExactStore {
       // The server went away or restarted: every pooled connection is suspect, not only this one.
       pool.getHikariPoolMXBean().softEvictConnections();
     }
-    return new StoreUnavailableException(Credentials.redact("PostgreSQL store " + identity + ": "
+    return new StoreUnavailableException(Credentials.redact("PostgreSQL store " + shown + ": "
         + operation + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage()),
         Credentials.redact(e));
   }

@@ -17,8 +17,8 @@ import java.util.Properties;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The embedded exact store: one SQLite file, WAL journal, {@code synchronous=FULL} (a commit is
- * durable on power loss), busy timeout for writers in other processes.
+ * The embedded exact store: one SQLite file, WAL journal, {@code synchronous=FULL} (a commit is durable on power
+ * loss) unless opened with {@link CommitDurability#PROCESS_CRASH}, busy timeout for writers in other processes.
  *
  * <p>Schema ({@code CREATE … IF NOT EXISTS}): {@code id INTEGER PRIMARY KEY AUTOINCREMENT,
  * digest BLOB NOT NULL UNIQUE, item BLOB NOT NULL}. The unique index holds the 32-byte SHA-256 of
@@ -27,17 +27,43 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Atomicity: {@code INSERT OR IGNORE} inside a {@code BEGIN IMMEDIATE} transaction; SQLite has a
  * single writer per database, so there is no check/insert race, and {@code changes()} (the update
- * count) says whether the row was inserted. A batch is one transaction, one fsync, and all or
+ * count) says whether the row was inserted. A batch is one transaction (one fsync under FULL), and all or
  * nothing: a collision, an error or a throwing {@link BeforeCommit} rolls the whole batch back. Because writes
  * are serialised, rowid order is commit order, which makes {@code max(id)} a correct watermark.
  *
  * <p>Thread-safe: writes share one connection under a lock; scans open their own read connection
  * (WAL readers do not block the writer).
  */
-public final class SqliteStore implements ExactStore {
+public final class SqliteStore implements LedgerStore {
   private static final int BUSY_TIMEOUT_MILLIS = 30_000;
 
+  /**
+   * What a committed batch survives, which sets SQLite's {@code synchronous} (the journal is WAL either way, and the
+   * database stays consistent after any crash; only how many of the last commits can be lost differs).
+   */
+  public enum CommitDurability {
+    /**
+     * {@code synchronous=FULL}: the WAL is fsynced at every commit, so a commit survives power loss and an OS crash.
+     * What a caller acknowledges after the commit (a guard's reply over RESP) needs this. The default.
+     */
+    POWER_LOSS("FULL"),
+    /**
+     * {@code synchronous=NORMAL}: a commit survives the process being killed ({@code kill -9}, OOM), but the commits
+     * since the WAL was last synced (at a checkpoint) can be lost to power loss or an OS crash. Enough where the
+     * caller has made its output durable before committing, so that a lost commit only repeats items and never
+     * loses one ({@code bloomery dedup}, docs/GUARD.md); it spares the fsync of every commit.
+     */
+    PROCESS_CRASH("NORMAL");
+
+    private final String synchronous;
+
+    CommitDurability(String synchronous) {
+      this.synchronous = synchronous;
+    }
+  }
+
   private final String url;
+  private final CommitDurability durability;
   private final String table;
   private final String identity;
   private final Connection writer;
@@ -47,8 +73,9 @@ public final class SqliteStore implements ExactStore {
   private final String repliesTable;
   private long lastPrune; // under writerLock
 
-  private SqliteStore(Path file, String table, boolean followOtherWriters) {
+  private SqliteStore(Path file, String table, boolean followOtherWriters, CommitDurability durability) {
     this.url = "jdbc:sqlite:" + file.toAbsolutePath();
+    this.durability = Objects.requireNonNull(durability, "durability");
     this.table = SqlNames.identifier(table, "table");
     this.identity = "sqlite:" + file.toAbsolutePath().normalize() + "#" + table;
     this.pendingTable = this.table + "_pending";
@@ -89,10 +116,15 @@ public final class SqliteStore implements ExactStore {
     return open(file, "bloomery_seen");
   }
 
-  /** Opens (creating if needed) the store in {@code file} using {@code table}. */
+  /** Opens (creating if needed) the store in {@code file} using {@code table}, every commit surviving power loss. */
   public static SqliteStore open(Path file, String table) {
+    return open(file, table, CommitDurability.POWER_LOSS);
+  }
+
+  /** Opens (creating if needed) the store in {@code file} using {@code table}, its commits as {@code durability} says. */
+  public static SqliteStore open(Path file, String table, CommitDurability durability) {
     Objects.requireNonNull(file, "file");
-    return new SqliteStore(file, table, false);
+    return new SqliteStore(file, table, false, durability);
   }
 
   /**
@@ -104,7 +136,7 @@ public final class SqliteStore implements ExactStore {
    */
   public static SqliteStore openFollowingOtherWriters(Path file, String table) {
     Objects.requireNonNull(file, "file");
-    return new SqliteStore(file, table, true);
+    return new SqliteStore(file, table, true, CommitDurability.POWER_LOSS);
   }
 
   @Override
@@ -132,9 +164,12 @@ public final class SqliteStore implements ExactStore {
   private Connection connect(boolean forWriting) throws SQLException {
     Properties props = new Properties();
     props.setProperty("journal_mode", "WAL");
-    props.setProperty("synchronous", "FULL");
+    props.setProperty("synchronous", durability.synchronous);
     props.setProperty("busy_timeout", Integer.toString(BUSY_TIMEOUT_MILLIS));
     props.setProperty("transaction_mode", forWriting ? "IMMEDIATE" : "DEFERRED");
+    // Nothing reads generated keys; with them on, the driver prepares and runs a second statement after every
+    // insert (the item's insert cost about twice what it does without).
+    props.setProperty("jdbc.get_generated_keys", "false");
     return DriverManager.getConnection(url, props);
   }
 

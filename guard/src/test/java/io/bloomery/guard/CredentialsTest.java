@@ -111,6 +111,9 @@ class CredentialsTest {
           StringWriter trace = new StringWriter();
           e.printStackTrace(new PrintWriter(trace));
           assertThat(trace.toString()).doesNotContain("hunter2");
+          // The URL once, as given (without its query), then the table: never "postgresql:jdbc:postgresql:".
+          assertThat(e.getMessage()).startsWith("PostgreSQL store jdbc:postgresql://127.0.0.1:" + port
+              + "/db (table bloomery_seen, column item): cannot connect: ").doesNotContain("postgresql:jdbc");
         });
     assertThatThrownBy(() -> PostgresStore.open("jdbc:postgresql://u:hunter2@127.0.0.1:" + port
         + "/db"))

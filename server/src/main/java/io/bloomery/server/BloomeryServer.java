@@ -72,6 +72,7 @@ public final class BloomeryServer implements AutoCloseable {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
     ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
+        .aclFile(config.aclfile())
         .transport(choice.kind().label(), config.ioThreads())
         .fileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
             config.loadIdleTimeoutMillis());
@@ -158,16 +159,8 @@ public final class BloomeryServer implements AutoCloseable {
     if (durability != null) {
       durability.metrics().bindTo(http.registry());
     }
-    transport.workers().next().scheduleAtFixedRate(() -> {
-      try {
-        int removed = keyspace.expireCycle(200);
-        context.stats().expiredKeys.add(removed);
-        context.sweepIdleFileLoads();
-      } catch (RuntimeException e) {
-        LOG.warn("active expiry failed", e);
-      }
-    }, 100, 100, TimeUnit.MILLISECONDS);
-    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
+    scheduleCron(transport.workers().next(), keyspace, context);
+    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && context.acl().defaultUser().nopass()
         && settings.protectedMode) {
       LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback "
           + "(on the HTTP port, all but /health)", config.bind());
@@ -190,6 +183,29 @@ public final class BloomeryServer implements AutoCloseable {
     String address = (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     String reason = String.valueOf(cause.getMessage()).replaceFirst("^\\w+\\(\\.\\.\\) failed[^:]*: ", "");
     return new IOException("cannot listen" + what + " on " + address + ": " + reason, cause);
+  }
+
+  /**
+   * Runs active expiry and the idle-load sweep {@code hz} times a second, reading {@code hz} before each wait so
+   * that CONFIG SET hz applies from the next run; ends when the event loop shuts down.
+   */
+  private static void scheduleCron(java.util.concurrent.ScheduledExecutorService loop, Keyspace keyspace,
+      ServerContext context) {
+    long hz = Math.max(1, Math.min(500, context.settings().hz));
+    try {
+      loop.schedule(() -> {
+        try {
+          int removed = keyspace.expireCycle(200);
+          context.stats().expiredKeys.add(removed);
+          context.sweepIdleFileLoads();
+        } catch (RuntimeException e) {
+          LOG.warn("active expiry failed", e);
+        }
+        scheduleCron(loop, keyspace, context);
+      }, 1000 / hz, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      // the event loop is closing with the server: no further run
+    }
   }
 
   private static boolean isLoopback(String host) {

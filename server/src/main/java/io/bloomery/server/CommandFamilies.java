@@ -2,6 +2,8 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.CommandFamily;
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.admin.AccessControlCommands;
+import io.bloomery.server.command.admin.IntrospectionCommands;
 import io.bloomery.server.command.admin.ServerCommands;
 import io.bloomery.server.command.bloom.BloomCommands;
 import io.bloomery.server.command.connection.ConnectionCommands;
@@ -26,6 +28,8 @@ public final class CommandFamilies {
       DumpCommands::register,
       ConnectionCommands::register,
       ServerCommands::register,
+      AccessControlCommands::register,
+      IntrospectionCommands::register,
       ExtensionCommands::register,
       KindCommands::register,
       GuardCommands::register);

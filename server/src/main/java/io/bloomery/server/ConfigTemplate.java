@@ -24,6 +24,7 @@ public final class ConfigTemplate {
   /** An example value for options whose default is empty (off); written as a commented line. */
   private static final Map<String, String> EXAMPLES = Map.of(
       "requirepass", "a-long-random-password",
+      "aclfile", "/etc/bloomery/users.acl",
       "save", "3600 1",
       "store", "orders=jdbc:postgresql://127.0.0.1:5432/shop",
       "store-table", "customers=public.customers.email",
@@ -103,7 +104,9 @@ public final class ConfigTemplate {
     d.put("appendfsync", List.of("When the log reaches the disk: always (before each reply), everysec (at most one",
         "second of writes lost on a power failure), no (when the kernel decides)."));
     d.put("requirepass", List.of("The password clients must give with AUTH; also guards the dashboard and /metrics",
-        "(see http-auth). None by default."));
+        "(see http-auth). None by default. It is the ACL default user's password."));
+    d.put("aclfile", List.of("A file of ACL users in Redis's format (one 'user NAME rule ...' per line, as ACL LIST",
+        "prints them), loaded at start and by ACL LOAD, written by ACL SAVE. None by default."));
     d.put("maxmemory", List.of("Memory the filters may take (a size; 0: no limit). Writes that would pass it are",
         "refused with OOM. The packaged launcher sizes the JVM heap from it."));
     d.put("maxclients", List.of("Client connections served at once; one more is refused with an error."));

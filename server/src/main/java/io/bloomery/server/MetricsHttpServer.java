@@ -134,7 +134,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   /** Starts the endpoint on {@code host:port} (0: ephemeral). */
   static MetricsHttpServer start(ServerContext context, String host, int port, HttpLimits limits) throws IOException {
     MetricsHttpServer server = new MetricsHttpServer(context, Dashboard.start(context));
-    HttpAccess access = new HttpAccess(context.settings());
+    HttpAccess access = new HttpAccess(context.settings(), context.acl());
     try {
       server.http = HttpListener.start(host, port, limits, access, List.of(
           Endpoint.open("/health", server::health),

@@ -28,7 +28,7 @@ import java.util.Map;
 public final class ServerConfig {
   /** Every option name this server accepts. */
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
-      "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
+      "aclfile", "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
       "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
@@ -117,6 +117,7 @@ public final class ServerConfig {
     v.put("appendonly", "yes");
     v.put("appendfsync", "everysec");
     v.put("requirepass", "");
+    v.put("aclfile", "");
     v.put("maxmemory", "0");
     v.put("maxclients", "10000");
     v.put("timeout", "0");
@@ -338,6 +339,12 @@ public final class ServerConfig {
 
   public String appendfsync() {
     return values.get("appendfsync").toLowerCase(Locale.ROOT);
+  }
+
+  /** The ACL file ({@code --aclfile}, Redis's format) the users are loaded from, or {@code null} for none. */
+  public java.nio.file.Path aclfile() {
+    String f = values.get("aclfile");
+    return f == null || f.isBlank() ? null : java.nio.file.Path.of(f.strip());
   }
 
   /** The password, or empty for none. */

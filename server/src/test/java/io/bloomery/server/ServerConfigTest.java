@@ -55,6 +55,7 @@ class ServerConfigTest {
     m.put("appendonly", "no");
     m.put("appendfsync", "always");
     m.put("requirepass", "s3cret");
+    m.put("aclfile", "/etc/bloomery/users.acl");
     m.put("maxmemory", "512mb");
     m.put("maxclients", "77");
     m.put("timeout", "30");

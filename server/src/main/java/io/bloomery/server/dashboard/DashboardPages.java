@@ -10,7 +10,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The dashboard's HTML. Every figure sits in an element with a {@code data-field} name and its exact value in
@@ -208,11 +207,12 @@ final class DashboardPages {
   private static String curveChart(KeyHealth key) {
     long capacity = key.capacity() > 0 ? key.capacity() : Math.max(1, key.items());
     long xMax = Math.max(Math.round(capacity * 2.2), key.items());
-    double low = SvgChart.decadeBelow(key.model().applyAsDouble(Math.max(1, capacity / 4)), 1e-9);
+    int samples = 200;
+    // The log axis reaches down to the first point after 0, so no drawn point is flattened onto its bottom edge.
+    double low = Math.max(1e-30, SvgChart.decadeBelow(key.model().applyAsDouble(Math.max(1, xMax / samples)), 1e-30));
     double high = SvgChart.decadeAbove(key.model().applyAsDouble(xMax));
     SvgChart chart = new SvgChart("fpr-curve", "model false-positive rate vs items", 560, 300, 0, xMax,
         Math.min(low, high / 10), high, true).xLabels("0", Html.count(xMax) + " items");
-    int samples = 200;
     for (int i = 0; i <= samples; i++) {
       long n = Math.round((double) xMax * i / samples);
       chart.point(n, key.model().applyAsDouble(n));
@@ -268,16 +268,31 @@ final class DashboardPages {
     return chart.render();
   }
 
-  private static void opsTable(StringBuilder html, List<HealthHistory.Rates> rates) {
-    Map<String, Double> latest = rates.isEmpty() ? Map.of() : new TreeMap<>(rates.get(rates.size() - 1).perCommand());
+  /**
+   * The last interval's commands per second: the busiest first (ties by name), commands not called in it left out,
+   * and {@code unknown} (names the server does not know, refused) shown as such.
+   */
+  static void opsTable(StringBuilder html, List<HealthHistory.Rates> rates) {
+    List<Map.Entry<String, Double>> busy = rates.isEmpty() ? List.of()
+        : rates.get(rates.size() - 1).perCommand().entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .sorted(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+            .toList();
     html.append("<h2>Commands per second</h2><table id=\"ops\"><thead><tr><th>command</th><th>ops/s</th></tr>"
         + "</thead><tbody>");
-    latest.forEach((command, perSecond) -> html.append("<tr data-command=\"").append(Html.escape(command))
-        .append("\"><td>").append(Html.escape(command)).append("</td><td>")
-        .append(field("ops_per_sec", perSecond, String.format(Locale.ROOT, "%.1f", perSecond))).append("</td></tr>"));
+    for (Map.Entry<String, Double> e : busy) {
+      String command = e.getKey();
+      double perSecond = e.getValue();
+      html.append("<tr data-command=\"").append(Html.escape(command)).append("\"><td>")
+          .append(command.equals("unknown") ? "(unknown commands)" : Html.escape(command)).append("</td><td>")
+          .append(field("ops_per_sec", perSecond, perSecond < 0.05 ? "< 0.1" : String.format(Locale.ROOT, "%,.1f",
+              perSecond))).append("</td></tr>");
+    }
     html.append("</tbody></table>");
-    if (latest.isEmpty()) {
+    if (rates.isEmpty()) {
       html.append("<p class=\"muted\">No interval measured yet.</p>");
+    } else if (busy.isEmpty()) {
+      html.append("<p class=\"muted\">No commands in the last interval.</p>");
     }
   }
 

@@ -3,8 +3,8 @@ package io.bloomery.server.keyspace;
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sizing.BloomMath;
 import java.util.List;
 import java.util.function.LongToDoubleFunction;
@@ -117,22 +117,51 @@ final class HealthModels {
   }
 
   /**
-   * A cuckoo lookup compares the item's 8-bit fingerprint with the slots of two buckets: each occupied slot matches
-   * by chance with probability 1/255, so at load a sub-filter answers a false "maybe" with probability {@code 1 -
-   * (1 - 1/255)^(2 b load)}; the filter's sub-filters add up. At full load that is the configured rate.
+   * A cuckoo lookup compares the item's 8-bit fingerprint with the slots of two buckets in every sub-filter: each
+   * occupied slot matches by chance with probability 1/255, so a sub-filter at load l answers a false "maybe" with
+   * probability {@code 1 - (1 - 1/255)^(2 b l)}, and the sub-filters' rates add up. Items fill the sub-filters in the
+   * order they were made (a new one is made only when an add finds the others full), so the curve fills them in that
+   * order. Capacity and fill count the slots of every sub-filter.
    */
   static ValueType.Health cuckoo(CuckooFilter f) {
-    CuckooFilter.Info info = f.info();
-    long slots = Math.max(1, f.bucketCount() * f.bucketSize());
-    int filters = Math.max(1, f.filterCount());
-    long items = f.insertedCount();
     int bucket = f.bucketSize();
+    long[] slots = subFilterSlots(f);
+    long capacity = 0;
+    for (long s : slots) {
+      capacity += s;
+    }
+    long items = f.insertedCount();
     LongToDoubleFunction model = n -> {
-      double load = Math.min(1.0, (double) n / slots);
-      return Math.min(1.0, filters * -Math.expm1(2.0 * bucket * load * Math.log1p(-1.0 / 255)));
+      double rate = 0;
+      long left = n;
+      for (long s : slots) {
+        long here = Math.min(left, s);
+        rate += -Math.expm1(2.0 * bucket * ((double) here / s) * Math.log1p(-1.0 / 255));
+        left -= here;
+      }
+      return Math.min(1.0, rate);
     };
-    return new ValueType.Health(items, slots, Math.min(1.0, (double) items / slots), model.applyAsDouble(items),
-        model.applyAsDouble(slots), (int) info.numberOfFilters(), model);
+    return new ValueType.Health(items, capacity, capacity == 0 ? 0 : Math.min(1.0, (double) items / capacity),
+        model.applyAsDouble(items), model.applyAsDouble(capacity), slots.length, model);
+  }
+
+  /**
+   * The fingerprint slots of each sub-filter, oldest first: the first has {@code buckets × bucket size}, each later
+   * one {@code expansion} times its predecessor's buckets (as the filter grows them), and together they are {@link
+   * CuckooFilter#capacity()}; the last one takes whatever that rule leaves short of it.
+   */
+  static long[] subFilterSlots(CuckooFilter f) {
+    int filters = Math.max(1, f.filterCount());
+    long[] slots = new long[filters];
+    long before = 0;
+    long size = f.bucketCount() * f.bucketSize();
+    for (int i = 0; i < filters - 1; i++) {
+      slots[i] = size;
+      before += size;
+      size = f.expansion() <= 1 || size > Long.MAX_VALUE / f.expansion() ? size : size * f.expansion();
+    }
+    slots[filters - 1] = Math.max(1, f.capacity() - before);
+    return slots;
   }
 
   /** Items counted over the window's generations; the curve spreads n items evenly across them. */

@@ -4,10 +4,10 @@ import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;
 import java.util.function.LongToDoubleFunction;
@@ -83,8 +83,7 @@ public enum ValueType {
     public Figures figures(Object value) {
       CuckooFilter f = (CuckooFilter) value;
       CuckooFilter.Info info = f.info();
-      long slots = info.size() - 40 - 16 * info.numberOfFilters();
-      return new Figures(info.itemsInserted(), slots, info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
+      return new Figures(info.itemsInserted(), f.capacity(), info.numberOfFilters() * 2.0 * f.bucketSize() / 255,
           info.numberOfFilters());
     }
 

@@ -85,7 +85,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       refuse(ctx, Errors.MAX_CLIENTS);
       return;
     }
-    if (server.settings().protectedMode && !server.settings().passwordRequired()
+    if (server.settings().protectedMode && server.acl().defaultUser().nopass()
         && ctx.channel().remoteAddress() instanceof InetSocketAddress remote
         && !remote.getAddress().isLoopbackAddress()) {
       server.stats().rejectedConnections.increment();

@@ -1,13 +1,13 @@
 package io.bloomery.server.rdb;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.format.RedisBloomArrays;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.StateSeededDecay;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sketch.CountMinSketch;
@@ -120,7 +120,7 @@ public enum ModuleType {
           offset += bitArray.length;
         }
         return filter;
-      } catch (RedisBloomException e) {
+      } catch (DumpRejectedException e) {
         throw new RdbFormatException("MBbloom--: " + e.getMessage(), e);
       }
     }
@@ -186,7 +186,7 @@ public enum ModuleType {
       CuckooFilter filter;
       try {
         filter = RedisBloomDump.loadCuckooHeader(header.array());
-      } catch (RedisBloomException e) {
+      } catch (DumpRejectedException e) {
         throw new RdbFormatException("MBbloomCF: " + e.getMessage(), e);
       }
       long expected = numBuckets;
@@ -207,7 +207,7 @@ public enum ModuleType {
         }
         try {
           RedisBloomDump.loadChunk(filter, offset + slots.length + 1, slots);
-        } catch (RedisBloomException e) {
+        } catch (DumpRejectedException e) {
           throw new RdbFormatException("MBbloomCF: " + e.getMessage(), e);
         }
         offset += slots.length;

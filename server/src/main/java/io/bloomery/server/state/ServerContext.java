@@ -5,6 +5,7 @@ import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.resp.QueryMemory;
+import io.bloomery.server.state.acl.Acl;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -35,6 +36,7 @@ public final class ServerContext {
   private final int ioThreads;
   private final FileLoads fileLoads;
   private final QueryMemory queryMemory;
+  private final Acl acl;
 
   /**
    * A context with no persistence, no guarded sets, and BF.LOADCHUNK staging in a temporary directory: what the
@@ -56,6 +58,7 @@ public final class ServerContext {
     this.guards = b.guards;
     this.transport = b.transport;
     this.ioThreads = b.ioThreads;
+    this.acl = b.acl;
   }
 
   /** Starts a context over {@code keyspace} and {@code settings}; see {@link Builder}. */
@@ -80,11 +83,24 @@ public final class ServerContext {
     private GuardSets guards = GuardSets.none();
     private String transport = "nio";
     private int ioThreads = 1;
+    private Acl acl;
 
     private Builder(Keyspace keyspace, Settings settings) {
       this.keyspace = keyspace;
       this.settings = settings;
       this.queryMemory = new QueryMemory(settings.maxmemoryClients);
+      this.acl = new Acl(null);
+      acl.requirepass(settings.requirepass);
+    }
+
+    /**
+     * The ACL file ({@code --aclfile}) whose users the server loads when its command table is complete, and which
+     * ACL LOAD and ACL SAVE read and write; none unless given. Before the first {@link #build}.
+     */
+    public Builder aclFile(Path file) {
+      this.acl = new Acl(file);
+      acl.requirepass(settings.requirepass);
+      return this;
     }
 
     /**
@@ -227,9 +243,15 @@ public final class ServerContext {
   }
 
   /** Registers a new connection and returns its state (ids start at 1, as Redis's). */
+  /** The ACL users and log. */
+  public Acl acl() {
+    return acl;
+  }
+
   public ClientState connect(String address, String localAddress) {
     ClientState c = new ClientState(nextClientId.incrementAndGet(), address, localAddress, System.currentTimeMillis(),
-        !settings.passwordRequired());
+        acl.defaultUser().openWithoutPassword());
+    c.user(acl.defaultUser());
     clients.put(c.id(), c);
     stats.connectionsReceived.increment();
     return c;

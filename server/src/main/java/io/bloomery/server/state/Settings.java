@@ -1,7 +1,7 @@
 package io.bloomery.server.state;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.resp.RespEncoder;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -56,6 +56,15 @@ public final class Settings {
   public volatile Path configFile;
   /** Milliseconds of the first delayed wrong-password reply on a connection (0: none delayed). */
   public volatile long authFailDelayMillis = 100;
+
+  /** Commands slower than this (µs) go to SLOWLOG; negative: none ({@code slowlog-log-slower-than}). */
+  public volatile long slowlogLogSlowerThan = 10_000;
+  /** SLOWLOG's length ({@code slowlog-max-len}). */
+  public volatile long slowlogMaxLen = 128;
+  /** Events at least this long (ms) go to LATENCY; 0: off ({@code latency-monitor-threshold}). */
+  public volatile long latencyMonitorThreshold;
+  /** Background tasks per second (active expiry, idle-load sweep), 1 to 500 ({@code hz}). */
+  public volatile long hz = 10;
 
   /** RedisBloom's module options, as Redis 8 names them, in the order CONFIG GET and the config file list them. */
   public static final List<String> MODULE_OPTIONS = List.of("bf-error-rate", "bf-initial-size",
@@ -119,10 +128,5 @@ public final class Settings {
       throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
     }
     return v;
-  }
-
-  public boolean passwordRequired() {
-    String p = requirepass;
-    return p != null && !p.isEmpty();
   }
 }

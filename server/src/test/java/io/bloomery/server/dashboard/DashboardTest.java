@@ -121,6 +121,35 @@ class DashboardTest {
   }
 
   @Test
+  void aGrownCuckooFilterCountsTheSlotsOfEverySubFilter() throws Exception {
+    try (BloomeryServer server = start(); UnifiedJedis j = jedis(server, null)) {
+      j.cfReserve("cf", 1000);
+      for (int i = 0; i < 5_001; i++) {
+        j.cfAdd("cf", "item-" + i);
+      }
+      Map<String, Object> info = j.cfInfo("cf");
+      long filters = (Long) info.get("Number of filters");
+      long slotsPerFilter = (Long) info.get("Number of buckets") * (Long) info.get("Bucket size");
+      assertThat(filters).as("the filter grew").isGreaterThan(1);
+      assertThat((Long) info.get("Expansion rate")).isEqualTo(1); // every sub-filter as large as the first
+      long capacity = filters * slotsPerFilter;
+      assertThat(capacity).isGreaterThan(5_001);
+
+      Element row = Jsoup.parse(get(server.httpPort(), "/", null).body()).selectFirst("tr[data-key=cf]");
+      assertThat(Long.parseLong(value(row, "capacity"))).isEqualTo(capacity);
+      assertThat(Double.parseDouble(value(row, "capacity_used"))).isEqualTo(5_001.0 / capacity);
+      assertThat(Double.parseDouble(value(row, "fill_ratio"))).isEqualTo(5_001.0 / capacity);
+      assertThat(row.text()).doesNotContain("over capacity");
+      assertThat(Integer.parseInt(value(row, "layers"))).isEqualTo(filters);
+
+      Document page = Jsoup.parse(get(server.httpPort(), "/key?name=cf", null).body());
+      assertThat(value(page.selectFirst("#figures tr:has(td)"), "capacity")).isEqualTo(Long.toString(capacity));
+      assertThat(get(server.httpPort(), "/metrics", null).body())
+          .containsPattern("bloomery_key_capacity\\{[^}]*key=\"cf\"[^}]*} " + capacity + "(\\.0)?\\b");
+    }
+  }
+
+  @Test
   void keyPageShowsTheCurveWithPresentPositionAndCapacity_andTheHistory() throws Exception {
     try (BloomeryServer server = start(); UnifiedJedis j = jedis(server, null)) {
       populate(j);
@@ -164,6 +193,25 @@ class DashboardTest {
     } finally {
       System.clearProperty("bloomery.dashboard.sample-millis");
     }
+  }
+
+  @Test
+  void commandTableListsTheBusiestFirst_withoutIdleCommands() {
+    StringBuilder html = new StringBuilder();
+    DashboardPages.opsTable(html, List.of(new HealthHistory.Rates(1, Map.of("bf.add", 3.0)),
+        new HealthHistory.Rates(2, Map.of("bf.add", 12.5, "auth", 0.0, "unknown", 0.5, "bf.exists", 1_500.0,
+            "cf.add", 12.5, "ping", 0.01))));
+    Document table = Jsoup.parse(html.toString());
+    assertThat(table.select("#ops tr[data-command]")).extracting(e -> e.attr("data-command"))
+        .containsExactly("bf.exists", "bf.add", "cf.add", "unknown", "ping");
+    assertThat(table.select("#ops tr[data-command] td:eq(1)")).extracting(Element::text)
+        .containsExactly("1,500.0", "12.5", "12.5", "0.5", "< 0.1");
+    assertThat(table.selectFirst("#ops tr[data-command=unknown] td").text()).isEqualTo("(unknown commands)");
+
+    StringBuilder idle = new StringBuilder();
+    DashboardPages.opsTable(idle, List.of(new HealthHistory.Rates(1, Map.of("ping", 0.0))));
+    assertThat(Jsoup.parse(idle.toString()).select("#ops tr[data-command]")).isEmpty();
+    assertThat(idle).contains("No commands in the last interval.");
   }
 
   @Test

@@ -3,8 +3,8 @@ package io.bloomery.server.rdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;
 import java.io.ByteArrayInputStream;
@@ -14,9 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** RDB files written by Redis 8.0.2 + RedisBloom (see {@code rdb/README.md}): every key found or skipped. */
 class RdbFileReaderTest {

@@ -16,7 +16,7 @@ import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Glob;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
 import io.bloomery.server.command.guard.GuardSets;
@@ -34,6 +34,7 @@ import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.AclCommands;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -116,7 +117,7 @@ public final class ServerCommands {
     if (inv.argc() == 1) {
       List<Reply> all = new ArrayList<>();
       for (CommandSpec s : t.all()) {
-        all.add(describe(s));
+        all.add(describe(s, inv.server().acl().commands()));
       }
       return Reply.array(all);
     }
@@ -136,12 +137,12 @@ public final class ServerCommands {
         List<Reply> out = new ArrayList<>();
         if (inv.argc() == 2) {
           for (CommandSpec s : t.all()) {
-            out.add(describe(s));
+            out.add(describe(s, inv.server().acl().commands()));
           }
         }
         for (int i = 2; i < inv.argc(); i++) {
           CommandSpec s = t.get(inv.text(i));
-          out.add(s == null ? Reply.NIL_ARRAY : describe(s));
+          out.add(s == null ? Reply.NIL_ARRAY : describe(s, inv.server().acl().commands()));
         }
         return Reply.array(out);
       }
@@ -158,12 +159,16 @@ public final class ServerCommands {
           }
         }
         for (CommandSpec s : specs) {
+          out.add(Reply.bulk(s.name()));
+          Reply redisBloom = CommandDocs.of(s.name());
+          if (redisBloom != null) {
+            out.add(redisBloom); // RedisBloom's own entry, arguments included
+            continue;
+          }
           Map<String, Object> doc = new LinkedHashMap<>();
           doc.put("summary", s.summary());
           doc.put("since", "1.0.0");
-          doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
-              || s.group().equals("topk") ? "module" : s.group());
-          out.add(Reply.bulk(s.name()));
+          doc.put("group", s.group());
           out.add(Reply.bulkMap(doc));
         }
         return new Reply.MapReply(out);
@@ -195,8 +200,8 @@ public final class ServerCommands {
     }
   }
 
-  /** COMMAND INFO's 10-element entry (Redis 7 layout). */
-  private static Reply describe(CommandSpec s) {
+  /** COMMAND INFO's 10-element entry (Redis 7 layout), with the ACL categories {@code commands} gives it. */
+  private static Reply describe(CommandSpec s, AclCommands commands) {
     List<Reply> flags = new ArrayList<>();
     for (CommandSpec.Flag f : s.flags()) {
       if (f != CommandSpec.Flag.GLOBAL) {
@@ -204,15 +209,12 @@ public final class ServerCommands {
       }
     }
     List<Reply> acl = new ArrayList<>();
-    acl.add(new Reply.Simple("@" + s.group()));
-    if (s.has(CommandSpec.Flag.WRITE)) {
-      acl.add(new Reply.Simple("@write"));
-    }
-    if (s.has(CommandSpec.Flag.READONLY)) {
-      acl.add(new Reply.Simple("@read"));
-    }
-    if (s.has(CommandSpec.Flag.FAST)) {
-      acl.add(new Reply.Simple("@fast"));
+    int id = commands.id(s.name());
+    long categories = id < 0 ? 0 : commands.categories(id);
+    for (int i = 0; i < AclCommands.CATEGORIES.size(); i++) {
+      if ((categories & (1L << i)) != 0) {
+        acl.add(new Reply.Simple("@" + AclCommands.CATEGORIES.get(i)));
+      }
     }
     return Reply.arrayOf(Reply.bulk(s.name()), Reply.integer(s.arity()), new Reply.SetReply(flags),
         Reply.integer(s.firstKey()), Reply.integer(s.lastKey()), Reply.integer(s.keyStep()),
@@ -237,6 +239,10 @@ public final class ServerCommands {
     m.put("protected-mode", s.protectedMode ? "yes" : "no");
     m.put("databases", "1");
     m.put("loglevel", s.loglevel);
+    m.put("hz", Long.toString(s.hz));
+    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan));
+    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen));
+    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold));
     m.putAll(s.moduleValues());
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
         + s.outputBufferStallSeconds);
@@ -275,7 +281,7 @@ public final class ServerCommands {
           throw new CommandException(Errors.arity("config|set"));
         }
         for (int i = 2; i < inv.argc(); i += 2) {
-          set(s, Args.lower(inv.arg(i)), inv.text(i + 1));
+          set(inv, s, Args.lower(inv.arg(i)), inv.text(i + 1));
         }
         return Reply.OK;
       }
@@ -316,7 +322,7 @@ public final class ServerCommands {
     return Reply.OK;
   }
 
-  private static void set(Settings s, String name, String value) {
+  private static void set(Invocation inv, Settings s, String name, String value) {
     try {
       switch (name) {
         case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
@@ -325,8 +331,16 @@ public final class ServerCommands {
         case "requirepass" -> {
           Credentials.remember(value); // masked in the log from now on
           s.requirepass = value;
+          inv.server().acl().requirepass(value);
         }
         case "save" -> s.save = value;
+        case "hz" -> s.hz = Math.max(1, Math.min(500, integer(value, 0, Integer.MAX_VALUE)));
+        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan = integer(value, -1, Long.MAX_VALUE);
+        case "slowlog-max-len" -> {
+          s.slowlogMaxLen = integer(value, 0, Long.MAX_VALUE);
+          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen);
+        }
+        case "latency-monitor-threshold" -> s.latencyMonitorThreshold = integer(value, 0, Long.MAX_VALUE);
         case "loglevel" -> {
           if (!LogLevel.NAMES.contains(value.toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException("argument(s) must be one of the following: "
@@ -345,6 +359,20 @@ public final class ServerCommands {
       throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
           + e.getMessage());
     }
+  }
+
+  /** A CONFIG SET integer in {@code [min, max]}, with Redis's texts for one that does not parse or is out of range. */
+  private static long integer(String value, long min, long max) {
+    long v;
+    try {
+      v = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("argument couldn't be parsed into an integer");
+    }
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("argument must be between " + min + " and " + max + " inclusive");
+    }
+    return v;
   }
 
   private static long positive(String value) {
@@ -457,6 +485,8 @@ public final class ServerCommands {
     cpu.put("used_cpu_user", String.format(Locale.ROOT, "%.6f",
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
     out.put("cpu", cpu);
+    out.put("modules", Map.of("module", IntrospectionCommands.infoModuleLine()));
+    out.put("cluster", Map.of("cluster_enabled", "0"));
     Map<String, String> keyspace = new LinkedHashMap<>();
     long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {

@@ -4,10 +4,11 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
-import io.bloomery.hash.Protocols;
-import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.plan.FilterPlan;
 import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
@@ -17,62 +18,57 @@ import java.util.Map;
  * A fixed-size Bloom key for the {@code BF.*} commands: one of core's classic ({@link BloomFilter}) or blocked
  * ({@link BlockedBloomFilter}) filters, in the core file format, so a filter built by {@code bloomery build} or Spark
  * is served unchanged. It behaves as a RedisBloom {@code NONSCALING} filter: its capacity is the n its (m, k) are
- * sized for ({@code floor(m ln2 / k)}, all a file records), and once that many items are counted an add of a new
+ * sized for (the kind's {@code capacity()}, derived from m and k, all a file records), and once that many items are counted an add of a new
  * item answers {@code ERR non scaling filter is full}.
  */
 final class FixedBloom {
   private FixedBloom() {}
 
-  /** The layouts {@code BF.RESERVE ... NONSCALING LAYOUT} accepts. */
-  enum Layout { CLASSIC, BLOCKED }
+  /** Bytes a fixed key holds beyond its bit array (object headers and fields). */
+  private static final long OVERHEAD_BYTES = 48;
+  /** The reason every fixed key's plan gives. */
+  private static final String OPTIMAL = "BF.RESERVE ... NONSCALING LAYOUT: the layout's optimal (m, k) for the"
+      + " requested capacity and error rate";
 
   /**
-   * Plans a filter for {@code capacity} items at {@code rate} whose recorded capacity covers {@code capacity}: the
-   * optimal (m, k), with m raised until {@code floor(m ln2 / k) >= capacity} (rounding k up would otherwise leave it
-   * a few percent short). Nothing is allocated.
+   * Plans a filter of {@code layout} ({@link FilterKind#CLASSIC_BLOOM} or {@link FilterKind#BLOCKED_BLOOM}) for
+   * {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity, derived from m and k
+   * ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at least {@code capacity}
+   * because k is the optimal hash count for {@code capacity} items in m bits, and above it only by the rounding of k;
+   * adds are refused past that capacity. Nothing is allocated; {@link FilterPlan#build()} makes the key's filter.
    */
-  record Plan(Layout layout, long units, int hashes) {
-    long bytes() {
-      return (layout == Layout.CLASSIC ? (units + 63) / 64 * 8 : units * 64) + 48;
-    }
-
-    /** The largest single array the filter allocates: classic storage comes in 1 GiB segments. */
-    long largestArray() {
-      return layout == Layout.CLASSIC ? Math.min(bytes(), 1L << 30) : bytes();
-    }
-
-    MembershipFilter create() {
-      return layout == Layout.CLASSIC
-          ? BloomFilter.create(Protocols.defaultProtocol(), new byte[0], units, hashes)
-          : BlockedBloomFilter.create(new byte[0], units, hashes);
-    }
-  }
-
-  static Plan plan(Layout layout, long capacity, double rate) {
+  static FilterPlan plan(FilterKind layout, long capacity, double rate) {
     try {
-      if (layout == Layout.CLASSIC) {
+      if (layout == FilterKind.CLASSIC_BLOOM) {
         long bits = BloomMath.optimalBits(capacity, rate);
         int k = BloomMath.optimalHashes(capacity, bits);
-        while (BloomMath.capacityForHashes(bits, k) < capacity) {
-          bits = Math.max(bits + 1, (long) Math.ceil(capacity * (double) k / Math.log(2)));
-        }
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
-        return new Plan(layout, bits, k);
+        return new FilterPlan(layout, bits, k, (bits + 63) / 64 * 8, bits / (double) capacity,
+            BloomMath.falsePositiveRate(bits, k, capacity), OPTIMAL);
       }
       long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
       int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
-      while (BloomMath.capacityForHashes(blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k) < capacity) {
-        blocks++;
-      }
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
       }
-      return new Plan(layout, blocks, k);
+      long bits = blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS;
+      return new FilterPlan(layout, bits, k, bits / 8, bits / (double) capacity,
+          BlockedBloomMath.blockedFalsePositiveRate(capacity, blocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, k), OPTIMAL);
     } catch (IllegalArgumentException e) {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
+  }
+
+  /** What a key of {@code plan} holds on the heap, for admission against {@code maxmemory}. */
+  static long bytes(FilterPlan plan) {
+    return plan.bitmapBytes() + OVERHEAD_BYTES;
+  }
+
+  /** The largest single array the key allocates: classic storage comes in 1 GiB segments. */
+  static long largestArray(FilterPlan plan) {
+    return plan.kind() == FilterKind.CLASSIC_BLOOM ? Math.min(bytes(plan), 1L << 30) : bytes(plan);
   }
 
   static long capacity(Object f) {
@@ -90,7 +86,8 @@ final class FixedBloom {
       return false;
     }
     if (inserted(f) >= capacity(f)) {
-      throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
+      throw new FilterFullException(FilterFullException.Reason.AT_CAPACITY,
+          "fixed-layout filter is full: it holds its capacity of " + capacity(f) + " items");
     }
     return f.add(item);
   }
