@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.bloomery.cli.planted.PlantedInternalUse;
+import io.bloomery.cli.planted.PlantedServerInternalUse;
 import io.bloomery.guard.planted.PlantedServerUse;
 import io.bloomery.internal.planted.PlantedKindUse;
 import io.bloomery.planted.cycle.a.CycleA;
@@ -47,6 +48,12 @@ class PlantedViolationTest {
   @Test
   void coreInternalNamingAKindBreaksTheInternalBottomRule() {
     assertViolates(ArchitectureRules.CORE_INTERNAL_NAMES_NO_KIND, PlantedKindUse.class, "io.bloomery.filter.BloomFilter");
+  }
+
+  @Test
+  void cliUsingAServerPackageNotExportedBreaksTheExportRule() {
+    assertViolates(ArchitectureRules.CLI_USES_ONLY_SERVER_EXPORTS, PlantedServerInternalUse.class,
+        "io.bloomery.server.state.Settings");
   }
 
   @Test
@@ -94,7 +101,7 @@ class PlantedViolationTest {
     if (withPlanted == null) {
       Stream<Class<?>> planted = Stream.of(PlantedJdbcUse.class, PlantedServerUse.class, PlantedInternalUse.class,
           PlantedKindUse.class, PlantedRespUsesKeyspace.class, PlantedStateUsesDispatch.class,
-          PlantedDispatchUsesFamily.class);
+          PlantedDispatchUsesFamily.class, PlantedServerInternalUse.class);
       withPlanted = new ClassFileImporter().importLocations(Stream.concat(
           ArchitectureRules.productFolders().stream().map(Location::of),
           planted.map(PlantedViolationTest::classFile).map(Location::of)).collect(Collectors.toSet()));

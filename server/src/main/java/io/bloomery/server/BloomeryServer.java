@@ -2,8 +2,6 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.guard.GuardSets;
-import io.bloomery.server.state.ServerContext;
-import io.bloomery.server.state.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
 import io.bloomery.server.persistence.CommandReplayer;
@@ -11,6 +9,8 @@ import io.bloomery.server.persistence.Durability;
 import io.bloomery.server.persistence.FsyncPolicy;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.RespLimits;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,6 +29,7 @@ public final class BloomeryServer implements AutoCloseable {
 
   private final ServerConfig config;
   private final ServerContext context;
+  private final GuardSets guards;
   private final Dispatcher dispatcher;
   private final Transport transport;
   private final MetricsHttpServer http;
@@ -36,10 +37,11 @@ public final class BloomeryServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Runnable afterShutdown = () -> {};
 
-  private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
-      MetricsHttpServer http, Durability durability) {
+  private BloomeryServer(ServerConfig config, ServerContext context, GuardSets guards, Dispatcher dispatcher,
+      Transport transport, MetricsHttpServer http, Durability durability) {
     this.config = config;
     this.context = context;
+    this.guards = guards;
     this.dispatcher = dispatcher;
     this.transport = transport;
     this.http = http;
@@ -95,7 +97,7 @@ public final class BloomeryServer implements AutoCloseable {
     if (durability != null) {
       durability.onCut(context::fileLoadsAtCut);
     }
-    Dispatcher dispatcher = CommandFamilies.dispatcher(context);
+    Dispatcher dispatcher = CommandFamilies.dispatcher(context, guards);
     keyspace.suspendExpiry(false);
     try {
       try {
@@ -103,7 +105,7 @@ public final class BloomeryServer implements AutoCloseable {
       } catch (RuntimeException e) {
         throw new IOException(e.getMessage(), e);
       }
-      return listen(config, settings, keyspace, context, dispatcher, choice, durability);
+      return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability);
     } catch (IOException | RuntimeException e) {
       guards.close();
       if (durability != null) {
@@ -132,7 +134,7 @@ public final class BloomeryServer implements AutoCloseable {
   }
 
   private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
-      ServerContext context, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
+      ServerContext context, GuardSets guards, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
       throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         config.clientQueryBufferLimit(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
@@ -148,10 +150,10 @@ public final class BloomeryServer implements AutoCloseable {
     } catch (Transport.BindFailure e) {
       throw cannotListen("", e.host(), e.port(), e.getCause());
     }
-    settings.port = transport.port();
+    settings.port(transport.port());
     MetricsHttpServer http;
     try {
-      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort(), config.httpLimits());
+      http = MetricsHttpServer.start(context, guards, config.bind().get(0), config.httpPort(), config.httpLimits());
     } catch (IOException e) {
       transport.close();
       throw cannotListen(" for HTTP", config.bind().get(0), config.httpPort(), e);
@@ -161,7 +163,7 @@ public final class BloomeryServer implements AutoCloseable {
     }
     scheduleCron(transport.workers().next(), keyspace, context);
     if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && context.acl().defaultUser().nopass()
-        && settings.protectedMode) {
+        && settings.protectedMode()) {
       LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback "
           + "(on the HTTP port, all but /health)", config.bind());
     }
@@ -171,7 +173,7 @@ public final class BloomeryServer implements AutoCloseable {
       LOG.info("Netty runs without sun.misc.Unsafe; start the JVM with --sun-misc-unsafe-memory-access=allow "
           + "(./bloomery does) for about a quarter less CPU per command");
     }
-    return new BloomeryServer(config, context, dispatcher, transport, http, durability);
+    return new BloomeryServer(config, context, guards, dispatcher, transport, http, durability);
   }
 
   /**
@@ -191,7 +193,7 @@ public final class BloomeryServer implements AutoCloseable {
    */
   private static void scheduleCron(java.util.concurrent.ScheduledExecutorService loop, Keyspace keyspace,
       ServerContext context) {
-    long hz = Math.max(1, Math.min(500, context.settings().hz));
+    long hz = Math.max(1, Math.min(500, context.settings().hz()));
     try {
       loop.schedule(() -> {
         try {
@@ -214,27 +216,23 @@ public final class BloomeryServer implements AutoCloseable {
 
   private static Settings settings(ServerConfig config) {
     Settings s = new Settings();
-    s.port = config.port();
-    s.bind = String.join(" ", config.bind());
-    s.dir = config.dir().toString();
-    s.appendonly = config.appendonly() ? "yes" : "no";
-    s.appendfsync = config.appendfsync();
-    s.requirepass = config.requirepass();
-    s.maxmemory = config.maxmemory();
-    s.maxclients = config.maxclients();
-    s.timeoutSeconds = config.timeoutSeconds();
-    s.protectedMode = config.protectedMode();
-    s.outputBufferLimit = config.outputBufferLimit();
-    s.outputBufferSoftLimit = config.outputBufferSoftLimit();
-    s.outputBufferStallSeconds = config.outputBufferStallMillis() / 1000;
-    s.save = config.save();
-    s.httpAuth = config.httpAuth();
-    s.clientQueryBufferLimit = config.clientQueryBufferLimit();
-    s.maxmemoryClients = config.maxmemoryClients();
-    s.authFailDelayMillis = config.authFailDelayMillis();
+    s.port(config.port());
+    s.bind(String.join(" ", config.bind()));
+    s.dir(config.dir().toString());
+    s.journal(config.appendonly(), config.appendfsync());
+    s.requirepass(config.requirepass());
+    s.maxmemory(config.maxmemory());
+    s.maxclients(config.maxclients());
+    s.timeoutSeconds(config.timeoutSeconds());
+    s.protectedMode(config.protectedMode());
+    s.outputBuffer(config.outputBufferLimit(), config.outputBufferSoftLimit(), config.outputBufferStallMillis() / 1000);
+    s.save(config.save());
+    s.httpAuth(config.httpAuth());
+    s.queryMemory(config.clientQueryBufferLimit(), config.maxmemoryClients());
+    s.authFailDelayMillis(config.authFailDelayMillis());
     config.moduleOptions(s);
-    s.loglevel = config.loglevel();
-    s.configFile = config.file() == null ? null : config.file().toAbsolutePath();
+    s.loglevel(config.loglevel());
+    s.configFile(config.file() == null ? null : config.file().toAbsolutePath());
     return s;
   }
 
@@ -291,7 +289,7 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
-    context.guards().close();
+    guards.close();
     // before the final snapshot: a load still being finished is cancelled (no half key), its files deleted
     context.closeFileLoads();
     if (durability != null) {

@@ -121,7 +121,7 @@ public final class Main {
       return;
     }
     LogLevel.apply(config.loglevel());
-    settings.loglevel = config.loglevel();
+    settings.loglevel(config.loglevel());
     log.info("SIGHUP: loglevel is now {}; other options take effect on a restart", config.loglevel());
   }
 }

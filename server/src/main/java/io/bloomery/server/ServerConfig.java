@@ -278,35 +278,6 @@ public final class ServerConfig {
     return s.equals("yes");
   }
 
-  /**
-   * Redis's memory units: {@code 100}, {@code 1k} (1000), {@code 1kb} (1024), {@code mb}, {@code gb}, {@code m},
-   * {@code g}, case-insensitive.
-   *
-   * @throws IllegalArgumentException for anything else or a negative value
-   */
-  public static long parseBytes(String text) {
-    String s = text.strip().toLowerCase(Locale.ROOT);
-    long unit = 1;
-    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"},
-        {"g", "1000000000"}, {"b", "1"}};
-    for (String[] u : units) {
-      if (s.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        s = s.substring(0, s.length() - u[0].length());
-        break;
-      }
-    }
-    try {
-      long n = Long.parseLong(s);
-      if (n < 0) {
-        throw new IllegalArgumentException("a memory size cannot be negative: '" + text + "'");
-      }
-      return Math.multiplyExact(n, unit);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException("not a memory size: '" + text + "' (examples: 100mb, 2gb, 1048576)");
-    }
-  }
-
   public int port() {
     return (int) number("port", 0, 65535);
   }
@@ -353,7 +324,7 @@ public final class ServerConfig {
   }
 
   public long maxmemory() {
-    return parseBytes(values.get("maxmemory"));
+    return Settings.parseBytes(values.get("maxmemory"));
   }
 
   public long maxclients() {
@@ -370,7 +341,7 @@ public final class ServerConfig {
 
   /** Bytes of unsent replies a client may have before it is disconnected (the hard limit). */
   public long outputBufferLimit() {
-    long n = parseBytes(outputBufferParts()[0]);
+    long n = Settings.parseBytes(outputBufferParts()[0]);
     if (n < 1024) {
       throw new IllegalArgumentException("client-output-buffer-limit must be at least 1kb, not " + n);
     }
@@ -383,7 +354,7 @@ public final class ServerConfig {
    */
   public long outputBufferSoftLimit() {
     String[] parts = outputBufferParts();
-    long n = parts.length >= 2 ? parseBytes(parts[1]) : 0;
+    long n = parts.length >= 2 ? Settings.parseBytes(parts[1]) : 0;
     if (n != 0 && n < 1024) {
       throw new IllegalArgumentException("client-output-buffer-limit soft limit must be 0 or at least 1kb, not " + n);
     }
@@ -457,7 +428,7 @@ public final class ServerConfig {
    * plus 40 bytes.
    */
   public long clientQueryBufferLimit() {
-    long n = parseBytes(values.get("client-query-buffer-limit"));
+    long n = Settings.parseBytes(values.get("client-query-buffer-limit"));
     if (n < 1024 * 1024 || n > 4L * 1024 * 1024 * 1024) {
       throw new IllegalArgumentException("client-query-buffer-limit must be between 1mb and 4gb, not " + n);
     }
@@ -488,7 +459,7 @@ public final class ServerConfig {
       }
       return Runtime.getRuntime().maxMemory() / 100 * percent;
     }
-    long n = parseBytes(s);
+    long n = Settings.parseBytes(s);
     if (n != 0 && n < 1024 * 1024) {
       throw new IllegalArgumentException("maxmemory-clients must be 0 (no limit) or at least 1mb, not " + n);
     }
@@ -505,7 +476,7 @@ public final class ServerConfig {
   }
 
   public long protoMaxBulkLen() {
-    return parseBytes(values.get("proto-max-bulk-len"));
+    return Settings.parseBytes(values.get("proto-max-bulk-len"));
   }
 
   /**

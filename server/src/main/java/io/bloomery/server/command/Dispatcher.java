@@ -203,7 +203,7 @@ public final class Dispatcher implements CommandReplayer {
 
   /** Whether the filters' own bytes are above {@code maxmemory} (0: no limit). */
   boolean overMemory() {
-    long max = server.settings().maxmemory;
+    long max = server.settings().maxmemory();
     return max > 0 && server.usedMemory() > max;
   }
 

@@ -54,16 +54,16 @@ public final class HttpAccess {
 
   /** {@code null} if {@code request} may proceed, else the answer that refuses it (401 or 403). */
   Response refusal(Request request) {
-    String password = settings.requirepass;
+    String password = settings.requirepass();
     boolean open = acl == null ? password == null || password.isEmpty() : acl.defaultUser().nopass();
     if (open) {
-      if (settings.protectedMode && (request.peer() == null || !request.peer().isLoopbackAddress())) {
+      if (settings.protectedMode() && (request.peer() == null || !request.peer().isLoopbackAddress())) {
         denied.increment();
         return Response.text(403, Errors.DENIED + "\n");
       }
       return null;
     }
-    String mode = settings.httpAuth;
+    String mode = settings.httpAuth();
     String offered = offeredPassword(request.authorization(), mode);
     if (offered != null && passes(offeredUser(request.authorization(), mode), offered, password)) {
       return null;

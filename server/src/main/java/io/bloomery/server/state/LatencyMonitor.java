@@ -39,7 +39,7 @@ public final class LatencyMonitor {
 
   /** Records that {@code event} took {@code millis} if monitoring is on and it reached the threshold. */
   public void observe(Settings settings, String event, long millis) {
-    long threshold = settings.latencyMonitorThreshold;
+    long threshold = settings.latencyMonitorThreshold();
     if (threshold <= 0 || millis < threshold) {
       return;
     }

@@ -1,6 +1,5 @@
 package io.bloomery.server.state;
 
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
@@ -30,7 +29,7 @@ public final class ServerContext {
   private final long startMillis;
   private final String runId;
   private final PersistenceControl persistence;
-  private final GuardSets guards;
+  private final GuardedKeys guards;
   private final CompletableFuture<Boolean> shutdown = new CompletableFuture<>();
   private final String transport;
   private final int ioThreads;
@@ -80,7 +79,7 @@ public final class ServerContext {
     private final FileLoads fileLoads = new FileLoads(System::currentTimeMillis);
     private final QueryMemory queryMemory;
     private PersistenceControl persistence = PersistenceControl.DISABLED;
-    private GuardSets guards = GuardSets.none();
+    private GuardedKeys guards = GuardedKeys.NONE;
     private String transport = "nio";
     private int ioThreads = 1;
     private Acl acl;
@@ -88,9 +87,9 @@ public final class ServerContext {
     private Builder(Keyspace keyspace, Settings settings) {
       this.keyspace = keyspace;
       this.settings = settings;
-      this.queryMemory = new QueryMemory(settings.maxmemoryClients);
+      this.queryMemory = new QueryMemory(settings.maxmemoryClients());
       this.acl = new Acl(null);
-      acl.requirepass(settings.requirepass);
+      acl.requirepass(settings.requirepass());
     }
 
     /**
@@ -99,7 +98,7 @@ public final class ServerContext {
      */
     public Builder aclFile(Path file) {
       this.acl = new Acl(file);
-      acl.requirepass(settings.requirepass);
+      acl.requirepass(settings.requirepass());
       return this;
     }
 
@@ -119,8 +118,8 @@ public final class ServerContext {
       return this;
     }
 
-    /** The guarded sets (GUARD.*) and the stores the operator declared; none unless given. */
-    public Builder guards(GuardSets value) {
+    /** The guarded keys (GUARD.*); {@link GuardedKeys#NONE} unless given. */
+    public Builder guards(GuardedKeys value) {
       this.guards = Objects.requireNonNull(value, "guards");
       return this;
     }
@@ -196,8 +195,8 @@ public final class ServerContext {
     return persistence;
   }
 
-  /** The guarded sets (GUARD.*) and the stores the operator declared. */
-  public GuardSets guards() {
+  /** The guarded keys (GUARD.*), as the rest of the server sees them. */
+  public GuardedKeys guards() {
     return guards;
   }
 
@@ -225,7 +224,7 @@ public final class ServerContext {
 
   /** The RESP port: the settings' {@code port}, which the server sets to the one it bound. */
   public int tcpPort() {
-    return (int) settings.port;
+    return (int) settings.port();
   }
 
   public String transport() {

@@ -23,7 +23,7 @@ public final class SlowLog {
 
   /** Records a command that took {@code micros} if it is slow enough under {@code settings}. */
   public void observe(Settings settings, long micros, List<byte[]> argv, ClientState client) {
-    long threshold = settings.slowlogLogSlowerThan;
+    long threshold = settings.slowlogLogSlowerThan();
     if (threshold < 0 || micros < threshold) {
       return;
     }
@@ -45,7 +45,7 @@ public final class SlowLog {
     synchronized (this) {
       entries.addFirst(new Entry(nextId++, System.currentTimeMillis() / 1000, micros, List.copyOf(args),
           client.address(), client.name()));
-      trim(settings.slowlogMaxLen);
+      trim(settings.slowlogMaxLen());
     }
   }
 

@@ -31,7 +31,7 @@ class HttpAccessTest {
       assertThat(new String(refusal.body(), StandardCharsets.UTF_8)).isEqualTo(Errors.DENIED + "\n");
     }
     assertThat(access.denied()).isEqualTo(3);
-    settings.protectedMode = false;
+    settings.protectedMode(false);
     assertThat(access.refusal(from("192.0.2.7", null))).isNull();
   }
 
@@ -63,7 +63,7 @@ class HttpAccessTest {
   @Test
   void withAPassword_everyPeerNeedsIt_andProtectedModeIsNotAsked() throws Exception {
     Settings settings = new Settings();
-    settings.requirepass = "pw";
+    settings.requirepass("pw");
     HttpAccess access = new HttpAccess(settings);
     for (String peer : new String[] {"127.0.0.1", "192.0.2.7"}) {
       Response refusal = access.refusal(from(peer, null));

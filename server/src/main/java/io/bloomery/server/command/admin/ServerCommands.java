@@ -9,17 +9,15 @@ import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.guard.Credentials;
 import io.bloomery.server.BloomeryServer;
-import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
-import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.MemoryUsage;
@@ -30,8 +28,9 @@ import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
-import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.LogLevel;
+import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
 import io.bloomery.server.state.acl.AclCommands;
@@ -225,29 +224,29 @@ public final class ServerCommands {
 
   private static Map<String, String> configValues(Settings s) {
     Map<String, String> m = new TreeMap<>();
-    m.put("save", s.save);
-    m.put("appendonly", s.appendonly);
-    m.put("appendfsync", s.appendfsync);
-    m.put("dir", s.dir);
-    m.put("port", Long.toString(s.port));
-    m.put("bind", s.bind);
-    m.put("requirepass", s.requirepass == null ? "" : s.requirepass);
-    m.put("maxmemory", Long.toString(s.maxmemory));
+    m.put("save", s.save());
+    m.put("appendonly", s.appendonly() ? "yes" : "no");
+    m.put("appendfsync", s.appendfsync());
+    m.put("dir", s.dir());
+    m.put("port", Long.toString(s.port()));
+    m.put("bind", s.bind());
+    m.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    m.put("maxmemory", Long.toString(s.maxmemory()));
     m.put("maxmemory-policy", "noeviction");
-    m.put("maxclients", Long.toString(s.maxclients));
-    m.put("timeout", Long.toString(s.timeoutSeconds));
-    m.put("protected-mode", s.protectedMode ? "yes" : "no");
+    m.put("maxclients", Long.toString(s.maxclients()));
+    m.put("timeout", Long.toString(s.timeoutSeconds()));
+    m.put("protected-mode", s.protectedMode() ? "yes" : "no");
     m.put("databases", "1");
-    m.put("loglevel", s.loglevel);
-    m.put("hz", Long.toString(s.hz));
-    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan));
-    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen));
-    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold));
+    m.put("hz", Long.toString(s.hz()));
+    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan()));
+    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen()));
+    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold()));
+    m.put("loglevel", s.loglevel());
     m.putAll(s.moduleValues());
-    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
-        + s.outputBufferStallSeconds);
-    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
-    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients == Long.MAX_VALUE ? 0 : s.maxmemoryClients));
+    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit() + " " + s.outputBufferSoftLimit() + " "
+        + s.outputBufferStallSeconds());
+    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit()));
+    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients() == Long.MAX_VALUE ? 0 : s.maxmemoryClients()));
     return m;
   }
 
@@ -298,49 +297,54 @@ public final class ServerCommands {
 
   /**
    * CONFIG REWRITE: writes the options CONFIG SET can change into the file the server started with (Redis's
-   * error when there is none), through {@link ConfigFileRewrite}.
+   * error when there is none), through {@link ConfigFileRewrite}; a value equal to a fresh server's is appended only
+   * where the file already names the option.
    */
   private static Reply rewrite(Settings s) {
-    Path file = s.configFile;
+    Path file = s.configFile();
     if (file == null) {
       throw new CommandException("ERR The server is running without a config file");
     }
-    Map<String, String> values = new LinkedHashMap<>();
-    values.put("maxmemory", ConfigFileRewrite.bytes(s.maxmemory));
-    values.put("maxclients", Long.toString(s.maxclients));
-    values.put("timeout", Long.toString(s.timeoutSeconds));
-    values.put("requirepass", s.requirepass == null ? "" : s.requirepass);
-    values.put("save", s.save);
-    values.put("loglevel", s.loglevel);
-    values.putAll(s.moduleValues());
-    Map<String, String> defaults = ServerConfig.defaults();
     try {
-      ConfigFileRewrite.rewrite(file, values, defaults);
+      ConfigFileRewrite.rewrite(file, rewritable(s), rewritable(new Settings()));
     } catch (IOException e) {
       throw new CommandException("ERR Rewriting config file: " + e.getMessage());
     }
     return Reply.OK;
   }
 
+  /** The options CONFIG REWRITE writes, as config-file text, in the order new lines are appended. */
+  private static Map<String, String> rewritable(Settings s) {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("maxmemory", ConfigFileRewrite.bytes(s.maxmemory()));
+    values.put("maxclients", Long.toString(s.maxclients()));
+    values.put("timeout", Long.toString(s.timeoutSeconds()));
+    values.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    values.put("save", s.save());
+    values.put("loglevel", s.loglevel());
+    values.putAll(s.moduleValues());
+    return values;
+  }
+
   private static void set(Invocation inv, Settings s, String name, String value) {
     try {
       switch (name) {
-        case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
-        case "maxclients" -> s.maxclients = positive(value);
-        case "timeout" -> s.timeoutSeconds = nonNegative(value);
+        case "maxmemory" -> s.maxmemory(Settings.parseBytes(value));
+        case "maxclients" -> s.maxclients(Long.parseLong(value));
+        case "timeout" -> s.timeoutSeconds(Long.parseLong(value));
         case "requirepass" -> {
           Credentials.remember(value); // masked in the log from now on
-          s.requirepass = value;
+          s.requirepass(value);
           inv.server().acl().requirepass(value);
         }
-        case "save" -> s.save = value;
-        case "hz" -> s.hz = Math.max(1, Math.min(500, integer(value, 0, Integer.MAX_VALUE)));
-        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan = integer(value, -1, Long.MAX_VALUE);
+        case "save" -> s.save(value);
+        case "hz" -> s.hz(integer(value, 0, Integer.MAX_VALUE));
+        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan(integer(value, -1, Long.MAX_VALUE));
         case "slowlog-max-len" -> {
-          s.slowlogMaxLen = integer(value, 0, Long.MAX_VALUE);
-          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen);
+          s.slowlogMaxLen(integer(value, 0, Long.MAX_VALUE));
+          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen());
         }
-        case "latency-monitor-threshold" -> s.latencyMonitorThreshold = integer(value, 0, Long.MAX_VALUE);
+        case "latency-monitor-threshold" -> s.latencyMonitorThreshold(integer(value, 0, Long.MAX_VALUE));
         case "loglevel" -> {
           if (!LogLevel.NAMES.contains(value.toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException("argument(s) must be one of the following: "
@@ -348,7 +352,7 @@ public final class ServerCommands {
           }
           String level = LogLevel.parse(value);
           LogLevel.apply(level);
-          s.loglevel = level;
+          s.loglevel(level);
         }
         case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
             "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
@@ -371,22 +375,6 @@ public final class ServerCommands {
     }
     if (v < min || v > max) {
       throw new IllegalArgumentException("argument must be between " + min + " and " + max + " inclusive");
-    }
-    return v;
-  }
-
-  private static long positive(String value) {
-    long v = Long.parseLong(value);
-    if (v < 1) {
-      throw new IllegalArgumentException("argument must be at least 1");
-    }
-    return v;
-  }
-
-  private static long nonNegative(String value) {
-    long v = Long.parseLong(value);
-    if (v < 0) {
-      throw new IllegalArgumentException("argument can't be negative");
     }
     return v;
   }
@@ -442,11 +430,11 @@ public final class ServerCommands {
     out.put("server", srv);
     Map<String, String> clients = new LinkedHashMap<>();
     clients.put("connected_clients", Integer.toString(server.clientCount()));
-    clients.put("maxclients", Long.toString(inv.settings().maxclients));
+    clients.put("maxclients", Long.toString(inv.settings().maxclients()));
     clients.put("blocked_clients", "0");
     out.put("clients", clients);
     Map<String, String> memory = new LinkedHashMap<>();
-    GuardSets guards = inv.server().guards();
+    GuardedKeys guards = inv.server().guards();
     guards.recountAll();
     long used = inv.server().usedMemory();
     memory.put("used_memory", Long.toString(used));
@@ -455,8 +443,8 @@ public final class ServerCommands {
     Runtime rt = Runtime.getRuntime();
     memory.put("jvm_heap_used", Long.toString(rt.totalMemory() - rt.freeMemory()));
     memory.put("jvm_heap_max", Long.toString(rt.maxMemory()));
-    memory.put("maxmemory", Long.toString(inv.settings().maxmemory));
-    memory.put("maxmemory_human", human(inv.settings().maxmemory));
+    memory.put("maxmemory", Long.toString(inv.settings().maxmemory()));
+    memory.put("maxmemory_human", human(inv.settings().maxmemory()));
     memory.put("maxmemory_policy", "noeviction");
     memory.put("mem_clients_query_buffers", Long.toString(inv.server().queryMemory().held()));
     out.put("memory", memory);

@@ -25,7 +25,6 @@ import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
 import io.bloomery.server.command.RedisBloomErrors;
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.ValueType;
@@ -33,6 +32,7 @@ import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.persistence.load.LoadCaller;
 import io.bloomery.server.persistence.load.LoadException;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.Settings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -150,7 +150,7 @@ public final class BloomCommands {
     }
     boolean nonScaling = Args.indexOf(inv.argv(), "NONSCALING") >= 0;
     FilterKind layout = layout(inv);
-    long expansion = inv.settings().bfExpansion;
+    long expansion = inv.settings().bfExpansion();
     int at = Args.indexOf(inv.argv(), "EXPANSION");
     if (at >= 0) {
       if (at == inv.argc() - 1) {
@@ -282,10 +282,10 @@ public final class BloomCommands {
     MembershipFilter f = anyBloomOrNull(w.get(key));
     if (f == null) {
       Settings s = inv.settings();
-      boolean nonScaling = s.bfExpansion == 0;
-      f = create(inv, s.bfInitialSize, s.bfErrorRate, nonScaling, (int) s.bfExpansion);
+      boolean nonScaling = s.bfExpansion() == 0;
+      f = create(inv, s.bfInitialSize(), s.bfErrorRate(), nonScaling, (int) s.bfExpansion());
       w.put(key, f);
-      inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize, s.bfErrorRate, nonScaling, s.bfExpansion));
+      inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize(), s.bfErrorRate(), nonScaling, s.bfExpansion()));
       w.get(key);
     }
     return f;
@@ -327,9 +327,9 @@ public final class BloomCommands {
 
   private static Reply insert(Invocation inv) {
     Settings s = inv.settings();
-    double rate = s.bfErrorRate;
-    long capacity = s.bfInitialSize;
-    long expansion = s.bfExpansion;
+    double rate = s.bfErrorRate();
+    long capacity = s.bfInitialSize();
+    long expansion = s.bfExpansion();
     boolean noCreate = false;
     boolean nonScaling = false;
     int items = -1;
@@ -527,7 +527,7 @@ public final class BloomCommands {
         if (existing != null) {
           throw new CommandException(RedisBloomErrors.ITEM_EXISTS);
         }
-        w.put(key, loads.replayLoaded(data));
+        w.put(key, loads.replayLoaded(data, Memory.held(inv)));
         return Reply.OK;
       }
       boolean fileHeader = iterator == 1 && FileLoads.isFileHeader(data);
@@ -551,9 +551,9 @@ public final class BloomCommands {
           // (this write, and the connection's lease, are let go when this command returns).
           FileLoads.Installer installer = done -> {
             try (Keyspace.Write later = inv.keyspace().write(key)) {
-              GuardSets guards = inv.server().guards();
+              GuardedKeys guards = inv.server().guards();
               if (guards != null && guards.isGuarded(key)) {
-                throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
+                throw new CommandException(GuardedKeys.WRONGTYPE);
               }
               Object now = later.get(key);
               if (now != null) { // another client created the key meanwhile
@@ -625,7 +625,7 @@ public final class BloomCommands {
 
       @Override
       public void admitReserved(long bytes, long largestArray) {
-        Memory.admitReserved(inv, bytes, largestArray);
+        Memory.admitReserved(inv, bytes, bytes, largestArray);
       }
     };
   }

@@ -125,7 +125,7 @@ public final class ConnectionCommands {
         c::info);
     int failures = c.authFailed();
     inv.server().stats().authFailures.increment();
-    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis, failures);
+    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis(), failures);
     WRONG_PASSWORDS.log("wrong password from client id={} addr={} ({} on this connection{})", c.id(), c.address(),
         failures, delay > 0 ? ", reply delayed " + delay + " ms" : "");
     if (delay == 0 || !inv.mayDefer()) {

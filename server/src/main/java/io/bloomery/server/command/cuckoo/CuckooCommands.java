@@ -104,11 +104,11 @@ public final class CuckooCommands {
     }
     Settings s = inv.settings();
     long maxIterations = option(inv, "MAXITERATIONS", RedisBloomErrors.CF_PARSE_MAX_ITERATIONS,
-        RedisBloomErrors.CF_MAX_ITERATIONS_RANGE, 1, CuckooFilter.MAX_ITERATIONS, s.cfMaxIterations);
+        RedisBloomErrors.CF_MAX_ITERATIONS_RANGE, 1, CuckooFilter.MAX_ITERATIONS, s.cfMaxIterations());
     long bucketSize = option(inv, "BUCKETSIZE", RedisBloomErrors.CF_PARSE_BUCKET_SIZE,
-        RedisBloomErrors.CF_BUCKET_SIZE_RANGE, 1, CuckooFilter.MAX_BUCKET_SIZE, s.cfBucketSize);
+        RedisBloomErrors.CF_BUCKET_SIZE_RANGE, 1, CuckooFilter.MAX_BUCKET_SIZE, s.cfBucketSize());
     long expansion = option(inv, "EXPANSION", RedisBloomErrors.CF_PARSE_EXPANSION,
-        RedisBloomErrors.CF_EXPANSION_RANGE, 0, CuckooFilter.MAX_EXPANSION, s.cfExpansion);
+        RedisBloomErrors.CF_EXPANSION_RANGE, 0, CuckooFilter.MAX_EXPANSION, s.cfExpansion());
     if (bucketSize * 2 > capacity || capacity > CuckooFilter.MAX_CAPACITY) {
       throw new CommandException(RedisBloomErrors.CF_CAPACITY_RANGE);
     }
@@ -137,7 +137,7 @@ public final class CuckooCommands {
     } catch (IllegalArgumentException e) { // the parameters passed the reply checks
       throw new CommandException(RedisBloomErrors.CF_COULD_NOT_CREATE);
     }
-    f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
+    f.setMaxExpansions((int) inv.settings().cfMaxExpansions());
     return f;
   }
 
@@ -148,12 +148,12 @@ public final class CuckooCommands {
       return f;
     }
     Settings s = inv.settings();
-    f = create(inv, capacity, (int) s.cfBucketSize, (int) s.cfMaxIterations, (int) s.cfExpansion);
+    f = create(inv, capacity, (int) s.cfBucketSize(), (int) s.cfMaxIterations(), (int) s.cfExpansion());
     w.put(key, f);
     inv.journal(w, List.of(Args.bytes("CF.RESERVE"), key.bytes(), Args.bytes(Long.toString(capacity)),
-        Args.bytes("BUCKETSIZE"), Args.bytes(Long.toString(s.cfBucketSize)),
-        Args.bytes("MAXITERATIONS"), Args.bytes(Long.toString(s.cfMaxIterations)),
-        Args.bytes("EXPANSION"), Args.bytes(Long.toString(s.cfExpansion))));
+        Args.bytes("BUCKETSIZE"), Args.bytes(Long.toString(s.cfBucketSize())),
+        Args.bytes("MAXITERATIONS"), Args.bytes(Long.toString(s.cfMaxIterations())),
+        Args.bytes("EXPANSION"), Args.bytes(Long.toString(s.cfExpansion()))));
     w.get(key);
     return f;
   }
@@ -166,7 +166,7 @@ public final class CuckooCommands {
   private static Reply add(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      CuckooFilter f = getOrCreate(inv, w, key, inv.settings().cfInitialSize);
+      CuckooFilter f = getOrCreate(inv, w, key, inv.settings().cfInitialSize());
       boolean added;
       try {
         added = nx(inv) ? f.addIfAbsent(inv.arg(2)) : f.add(inv.arg(2));
@@ -183,7 +183,7 @@ public final class CuckooCommands {
   private static Reply insert(Invocation inv) {
     boolean nx = nx(inv);
     Settings s = inv.settings();
-    long capacity = s.cfInitialSize;
+    long capacity = s.cfInitialSize();
     boolean noCreate = false;
     int items = -1;
     int i = 2;
@@ -198,7 +198,7 @@ public final class CuckooCommands {
         if (v == null) {
           throw new CommandException(RedisBloomErrors.CF_BAD_CAPACITY);
         }
-        if (v < s.cfBucketSize * 2 || v > CuckooFilter.MAX_CAPACITY) {
+        if (v < s.cfBucketSize() * 2 || v > CuckooFilter.MAX_CAPACITY) {
           throw new CommandException(RedisBloomErrors.CF_INSERT_CAPACITY_RANGE);
         }
         capacity = v;
@@ -337,7 +337,7 @@ public final class CuckooCommands {
         } catch (DumpRejectedException e) {
           throw new CommandException(RedisBloomErrors.cuckooDump(e));
         }
-        f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
+        f.setMaxExpansions((int) inv.settings().cfMaxExpansions());
         w.put(key, f);
       } else {
         CuckooFilter f = cuckooOrNotFound(w.get(key));
