@@ -230,6 +230,9 @@ public final class BloomeryServer implements AutoCloseable {
     s.httpAuth(config.httpAuth());
     s.queryMemory(config.clientQueryBufferLimit(), config.maxmemoryClients());
     s.authFailDelayMillis(config.authFailDelayMillis());
+    config.moduleOptions(s);
+    s.loglevel(config.loglevel());
+    s.configFile(config.file() == null ? null : config.file().toAbsolutePath());
     return s;
   }
 

@@ -2,6 +2,7 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.guard.StoreDeclaration;
 import io.bloomery.server.http.HttpLimits;
+import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,8 @@ public final class ServerConfig {
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
       "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
-      "maxmemory-clients", "auth-fail-delay");
+      "maxmemory-clients", "auth-fail-delay", "bf-error-rate", "bf-initial-size", "bf-expansion-factor",
+      "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -40,9 +42,11 @@ public final class ServerConfig {
   private static final List<String> REPEATABLE = List.of("store", "store-table");
 
   private final Map<String, String> values;
+  private final Path file;
 
-  private ServerConfig(Map<String, String> values) {
+  private ServerConfig(Map<String, String> values, Path file) {
     this.values = values;
+    this.file = file;
   }
 
   /** Parses flags (and an optional leading config file) with the process environment. */
@@ -76,7 +80,7 @@ public final class ServerConfig {
     for (String[] option : parsed.options()) {
       set(v, option[0], option[1], "--" + option[0]);
     }
-    ServerConfig config = new ServerConfig(v);
+    ServerConfig config = new ServerConfig(v, parsed.file());
     config.validate();
     return config;
   }
@@ -139,6 +143,7 @@ public final class ServerConfig {
     v.put("client-query-buffer-limit", "1gb");
     v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
     v.put("auth-fail-delay", "100");
+    v.putAll(new Settings().moduleValues());
     return v;
   }
 
@@ -243,6 +248,7 @@ public final class ServerConfig {
     maxmemoryClients();
     authFailDelayMillis();
     loglevel();
+    moduleOptions(new Settings());
     stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
@@ -550,16 +556,31 @@ public final class ServerConfig {
    * {@code nothing}; it sets the level of the server's own loggers.
    */
   public String loglevel() {
-    String s = values.get("loglevel").strip().toLowerCase(Locale.ROOT);
-    if (!List.of("debug", "verbose", "notice", "warning", "nothing").contains(s)) {
-      throw new IllegalArgumentException("loglevel must be debug, verbose, notice, warning or nothing, not '"
-          + values.get("loglevel") + "'");
-    }
-    return s;
+    return LogLevel.parse(values.get("loglevel"));
   }
 
   public String save() {
     return values.get("save");
+  }
+
+  /** The config file given as the first argument; null when there was none. */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Sets RedisBloom's module options ({@link Settings#MODULE_OPTIONS}) on {@code settings} from these values.
+   *
+   * @throws IllegalArgumentException naming the option, with RedisBloom's range text, for a value out of range
+   */
+  public void moduleOptions(Settings settings) {
+    for (String name : Settings.MODULE_OPTIONS) {
+      try {
+        settings.setModuleOption(name, values.get(name));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(name + ": " + e.getMessage() + ", not '" + values.get(name) + "'");
+      }
+    }
   }
 
   /** The value of an option as given (for CONFIG GET and logs). */
@@ -573,7 +594,7 @@ public final class ServerConfig {
     for (int i = 0; i + 1 < pairs.length; i += 2) {
       set(v, pairs[i].replaceFirst("^--", ""), pairs[i + 1], pairs[i]);
     }
-    ServerConfig c = new ServerConfig(v);
+    ServerConfig c = new ServerConfig(v, file);
     c.validate();
     return c;
   }

@@ -2,7 +2,12 @@ package io.bloomery.server.state;
 
 import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.scalable.ScalableBloomFilter;
+import io.bloomery.server.resp.RespEncoder;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see: RedisBloom's module defaults for new filters and the
@@ -42,6 +47,82 @@ public final class Settings {
   private volatile long slowlogMaxLen = 128;
   private volatile long latencyMonitorThreshold;
   private volatile long hz = 10;
+  private volatile String loglevel = "notice";
+  private volatile Path configFile;
+
+  /** RedisBloom's module options, as Redis 8 names them, in the order CONFIG GET and the config file list them. */
+  public static final List<String> MODULE_OPTIONS = List.of("bf-error-rate", "bf-initial-size",
+      "bf-expansion-factor", "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor",
+      "cf-max-expansions");
+
+  /**
+   * Sets one of {@link #MODULE_OPTIONS} from its text (a startup option, a config line or CONFIG SET), with
+   * RedisBloom's ranges; the new value is the default of filters BF.ADD, BF.INSERT, CF.ADD, ... create from then on.
+   *
+   * @throws IllegalArgumentException with RedisBloom's text for a value out of range or not a number, or for a name
+   *     that is not a module option
+   */
+  public void setModuleOption(String name, String value) {
+    if (name.equals("bf-error-rate")) {
+      double d;
+      try {
+        d = Double.parseDouble(value.strip());
+      } catch (NumberFormatException e) {
+        d = Double.NaN;
+      }
+      bfErrorRate(d);
+      return;
+    }
+    long v;
+    try {
+      v = Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      v = Long.MIN_VALUE; // out of every range: the setter's range error names the option
+    }
+    switch (name) {
+      case "bf-initial-size" -> bfInitialSize(v);
+      case "bf-expansion-factor" -> bfExpansion(v);
+      case "cf-bucket-size" -> cfBucketSize(v);
+      case "cf-initial-size" -> cfInitialSize(v);
+      case "cf-max-iterations" -> cfMaxIterations(v);
+      case "cf-expansion-factor" -> cfExpansion(v);
+      case "cf-max-expansions" -> cfMaxExpansions(v);
+      default -> throw new IllegalArgumentException("not a module option: '" + name + "'");
+    }
+  }
+
+  /** The module options' current values as CONFIG GET shows them, in {@link #MODULE_OPTIONS}' order. */
+  public Map<String, String> moduleValues() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("bf-error-rate", RespEncoder.formatDouble(bfErrorRate));
+    m.put("bf-initial-size", Long.toString(bfInitialSize));
+    m.put("bf-expansion-factor", Long.toString(bfExpansion));
+    m.put("cf-bucket-size", Long.toString(cfBucketSize));
+    m.put("cf-initial-size", Long.toString(cfInitialSize));
+    m.put("cf-max-iterations", Long.toString(cfMaxIterations));
+    m.put("cf-expansion-factor", Long.toString(cfExpansion));
+    m.put("cf-max-expansions", Long.toString(cfMaxExpansions));
+    return m;
+  }
+
+  /** Redis's {@code loglevel} name now in effect (see {@link LogLevel}). */
+  public String loglevel() {
+    return loglevel;
+  }
+
+  /** Records {@code name} (one {@link LogLevel#parse} returned) as the level in effect. */
+  public void loglevel(String name) {
+    loglevel = LogLevel.parse(name);
+  }
+
+  /** The config file the server was started with, which CONFIG REWRITE rewrites; null when there was none. */
+  public Path configFile() {
+    return configFile;
+  }
+
+  public void configFile(Path file) {
+    configFile = file;
+  }
 
   /**
    * Redis's memory units: {@code 100}, {@code 1k} (1000), {@code 1kb} (1024), {@code mb}, {@code gb}, {@code m},

@@ -15,26 +15,28 @@ import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.MemoryUsage;
 import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.persistence.ConfigFileRewrite;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
-import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.state.GuardedKeys;
+import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
 import io.bloomery.server.state.acl.AclCommands;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -239,14 +241,8 @@ public final class ServerCommands {
     m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan()));
     m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen()));
     m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold()));
-    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate()));
-    m.put("bf-initial-size", Long.toString(s.bfInitialSize()));
-    m.put("bf-expansion-factor", Long.toString(s.bfExpansion()));
-    m.put("cf-bucket-size", Long.toString(s.cfBucketSize()));
-    m.put("cf-initial-size", Long.toString(s.cfInitialSize()));
-    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations()));
-    m.put("cf-expansion-factor", Long.toString(s.cfExpansion()));
-    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions()));
+    m.put("loglevel", s.loglevel());
+    m.putAll(s.moduleValues());
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit() + " " + s.outputBufferSoftLimit() + " "
         + s.outputBufferStallSeconds());
     m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit()));
@@ -293,10 +289,41 @@ public final class ServerCommands {
         return Reply.OK;
       }
       case "rewrite" -> {
-        return Reply.OK;
+        return rewrite(s);
       }
       default -> throw new CommandException(Errors.unknownSubcommand("config", inv.arg(1)));
     }
+  }
+
+  /**
+   * CONFIG REWRITE: writes the options CONFIG SET can change into the file the server started with (Redis's
+   * error when there is none), through {@link ConfigFileRewrite}; a value equal to a fresh server's is appended only
+   * where the file already names the option.
+   */
+  private static Reply rewrite(Settings s) {
+    Path file = s.configFile();
+    if (file == null) {
+      throw new CommandException("ERR The server is running without a config file");
+    }
+    try {
+      ConfigFileRewrite.rewrite(file, rewritable(s), rewritable(new Settings()));
+    } catch (IOException e) {
+      throw new CommandException("ERR Rewriting config file: " + e.getMessage());
+    }
+    return Reply.OK;
+  }
+
+  /** The options CONFIG REWRITE writes, as config-file text, in the order new lines are appended. */
+  private static Map<String, String> rewritable(Settings s) {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("maxmemory", ConfigFileRewrite.bytes(s.maxmemory()));
+    values.put("maxclients", Long.toString(s.maxclients()));
+    values.put("timeout", Long.toString(s.timeoutSeconds()));
+    values.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    values.put("save", s.save());
+    values.put("loglevel", s.loglevel());
+    values.putAll(s.moduleValues());
+    return values;
   }
 
   private static void set(Invocation inv, Settings s, String name, String value) {
@@ -318,14 +345,17 @@ public final class ServerCommands {
           inv.server().stats().slowLog.maxLen(s.slowlogMaxLen());
         }
         case "latency-monitor-threshold" -> s.latencyMonitorThreshold(integer(value, 0, Long.MAX_VALUE));
-        case "bf-error-rate" -> s.bfErrorRate(Double.parseDouble(value));
-        case "bf-initial-size" -> s.bfInitialSize(Long.parseLong(value));
-        case "bf-expansion-factor" -> s.bfExpansion(Long.parseLong(value));
-        case "cf-bucket-size" -> s.cfBucketSize(Long.parseLong(value));
-        case "cf-initial-size" -> s.cfInitialSize(Long.parseLong(value));
-        case "cf-max-iterations" -> s.cfMaxIterations(Long.parseLong(value));
-        case "cf-expansion-factor" -> s.cfExpansion(Long.parseLong(value));
-        case "cf-max-expansions" -> s.cfMaxExpansions(Long.parseLong(value));
+        case "loglevel" -> {
+          if (!LogLevel.NAMES.contains(value.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("argument(s) must be one of the following: "
+                + String.join(", ", LogLevel.NAMES));
+          }
+          String level = LogLevel.parse(value);
+          LogLevel.apply(level);
+          s.loglevel(level);
+        }
+        case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
+            "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
         default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
             + name + "'");
       }

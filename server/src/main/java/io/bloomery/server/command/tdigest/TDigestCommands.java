@@ -15,6 +15,7 @@ import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.sketch.TDigest;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ public final class TDigestCommands {
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw existing instanceof TDigest ? error(TDigest.ERR_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
+        throw ValueType.T_DIGEST.holds(existing) ? error(TDigest.ERR_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
       }
       long compression = TDigest.DEFAULT_COMPRESSION;
       if (inv.argc() == 4) {
