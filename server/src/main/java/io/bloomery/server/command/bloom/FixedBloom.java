@@ -5,9 +5,12 @@ import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.UnfoldableFilterException;
 import io.bloomery.hash.Protocols;
 import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.Invocation;
+import io.bloomery.server.command.Memory;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
@@ -49,17 +52,23 @@ final class FixedBloom {
     }
   }
 
-  static Plan plan(Layout layout, long capacity, double rate) {
+  /**
+   * As {@link #plan(Layout, long, double)}; with {@code foldable}, m (classic) or the block count (blocked) is
+   * rounded up to a power of two and k planned for that size, so {@code BF.SHRINK} can later fold the filter.
+   */
+  static Plan plan(Layout layout, long capacity, double rate, boolean foldable) {
     try {
       if (layout == Layout.CLASSIC) {
-        long bits = BloomMath.optimalBits(capacity, rate);
+        long optimal = BloomMath.optimalBits(capacity, rate);
+        long bits = foldable ? BloomMath.foldableBits(optimal) : optimal;
         int k = BloomMath.optimalHashes(capacity, bits);
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
         return new Plan(layout, bits, k);
       }
-      long blocks = BlockedBloomMath.blockedBlocks(capacity, rate);
+      long optimalBlocks = BlockedBloomMath.blockedBlocks(capacity, rate);
+      long blocks = foldable ? BlockedBloomMath.foldableBlocks(optimalBlocks) : optimalBlocks;
       int k = BlockedBloomMath.optimalBlockedHashes(capacity, blocks);
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
@@ -68,6 +77,74 @@ final class FixedBloom {
     } catch (IllegalArgumentException e) {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
+  }
+
+  /**
+   * Folds a fixed filter in half ({@link BloomFilter#fold()}, {@link BlockedBloomFilter#fold()}) as long as the
+   * folded filter's own estimated rate ({@code estimatedFpp()}, from its set bits) is at most {@code target} (null:
+   * the filter's {@link #designRate}), at most {@code limit} times. Returns the filter after the folds, {@code f}
+   * itself if none was made.
+   *
+   * @throws CommandException if {@code f} cannot be folded at all (its layout, protocol or size), with the reason
+   */
+  static MembershipFilter shrink(Invocation inv, MembershipFilter f, Double target, long limit) {
+    if (!foldable(f)) {
+      throw new CommandException("ERR filter cannot be folded: " + refusal(f));
+    }
+    double bound = target != null ? target : designRate(f);
+    MembershipFilter current = f;
+    for (long n = 0; n < limit; n++) {
+      if (!foldable(current)) {
+        break;
+      }
+      Memory.admit(inv, bitSize(current) / 16);
+      MembershipFilter folded = current instanceof BloomFilter c ? c.fold() : ((BlockedBloomFilter) current).fold();
+      double rate = folded instanceof BloomFilter c ? c.estimatedFpp() : ((BlockedBloomFilter) folded).estimatedFpp();
+      if (rate > bound) {
+        break;
+      }
+      current = folded;
+    }
+    return current;
+  }
+
+  /** The number of folds between a filter of {@code before} and one of {@code after} bits. */
+  static long foldsBetween(MembershipFilter before, MembershipFilter after) {
+    return Long.numberOfTrailingZeros(bitSize(before)) - Long.numberOfTrailingZeros(bitSize(after));
+  }
+
+  /** The filter's design rate: its model rate when holding its capacity. */
+  private static double designRate(Object f) {
+    if (f instanceof BloomFilter c) {
+      return BloomMath.designRate(c.bitSize(), c.hashCount());
+    }
+    BlockedBloomFilter b = (BlockedBloomFilter) f;
+    return BlockedBloomMath.blockedDesignRate(b.blockCount(), b.hashCount());
+  }
+
+  private static boolean foldable(Object f) {
+    return f instanceof BloomFilter c ? c.isFoldable() : f instanceof BlockedBloomFilter b && b.isFoldable();
+  }
+
+  /** Why {@code f}, not {@link #foldable}, cannot fold: core's refusal for a fixed filter, its kind otherwise. */
+  private static String refusal(MembershipFilter f) {
+    if (f instanceof BloomFilter || f instanceof BlockedBloomFilter) {
+      try {
+        if (f instanceof BloomFilter c) {
+          c.fold();
+        } else {
+          ((BlockedBloomFilter) f).fold();
+        }
+      } catch (UnfoldableFilterException e) {
+        return e.getMessage();
+      }
+    }
+    return "a " + ValueType.of(f).label() + " Bloom key cannot be folded; only fixed CLASSIC and BLOCKED filters"
+        + " whose size is a power of two can (BF.RESERVE ... NONSCALING LAYOUT CLASSIC|BLOCKED FOLDABLE)";
+  }
+
+  private static long bitSize(MembershipFilter f) {
+    return f instanceof BloomFilter c ? c.bitSize() : ((BlockedBloomFilter) f).bitSize();
   }
 
   static long capacity(Object f) {
