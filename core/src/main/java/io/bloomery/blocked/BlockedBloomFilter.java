@@ -686,10 +686,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * @throws UnfoldableFilterException unless {@link #isFoldable()}
    */
   public BlockedBloomFilter fold() {
-    if (!isFoldable()) {
-      throw new UnfoldableFilterException("a blocked filter of " + blocks
-          + " blocks cannot be folded: the block count must be a power of two of at least 2");
-    }
+    requireFoldable();
     BlockedBloomFilter folded = new BlockedBloomFilter(seed, blocks >>> 1, hashes);
     for (int b = 0; b < folded.blocks; b++) {
       int to = BASE_INDEX + b * 8;
@@ -700,6 +697,37 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
     }
     folded.inserted.add(insertedCount());
     return folded;
+  }
+
+  /**
+   * Folds this filter ({@link #fold()}) again and again while the folded filter's {@link #estimatedFpp()} is at most
+   * {@code maxFpp}, at most {@code maxFolds} times, and while the size still allows a fold. Returns the last folded
+   * filter, or this filter if no fold stayed within {@code maxFpp} (or {@code maxFolds} is 0).
+   *
+   * @throws UnfoldableFilterException if this filter cannot fold at all ({@link #isFoldable()}), whatever the limits
+   * @throws IllegalArgumentException if {@code maxFolds < 0}
+   */
+  public BlockedBloomFilter foldWhile(double maxFpp, long maxFolds) {
+    if (maxFolds < 0) {
+      throw new IllegalArgumentException("maxFolds must be >= 0, was " + maxFolds);
+    }
+    requireFoldable();
+    BlockedBloomFilter current = this;
+    for (long n = 0; n < maxFolds && current.isFoldable(); n++) {
+      BlockedBloomFilter folded = current.fold();
+      if (folded.estimatedFpp() > maxFpp) {
+        break;
+      }
+      current = folded;
+    }
+    return current;
+  }
+
+  private void requireFoldable() {
+    if (!isFoldable()) {
+      throw new UnfoldableFilterException("a blocked filter of " + blocks
+          + " blocks cannot be folded: the block count must be a power of two of at least 2");
+    }
   }
 
   /** An independent copy (a rolling snapshot if adds run concurrently). */

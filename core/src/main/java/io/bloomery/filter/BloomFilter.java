@@ -860,6 +860,13 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     return foldRefusal() == null;
   }
 
+  private void requireFoldable() {
+    String refusal = foldRefusal();
+    if (refusal != null) {
+      throw new UnfoldableFilterException(refusal);
+    }
+  }
+
   private String foldRefusal() {
     if (protocol.id() != ProtocolId.XXH3_EDH_V1) {
       return "a classic filter with protocol " + protocol.name() + " cannot be folded: only xxh3-edh-v1 places"
@@ -883,10 +890,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * @throws UnfoldableFilterException unless {@link #isFoldable()}
    */
   public BloomFilter fold() {
-    String refusal = foldRefusal();
-    if (refusal != null) {
-      throw new UnfoldableFilterException(refusal);
-    }
+    requireFoldable();
     BloomFilter folded = new BloomFilter(protocol, seed, bits >>> 1, hashes, segmentShift);
     try {
       long[] next = {0};
@@ -910,6 +914,30 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
     x = (x | x >>> 4) & 0x00FF00FF00FF00FFL;
     x = (x | x >>> 8) & 0x0000FFFF0000FFFFL;
     return (x | x >>> 16) & 0x00000000FFFFFFFFL;
+  }
+
+  /**
+   * Folds this filter ({@link #fold()}) again and again while the folded filter's {@link #estimatedFpp()} is at most
+   * {@code maxFpp}, at most {@code maxFolds} times, and while the size still allows a fold. Returns the last folded
+   * filter, or this filter if no fold stayed within {@code maxFpp} (or {@code maxFolds} is 0).
+   *
+   * @throws UnfoldableFilterException if this filter cannot fold at all ({@link #isFoldable()}), whatever the limits
+   * @throws IllegalArgumentException if {@code maxFolds < 0}
+   */
+  public BloomFilter foldWhile(double maxFpp, long maxFolds) {
+    if (maxFolds < 0) {
+      throw new IllegalArgumentException("maxFolds must be >= 0, was " + maxFolds);
+    }
+    requireFoldable();
+    BloomFilter current = this;
+    for (long n = 0; n < maxFolds && current.isFoldable(); n++) {
+      BloomFilter folded = current.fold();
+      if (folded.estimatedFpp() > maxFpp) {
+        break;
+      }
+      current = folded;
+    }
+    return current;
   }
 
   /** An independent copy with the same parameters, bits and counts. */

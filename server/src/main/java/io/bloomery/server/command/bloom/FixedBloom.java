@@ -80,32 +80,29 @@ final class FixedBloom {
   }
 
   /**
-   * Folds a fixed filter in half ({@link BloomFilter#fold()}, {@link BlockedBloomFilter#fold()}) as long as the
-   * folded filter's own estimated rate ({@code estimatedFpp()}, from its set bits) is at most {@code target} (null:
-   * the filter's {@link #designRate}), at most {@code limit} times. Returns the filter after the folds, {@code f}
-   * itself if none was made.
+   * Folds a fixed filter in half ({@link BloomFilter#foldWhile}, {@link BlockedBloomFilter#foldWhile}) as long as
+   * the folded filter's own estimated rate ({@code estimatedFpp()}, from its set bits) is at most {@code target}
+   * (null: the filter's {@link #designRate}), at most {@code limit} times. Returns the filter after the folds,
+   * {@code f} itself if none was made.
    *
    * @throws CommandException if {@code f} cannot be folded at all (its layout, protocol or size), with the reason
    */
   static MembershipFilter shrink(Invocation inv, MembershipFilter f, Double target, long limit) {
-    if (!foldable(f)) {
-      throw new CommandException("ERR filter cannot be folded: " + refusal(f));
+    if (!(f instanceof BloomFilter) && !(f instanceof BlockedBloomFilter)) {
+      throw new CommandException("ERR filter cannot be folded: a " + ValueType.of(f).label() + " Bloom key cannot be"
+          + " folded; only fixed CLASSIC and BLOCKED filters whose size is a power of two can"
+          + " (BF.RESERVE ... NONSCALING LAYOUT CLASSIC|BLOCKED FOLDABLE)");
     }
     double bound = target != null ? target : designRate(f);
-    MembershipFilter current = f;
-    for (long n = 0; n < limit; n++) {
-      if (!foldable(current)) {
-        break;
-      }
-      Memory.admit(inv, bitSize(current) / 16);
-      MembershipFilter folded = current instanceof BloomFilter c ? c.fold() : ((BlockedBloomFilter) current).fold();
-      double rate = folded instanceof BloomFilter c ? c.estimatedFpp() : ((BlockedBloomFilter) folded).estimatedFpp();
-      if (rate > bound) {
-        break;
-      }
-      current = folded;
+    if (limit > 0 && (f instanceof BloomFilter c ? c.isFoldable() : ((BlockedBloomFilter) f).isFoldable())) {
+      // the first fold is the largest new filter; each later one replaces its half-size predecessor
+      Memory.admit(inv, bitSize(f) / 16);
     }
-    return current;
+    try {
+      return f instanceof BloomFilter c ? c.foldWhile(bound, limit) : ((BlockedBloomFilter) f).foldWhile(bound, limit);
+    } catch (UnfoldableFilterException e) {
+      throw new CommandException("ERR filter cannot be folded: " + e.getMessage());
+    }
   }
 
   /** The number of folds between a filter of {@code before} and one of {@code after} bits. */
@@ -120,27 +117,6 @@ final class FixedBloom {
     }
     BlockedBloomFilter b = (BlockedBloomFilter) f;
     return BlockedBloomMath.blockedDesignRate(b.blockCount(), b.hashCount());
-  }
-
-  private static boolean foldable(Object f) {
-    return f instanceof BloomFilter c ? c.isFoldable() : f instanceof BlockedBloomFilter b && b.isFoldable();
-  }
-
-  /** Why {@code f}, not {@link #foldable}, cannot fold: core's refusal for a fixed filter, its kind otherwise. */
-  private static String refusal(MembershipFilter f) {
-    if (f instanceof BloomFilter || f instanceof BlockedBloomFilter) {
-      try {
-        if (f instanceof BloomFilter c) {
-          c.fold();
-        } else {
-          ((BlockedBloomFilter) f).fold();
-        }
-      } catch (UnfoldableFilterException e) {
-        return e.getMessage();
-      }
-    }
-    return "a " + ValueType.of(f).label() + " Bloom key cannot be folded; only fixed CLASSIC and BLOCKED filters"
-        + " whose size is a power of two can (BF.RESERVE ... NONSCALING LAYOUT CLASSIC|BLOCKED FOLDABLE)";
   }
 
   private static long bitSize(MembershipFilter f) {
