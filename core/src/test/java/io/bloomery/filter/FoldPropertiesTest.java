@@ -124,6 +124,28 @@ class FoldPropertiesTest {
   }
 
   @Test
+  void foldWhileStopsBeforeTheTargetOrTheLimit() {
+    BloomFilter filter = BloomFilter.create(Protocols.defaultProtocol(), new byte[0], 1 << 16, 5);
+    for (long i = 0; i < 500; i++) {
+      filter.add(i);
+    }
+    BloomFilter shrunk = filter.foldWhile(0.01, Long.MAX_VALUE);
+    assertThat(shrunk.bitSize()).isLessThan(filter.bitSize());
+    assertThat(shrunk.estimatedFpp()).isLessThanOrEqualTo(0.01);
+    assertThat(shrunk.fold().estimatedFpp()).isGreaterThan(0.01);
+    assertThat(filter.foldWhile(0.01, 1).bitSize()).isEqualTo(filter.bitSize() / 2);
+    assertThat(filter.foldWhile(0.01, 0)).isSameAs(filter);
+    assertThat(filter.foldWhile(1e-300, Long.MAX_VALUE)).isSameAs(filter);
+    assertThat(filter.foldWhile(1, Long.MAX_VALUE).bitSize()).isEqualTo(1);
+    BloomFilter notPowerOfTwo = BloomFilter.create(Protocols.defaultProtocol(), new byte[0], 1000, 3);
+    assertThatThrownBy(() -> notPowerOfTwo.foldWhile(1, 0)).isInstanceOf(UnfoldableFilterException.class);
+    BlockedBloomFilter blocked = BlockedBloomFilter.create(new byte[0], 8, 8);
+    assertThat(blocked.foldWhile(1, Long.MAX_VALUE).blockCount()).isEqualTo(1);
+    assertThatThrownBy(() -> BlockedBloomFilter.create(new byte[0], 6, 8).foldWhile(1, 0))
+        .isInstanceOf(UnfoldableFilterException.class);
+  }
+
+  @Test
   void foldableSizesAreTheNextPowerOfTwo() {
     assertThat(BloomMath.foldableBits(1)).isEqualTo(1);
     assertThat(BloomMath.foldableBits(1024)).isEqualTo(1024);
