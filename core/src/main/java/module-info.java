@@ -8,12 +8,13 @@ module io.bloomery.core {
   exports io.bloomery.aging;
   exports io.bloomery.blocked;
   exports io.bloomery.counting;
+  exports io.bloomery.cuckoo;
   exports io.bloomery.filter;
   exports io.bloomery.format;
   exports io.bloomery.fuse;
   exports io.bloomery.hash;
   exports io.bloomery.plan;
-  exports io.bloomery.redisbloom;
+  exports io.bloomery.scalable;
   exports io.bloomery.sizing;
   exports io.bloomery.sketch;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Bloomery client suite for redis-py (Debian's python3-redis), through its own module APIs:
-r.bf(), r.cf(), r.cms(), r.topk(), and a transactional pipeline().
+r.bf(), r.cf(), r.cms(), r.topk(), r.tdigest(), a transactional pipeline(), and ACL users made with r.acl_setuser()
+and connected to with redis-py's username/password.
 
     /usr/bin/python3 bloom_suite.py --port 6380
 
@@ -37,6 +38,9 @@ class RedisPyBloomSuite(unittest.TestCase):
 
     def tearDown(self):
         self.r.flushall()
+        for user in self.r.acl_users():
+            if user != "default":
+                self.r.acl_deluser(user)
         self.r.close()
 
     def assert_copy_holds(self, module, src, copy, items):
@@ -192,6 +196,38 @@ class RedisPyBloomSuite(unittest.TestCase):
         with self.assertRaisesRegex(ResponseError, "TopK: key does not exist"):
             topk.list("missing")
 
+    def test_tdigest_commands(self):
+        # redis-py 4.3 writes the RedisBloom 2.2 syntax for CREATE, ADD and MERGE (positional compression,
+        # value/weight pairs, two keys) and parses QUANTILE/CDF as one number; RedisBloom 2.4+ refuses that syntax
+        # exactly as Bloomery does and answers arrays, so those go through a client without the module's reply
+        # callbacks (r.tdigest() installs them on its client), the rest through the module API.
+        raw = redis.Redis(host=HOST, port=PORT, socket_timeout=10)
+        td = self.r.tdigest()
+        with self.assertRaisesRegex(ResponseError, "wrong number of arguments for 'tdigest.create' command"):
+            td.create("old", 100)
+        self.assertEqual(raw.execute_command("TDIGEST.CREATE", "td", "COMPRESSION", 100), b"OK")
+        self.assertEqual(raw.execute_command("TDIGEST.ADD", "td", *range(1, 101)), b"OK")
+        self.assertEqual(td.min("td"), 1.0)
+        self.assertEqual(td.max("td"), 100.0)
+        self.assertEqual(raw.execute_command("TDIGEST.QUANTILE", "td", 0, 0.5, 1), [b"1", b"50.5", b"100"])
+        self.assertEqual(raw.execute_command("TDIGEST.CDF", "td", 50), [b"0.495"])
+        info = td.info("td")
+        self.assertEqual((info.compression, info.capacity), (100, 610))
+        self.assertEqual(info.mergedWeight + info.unmergedWeight, 100)
+        self.assertEqual(raw.execute_command("TDIGEST.RANK", "td", 0, 50, 101), [-1, 49, 100])
+        self.assertEqual(raw.execute_command("TDIGEST.BYRANK", "td", 0, 99, 100), [b"1", b"100", b"inf"])
+        self.assertEqual(raw.execute_command("TDIGEST.TRIMMED_MEAN", "td", 0.1, 0.9), b"50.5")
+        self.assertEqual(raw.execute_command("TDIGEST.MERGE", "copy", 1, "td", "COMPRESSION", 50), b"OK")
+        self.assertEqual(td.info("copy").compression, 50)
+        self.assertTrue(td.reset("td"))
+        self.assertTrue(td.min("td") != td.min("td"))  # nan once empty
+        with self.assertRaisesRegex(ResponseError, "T-Digest: key does not exist"):
+            td.min("missing")
+        with self.assertRaisesRegex(ResponseError, "T-Digest: quantile should be in \\[0,1\\]"):
+            raw.execute_command("TDIGEST.QUANTILE", "copy", 2)
+        self.assertEqual(raw.type("copy"), b"TDIS-TYPE")
+        raw.close()
+
     def test_wrongtype(self):
         self.r.cf().add("cf", "x")
         with self.assertRaises(ResponseError) as raised:
@@ -241,6 +277,37 @@ class RedisPyBloomSuite(unittest.TestCase):
         self.assertEqual(self.r.exists("bf"), 1)
         self.assertEqual(self.r.delete("bf"), 1)
         self.assertEqual(self.r.exists("bf"), 0)
+
+    def test_acl_crawler_and_dashboard_users(self):
+        self.assertTrue(self.r.acl_setuser("crawler", enabled=True, passwords=["+crawler-secret"],
+                                           keys=["crawl:*"], commands=["+bf.add", "+bf.exists"]))
+        self.assertTrue(self.r.acl_setuser("dashboard", enabled=True, passwords=["+dashboard-secret"],
+                                           keys=["*"], categories=["+@read", "-@dangerous"]))
+        self.assertEqual(sorted(self.r.acl_users()), ["crawler", "dashboard", "default"])
+        crawler = redis.Redis(host=HOST, port=PORT, username="crawler", password="crawler-secret")
+        dashboard = redis.Redis(host=HOST, port=PORT, username="dashboard", password="dashboard-secret")
+        try:
+            self.assertEqual(crawler.bf().add("crawl:seen", "https://example.org/"), 1)
+            self.assertEqual(crawler.bf().exists("crawl:seen", "https://example.org/"), 1)
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                crawler.bf().add("other", "x")
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                crawler.bf().create("crawl:new", 0.01, 1000)
+            self.assertEqual(dashboard.bf().exists("crawl:seen", "https://example.org/"), 1)
+            self.assertEqual(dashboard.bf().info("crawl:seen").insertedNum, 1)
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                dashboard.bf().add("crawl:seen", "y")
+            user = self.r.acl_getuser("crawler")
+            self.assertIn("~crawl:*", user["keys"])
+            self.assertEqual(self.r.execute_command("ACL", "DRYRUN", "crawler", "bf.add", "other", "x"),
+                             b"User crawler has no permissions to access the 'other' key")
+            log = self.r.acl_log()
+            self.assertTrue(any(e["username"] == "crawler" and e["reason"] == "key" for e in log))
+        finally:
+            crawler.close()
+            dashboard.close()
+        with self.assertRaisesRegex(ResponseError, "^WRONGPASS invalid username-password pair"):
+            redis.Redis(host=HOST, port=PORT, username="crawler", password="wrong").ping()
 
 
 def main():

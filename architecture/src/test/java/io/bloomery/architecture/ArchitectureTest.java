@@ -1,5 +1,7 @@
 package io.bloomery.architecture;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,8 +34,19 @@ class ArchitectureTest {
   }
 
   @Test
+  void coreInternalNamesNoKind() {
+    ArchitectureRules.CORE_INTERNAL_NAMES_NO_KIND.check(classes);
+  }
+
+  @Test
   void noPackageCycles() {
     ArchitectureRules.NO_PACKAGE_CYCLES.check(classes);
+  }
+
+  @Test
+  void cliUsesOnlyWhatTheServerExports() {
+    assertThat(ArchitectureRules.serverExports()).contains("io.bloomery.server");
+    ArchitectureRules.CLI_USES_ONLY_SERVER_EXPORTS.check(classes);
   }
 
   @Test

@@ -8,7 +8,9 @@ import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.bloomery.cli.planted.PlantedInternalUse;
+import io.bloomery.cli.planted.PlantedServerInternalUse;
 import io.bloomery.guard.planted.PlantedServerUse;
+import io.bloomery.internal.planted.PlantedKindUse;
 import io.bloomery.planted.cycle.a.CycleA;
 import io.bloomery.planted.cycle.b.CycleB;
 import io.bloomery.server.command.PlantedDispatchUsesFamily;
@@ -41,6 +43,17 @@ class PlantedViolationTest {
   @Test
   void cliUsingCoreInternalBreaksTheInternalRule() {
     assertViolates(ArchitectureRules.CORE_INTERNAL_STAYS_IN_CORE, PlantedInternalUse.class, "io.bloomery.internal");
+  }
+
+  @Test
+  void coreInternalNamingAKindBreaksTheInternalBottomRule() {
+    assertViolates(ArchitectureRules.CORE_INTERNAL_NAMES_NO_KIND, PlantedKindUse.class, "io.bloomery.filter.BloomFilter");
+  }
+
+  @Test
+  void cliUsingAServerPackageNotExportedBreaksTheExportRule() {
+    assertViolates(ArchitectureRules.CLI_USES_ONLY_SERVER_EXPORTS, PlantedServerInternalUse.class,
+        "io.bloomery.server.state.Settings");
   }
 
   @Test
@@ -87,7 +100,8 @@ class PlantedViolationTest {
   private static synchronized JavaClasses withPlanted() {
     if (withPlanted == null) {
       Stream<Class<?>> planted = Stream.of(PlantedJdbcUse.class, PlantedServerUse.class, PlantedInternalUse.class,
-          PlantedRespUsesKeyspace.class, PlantedStateUsesDispatch.class, PlantedDispatchUsesFamily.class);
+          PlantedKindUse.class, PlantedRespUsesKeyspace.class, PlantedStateUsesDispatch.class,
+          PlantedDispatchUsesFamily.class, PlantedServerInternalUse.class);
       withPlanted = new ClassFileImporter().importLocations(Stream.concat(
           ArchitectureRules.productFolders().stream().map(Location::of),
           planted.map(PlantedViolationTest::classFile).map(Location::of)).collect(Collectors.toSet()));

@@ -105,6 +105,9 @@ public final class BloomeryCommand implements Callable<Integer> {
     commandLine.setExecutionExceptionHandler(CliErrors::handleExecutionException);
     commandLine.setParameterExceptionHandler(CliErrors::handleParameterException);
     commandLine.setExecutionStrategy(CliErrors::runCheckingOutput);
+    // wide enough that no option's description (at most 110 characters, indented 8) is wrapped
+    commandLine.getSubcommands().get("serve").getCommandSpec().usageMessage().width(120)
+        .footer(ServeCommand.optionsHelp());
     return commandLine;
   }
 
@@ -134,7 +137,8 @@ public final class BloomeryCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter err = err();
-    err.println("bloomery: a command is required (plan, build, query, info, merge, demo, dedup, bench)");
+    err.println("bloomery: a command is required ("
+        + String.join(", ", spec.commandLine().getSubcommands().keySet()) + ")");
     spec.commandLine().usage(err);
     err.flush();
     return EXIT_USAGE;

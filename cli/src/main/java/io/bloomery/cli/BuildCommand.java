@@ -43,7 +43,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--output", required = true, paramLabel = "FILE", description = "The filter file to write.")
   Path output;
 
-  @Mixin FilterShapeOptions shape;
+  @Mixin FilterPlanOptions shape;
 
   @Option(names = "--hex", description = "Each input line is the item's bytes in hex (e.g. 0041).")
   boolean hex;

@@ -2,13 +2,11 @@ package io.bloomery.cli;
 
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
-import io.bloomery.filter.MembershipFilter;
+import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.format.GuavaBloomFormat;
-import io.bloomery.sketch.CountMinSketch;
-import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -145,14 +143,8 @@ final class FilterFiles {
   }
 
   static String kindName(Object filter) {
-    if (filter instanceof MembershipFilter membership) {
-      return membership.kind().kindName();
-    }
-    if (filter instanceof CountMinSketch sketch) {
-      return sketch.kind().kindName();
-    }
-    if (filter instanceof TopK topK) {
-      return topK.kind().kindName();
+    if (filter instanceof Summary summary) {
+      return summary.kind().kindName();
     }
     return "unknown";
   }

@@ -45,7 +45,7 @@ import picocli.CommandLine.ParentCommand;
     })
 final class ImportCommand implements Callable<Integer> {
   /** TYPE's replies for the module types the server restores. */
-  static final Set<String> RESTORED_TYPES = Set.of("MBbloom--", "MBbloomCF", "CMSk-TYPE", "TopK-TYPE");
+  static final Set<String> RESTORED_TYPES = Set.of("MBbloom--", "MBbloomCF", "CMSk-TYPE", "TopK-TYPE", "TDIS-TYPE");
   /** TYPE's replies for Redis's own types; any other reply names a module type. */
   static final Set<String> REDIS_TYPES = Set.of("string", "list", "set", "zset", "hash", "stream");
 

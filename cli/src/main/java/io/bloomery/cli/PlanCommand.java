@@ -29,7 +29,7 @@ import picocli.CommandLine.ParentCommand;
 final class PlanCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
-  @Mixin FilterShapeOptions.Planned target;
+  @Mixin FilterPlanOptions.Planned target;
 
   @Option(names = "--json", description = "Print JSON (snake_case keys) instead of text.")
   boolean json;

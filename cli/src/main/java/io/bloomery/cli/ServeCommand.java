@@ -1,5 +1,6 @@
 package io.bloomery.cli;
 
+import io.bloomery.server.ConfigTemplate;
 import io.bloomery.server.Main;
 import io.bloomery.server.ServerConfig;
 import java.io.PrintWriter;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Unmatched;
       "--timeout, --protected-mode, plus --http-port for the dashboard, /metrics and /health (9180).",
       "Guarded sets (GUARD.*): --store NAME=URL (JDBC PostgreSQL or sqlite:FILE, repeatable),",
       "--store-table NAME=TABLE.COLUMN (someone else's table, read-only), --guard-timeout MS.",
-      "A config file with the same names may come first; BLOOMERY_* variables too.",
+      "A config file with the same names may come first; BLOOMERY_* variables too (see below).",
       "--verbose logs per-client events and the stack traces of unexpected errors.",
       "Connect with: redis-cli -p 6380. Ctrl-C or SIGTERM stops it cleanly (exit 0).",
       "--help (-h) lists every option with its default; --version (-V) prints the version."
@@ -55,6 +56,24 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       return null;
     }
+  }
+
+  /**
+   * The usage's footer (for {@code serve --help} and {@code bloomery help serve}): every option of the server's
+   * option table with its default and what it does, and where options come from, in picocli's format syntax.
+   */
+  static String[] optionsHelp() {
+    List<String> lines = new ArrayList<>(List.of("",
+        "Every option, as --NAME VALUE (or --NAME=VALUE), as a NAME VALUE line in the config file, or as",
+        "BLOOMERY_NAME (upper case, '-' as '_'). A flag wins over the environment, which wins over the file,",
+        "which wins over the default (shown after the name; none where empty):"));
+    for (Map.Entry<String, String> option : ServerConfig.defaults().entrySet()) {
+      lines.add("  --" + option.getKey() + (option.getValue().isEmpty() ? "" : " " + option.getValue()));
+      for (String line : ConfigTemplate.description(option.getKey())) {
+        lines.add("        " + line);
+      }
+    }
+    return lines.stream().map(l -> l.replace("%", "%%")).toArray(String[]::new);
   }
 
   @Spec CommandSpec spec;
@@ -83,12 +102,6 @@ final class ServeCommand implements Callable<Integer> {
     }
     if (request == ServerConfig.Request.HELP) {
       spec.commandLine().usage(out);
-      out.println();
-      out.println("Every option, as --NAME VALUE (or --NAME=VALUE), NAME VALUE in the config file,");
-      out.println("or BLOOMERY_NAME, with its default (none where empty):");
-      for (Map.Entry<String, String> option : ServerConfig.defaults().entrySet()) {
-        out.println("  --" + option.getKey() + (option.getValue().isEmpty() ? "" : " " + option.getValue()));
-      }
       out.flush();
       return BloomeryCommand.EXIT_OK;
     }

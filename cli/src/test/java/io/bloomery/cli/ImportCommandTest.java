@@ -20,7 +20,7 @@ import redis.clients.jedis.Jedis;
  */
 class ImportCommandTest {
   static final Path MIXED = Path.of("..", "server", "src", "test", "resources", "rdb", "mixed.rdb");
-  static final String SKIPPED = "skipped 18: hash 4, list 2, module TDIS-TYPE 1, set 3, stream 1, string 5, zset 2; "
+  static final String SKIPPED = "skipped 17: hash 4, list 2, set 3, stream 1, string 5, zset 2; "
       + "1 RedisBloom key in other databases (--db)";
 
   @TempDir Path dir;
@@ -32,12 +32,14 @@ class ImportCommandTest {
   }
 
   private static void assertImported(Jedis j) {
-    assertThat(j.dbSize()).isEqualTo(6);
+    assertThat(j.dbSize()).isEqualTo(7);
     assertThat(j.type("bf")).isEqualTo("MBbloom--");
     assertThat(j.sendCommand(() -> "BF.EXISTS".getBytes(), "bf", "a")).isEqualTo(1L);
     assertThat(j.sendCommand(() -> "BF.EXISTS".getBytes(), "bf:scaled", "item42")).isEqualTo(1L);
     assertThat(j.sendCommand(() -> "CF.EXISTS".getBytes(), "cf", "a")).isEqualTo(1L);
     assertThat(j.sendCommand(() -> "CMS.QUERY".getBytes(), "cms", "a")).isEqualTo(List.of(5L));
+    assertThat(j.type("td")).isEqualTo("TDIS-TYPE"); // TDIGEST.ADD td 1 2 3
+    assertThat(j.sendCommand(() -> "TDIGEST.MAX".getBytes(), "td")).isEqualTo("3".getBytes());
     long expireAt = System.currentTimeMillis() + j.pttl("bf:expiring");
     assertThat(expireAt).isBetween(4102444800000L - 5_000, 4102444800000L); // PEXPIREAT 4102444800000 in the file
     assertThat(j.ttl("bf")).isEqualTo(-1);
@@ -50,13 +52,13 @@ class ImportCommandTest {
       String port = String.valueOf(server.port());
       Cli.Result first = Cli.run("import", MIXED.toString(), "--port", port);
       assertThat(first.exitCode()).as(first.toString()).isZero();
-      assertThat(first.out().strip()).isEqualTo("imported 6 keys into 127.0.0.1:" + port + "; " + SKIPPED);
+      assertThat(first.out().strip()).isEqualTo("imported 7 keys into 127.0.0.1:" + port + "; " + SKIPPED);
       assertImported(j);
 
       Cli.Result again = Cli.run("import", MIXED.toString(), "--port", port);
-      assertThat(again.out()).contains("imported 0 keys").contains("kept 6 existing keys (--replace overwrites)");
+      assertThat(again.out()).contains("imported 0 keys").contains("kept 7 existing keys (--replace overwrites)");
       Cli.Result replaced = Cli.run("import", MIXED.toString(), "--port", port, "--replace");
-      assertThat(replaced.out()).startsWith("imported 6 keys");
+      assertThat(replaced.out()).startsWith("imported 7 keys");
 
       Cli.Result db1 = Cli.run("import", MIXED.toString(), "--port", port, "--db", "1");
       assertThat(db1.out()).startsWith("imported 1 key ");
@@ -69,7 +71,7 @@ class ImportCommandTest {
     Path data = dir.resolve("data");
     Cli.Result result = Cli.run("import", MIXED.toString(), "--dir", data.toString());
     assertThat(result.exitCode()).as(result.toString()).isZero();
-    assertThat(result.out().strip()).isEqualTo("imported 6 keys into " + data + "; " + SKIPPED);
+    assertThat(result.out().strip()).isEqualTo("imported 7 keys into " + data + "; " + SKIPPED);
     try (BloomeryServer server = start("--appendonly", "yes", "--dir", data.toString());
         Jedis j = new Jedis("127.0.0.1", server.port())) {
       assertImported(j);
@@ -86,7 +88,7 @@ class ImportCommandTest {
       Cli.Result result = Cli.run("import", "--from", "redis://127.0.0.1:" + sourcePort, "--port",
           String.valueOf(target.port()));
       assertThat(result.exitCode()).as(result.toString()).isZero();
-      assertThat(result.out().strip()).isEqualTo("imported 6 keys into 127.0.0.1:" + target.port()
+      assertThat(result.out().strip()).isEqualTo("imported 7 keys into 127.0.0.1:" + target.port()
           + "; skipped 1: module BLbloom 1");
       assertImported(t);
     }

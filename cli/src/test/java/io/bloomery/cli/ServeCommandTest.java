@@ -37,6 +37,34 @@ class ServeCommandTest {
   }
 
   @Test
+  void helpServeAndServeHelpShowEveryOptionOfTheOptionTableWithWhatItDoes() {
+    Cli.Result help = Cli.run("help", "serve");
+    Cli.Result serveHelp = Cli.run("serve", "--help");
+    assertThat(help.exitCode()).as(help.toString()).isZero();
+    assertThat(help.out()).isEqualTo(serveHelp.out());
+    for (String option : io.bloomery.server.ServerConfig.defaults().keySet()) {
+      assertThat(help.out()).contains("\n  --" + option);
+      assertThat(io.bloomery.server.ConfigTemplate.description(option)).isNotEmpty();
+      for (String line : io.bloomery.server.ConfigTemplate.description(option)) {
+        assertThat(help.out()).contains("\n        " + line + "\n");
+      }
+    }
+    assertThat(help.out()).contains("--io-threads 0").contains("--http-auth both").contains("--loglevel notice")
+        .contains("--maxmemory-clients 25%").contains("Event loops serving clients")
+        .contains("A flag wins over the environment, which wins over the file,");
+  }
+
+  @Test
+  void noCommandListsEveryCommandAndExitsTwo() {
+    Cli.Result result = Cli.run();
+    assertThat(result.exitCode()).isEqualTo(2);
+    for (String command : new String[] {"plan", "build", "query", "info", "merge", "demo", "dedup", "bench", "serve",
+        "load", "import", "check-log", "top", "help"}) {
+      assertThat(result.err().lines().findFirst().orElseThrow()).contains(command);
+    }
+  }
+
+  @Test
   void versionPrintsTheVersionAndExitsZero() {
     Cli.Result root = Cli.run("--version");
     for (String flag : new String[] {"--version", "-V"}) {

@@ -1,6 +1,7 @@
 package io.bloomery.aging;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -73,7 +74,7 @@ import java.util.function.LongSupplier;
  * threads. A rotation publishes the new set of generations atomically. An add that returns before a
  * query starts is seen by it (until the item expires).
  */
-public final class AgePartitionedFilter implements MembershipFilter, Mergeable<AgePartitionedFilter> {
+public final class AgePartitionedFilter implements BoundedFilter, Mergeable<AgePartitionedFilter> {
 
   /** The fewest generations: one filling, one full. */
   public static final int MIN_GENERATIONS = 2;
@@ -219,7 +220,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   static {
-    KindAccess.register(new KindAccess.Aging() {
+    KindAccess.register(AgePartitionedFilter.class, AgePartitionedFilter.Snapshot.class, new KindAccess.Aging<AgePartitionedFilter, AgePartitionedFilter.Snapshot>() {
       @Override
       public AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
           int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis,
@@ -237,7 +238,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   /** The generations' words, read on every query: a constant the JIT folds, not a lookup per bit. */
-  private static final KindAccess.Classic GENERATIONS = KindAccess.classic();
+  private static final KindAccess.Classic<BloomFilter> GENERATIONS = KindAccess.classic(BloomFilter.class);
 
   /** The false-positive rate over the window given each live generation's rate: 1 − Π(1 − pᵢ). */
   public static double windowFpp(double... generationFpps) {
@@ -410,6 +411,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * Adds counted over the live generations (each generation counts the adds that changed it, as a classic
    * filter does), so an item added in two generations counts twice. O(g).
    */
+  @Override
   public long insertedCount() {
     long total = 0;
     for (BloomFilter generation : current().filters) {
@@ -432,6 +434,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * The number of items the live generations hold together when each is at its classic capacity, {@code g ·}
    * {@link BloomMath#capacityForHashes capacityForHashes(m, k)}; items are spread over the window, one generation's share is {@code capacity() / g}.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bitsPerGeneration, hashes) * generations;
   }
@@ -440,11 +443,13 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
    * Whether the newest generation (the one taking adds) has reached 80% of its share of {@link #capacity()}
    * ({@link BloomFilter#isNearCapacity()} of that generation). O(1).
    */
+  @Override
   public boolean isNearCapacity() {
     return current().newest().isNearCapacity();
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }
@@ -560,7 +565,7 @@ public final class AgePartitionedFilter implements MembershipFilter, Mergeable<A
   }
 
   private IncompatibleFilterException incompatibility(AgePartitionedFilter other) {
-    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "bit count m", protocol, seed, bitsPerGeneration, hashes, other.protocol, other.seed, other.bitsPerGeneration, other.hashes);
     if (mismatch != null) {
       return mismatch;

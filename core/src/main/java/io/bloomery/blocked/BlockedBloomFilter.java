@@ -3,6 +3,7 @@ package io.bloomery.blocked;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -86,7 +87,7 @@ import java.util.concurrent.atomic.LongAdder;
  * no off-heap lifetime to manage, atomic {@code getAndBitwiseOr} on array elements, and up to 16 GiB
  * in one array.
  */
-public final class BlockedBloomFilter implements MembershipFilter, Mergeable<BlockedBloomFilter> {
+public final class BlockedBloomFilter implements BoundedFilter, Mergeable<BlockedBloomFilter> {
 
   /** Index in the backing array of block 0's first word; see the class comment on alignment. */
   static final int BASE_INDEX = 6;
@@ -123,7 +124,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   static {
-    KindAccess.register(new KindAccess.Blocked() {
+    KindAccess.register(BlockedBloomFilter.class, new KindAccess.Blocked<BlockedBloomFilter>() {
       @Override
       public BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount,
           KindAccess.WordSource words) throws IOException {
@@ -225,6 +226,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Always {@link ProtocolId#XXH3_BLOCKED_V1}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_BLOCKED_V1;
   }
@@ -266,6 +268,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
   }
 
   /** Adds that changed the filter (plus the counts of filters merged in). */
+  @Override
   public long insertedCount() {
     return inserted.sum();
   }
@@ -317,6 +320,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * blocks ({@link BlockedBloomMath#blockedCapacity}), derived from the recorded parameters alone. A filter made by
    * {@link #create(long, double)} for n items has a capacity of at least n.
    */
+  @Override
   public long capacity() {
     long known = capacity;
     if (known == 0) {
@@ -330,6 +334,7 @@ public final class BlockedBloomFilter implements MembershipFilter, Mergeable<Blo
    * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
    * every word (as {@link #bitCount()}).
    */
+  @Override
   public boolean isNearCapacity() {
     return estimatedCardinality() >= 0.8 * capacity();
   }

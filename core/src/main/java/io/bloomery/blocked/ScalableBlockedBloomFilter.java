@@ -1,6 +1,7 @@
 package io.bloomery.blocked;
 
 import com.dynatrace.hash4j.hashing.Hasher64;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterFullException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
@@ -21,7 +22,7 @@ import java.util.Objects;
  * Why this class looks the way it does.
  *
  * It is the scalable Bloom filter of Almeida, Baquero, Preguiça and Hutchison ("Scalable Bloom Filters", IPL 2007)
- * with RedisBloom's growth rules (the BF.* chain of io.bloomery.redisbloom.ScalableBloomFilter), but its layers are
+ * with RedisBloom's growth rules (the BF.* chain of io.bloomery.scalable.ScalableBloomFilter), but its layers are
  * cache-blocked filters (BlockedBloomFilter): a lookup costs one cache-line miss per layer instead of up to k.
  *  - layer 0 holds `capacity` items at error·0.5; layer i+1 holds `expansion` times layer i's items at half its
  *    error, so the compound false-positive rate is at most Σ e·0.5^(i+1) < e (the union bound; it needs no
@@ -37,7 +38,7 @@ import java.util.Objects;
  *
  * The chain logic (check all, add to newest, grow by expansion at half the error) is written out here rather than
  * shared with ScalableBloomFilter through a layer interface: that class's layers and counts are RedisBloom's byte
- * format (SCANDUMP/LOADCHUNK, DumpCodec), and a layer interface would put an interface call with two receiver types
+ * format (SCANDUMP/LOADCHUNK, ScalableDumpCodec), and a layer interface would put an interface call with two receiver types
  * on both kinds' probe loops (the same trade the mapped filters make, docs/ARCHITECTURE.md). What is shared is the
  * rule set: the expansion range and the tightening ratio are ScalableBloomFilter's constants.
  *
@@ -77,7 +78,7 @@ import java.util.Objects;
  * <p><b>Format.</b> Kind {@link FilterKind#SCALABLE_BLOCKED_BLOOM}, protocol {@code xxh3-blocked-v1}
  * (docs/FORMAT.md).
  */
-public final class ScalableBlockedBloomFilter implements MembershipFilter, Mergeable<ScalableBlockedBloomFilter> {
+public final class ScalableBlockedBloomFilter implements BoundedFilter, Mergeable<ScalableBlockedBloomFilter> {
   /** The default growth factor (RedisBloom's {@code bf-expansion-factor}). */
   public static final int DEFAULT_EXPANSION = 2;
   /** Largest expansion (RedisBloom's limit). */
@@ -101,7 +102,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
-    KindAccess.register(new KindAccess.ScalableBlocked() {
+    KindAccess.register(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class, new KindAccess.ScalableBlocked<ScalableBlockedBloomFilter, BlockedBloomFilter>() {
       @Override
       public void checkChain(int expansion, double errorRate, long[] capacities) {
         ScalableBlockedBloomFilter.checkChain(expansion, errorRate, capacities);
@@ -109,12 +110,12 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
 
       @Override
       public ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate,
-          KindAccess.ChainState layers) {
+          KindAccess.ChainState<BlockedBloomFilter> layers) {
         return ScalableBlockedBloomFilter.restore(seed, expansion, errorRate, layers);
       }
 
       @Override
-      public KindAccess.ChainState layers(ScalableBlockedBloomFilter filter) {
+      public KindAccess.ChainState<BlockedBloomFilter> layers(ScalableBlockedBloomFilter filter) {
         return filter.chainState();
       }
     });
@@ -276,7 +277,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   private static ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate,
-      KindAccess.ChainState state) {
+      KindAccess.ChainState<BlockedBloomFilter> state) {
     BlockedBloomFilter[] layers = state.layers();
     long[] capacities = state.capacities();
     long[] sizes = state.sizes();
@@ -303,7 +304,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   /** The layers and their counts as one consistent snapshot (for the format). */
-  private KindAccess.ChainState chainState() {
+  private KindAccess.ChainState<BlockedBloomFilter> chainState() {
     Link[] chain = snapshotLinks();
     BlockedBloomFilter[] layers = new BlockedBloomFilter[chain.length];
     long[] capacities = new long[chain.length];
@@ -313,7 +314,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
       capacities[i] = chain[i].capacity;
       sizes[i] = chain[i].size;
     }
-    return new KindAccess.ChainState(layers, capacities, sizes);
+    return new KindAccess.ChainState<>(layers, capacities, sizes);
   }
 
   @Override
@@ -322,6 +323,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   /** Always {@link ProtocolId#XXH3_BLOCKED_V1}: every layer places bits by it, over the chain's seed. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_BLOCKED_V1;
   }
@@ -413,13 +415,13 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   private Link grow(Link[] chain) {
     Layer plan = nextPlan(chain);
     if (plan == null) {
-      throw new FilterFullException("cannot grow the chain past " + chain.length + " layers: the next layer ("
+      throw new FilterFullException(FilterFullException.Reason.GROWTH_LIMIT, "cannot grow the chain past " + chain.length + " layers: the next layer ("
           + Long.toUnsignedString(chain[chain.length - 1].capacity) + " x " + expansion
           + " items) cannot be sized");
     }
     BlockedBloomFilter bits = allocate(seed, plan);
     if (bits == null) {
-      throw new FilterFullException("cannot grow the chain: the next layer of " + plan.bytes()
+      throw new FilterFullException(FilterFullException.Reason.OUT_OF_HEAP, "cannot grow the chain: the next layer of " + plan.bytes()
           + " bytes does not fit in the heap");
     }
     Link grown = new Link(bits, plan.capacity(), plan.errorRate(), 0);
@@ -480,6 +482,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   // ---- state ---------------------------------------------------------------------------------
 
   /** Items counted by adds that returned {@code true} (plus the counts of chains merged in), saturating at 2^62. */
+  @Override
   public long insertedCount() {
     return (long) SIZE.getAcquire(this);
   }
@@ -490,6 +493,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
   }
 
   /** Σ layer capacities (saturating at {@link Long#MAX_VALUE}). */
+  @Override
   public long capacity() {
     long total = 0;
     for (Link link : links) {
@@ -502,6 +506,7 @@ public final class ScalableBlockedBloomFilter implements MembershipFilter, Merge
    * Whether {@link #insertedCount()} has reached 80% of {@link #capacity()}: the chain is then close to appending a
    * layer. O(layers).
    */
+  @Override
   public boolean isNearCapacity() {
     return insertedCount() >= 0.8 * capacity();
   }

@@ -3,6 +3,7 @@ package io.bloomery.blocked;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -52,7 +53,7 @@ import java.util.concurrent.atomic.LongAdder;
  * 1%. Use it when the bits must be read by Parquet tooling; otherwise {@link BlockedBloomFilter} is
  * the smaller fast filter. A Parquet reader caps filters at 128 MiB ({@code ParquetBloomFormat}).
  */
-public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<SplitBlockBloomFilter> {
+public final class SplitBlockBloomFilter implements BoundedFilter, Mergeable<SplitBlockBloomFilter> {
 
   /** Index of block 0's first word: the int[] data starts 16 bytes into the object, +16 = 32-aligned. */
   static final int BASE_INDEX = 4;
@@ -61,7 +62,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   public static final int BLOCK_BYTES = 32;
 
   static {
-    KindAccess.register(new KindAccess.SplitBlock() {
+    KindAccess.register(SplitBlockBloomFilter.class, new KindAccess.SplitBlock<SplitBlockBloomFilter>() {
       @Override
       public SplitBlockBloomFilter restore(long blocks, long insertedCount, KindAccess.WordSource words)
           throws IOException {
@@ -205,6 +206,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   }
 
   /** Always {@link ProtocolId#PARQUET_XXH64}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.PARQUET_XXH64;
   }
@@ -240,6 +242,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
   }
 
   /** Adds that changed the filter (plus the counts of filters merged in). */
+  @Override
   public long insertedCount() {
     return inserted.sum();
   }
@@ -298,6 +301,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
    * BloomMath#capacityForHashes} of its m bits and 8 bits per key, the most items for which 8 would be the optimal
    * k): its k is fixed, so its parameters say nothing more about the rate it was planned for.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bitSize(), hashCount());
   }
@@ -306,6 +310,7 @@ public final class SplitBlockBloomFilter implements MembershipFilter, Mergeable<
    * Whether {@link #estimatedCardinality()} has reached 80% of {@link #capacity()}. <b>Cost:</b> O(m), a scan of
    * every word (as {@link #bitCount()}).
    */
+  @Override
   public boolean isNearCapacity() {
     return estimatedCardinality() >= 0.8 * capacity();
   }

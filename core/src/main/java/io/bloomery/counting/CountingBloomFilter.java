@@ -1,6 +1,7 @@
 package io.bloomery.counting;
 
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
@@ -74,7 +75,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Statistics and {@link #toBloomFilter()}, {@link #copy()} and {@link #mergeFrom} see a rolling
  * snapshot while other threads write.
  */
-public final class CountingBloomFilter implements MembershipFilter, Mergeable<CountingBloomFilter> {
+public final class CountingBloomFilter implements BoundedFilter, Mergeable<CountingBloomFilter> {
 
   /** The default counter width in bits. */
   public static final int DEFAULT_COUNTER_BITS = 4;
@@ -142,7 +143,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   static {
-    KindAccess.register(new KindAccess.Counting() {
+    KindAccess.register(CountingBloomFilter.class, new KindAccess.Counting<CountingBloomFilter>() {
       @Override
       public CountingBloomFilter restore(HashProtocol protocol, byte[] seed, long counters, int hashes,
           int counterBits, long insertedCount, KindAccess.WordSource words) throws IOException {
@@ -384,6 +385,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }
@@ -434,6 +436,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   /** Adds minus successful removes (items believed present, with multiplicity). */
+  @Override
   public long insertedCount() {
     return Math.max(0, insertedCount.sum());
   }
@@ -465,6 +468,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
    * BloomMath#capacityForHashes} of its m counters and k): at least the n that {@link #create(long, double)} was
    * given.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(counters, hashes);
   }
@@ -473,6 +477,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
    * Whether {@link #insertedCount()} (adds minus removes, which this kind tracks exactly) has reached 80% of
    * {@link #capacity()}. O(1).
    */
+  @Override
   public boolean isNearCapacity() {
     return insertedCount() >= 0.8 * capacity();
   }
@@ -490,7 +495,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   public BloomFilter toBloomFilter() {
     long[] next = {0};
     try {
-      return KindAccess.classic().restore(
+      return KindAccess.classic(BloomFilter.class).restore(
           protocol,
           seed,
           counters,
@@ -519,7 +524,7 @@ public final class CountingBloomFilter implements MembershipFilter, Mergeable<Co
   }
 
   private IncompatibleFilterException incompatibility(CountingBloomFilter other) {
-    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(
+    IncompatibleFilterException mismatch = FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "counter count m", protocol, seed, counters, hashes, other.protocol, other.seed, other.counters, other.hashes);
     if (mismatch == null && other.counterBits != counterBits) {
       return new IncompatibleFilterException("counter width", counterBits, other.counterBits);

@@ -7,8 +7,8 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.internal.ClassicProbe;
 import io.bloomery.internal.FilterCompatibility;
-import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.KindAccess.WordSource;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
 import io.bloomery.internal.Utf8Scratch;
 import io.bloomery.sizing.BloomMath;
@@ -85,7 +85,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Persistence.</b> Everything that places a bit (protocol, seed, m, k) is recorded by {@code
  * io.bloomery.format.FilterFormat}, which rebuilds a filter from those and its words.
  */
-public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilter> {
+public final class BloomFilter implements BoundedFilter, Mergeable<BloomFilter> {
 
   /** The largest supported bit count m (2^40 bits, a 128 GiB bitmap). */
   public static final long MAX_BITS = 1L << 40;
@@ -108,7 +108,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   static {
-    KindAccess.register(new KindAccess.Classic() {
+    KindAccess.register(BloomFilter.class, new KindAccess.Classic<BloomFilter>() {
       @Override
       public BloomFilter restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount,
           WordSource words) throws IOException {
@@ -710,6 +710,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   /** The identifier of the hash protocol that places this filter's positions, as recorded in its format. */
+  @Override
   public ProtocolId protocolId() {
     return protocol.id();
   }
@@ -755,6 +756,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * merged in. Re-inserting an item does not count; an item present in two merged filters counts
    * twice, so after merges this is an upper bound on distinct items added.
    */
+  @Override
   public long insertedCount() {
     return inserted.sum() + (long) WRITER_INSERTED.getOpaque(this);
   }
@@ -796,11 +798,13 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
    * requested number, and above it only by the rounding of k: 1,000,000 at 1% gives m = 9,585,059,
    * k = 7 (optimum 6.64) and a capacity of 1,022,131, where the model rate is 1.11%.
    */
+  @Override
   public long capacity() {
     return BloomMath.capacityForHashes(bits, hashes);
   }
 
   /** Whether the estimated cardinality has reached 80% of {@link #capacity()}. */
+  @Override
   public boolean isNearCapacity() {
     long estimated = estimatedCardinality();
     return estimated >= 0.8 * capacity();
@@ -816,7 +820,7 @@ public final class BloomFilter implements MembershipFilter, Mergeable<BloomFilte
   }
 
   private IncompatibleFilterException incompatibility(BloomFilter other) {
-    return FilterCompatibility.mismatch(
+    return FilterCompatibility.mismatch(IncompatibleFilterException::new,
         "bit count m", protocol, seed, bits, hashes, other.protocol, other.seed, other.bits, other.hashes);
   }
 

@@ -31,7 +31,9 @@ public enum FilterKind {
   /** Static binary fuse filter (8- or 16-bit fingerprints), built once from a whole set. */
   BINARY_FUSE(11, "binary-fuse"),
   /** A scaling chain of blocked layers (RedisBloom's growth rules, one cache line per key per layer). */
-  SCALABLE_BLOCKED_BLOOM(12, "scalable-blocked");
+  SCALABLE_BLOCKED_BLOOM(12, "scalable-blocked"),
+  /** Merging t-digest of doubles (RedisBloom TDIGEST semantics): quantiles, ranks, CDF, trimmed mean. */
+  T_DIGEST(13, "t-digest");
 
   private final int code;
   private final String kindName;

@@ -19,8 +19,8 @@ import java.util.function.IntPredicate;
  * the argument.
  *
  * <p><b>Errors.</b> Every kind reports a bad parameter (a size, rate or count out of range) with an {@link
- * IllegalArgumentException} or a subclass of it ({@link IncompatibleFilterException} for a merge, the RedisBloom
- * kinds' {@code RedisBloomException}); bytes that are not a filter raise {@code FilterFormatException}, an {@code
+ * IllegalArgumentException} or a subclass of it ({@link IncompatibleFilterException} for a merge, {@link
+ * FilterTooLargeException} for a filter the heap cannot hold, {@link DumpRejectedException} for a dump piece); bytes that are not a filter raise {@code FilterFormatException}, an {@code
  * IOException}. A filter that cannot take another item throws {@link FilterFullException}. Kinds that combine implement {@link
  * Mergeable}, with one set of rules for {@code null}, self-merges and mismatches.
  *
@@ -39,6 +39,12 @@ public interface MembershipFilter extends Summary {
   /** The layout of this filter. */
   @Override
   FilterKind kind();
+
+  /**
+   * The number of items this filter counts as added, as its kind defines it (its javadoc says whether re-adding an
+   * item or merging counts); never negative. For a static kind, the number of items it was built from.
+   */
+  long insertedCount();
 
   /**
    * Adds an item.

@@ -37,8 +37,8 @@ final class AgePartitionedBody {
 
   static FilterFormat.BodyWriter writer(AgePartitionedFilter filter) {
     // the live generations, streamed in place: adds during the write may show (a rolling snapshot)
-    AgePartitionedFilter.Snapshot snapshot = KindAccess.aging().liveGenerations(filter);
-    KindAccess.Classic access = KindAccess.classic();
+    AgePartitionedFilter.Snapshot snapshot = KindAccess.aging(AgePartitionedFilter.class, AgePartitionedFilter.Snapshot.class).liveGenerations(filter);
+    KindAccess.Classic<BloomFilter> access = KindAccess.classic(BloomFilter.class);
     long words = (filter.bitsPerGeneration() + 63) >>> 6;
     long length = FIXED_LENGTH + (long) snapshot.size() * (Long.BYTES + Long.BYTES * words);
     return BodyWriters.of(FilterKind.AGE_PARTITIONED_BLOOM, filter.protocolId(), filter.seed(), length, out -> {
@@ -99,7 +99,7 @@ final class AgePartitionedBody {
     HashProtocol protocol = envelope.checkedProtocol(f.bits(), f.hashes());
     FormatReader.WordStream[] current = {null};
     try {
-      return KindAccess.aging().restore(
+      return KindAccess.aging(AgePartitionedFilter.class, AgePartitionedFilter.Snapshot.class).restore(
           protocol, envelope.seed(), f.bits(), f.hashes(), f.generations(), f.span(), f.newest(), System::currentTimeMillis,
           new KindAccess.GenerationSource() {
             @Override

@@ -34,7 +34,7 @@ final class BinaryFuseBody {
   static FilterFormat.BodyWriter writer(BinaryFuseFilter filter) {
     int width = filter.fingerprintBits() / 8;
     long slots = filter.slotCount();
-    KindAccess.Fuse access = KindAccess.fuse();
+    KindAccess.Fuse<BinaryFuseFilter> access = KindAccess.fuse(BinaryFuseFilter.class);
     return BodyWriters.of(FilterKind.BINARY_FUSE, ProtocolId.XXH3_FUSE_V1, new byte[0], FIXED_LENGTH + width * slots,
         out -> {
           out.u8(filter.fingerprintBits());
@@ -120,7 +120,7 @@ final class BinaryFuseBody {
       }
     }
     try {
-      return KindAccess.fuse().restore(fields.bits(), fields.seed(), fields.segmentLength(), fields.segmentCount(),
+      return KindAccess.fuse(BinaryFuseFilter.class).restore(fields.bits(), fields.seed(), fields.segmentLength(), fields.segmentCount(),
           fields.keys(), eight, sixteen);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("binary fuse filter rejected by BinaryFuseFilter.restore: " + e.getMessage(), e);

@@ -30,7 +30,7 @@ final class BlockedBloomBody {
 
   /** A writer for {@code filter}'s body recording {@code insertedCount}, fed from the filter's words. */
   static FilterFormat.BodyWriter writer(BlockedBloomFilter filter, long insertedCount) {
-    KindAccess.Blocked access = KindAccess.blocked();
+    KindAccess.Blocked<BlockedBloomFilter> access = KindAccess.blocked(BlockedBloomFilter.class);
     long[] next = {0};
     return streamingWriter(filter.seed(), filter.blockCount(), filter.hashCount(), insertedCount,
         () -> access.word(filter, next[0]++));
@@ -98,7 +98,7 @@ final class BlockedBloomBody {
     Fields fields = readFields(envelope, in);
     FormatReader.WordStream payload = in.words(fields.blocks() * 8, "payload");
     try {
-      return KindAccess.blocked().restore(envelope.seed(), fields.blocks(), fields.hashes(), fields.inserted(), payload::next);
+      return KindAccess.blocked(BlockedBloomFilter.class).restore(envelope.seed(), fields.blocks(), fields.hashes(), fields.inserted(), payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("blocked filter rejected: " + e.getMessage(), e);
     }

@@ -59,7 +59,7 @@ final class ClassicBloomBody {
    * writer below, fed from the filter's words.
    */
   static FilterFormat.BodyWriter writer(BloomFilter filter, long insertedCount) {
-    KindAccess.Classic access = KindAccess.classic();
+    KindAccess.Classic<BloomFilter> access = KindAccess.classic(BloomFilter.class);
     long[] next = {0};
     return streamingWriter(filter.hashProtocol(), filter.seed(), filter.bitSize(), filter.hashCount(), insertedCount,
         () -> access.word(filter, next[0]++));
@@ -134,7 +134,7 @@ final class ClassicBloomBody {
     long padding = ~lastWordMask(fields.bits());
     long payloadOffset = in.position();
     try {
-      return KindAccess.classic().restore(
+      return KindAccess.classic(BloomFilter.class).restore(
           protocol,
           envelope.seed(),
           fields.bits(),

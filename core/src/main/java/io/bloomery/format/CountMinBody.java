@@ -2,8 +2,8 @@ package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
-import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.internal.KindAccess;
+import io.bloomery.sketch.CountMinSketch;
 import java.io.IOException;
 import java.util.Map;
 
@@ -29,7 +29,7 @@ final class CountMinBody {
   static FilterFormat.BodyWriter writer(CountMinSketch sketch) {
     long cells = sketch.width() * sketch.depth();
     long length = FIXED_LENGTH + Long.BYTES * ((cells + 1) / 2);
-    KindAccess.CountMin access = KindAccess.countMin();
+    KindAccess.CountMin<CountMinSketch> access = KindAccess.countMin(CountMinSketch.class);
     return BodyWriters.of(FilterKind.COUNT_MIN_SKETCH, ProtocolId.REDISBLOOM_MURMUR2, new byte[0], length, out -> {
       out.u64(sketch.width());
       out.u64(sketch.depth());
@@ -76,7 +76,7 @@ final class CountMinBody {
     FormatReader.WordStream payload = in.words(f.words(), "counters");
     long[] state = {0, 0}; // next cell, current word
     try {
-      return KindAccess.countMin().restore(f.width(), f.depth(), f.count(), () -> {
+      return KindAccess.countMin(CountMinSketch.class).restore(f.width(), f.depth(), f.count(), () -> {
         long cell = state[0]++;
         if ((cell & 1) == 0) {
           state[1] = payload.next();

@@ -30,7 +30,7 @@ final class CountingBloomBody {
   private CountingBloomBody() {}
 
   static FilterFormat.BodyWriter writer(CountingBloomFilter filter) {
-    KindAccess.Counting access = KindAccess.counting();
+    KindAccess.Counting<CountingBloomFilter> access = KindAccess.counting(CountingBloomFilter.class);
     long words = access.wordCount(filter);
     return BodyWriters.of(
         FilterKind.COUNTING_BLOOM, filter.protocolId(), filter.seed(), FIXED_LENGTH + Long.BYTES * words, out -> {
@@ -92,7 +92,7 @@ final class CountingBloomBody {
     HashProtocol protocol = envelope.checkedProtocol(f.counters(), f.hashes());
     FormatReader.WordStream payload = in.words(f.words(), "counters");
     try {
-      return KindAccess.counting().restore(protocol, envelope.seed(), f.counters(), f.hashes(), f.width(), f.items(), payload::next);
+      return KindAccess.counting(CountingBloomFilter.class).restore(protocol, envelope.seed(), f.counters(), f.hashes(), f.width(), f.items(), payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("counting filter rejected by CountingBloomFilter.restore: " + e.getMessage(), e);
     }

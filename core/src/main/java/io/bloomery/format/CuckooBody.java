@@ -1,9 +1,9 @@
 package io.bloomery.format;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -44,7 +44,7 @@ final class CuckooBody {
   static FilterFormat.BodyWriter writer(CuckooFilter filter) {
     long payload = RedisBloomDump.cuckooPayloadBytes(RedisBloomDump.cuckooHeader(filter));
     return RedisBloomBodies.writer(FilterKind.CUCKOO, RedisBloomDump.CF_HEADER_BYTES + payload, out ->
-        KindAccess.redisBloomDumps().holdingWriters(filter, () -> {
+        KindAccess.cuckooDumps(CuckooFilter.class).holdingWriters(filter, () -> {
           byte[] header = RedisBloomDump.cuckooHeader(filter);
           if (RedisBloomDump.cuckooPayloadBytes(header) != payload) {
             throw new java.util.ConcurrentModificationException(
@@ -86,9 +86,9 @@ final class CuckooBody {
     long payload;
     try {
       payload = RedisBloomDump.cuckooPayloadBytes(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("cuckoo header at offset " + offset
-          + ": RedisBloom's integrity checks reject it (" + e.reply() + ")", e);
+          + ": RedisBloom's integrity checks reject it (" + e.getMessage() + ")", e);
     }
     envelope.requireBodyLength(header.length + payload, payload + " slots");
     return header;
@@ -110,9 +110,9 @@ final class CuckooBody {
     CuckooFilter filter;
     try {
       filter = RedisBloomDump.loadCuckooHeader(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("cuckoo filter of " + RedisBloomDump.cuckooPayloadBytes(header)
-          + " slots does not fit in this JVM's heap (" + e.reply() + ")", e);
+          + " slots does not fit in this JVM's heap (" + e.getMessage() + ")", e);
     }
     forEachPiece(filter, (offset, length) ->
         RedisBloomDump.loadChunk(filter, offset + length + 1, in.bytes(length, "cuckoo payload")));

@@ -1,20 +1,21 @@
 package io.bloomery.format;
 
 import io.bloomery.aging.AgePartitionedFilter;
-import io.bloomery.counting.CountingBloomFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
+import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
+import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.ProtocolId;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
@@ -528,6 +529,8 @@ public final class FilterFormat {
         return CountMinBody.writer(as(CountMinSketch.class, filter, kind));
       case TOP_K:
         return TopKBody.writer(as(TopK.class, filter, kind));
+      case T_DIGEST:
+        return TDigestBody.writer(as(TDigest.class, filter, kind));
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.writer(as(AgePartitionedFilter.class, filter, kind));
       case BLOCKED_BLOOM:
@@ -560,6 +563,8 @@ public final class FilterFormat {
         return CountMinBody.read(envelope, reader);
       case TOP_K:
         return TopKBody.read(envelope, reader);
+      case T_DIGEST:
+        return TDigestBody.read(envelope, reader);
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedBody.read(envelope, reader);
       case BLOCKED_BLOOM:
@@ -595,6 +600,9 @@ public final class FilterFormat {
         break;
       case TOP_K:
         TopKBody.describe(envelope, reader, parameters);
+        break;
+      case T_DIGEST:
+        TDigestBody.describe(envelope, reader, parameters);
         break;
       case AGE_PARTITIONED_BLOOM:
         AgePartitionedBody.describe(envelope, reader, parameters);
@@ -645,6 +653,8 @@ public final class FilterFormat {
         return CountMinSketch.class;
       case TOP_K:
         return TopK.class;
+      case T_DIGEST:
+        return TDigest.class;
       case AGE_PARTITIONED_BLOOM:
         return AgePartitionedFilter.class;
       case BINARY_FUSE:

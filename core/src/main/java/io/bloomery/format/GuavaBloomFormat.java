@@ -110,7 +110,7 @@ public final class GuavaBloomFormat {
     Objects.requireNonNull(out, "out");
     requireGuavaProtocol(filter);
     FormatWriter writer = new FormatWriter(out, ByteOrder.BIG_ENDIAN);
-    KindAccess.Classic access = KindAccess.classic();
+    KindAccess.Classic<BloomFilter> access = KindAccess.classic(BloomFilter.class);
     long words = access.wordCount(filter);
     writer.u8(MURMUR128_MITZ_64_ORDINAL);
     writer.u8(filter.hashCount());
@@ -126,7 +126,7 @@ public final class GuavaBloomFormat {
     Objects.requireNonNull(filter, "filter");
     requireGuavaProtocol(filter);
     return FormatWriter.toBytes(
-        HEADER_LENGTH + Long.BYTES * KindAccess.classic().wordCount(filter), "Guava filter", out -> write(filter, out));
+        HEADER_LENGTH + Long.BYTES * KindAccess.classic(BloomFilter.class).wordCount(filter), "Guava filter", out -> write(filter, out));
   }
 
   private static void requireGuavaProtocol(BloomFilter filter) {
@@ -176,7 +176,7 @@ public final class GuavaBloomFormat {
         left -= chunk.length;
       }
       long[] position = {0};
-      return KindAccess.classic().restore(
+      return KindAccess.classic(BloomFilter.class).restore(
           protocol,
           new byte[0],
           bits,

@@ -167,7 +167,7 @@ public final class MappedBlockedBloomFilter extends MappedViews implements Mappe
   @Override
   public BlockedBloomFilter toHeap() {
     try {
-      return KindAccess.blocked().restore(placement.seed(), blocks, hashes, inserted, words.source());
+      return KindAccess.blocked(BlockedBloomFilter.class).restore(placement.seed(), blocks, hashes, inserted, words.source());
     } catch (IOException e) {
       throw new AssertionError("reading mapped words cannot fail with an IOException", e);
     }

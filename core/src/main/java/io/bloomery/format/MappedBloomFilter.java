@@ -191,7 +191,7 @@ public final class MappedBloomFilter extends MappedViews implements MappedFilter
   @Override
   public BloomFilter toHeap() {
     try {
-      return KindAccess.classic().restore(protocol, seed, bits, hashes, inserted, words.source());
+      return KindAccess.classic(BloomFilter.class).restore(protocol, seed, bits, hashes, inserted, words.source());
     } catch (IOException e) {
       throw new AssertionError("reading mapped words cannot fail with an IOException", e);
     }

@@ -1,5 +1,6 @@
 package io.bloomery.format;
 
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.ProtocolId;
 
@@ -34,7 +35,7 @@ import io.bloomery.hash.ProtocolId;
  *
  * <p><b>Thread-safety.</b> Immutable: every method may be called from any number of threads.
  */
-public sealed interface MappedFilter extends MembershipFilter permits MappedBloomFilter, MappedBlockedBloomFilter {
+public sealed interface MappedFilter extends BoundedFilter permits MappedBloomFilter, MappedBlockedBloomFilter {
 
   /** How much of the envelope {@link FilterFormat#map(java.nio.file.Path, Verification)} checks when opening. */
   enum Verification {

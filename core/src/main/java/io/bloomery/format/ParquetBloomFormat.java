@@ -66,7 +66,7 @@ public final class ParquetBloomFormat {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(out, "out");
     out.write(header(filter.byteSize()));
-    KindAccess.splitBlock().writeBitset(filter, out);
+    KindAccess.splitBlock(SplitBlockBloomFilter.class).writeBitset(filter, out);
   }
 
   /** Header and bitset as one array. */
@@ -113,7 +113,7 @@ public final class ParquetBloomFormat {
     Objects.requireNonNull(in, "in");
     int numBytes = readHeader(in);
     try {
-      return KindAccess.splitBlock().restoreBitset(numBytes, 0, in);
+      return KindAccess.splitBlock(SplitBlockBloomFilter.class).restoreBitset(numBytes, 0, in);
     } catch (EOFException e) {
       throw new FilterFormatException("Parquet Bloom bitset truncated: header says " + numBytes + " bytes", e);
     }
@@ -133,7 +133,7 @@ public final class ParquetBloomFormat {
         throw new FilterFormatException(
             "Parquet Bloom bitset truncated: header says " + numBytes + " bytes, " + in.available() + " remain");
       }
-      SplitBlockBloomFilter filter = KindAccess.splitBlock().restoreBitset(numBytes, 0, in);
+      SplitBlockBloomFilter filter = KindAccess.splitBlock(SplitBlockBloomFilter.class).restoreBitset(numBytes, 0, in);
       if (in.available() != 0) {
         throw new FilterFormatException("expected the bitset to end the input, found " + in.available() + " trailing bytes");
       }

@@ -3,6 +3,7 @@ package io.bloomery.format;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -41,7 +42,7 @@ public final class RedisBloomArrays {
     Objects.requireNonNull(sketch, "sketch");
     long cells = sketch.width() * sketch.depth();
     ByteBuffer out = allocate(cells, Integer.BYTES, "count-min counters");
-    KindAccess.CountMin access = KindAccess.countMin();
+    KindAccess.CountMin<CountMinSketch> access = KindAccess.countMin(CountMinSketch.class);
     for (long i = 0; i < cells; i++) {
       out.putInt((int) access.counterAt(sketch, i));
     }
@@ -64,7 +65,7 @@ public final class RedisBloomArrays {
     }
     ByteBuffer in = ByteBuffer.wrap(counters).order(ByteOrder.LITTLE_ENDIAN);
     try {
-      return KindAccess.countMin().restore(width, depth, count, () -> in.getInt() & 0xFFFF_FFFFL);
+      return KindAccess.countMin(CountMinSketch.class).restore(width, depth, count, () -> in.getInt() & 0xFFFF_FFFFL);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("reading an array cannot fail", e);
     }
@@ -75,7 +76,7 @@ public final class RedisBloomArrays {
     Objects.requireNonNull(topK, "topK");
     long cells = topK.width() * topK.depth();
     ByteBuffer out = allocate(cells, TOPK_BUCKET_BYTES, "top-k buckets");
-    KindAccess.TopKs access = KindAccess.topK();
+    KindAccess.TopKs<TopK, DecayRandom> access = KindAccess.topK(TopK.class, DecayRandom.class);
     for (long i = 0; i < cells; i++) {
       out.putInt(access.bucketFingerprint(topK, i));
       out.putInt((int) access.bucketCount(topK, i));
@@ -87,7 +88,7 @@ public final class RedisBloomArrays {
   public static byte[] topKHeap(TopK topK) {
     Objects.requireNonNull(topK, "topK");
     ByteBuffer out = allocate(topK.k(), HEAP_BUCKET_BYTES, "top-k heap");
-    KindAccess.TopKs access = KindAccess.topK();
+    KindAccess.TopKs<TopK, DecayRandom> access = KindAccess.topK(TopK.class, DecayRandom.class);
     for (int slot = 0; slot < topK.k(); slot++) {
       byte[] item = access.heapItem(topK, slot);
       out.putInt(item == null ? 0 : io.bloomery.hash.MurmurHash2.hash32(item, 0, item.length, TopK.FINGERPRINT_SEED));
@@ -103,7 +104,7 @@ public final class RedisBloomArrays {
   public static byte[] topKItem(TopK topK, int slot) {
     Objects.requireNonNull(topK, "topK");
     Objects.checkIndex(slot, (int) topK.k());
-    byte[] item = KindAccess.topK().heapItem(topK, slot);
+    byte[] item = KindAccess.topK(TopK.class, DecayRandom.class).heapItem(topK, slot);
     return item == null ? null : item.clone();
   }
 
@@ -134,7 +135,7 @@ public final class RedisBloomArrays {
     ByteBuffer bucketsIn = ByteBuffer.wrap(buckets).order(ByteOrder.LITTLE_ENDIAN);
     ByteBuffer heapIn = ByteBuffer.wrap(heap).order(ByteOrder.LITTLE_ENDIAN);
     try {
-      return KindAccess.topK().restore(k, width, depth, decay, random, new KindAccess.TopKStateSource() {
+      return KindAccess.topK(TopK.class, DecayRandom.class).restore(k, width, depth, decay, random, new KindAccess.TopKStateSource() {
         private int slot;
 
         @Override
@@ -170,5 +171,25 @@ public final class RedisBloomArrays {
           + " bytes pass the largest array, " + MAX_ARRAY_BYTES + " bytes");
     }
     return ByteBuffer.allocate((int) (elements * elementBytes)).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** A t-digest's fields as RedisBloom's {@code TDigestRdbSave} writes them, after compressing. */
+  public record TDigestFields(double min, double max, double[] means, long[] weights) {}
+
+  /** Compresses {@code digest} (as RedisBloom does before saving) and returns its fields. */
+  public static TDigestFields tDigest(TDigest digest) {
+    KindAccess.tDigest(TDigest.class).compress(digest);
+    KindAccess.TDigestState state = KindAccess.tDigest(TDigest.class).state(digest);
+    return new TDigestFields(state.min(), state.max(), state.means(), state.weights());
+  }
+
+  /**
+   * A compressed t-digest from RedisBloom's saved fields: every centroid merged.
+   *
+   * @throws IllegalArgumentException if the fields are not a valid digest
+   */
+  public static TDigest tDigest(long compression, double min, double max, long totalCompressions, double[] means,
+      long[] weights) {
+    return KindAccess.tDigest(TDigest.class).restore(compression, min, max, totalCompressions, means.length, means, weights);
   }
 }

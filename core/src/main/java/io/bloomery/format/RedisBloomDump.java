@@ -1,11 +1,10 @@
 package io.bloomery.format;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.KindAccess.DumpChunk;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -39,13 +38,13 @@ import java.util.function.LongFunction;
  *
  * <p><b>Loading</b> validates the whole header, including the total size against the maximum heap, before allocating
  * anything (an allocation the heap cannot hold even after a collection is refused too, keeping nothing), and
- * rejects inconsistent chunks with RedisBloom's error texts ({@link RedisBloomException}). Where RedisBloom accepts
+ * rejects inconsistent headers and chunks with a {@link DumpRejectedException} whose reason says what was wrong. Where RedisBloom accepts
  * a crafted value only through C undefined behaviour or writes a chunk that starts past the end into the last
  * sub-filter, we refuse it; everything a real SCANDUMP produces loads.
  */
 public final class RedisBloomDump {
-  /* The byte-level work runs beside the layers and tables it reads and fills (io.bloomery.redisbloom's
-   * package-private DumpCodec), reached through io.bloomery.internal.KindAccess; this class is its API. */
+  /* The byte-level work runs beside the layers and tables it reads and fills (the package-private
+   * ScalableDumpCodec and CuckooDumpCodec), reached through io.bloomery.internal.KindAccess; this class is its API. */
 
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
   public static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
@@ -69,8 +68,12 @@ public final class RedisBloomDump {
     }
   }
 
-  private static KindAccess.RedisBloomDumps codec() {
-    return KindAccess.redisBloomDumps();
+  private static KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen> codec() {
+    return KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class);
+  }
+
+  private static KindAccess.CuckooDumps<CuckooFilter> cuckooCodec() {
+    return KindAccess.cuckooDumps(CuckooFilter.class);
   }
 
   private static Chunk chunk(DumpChunk reply) {
@@ -113,7 +116,7 @@ public final class RedisBloomDump {
    * {@code BF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's layers, to be filled
    * by {@link #loadChunk(ScalableBloomFilter, long, byte[])}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} for a header RedisBloom rejects (wrong
+   * @throws DumpRejectedException for a header RedisBloom rejects (wrong
    *     length, no layers, a layer failing RedisBloom's integrity checks, unknown option bits, item counts that do
    *     not add up) or whose layers do not fit in the heap; nothing is kept in that case
    */
@@ -125,7 +128,7 @@ public final class RedisBloomDump {
    * The bytes of bit arrays that follow a BF header (Σ layer bytes), after every check {@link #loadHeader} makes
    * except the heap check, and without allocating.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} as {@link #loadHeader}
+   * @throws DumpRejectedException as {@link #loadHeader}
    */
   public static long bloomPayloadBytes(byte[] header) {
     return codec().bloomPayloadBytes(header);
@@ -135,9 +138,9 @@ public final class RedisBloomDump {
    * {@code BF.LOADCHUNK key iterator data} on an existing filter: copies {@code data} to byte offset
    * {@code iterator - data.length - 1} of the concatenated layers.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#BF_BAD_DATA} if {@code iterator <= 0} or
-   *     {@code iterator < data.length} (this includes re-sending a header), {@value RedisBloomErrors#BF_NO_LINK} if
-   *     no layer holds that offset, {@value RedisBloomErrors#BF_CHUNK_TOO_BIG} if the chunk crosses the layer's end
+   * @throws DumpRejectedException {@code POSITION} if {@code iterator <= 0} or {@code iterator < data.length} (this
+   *     includes re-sending a header), {@code NO_LAYER_AT_OFFSET} if no layer holds that offset, {@code
+   *     PAST_LAYER_END} if the chunk crosses the layer's end
    */
   public static void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data) {
     codec().loadChunk(filter, iterator, data);
@@ -147,7 +150,8 @@ public final class RedisBloomDump {
   public static ScalableBloomFilter loadBloom(List<Chunk> chunks) {
     Objects.requireNonNull(chunks, "chunks");
     if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw new RedisBloomException(RedisBloomErrors.BF_BAD_DATA);
+      throw new DumpRejectedException(DumpRejectedException.Reason.POSITION,
+          "a dump starts with the header reply (iterator 1)");
     }
     ScalableBloomFilter filter = loadHeader(chunks.get(0).data());
     for (Chunk chunk : chunks.subList(1, chunks.size())) {
@@ -161,10 +165,10 @@ public final class RedisBloomDump {
   /**
    * {@code CF.SCANDUMP key position}.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} if {@code position < 0}
+   * @throws DumpRejectedException {@code POSITION} if {@code position < 0}
    */
   public static Chunk scanDump(CuckooFilter filter, long position) {
-    return chunk(codec().scanDump(filter, position));
+    return chunk(cuckooCodec().scanDump(filter, position));
   }
 
   /** Every reply of a full CF dump up to (not including) the end reply; empty for a filter without items. */
@@ -181,55 +185,56 @@ public final class RedisBloomDump {
    * @throws IllegalArgumentException if the range does not lie inside one sub-filter or {@code into}
    */
   public static void cuckooSlots(CuckooFilter filter, long offset, byte[] into, int length) {
-    codec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
+    cuckooCodec().copyCuckooSlots(Objects.requireNonNull(filter, "filter"), offset, into, length);
   }
 
   /** The 38-byte CF header, whether or not the filter is empty. */
   public static byte[] cuckooHeader(CuckooFilter filter) {
-    return codec().cuckooHeader(Objects.requireNonNull(filter, "filter"));
+    return cuckooCodec().cuckooHeader(Objects.requireNonNull(filter, "filter"));
   }
 
   /**
    * {@code CF.LOADCHUNK key 1 header} on a missing key: a zero-filled filter with the header's sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_HEADER} if the header is not 38 bytes,
-   *     {@value RedisBloomErrors#CF_COULD_NOT_CREATE_FROM_HEADER} if it fails RedisBloom's integrity checks (bucket
+   * @throws DumpRejectedException {@code HEADER_LENGTH} if the header is not 38 bytes, {@code HEADER_INVALID} if
+   *     it fails RedisBloom's integrity checks (bucket
    *     size [1,255], sub-filters [1,65535], iterations [1,65535], expansion [0,32768], no expansion 0 with several
    *     sub-filters, bucket count a power of two below 2^56) or does not fit in the heap; nothing is kept then
    */
   public static CuckooFilter loadCuckooHeader(byte[] header) {
-    return codec().loadCuckooHeader(header);
+    return cuckooCodec().loadCuckooHeader(header);
   }
 
   /**
    * The slot bytes that follow a CF header (Σ buckets × bucket size), after every check
    * {@link #loadCuckooHeader} makes except the heap check, and without allocating.
    *
-   * @throws RedisBloomException as {@link #loadCuckooHeader}
+   * @throws DumpRejectedException as {@link #loadCuckooHeader}
    */
   public static long cuckooPayloadBytes(byte[] header) {
-    return codec().cuckooPayloadBytes(header);
+    return cuckooCodec().cuckooPayloadBytes(header);
   }
 
   /**
    * {@code CF.LOADCHUNK key position data} on an existing filter: copies {@code data} to slot offset
    * {@code position - data.length - 1} of the concatenated sub-filters.
    *
-   * @throws RedisBloomException {@value RedisBloomErrors#CF_INVALID_POSITION} for position 0,
-   *     {@value RedisBloomErrors#ITEM_EXISTS} for position 1 (a header sent to an existing key),
-   *     {@value RedisBloomErrors#CF_COULD_NOT_LOAD_CHUNK} for an empty chunk or one that does not lie inside one
+   * @throws DumpRejectedException {@code POSITION} for position 0, {@code HEADER_AGAIN} for position 1 (a header
+   *     sent to an existing key), {@code NO_LAYER_AT_OFFSET} or {@code PAST_LAYER_END} for an empty chunk or one that
+   *     does not lie inside one
    *     sub-filter (an offset past the end counts, as in RedisBloom, from the start of the last sub-filter with
    *     the remainder left after subtracting every sub-filter's size)
    */
   public static void loadChunk(CuckooFilter filter, long position, byte[] data) {
-    codec().loadChunk(filter, position, data);
+    cuckooCodec().loadChunk(filter, position, data);
   }
 
   /** Rebuilds a CF from a complete dump: the header reply (iterator 1) followed by every chunk reply. */
   public static CuckooFilter loadCuckoo(List<Chunk> chunks) {
     Objects.requireNonNull(chunks, "chunks");
     if (chunks.isEmpty() || chunks.get(0).iterator() != 1) {
-      throw new RedisBloomException(RedisBloomErrors.CF_INVALID_HEADER);
+      throw new DumpRejectedException(DumpRejectedException.Reason.POSITION,
+          "a dump starts with the header reply (position 1)");
     }
     CuckooFilter filter = loadCuckooHeader(chunks.get(0).data());
     for (Chunk chunk : chunks.subList(1, chunks.size())) {

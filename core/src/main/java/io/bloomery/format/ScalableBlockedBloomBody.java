@@ -37,13 +37,13 @@ final class ScalableBlockedBloomBody {
   private ScalableBlockedBloomBody() {}
 
   static FilterFormat.BodyWriter writer(ScalableBlockedBloomFilter filter) {
-    KindAccess.ChainState chain = KindAccess.scalableBlocked().layers(filter);
+    KindAccess.ChainState<BlockedBloomFilter> chain = KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class).layers(filter);
     BlockedBloomFilter[] layers = chain.layers();
     long length = FIXED_LENGTH + (long) LAYER_HEADER * layers.length;
     for (BlockedBloomFilter layer : layers) {
       length += layer.bitSize() / 8;
     }
-    KindAccess.Blocked words = KindAccess.blocked();
+    KindAccess.Blocked<BlockedBloomFilter> words = KindAccess.blocked(BlockedBloomFilter.class);
     return BodyWriters.of(FilterKind.SCALABLE_BLOCKED_BLOOM, ProtocolId.XXH3_BLOCKED_V1, filter.seed(), length, out -> {
       out.u32(filter.expansion());
       out.u64(Double.doubleToRawLongBits(filter.errorRate()));
@@ -99,7 +99,7 @@ final class ScalableBlockedBloomBody {
       payload += 64 * blocks[i]; // n <= 1024 layers of < 2^34 bytes: no overflow
     }
     try {
-      KindAccess.scalableBlocked().checkChain(expansion, errorRate, capacities);
+      KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class).checkChain(expansion, errorRate, capacities);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("scaling blocked chain rejected: " + e.getMessage(), e);
     }
@@ -131,10 +131,10 @@ final class ScalableBlockedBloomBody {
     try {
       for (int i = 0; i < n; i++) {
         FormatReader.WordStream words = in.words(header.blocks()[i] * 8, "layer " + i + " payload");
-        layers[i] = KindAccess.blocked().restore(envelope.seed(), header.blocks()[i], header.hashes()[i], 0, words::next);
+        layers[i] = KindAccess.blocked(BlockedBloomFilter.class).restore(envelope.seed(), header.blocks()[i], header.hashes()[i], 0, words::next);
       }
-      return KindAccess.scalableBlocked().restore(envelope.seed(), header.expansion(), header.errorRate(),
-          new KindAccess.ChainState(layers, header.capacities(), header.sizes()));
+      return KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class).restore(envelope.seed(), header.expansion(), header.errorRate(),
+          new KindAccess.ChainState<>(layers, header.capacities(), header.sizes()));
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("scaling blocked filter rejected: " + e.getMessage(), e);
     }

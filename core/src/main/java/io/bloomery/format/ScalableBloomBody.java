@@ -1,9 +1,9 @@
 package io.bloomery.format;
 
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.internal.KindAccess;
-import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import java.io.IOException;
 import java.util.Map;
 
@@ -39,13 +39,13 @@ final class ScalableBloomBody {
    * adds made during the write may show in the payload (a rolling snapshot, as {@link FilterFormat} promises).
    */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter filter) {
-    return writer(KindAccess.redisBloomDumps().rollingView(filter));
+    return writer(KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class).rollingView(filter));
   }
 
   /** Streams a view: exactly the filter as it was when the view was taken. */
   static FilterFormat.BodyWriter writer(ScalableBloomFilter.Frozen view) {
-    KindAccess.RedisBloomDumps dumps = KindAccess.redisBloomDumps();
-    byte[] header = dumps.bloomHeader(view);
+    KindAccess.ScalableDumps<ScalableBloomFilter, ScalableBloomFilter.Frozen> dumps = KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class);
+    byte[] header = dumps.viewHeader(view);
     long payload = RedisBloomDump.bloomPayloadBytes(header);
     return RedisBloomBodies.writer(FilterKind.SCALABLE_BLOOM, header.length + payload, out -> {
       out.bytes(header);
@@ -77,9 +77,9 @@ final class ScalableBloomBody {
     long payload;
     try {
       payload = RedisBloomDump.bloomPayloadBytes(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("scalable header at offset " + offset
-          + ": RedisBloom's integrity checks reject it (" + e.reply() + ")", e);
+          + ": RedisBloom's integrity checks reject it (" + e.getMessage() + ")", e);
     }
     envelope.requireBodyLength(header.length + payload, layers + " layers holding " + payload + " bytes");
     return header;
@@ -100,9 +100,9 @@ final class ScalableBloomBody {
     ScalableBloomFilter filter;
     try {
       filter = RedisBloomDump.loadHeader(header);
-    } catch (RedisBloomException e) {
+    } catch (DumpRejectedException e) {
       throw new FilterFormatException("scalable filter of " + RedisBloomDump.bloomPayloadBytes(header)
-          + " bytes does not fit in this JVM's heap (" + e.reply() + ")", e);
+          + " bytes does not fit in this JVM's heap (" + e.getMessage() + ")", e);
     }
     long offset = 0;
     for (ScalableBloomFilter.Layer layer : filter.layers()) {

@@ -55,7 +55,7 @@ final class SerializedRange {
   /** The words of a classic, blocked or scaling blocked filter, else null. */
   private static Words wordsOf(Summary filter) {
     if (filter instanceof BloomFilter c) {
-      KindAccess.Classic access = KindAccess.classic();
+      KindAccess.Classic<BloomFilter> access = KindAccess.classic(BloomFilter.class);
       long last = access.wordCount(c) - 1;
       long tail = c.bitSize() & 63;
       return new Words(c.seed(), BODY_FIXED, index -> {
@@ -64,11 +64,11 @@ final class SerializedRange {
       });
     }
     if (filter instanceof BlockedBloomFilter b) {
-      return new Words(b.seed(), BODY_FIXED, index -> KindAccess.blocked().word(b, index));
+      return new Words(b.seed(), BODY_FIXED, index -> KindAccess.blocked(BlockedBloomFilter.class).word(b, index));
     }
     if (filter instanceof ScalableBlockedBloomFilter chain) {
       // the layers as of this call; a layer appended between two ranges changes the header, and the CRC refuses
-      BlockedBloomFilter[] layers = KindAccess.scalableBlocked().layers(chain).layers();
+      BlockedBloomFilter[] layers = KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class).layers(chain).layers();
       long[] starts = new long[layers.length];
       for (int i = 1; i < layers.length; i++) {
         starts[i] = starts[i - 1] + layers[i - 1].blockCount() * 8;
@@ -77,7 +77,7 @@ final class SerializedRange {
       return new Words(chain.seed(), bodyFixed, index -> {
         int found = java.util.Arrays.binarySearch(starts, index);
         int layer = found >= 0 ? found : -found - 2;
-        return KindAccess.blocked().word(layers[layer], index - starts[layer]);
+        return KindAccess.blocked(BlockedBloomFilter.class).word(layers[layer], index - starts[layer]);
       });
     }
     return null;

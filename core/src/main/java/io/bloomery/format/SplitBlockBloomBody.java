@@ -32,7 +32,7 @@ final class SplitBlockBloomBody {
     return BodyWriters.of(FilterKind.SPLIT_BLOCK_BLOOM, filter.protocolId(), new byte[0], FIXED_LENGTH + filter.byteSize(), out -> {
       out.u64(filter.blockCount());
       out.u64(filter.insertedCount());
-      KindAccess.SplitBlock access = KindAccess.splitBlock();
+      KindAccess.SplitBlock<SplitBlockBloomFilter> access = KindAccess.splitBlock(SplitBlockBloomFilter.class);
       for (long j = 0, words = access.wordCount(filter); j < words; j++) {
         out.word(access.word(filter, j));
       }
@@ -69,7 +69,7 @@ final class SplitBlockBloomBody {
     Fields fields = readFields(envelope, in);
     FormatReader.WordStream payload = in.words(fields.blocks() * 4, "payload");
     try {
-      return KindAccess.splitBlock().restore(fields.blocks(), fields.inserted(), payload::next);
+      return KindAccess.splitBlock(SplitBlockBloomFilter.class).restore(fields.blocks(), fields.inserted(), payload::next);
     } catch (IllegalArgumentException e) {
       throw new FilterFormatException("split-block filter rejected by SplitBlockBloomFilter.restore: " + e.getMessage(), e);
     }

@@ -2,9 +2,9 @@ package io.bloomery.format;
 
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.ProtocolId;
+import io.bloomery.internal.KindAccess;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
-import io.bloomery.internal.KindAccess;
 import java.io.IOException;
 import java.util.Map;
 
@@ -36,7 +36,7 @@ final class TopKBody {
   private TopKBody() {}
 
   static FilterFormat.BodyWriter writer(TopK topK) {
-    KindAccess.TopKs access = KindAccess.topK();
+    KindAccess.TopKs<TopK, DecayRandom> access = KindAccess.topK(TopK.class, DecayRandom.class);
     long cells = topK.width() * topK.depth();
     int k = (int) topK.k();
     long itemBytes = 0;
@@ -103,7 +103,7 @@ final class TopKBody {
     FormatReader.WordStream buckets = in.words(f.width() * f.depth(), "buckets");
     long[] word = {0};
     try {
-      return KindAccess.topK().restore(f.k(), f.width(), f.depth(), f.decay(), DecayRandom.glibc(1), new KindAccess.TopKStateSource() {
+      return KindAccess.topK(TopK.class, DecayRandom.class).restore(f.k(), f.width(), f.depth(), f.decay(), DecayRandom.glibc(1), new KindAccess.TopKStateSource() {
         private long pendingCount;
 
         @Override

@@ -143,7 +143,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   static {
-    KindAccess.register(new KindAccess.Fuse() {
+    KindAccess.register(BinaryFuseFilter.class, new KindAccess.Fuse<BinaryFuseFilter>() {
       @Override
       public BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength,
           int segmentCount, long keyCount, byte[] fingerprints8, short[] fingerprints16) {
@@ -417,6 +417,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** Always {@link ProtocolId#XXH3_FUSE_V1}. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.XXH3_FUSE_V1;
   }
@@ -509,6 +510,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
   }
 
   /** Distinct keys (distinct 64-bit item hashes) the filter was built from. */
+  @Override
   public long insertedCount() {
     return keyCount;
   }

@@ -35,7 +35,12 @@ public enum ProtocolId {
    * XXH3-64 (seed 0) of the item, mixed with the construction seed, placing a key in the three slots
    * of a binary fuse filter (defined in {@code io.bloomery.fuse.BinaryFuseFilter}).
    */
-  XXH3_FUSE_V1(10, "xxh3-fuse-v1");
+  XXH3_FUSE_V1(10, "xxh3-fuse-v1"),
+  /**
+   * No hashing: the kind stores numbers, not hashed items (the t-digest). Recorded so that every envelope names a
+   * protocol; a body of such a kind takes no seed.
+   */
+  UNHASHED(11, "unhashed");
 
   private final int code;
   private final String protocolName;

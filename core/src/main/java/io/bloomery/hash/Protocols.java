@@ -41,7 +41,7 @@ public final class Protocols {
    * The implementation of a protocol.
    *
    * @throws IllegalArgumentException if {@code id} is kind-bound (Parquet split-block, blocked, RedisBloom CMS/TOPK
-   *     placement lives inside its kind; see docs/PROTOCOLS.md)
+   *     placement lives inside its kind; the t-digest hashes nothing; see docs/PROTOCOLS.md)
    */
   public static HashProtocol of(ProtocolId id) {
     Objects.requireNonNull(id, "id");

@@ -11,7 +11,7 @@ package io.bloomery.hash;
  *   position_i = ((a + i·b) mod 2^64) mod m,  i = 0 .. k-1      (unsigned; LSB-first bits within each byte)
  * </pre>
  *
- * RedisBloom's seed is fixed, so the protocol takes no seed. {@code io.bloomery.redisbloom.ScalableBloomFilter} is
+ * RedisBloom's seed is fixed, so the protocol takes no seed. {@code io.bloomery.scalable.ScalableBloomFilter} is
  * the full RedisBloom chain; this protocol lets any other Bloom layout share its placement. Immutable and
  * thread-safe.
  */

@@ -1,6 +1,5 @@
 package io.bloomery.internal;
 
-import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.hash.HashProtocol;
 import java.util.Arrays;
 import java.util.Objects;
@@ -12,12 +11,20 @@ import java.util.Objects;
 public final class FilterCompatibility {
   private FilterCompatibility() {}
 
+  /** Makes the failure for one differing parameter (a kind passes its exception's constructor). */
+  @FunctionalInterface
+  public interface Difference<E> {
+    E differs(String parameter, Object thisValue, Object otherValue);
+  }
+
   /**
-   * The first difference between two filters' placement parameters, or {@code null} if they agree.
+   * The first difference between two filters' placement parameters, made by {@code difference}, or {@code null} if
+   * they agree.
    *
    * @param sizeName how the filter names m in messages, for example {@code "bit count m"}
    */
-  public static IncompatibleFilterException mismatch(
+  public static <E> E mismatch(
+      Difference<E> difference,
       String sizeName,
       HashProtocol protocol,
       byte[] seed,
@@ -29,16 +36,16 @@ public final class FilterCompatibility {
       int otherHashes) {
     Objects.requireNonNull(sizeName, "sizeName");
     if (protocol.id() != otherProtocol.id()) {
-      return new IncompatibleFilterException("hash protocol", protocol.name(), otherProtocol.name());
+      return difference.differs("hash protocol", protocol.name(), otherProtocol.name());
     }
     if (!Arrays.equals(seed, otherSeed)) {
-      return new IncompatibleFilterException("seed", hex(seed), hex(otherSeed));
+      return difference.differs("seed", hex(seed), hex(otherSeed));
     }
     if (size != otherSize) {
-      return new IncompatibleFilterException(sizeName, size, otherSize);
+      return difference.differs(sizeName, size, otherSize);
     }
     if (hashes != otherHashes) {
-      return new IncompatibleFilterException("hash count k", hashes, otherHashes);
+      return difference.differs("hash count k", hashes, otherHashes);
     }
     return null;
   }

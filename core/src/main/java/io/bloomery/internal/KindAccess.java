@@ -1,34 +1,29 @@
 package io.bloomery.internal;
 
-import io.bloomery.aging.AgePartitionedFilter;
-import io.bloomery.blocked.BlockedBloomFilter;
-import io.bloomery.blocked.ScalableBlockedBloomFilter;
-import io.bloomery.blocked.SplitBlockBloomFilter;
-import io.bloomery.counting.CountingBloomFilter;
-import io.bloomery.filter.BloomFilter;
-import io.bloomery.fuse.BinaryFuseFilter;
 import io.bloomery.hash.HashProtocol;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
-import io.bloomery.sketch.CountMinSketch;
-import io.bloomery.sketch.DecayRandom;
-import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
  * The state of each kind that only core's own format code reads and writes: restoring a kind from its persisted
  * parts, and its words, counters, fingerprints and buckets. None of it is public API; {@code io.bloomery.internal}
  * is not exported.
+ *
+ * <p>The access interfaces are generic in the kinds they serve ({@code Classic<F>} is bound to {@code BloomFilter}
+ * by the class that registers it), so this package, which every kind uses, depends on none of them. A kind
+ * registers with its class token(s), and a caller asks with the same tokens: a mismatch fails at once with {@link
+ * IllegalStateException} instead of a {@link ClassCastException} later.
  */
 public final class KindAccess {
   /*
    * The "shared secrets" pattern (as the JDK's jdk.internal.access): every kind keeps these operations
    * package-private and, in its static initializer, registers one object implementing its interface below.
-   * Format code asks for the object; the getter first initializes the kind's class, so a restore that runs
-   * before any filter of the kind exists still finds it. Each slot accepts one registration only.
+   * Format code asks for the object with the kind's class; the getter first initializes that class, so a restore
+   * that runs before any filter of the kind exists still finds it. Each slot accepts one registration only.
    */
 
   private KindAccess() {}
@@ -40,35 +35,34 @@ public final class KindAccess {
     long nextWord() throws IOException;
   }
 
-  /** Classic {@link BloomFilter}. */
-  public interface Classic {
+  /** Classic Bloom filter ({@code BloomFilter}). */
+  public interface Classic<F> {
     /**
      * Rebuilds a filter from its parameters and {@code ceil(bits / 64)} words; refuses bits at or beyond m in the
      * last word and {@code insertedCount < 0} with {@link IllegalArgumentException}.
      */
-    BloomFilter restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount,
-        WordSource words) throws IOException;
-
-    /** {@code ceil(m / 64)}. */
-    long wordCount(BloomFilter filter);
-
-    /** Word {@code index}; bits at or beyond m are 0. */
-    long word(BloomFilter filter, long index);
-  }
-
-  /** {@link BlockedBloomFilter}. */
-  public interface Blocked {
-    BlockedBloomFilter restore(byte[] seed, long blocks, int hashes, long insertedCount, WordSource words)
+    F restore(HashProtocol protocol, byte[] seed, long bits, int hashes, long insertedCount, WordSource words)
         throws IOException;
 
-    /** 8 × blocks. */
-    long wordCount(BlockedBloomFilter filter);
+    /** {@code ceil(m / 64)}. */
+    long wordCount(F filter);
 
-    long word(BlockedBloomFilter filter, long index);
+    /** Word {@code index}; bits at or beyond m are 0. */
+    long word(F filter, long index);
   }
 
-  /** {@link ScalableBlockedBloomFilter}. */
-  public interface ScalableBlocked {
+  /** Cache-blocked Bloom filter ({@code BlockedBloomFilter}). */
+  public interface Blocked<F> {
+    F restore(byte[] seed, long blocks, int hashes, long insertedCount, WordSource words) throws IOException;
+
+    /** 8 × blocks. */
+    long wordCount(F filter);
+
+    long word(F filter, long index);
+  }
+
+  /** Scaling chain {@code F} of blocked layers {@code L} ({@code ScalableBlockedBloomFilter}). */
+  public interface ScalableBlocked<F, L> {
     /**
      * Checks a chain's recorded parameters before its layers are allocated: expansion, error rate, 1..MAX_LAYERS
      * layers, each capacity the previous one's times the expansion; {@link IllegalArgumentException} otherwise.
@@ -76,40 +70,40 @@ public final class KindAccess {
     void checkChain(int expansion, double errorRate, long[] capacities);
 
     /** Rebuilds a chain from its layers (restored with the chain's seed), their capacities and their item counts. */
-    ScalableBlockedBloomFilter restore(byte[] seed, int expansion, double errorRate, ChainState layers);
+    F restore(byte[] seed, int expansion, double errorRate, ChainState<L> layers);
 
     /** The live layers with their capacities and counts, as of one moment; the layers are not copied. */
-    ChainState layers(ScalableBlockedBloomFilter filter);
+    ChainState<L> layers(F filter);
   }
 
-  /** A scaling blocked chain's layers, oldest first, with each one's capacity and item count. */
-  public record ChainState(BlockedBloomFilter[] layers, long[] capacities, long[] sizes) {}
+  /** A scaling chain's layers, oldest first, with each one's capacity and item count. */
+  public record ChainState<L>(L[] layers, long[] capacities, long[] sizes) {}
 
-  /** {@link SplitBlockBloomFilter}. */
-  public interface SplitBlock {
+  /** Parquet's split-block Bloom filter ({@code SplitBlockBloomFilter}). */
+  public interface SplitBlock<F> {
     /** From 4 × blocks 64-bit words, each the little-endian reading of 8 bitset bytes. */
-    SplitBlockBloomFilter restore(long blocks, long insertedCount, WordSource words) throws IOException;
+    F restore(long blocks, long insertedCount, WordSource words) throws IOException;
 
     /** From {@code numBytes} bytes of Parquet bitset. */
-    SplitBlockBloomFilter restoreBitset(long numBytes, long insertedCount, InputStream bitset) throws IOException;
+    F restoreBitset(long numBytes, long insertedCount, InputStream bitset) throws IOException;
 
     /** Writes the Parquet bitset, {@code byteSize()} bytes. */
-    void writeBitset(SplitBlockBloomFilter filter, OutputStream out) throws IOException;
+    void writeBitset(F filter, OutputStream out) throws IOException;
 
     /** 4 × blocks. */
-    long wordCount(SplitBlockBloomFilter filter);
+    long wordCount(F filter);
 
-    long word(SplitBlockBloomFilter filter, long index);
+    long word(F filter, long index);
   }
 
-  /** {@link CountingBloomFilter}. */
-  public interface Counting {
-    CountingBloomFilter restore(HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits,
-        long insertedCount, WordSource words) throws IOException;
+  /** Counting Bloom filter ({@code CountingBloomFilter}). */
+  public interface Counting<F> {
+    F restore(HashProtocol protocol, byte[] seed, long counters, int hashes, int counterBits, long insertedCount,
+        WordSource words) throws IOException;
 
-    long wordCount(CountingBloomFilter filter);
+    long wordCount(F filter);
 
-    long word(CountingBloomFilter filter, long index);
+    long word(F filter, long index);
   }
 
   /** Supplies an age-partitioned filter's generations while restoring it, oldest first. */
@@ -121,17 +115,17 @@ public final class KindAccess {
     long nextWord() throws IOException;
   }
 
-  /** {@link AgePartitionedFilter}. */
-  public interface Aging {
-    AgePartitionedFilter restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes,
-        int generations, long spanMillis, long newestGeneration, LongSupplier clockMillis, GenerationSource source)
+  /** Age-partitioned filter {@code F} with its generations snapshot {@code S} ({@code AgePartitionedFilter}). */
+  public interface Aging<F, S> {
+    F restore(HashProtocol protocol, byte[] seed, long bitsPerGeneration, int hashes, int generations,
+        long spanMillis, long newestGeneration, LongSupplier clockMillis, GenerationSource source)
         throws IOException;
 
     /**
      * The live generations after rotating to the current time, not copied (adds to them show through; a later
      * rotation does not change the returned set). For streaming them out; never to be changed.
      */
-    AgePartitionedFilter.Snapshot liveGenerations(AgePartitionedFilter filter);
+    S liveGenerations(F filter);
   }
 
   /** A piece of output that may fail. */
@@ -140,13 +134,13 @@ public final class KindAccess {
     void run() throws IOException;
   }
 
-  /** {@link BinaryFuseFilter}. */
-  public interface Fuse {
-    BinaryFuseFilter restore(int fingerprintBits, long constructionSeed, int segmentLength, int segmentCount,
-        long keyCount, byte[] fingerprints8, short[] fingerprints16);
+  /** Binary fuse filter ({@code BinaryFuseFilter}). */
+  public interface Fuse<F> {
+    F restore(int fingerprintBits, long constructionSeed, int segmentLength, int segmentCount, long keyCount,
+        byte[] fingerprints8, short[] fingerprints16);
 
     /** The fingerprint in slot {@code index}, unsigned. */
-    int fingerprint(BinaryFuseFilter filter, long index);
+    int fingerprint(F filter, long index);
   }
 
   /** Supplies a count-min sketch's counters in row-major order while restoring it. */
@@ -156,12 +150,12 @@ public final class KindAccess {
     long nextCounter() throws IOException;
   }
 
-  /** {@link CountMinSketch}. */
-  public interface CountMin {
-    CountMinSketch restore(long width, long depth, long count, CounterSource counters) throws IOException;
+  /** Count-min sketch ({@code CountMinSketch}). */
+  public interface CountMin<S> {
+    S restore(long width, long depth, long count, CounterSource counters) throws IOException;
 
     /** The counter at row-major {@code index}, unsigned. */
-    long counterAt(CountMinSketch sketch, long index);
+    long counterAt(S sketch, long index);
   }
 
   /** Supplies a top-k sketch's state while restoring it. */
@@ -179,193 +173,255 @@ public final class KindAccess {
     long nextHeapCount() throws IOException;
   }
 
-  /** {@link TopK}. */
-  public interface TopKs {
-    TopK restore(long k, long width, long depth, double decay, DecayRandom random, TopKStateSource state)
-        throws IOException;
+  /** Top-k sketch {@code T} with its decay's random source {@code R} ({@code TopK}, {@code DecayRandom}). */
+  public interface TopKs<T, R> {
+    T restore(long k, long width, long depth, double decay, R random, TopKStateSource state) throws IOException;
 
     /** Row-major bucket {@code index}'s fingerprint. */
-    int bucketFingerprint(TopK topK, long index);
+    int bucketFingerprint(T topK, long index);
 
     /** Row-major bucket {@code index}'s count, unsigned. */
-    long bucketCount(TopK topK, long index);
+    long bucketCount(T topK, long index);
 
     /** Heap slot {@code slot}'s item (a copy), or {@code null}. */
-    byte[] heapItem(TopK topK, int slot);
+    byte[] heapItem(T topK, int slot);
 
     /** Heap slot {@code slot}'s count, unsigned. */
-    long heapCount(TopK topK, int slot);
+    long heapCount(T topK, int slot);
+  }
+
+  /**
+   * A t-digest's whole state as of one moment: raw min and max ({@link Double#MAX_VALUE} and its negation when
+   * empty), how many of the centroids are merged (the rest are buffered, in arrival order), and copies of the
+   * centroids' means and weights.
+   */
+  public record TDigestState(double min, double max, int mergedNodes, double[] means, long[] weights) {}
+
+  /** T-digest {@code D} ({@code TDigest}). */
+  public interface TDigests<D> {
+    /** Rebuilds a digest from {@link #state}'s fields; {@link IllegalArgumentException} for an impossible state. */
+    D restore(long compression, double min, double max, long totalCompressions, int mergedNodes,
+        double[] means, long[] weights);
+
+    TDigestState state(D digest);
+
+    /** Compresses the digest's buffered centroids, as RedisBloom does before saving it. */
+    void compress(D digest);
   }
 
   /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */
   public record DumpChunk(long iterator, byte[] data) {}
 
   /**
-   * RedisBloom's SCANDUMP/LOADCHUNK codec for {@link ScalableBloomFilter} and {@link CuckooFilter}; the rules are
-   * {@code io.bloomery.format.RedisBloomDump}'s, which delegates here.
+   * RedisBloom's BF.SCANDUMP/BF.LOADCHUNK codec for the scalable Bloom filter {@code F} and its frozen view {@code
+   * V} ({@code ScalableBloomFilter}, {@code ScalableBloomFilter.Frozen}); the rules are {@code
+   * io.bloomery.format.RedisBloomDump}'s, which delegates here.
    */
-  public interface RedisBloomDumps {
-    DumpChunk scanDump(ScalableBloomFilter filter, long iterator);
+  public interface ScalableDumps<F, V> {
+    DumpChunk scanDump(F filter, long iterator);
 
-    byte[] bloomHeader(ScalableBloomFilter filter);
+    byte[] bloomHeader(F filter);
 
     /** The filter's header and layers as they are now, later adds showing through (no copy on write). */
-    ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter);
+    V rollingView(F filter);
 
     /** The BF header of a view. */
-    byte[] bloomHeader(ScalableBloomFilter.Frozen view);
+    byte[] viewHeader(V view);
 
     /**
      * Copies a view's payload words from word {@code word} of its concatenated layers into {@code into}, up to its
      * length or the end of a page or layer; returns how many.
      */
-    int payloadWords(ScalableBloomFilter.Frozen view, long word, long[] into);
+    int payloadWords(V view, long word, long[] into);
 
-    ScalableBloomFilter loadHeader(byte[] header);
+    F loadHeader(byte[] header);
 
     long bloomPayloadBytes(byte[] header);
 
-    void loadChunk(ScalableBloomFilter filter, long iterator, byte[] data);
+    void loadChunk(F filter, long iterator, byte[] data);
+  }
 
-    DumpChunk scanDump(CuckooFilter filter, long position);
+  /**
+   * RedisBloom's CF.SCANDUMP/CF.LOADCHUNK codec for the cuckoo filter {@code F} ({@code CuckooFilter}); the rules are
+   * {@code io.bloomery.format.RedisBloomDump}'s, which delegates here.
+   */
+  public interface CuckooDumps<F> {
+    DumpChunk scanDump(F filter, long position);
 
     /** {@code length} raw slot bytes at {@code offset} of the concatenated sub-filters, inside one sub-filter. */
-    byte[] cuckooSlots(CuckooFilter filter, long offset, int length);
+    byte[] cuckooSlots(F filter, long offset, int length);
 
-    /** {@link #cuckooSlots(CuckooFilter, long, int)} copied into the start of {@code into}. */
-    void copyCuckooSlots(CuckooFilter filter, long offset, byte[] into, int length);
+    /** {@link #cuckooSlots} copied into the start of {@code into}. */
+    void copyCuckooSlots(F filter, long offset, byte[] into, int length);
 
-    byte[] cuckooHeader(CuckooFilter filter);
+    byte[] cuckooHeader(F filter);
 
     /** Runs {@code action} while the filter's adds, deletes and compaction wait (lookups go on). */
-    void holdingWriters(CuckooFilter filter, IoAction action) throws IOException;
+    void holdingWriters(F filter, IoAction action) throws IOException;
 
-    CuckooFilter loadCuckooHeader(byte[] header);
+    F loadCuckooHeader(byte[] header);
 
     long cuckooPayloadBytes(byte[] header);
 
-    void loadChunk(CuckooFilter filter, long position, byte[] data);
+    void loadChunk(F filter, long position, byte[] data);
   }
 
-  private static final Slot<Classic> CLASSIC = new Slot<>(BloomFilter.class);
-  private static final Slot<Blocked> BLOCKED = new Slot<>(BlockedBloomFilter.class);
-  private static final Slot<ScalableBlocked> SCALABLE_BLOCKED = new Slot<>(ScalableBlockedBloomFilter.class);
-  private static final Slot<SplitBlock> SPLIT_BLOCK = new Slot<>(SplitBlockBloomFilter.class);
-  private static final Slot<Counting> COUNTING = new Slot<>(CountingBloomFilter.class);
-  private static final Slot<Aging> AGING = new Slot<>(AgePartitionedFilter.class);
-  private static final Slot<Fuse> FUSE = new Slot<>(BinaryFuseFilter.class);
-  private static final Slot<CountMin> COUNT_MIN = new Slot<>(CountMinSketch.class);
-  private static final Slot<TopKs> TOP_K = new Slot<>(TopK.class);
-  private static final Slot<RedisBloomDumps> REDIS_BLOOM_DUMPS = new Slot<>(ScalableBloomFilter.class);
+  private static final Slot CLASSIC = new Slot("classic");
+  private static final Slot BLOCKED = new Slot("blocked");
+  private static final Slot SCALABLE_BLOCKED = new Slot("scalable blocked");
+  private static final Slot SPLIT_BLOCK = new Slot("split-block");
+  private static final Slot COUNTING = new Slot("counting");
+  private static final Slot AGING = new Slot("aging");
+  private static final Slot FUSE = new Slot("fuse");
+  private static final Slot COUNT_MIN = new Slot("count-min");
+  private static final Slot TOP_K = new Slot("top-k");
+  private static final Slot SCALABLE_DUMPS = new Slot("scalable dumps");
+  private static final Slot CUCKOO_DUMPS = new Slot("cuckoo dumps");
+  private static final Slot T_DIGEST = new Slot("t-digest");
 
-  public static void register(Classic access) {
-    CLASSIC.set(access);
+  public static <F> void register(Class<F> kind, Classic<F> access) {
+    CLASSIC.set(access, kind);
   }
 
-  public static void register(Blocked access) {
-    BLOCKED.set(access);
+  @SuppressWarnings("unchecked")
+  public static <F> Classic<F> classic(Class<F> kind) {
+    return (Classic<F>) CLASSIC.get(kind);
   }
 
-  public static void register(ScalableBlocked access) {
-    SCALABLE_BLOCKED.set(access);
+  public static <F> void register(Class<F> kind, Blocked<F> access) {
+    BLOCKED.set(access, kind);
   }
 
-  public static ScalableBlocked scalableBlocked() {
-    return SCALABLE_BLOCKED.get();
+  @SuppressWarnings("unchecked")
+  public static <F> Blocked<F> blocked(Class<F> kind) {
+    return (Blocked<F>) BLOCKED.get(kind);
   }
 
-  public static void register(SplitBlock access) {
-    SPLIT_BLOCK.set(access);
+  public static <F, L> void register(Class<F> kind, Class<L> layer, ScalableBlocked<F, L> access) {
+    SCALABLE_BLOCKED.set(access, kind, layer);
   }
 
-  public static void register(Counting access) {
-    COUNTING.set(access);
+  @SuppressWarnings("unchecked")
+  public static <F, L> ScalableBlocked<F, L> scalableBlocked(Class<F> kind, Class<L> layer) {
+    return (ScalableBlocked<F, L>) SCALABLE_BLOCKED.get(kind, layer);
   }
 
-  public static void register(Aging access) {
-    AGING.set(access);
+  public static <F> void register(Class<F> kind, SplitBlock<F> access) {
+    SPLIT_BLOCK.set(access, kind);
   }
 
-  public static void register(Fuse access) {
-    FUSE.set(access);
+  @SuppressWarnings("unchecked")
+  public static <F> SplitBlock<F> splitBlock(Class<F> kind) {
+    return (SplitBlock<F>) SPLIT_BLOCK.get(kind);
   }
 
-  public static void register(CountMin access) {
-    COUNT_MIN.set(access);
+  public static <F> void register(Class<F> kind, Counting<F> access) {
+    COUNTING.set(access, kind);
   }
 
-  public static void register(TopKs access) {
-    TOP_K.set(access);
+  @SuppressWarnings("unchecked")
+  public static <F> Counting<F> counting(Class<F> kind) {
+    return (Counting<F>) COUNTING.get(kind);
   }
 
-  public static void register(RedisBloomDumps access) {
-    REDIS_BLOOM_DUMPS.set(access);
+  public static <D> void register(Class<D> kind, TDigests<D> access) {
+    T_DIGEST.set(access, kind);
   }
 
-  public static Classic classic() {
-    return CLASSIC.get();
+  @SuppressWarnings("unchecked")
+  public static <D> TDigests<D> tDigest(Class<D> kind) {
+    return (TDigests<D>) T_DIGEST.get(kind);
   }
 
-  public static Blocked blocked() {
-    return BLOCKED.get();
+  public static <F, S> void register(Class<F> kind, Class<S> snapshot, Aging<F, S> access) {
+    AGING.set(access, kind, snapshot);
   }
 
-  public static SplitBlock splitBlock() {
-    return SPLIT_BLOCK.get();
+  @SuppressWarnings("unchecked")
+  public static <F, S> Aging<F, S> aging(Class<F> kind, Class<S> snapshot) {
+    return (Aging<F, S>) AGING.get(kind, snapshot);
   }
 
-  public static Counting counting() {
-    return COUNTING.get();
+  public static <F> void register(Class<F> kind, Fuse<F> access) {
+    FUSE.set(access, kind);
   }
 
-  public static Aging aging() {
-    return AGING.get();
+  @SuppressWarnings("unchecked")
+  public static <F> Fuse<F> fuse(Class<F> kind) {
+    return (Fuse<F>) FUSE.get(kind);
   }
 
-  public static Fuse fuse() {
-    return FUSE.get();
+  public static <S> void register(Class<S> kind, CountMin<S> access) {
+    COUNT_MIN.set(access, kind);
   }
 
-  public static CountMin countMin() {
-    return COUNT_MIN.get();
+  @SuppressWarnings("unchecked")
+  public static <S> CountMin<S> countMin(Class<S> kind) {
+    return (CountMin<S>) COUNT_MIN.get(kind);
   }
 
-  public static TopKs topK() {
-    return TOP_K.get();
+  public static <T, R> void register(Class<T> kind, Class<R> random, TopKs<T, R> access) {
+    TOP_K.set(access, kind, random);
   }
 
-  public static RedisBloomDumps redisBloomDumps() {
-    return REDIS_BLOOM_DUMPS.get();
+  @SuppressWarnings("unchecked")
+  public static <T, R> TopKs<T, R> topK(Class<T> kind, Class<R> random) {
+    return (TopKs<T, R>) TOP_K.get(kind, random);
   }
 
-  /** One kind's registered access object. */
-  private static final class Slot<T> {
-    private final Class<?> owner;
-    private volatile T access;
+  public static <F, V> void register(Class<F> kind, Class<V> view, ScalableDumps<F, V> access) {
+    SCALABLE_DUMPS.set(access, kind, view);
+  }
 
-    Slot(Class<?> owner) {
-      this.owner = owner;
+  @SuppressWarnings("unchecked")
+  public static <F, V> ScalableDumps<F, V> scalableDumps(Class<F> kind, Class<V> view) {
+    return (ScalableDumps<F, V>) SCALABLE_DUMPS.get(kind, view);
+  }
+
+  public static <F> void register(Class<F> kind, CuckooDumps<F> access) {
+    CUCKOO_DUMPS.set(access, kind);
+  }
+
+  @SuppressWarnings("unchecked")
+  public static <F> CuckooDumps<F> cuckooDumps(Class<F> kind) {
+    return (CuckooDumps<F>) CUCKOO_DUMPS.get(kind);
+  }
+
+  /** One access interface's registered object, with the class tokens it was registered for (the kind first). */
+  private static final class Slot {
+    private final String name;
+    private volatile Object access;
+    private volatile Class<?>[] types;
+
+    Slot(String name) {
+      this.name = name;
     }
 
-    synchronized void set(T value) {
+    synchronized void set(Object value, Class<?>... registeredTypes) {
       if (access != null) {
-        throw new IllegalStateException(owner.getSimpleName() + " access is already registered");
+        throw new IllegalStateException("the " + name + " access is already registered");
       }
-      access = java.util.Objects.requireNonNull(value, "access");
+      types = registeredTypes.clone();
+      access = Objects.requireNonNull(value, "access");
     }
 
-    T get() {
-      T value = access;
+    Object get(Class<?>... askedTypes) {
+      Class<?> kind = askedTypes[0];
+      Object value = access;
       if (value == null) {
         try {
-          Class.forName(owner.getName(), true, owner.getClassLoader());
+          Class.forName(kind.getName(), true, kind.getClassLoader());
         } catch (ClassNotFoundException e) {
-          throw new AssertionError(owner.getName() + " is on the class path of its own module", e);
+          throw new AssertionError(kind.getName() + " is on the class path of its own module", e);
         }
         value = access;
         if (value == null) {
-          throw new IllegalStateException(owner.getSimpleName() + " did not register its access");
+          throw new IllegalStateException(kind.getSimpleName() + " did not register the " + name + " access");
         }
+      }
+      if (!Arrays.equals(types, askedTypes)) {
+        throw new IllegalStateException("the " + name + " access is registered for " + Arrays.toString(types)
+            + ", not " + Arrays.toString(askedTypes));
       }
       return value;
     }

@@ -113,7 +113,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   }
 
   static {
-    KindAccess.register(new KindAccess.CountMin() {
+    KindAccess.register(CountMinSketch.class, new KindAccess.CountMin<CountMinSketch>() {
       @Override
       public CountMinSketch restore(long width, long depth, long count, KindAccess.CounterSource counters)
           throws IOException {
@@ -317,6 +317,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2, row i seeded with i. */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR2;
   }

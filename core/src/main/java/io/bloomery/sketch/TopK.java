@@ -146,7 +146,7 @@ public final class TopK implements Summary {
   }
 
   static {
-    KindAccess.register(new KindAccess.TopKs() {
+    KindAccess.register(TopK.class, DecayRandom.class, new KindAccess.TopKs<TopK, DecayRandom>() {
       @Override
       public TopK restore(long k, long width, long depth, double decay, DecayRandom random,
           KindAccess.TopKStateSource state) throws IOException {
@@ -236,6 +236,7 @@ public final class TopK implements Summary {
   }
 
   /** Always {@link ProtocolId#REDISBLOOM_MURMUR2}: RedisBloom's MurmurHash2 (rows seeded with their index, fingerprints with 1919). */
+  @Override
   public ProtocolId protocolId() {
     return ProtocolId.REDISBLOOM_MURMUR2;
   }

@@ -98,7 +98,7 @@ class ScalableBlockedBloomFilterTest {
         plain.add(item);
       }
     }
-    BlockedBloomFilter layer0 = io.bloomery.internal.KindAccess.scalableBlocked().layers(chain).layers()[0];
+    BlockedBloomFilter layer0 = io.bloomery.internal.KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class).layers(chain).layers()[0];
     for (long j = 0; j < Internals.wordCount(plain); j++) {
       assertThat(Internals.word(layer0, j)).as("word %d", j).isEqualTo(Internals.word(plain, j));
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.filter.BloomFilter;
-import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
+import io.bloomery.testkit.ForeignSummary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -108,7 +108,7 @@ class AtomicWriteTest {
     filter.add("a");
     FilterFormat.write(filter, target);
     assertThat(Files.readAllBytes(target)).isEqualTo(FilterFormat.toBytes(filter));
-    Summary foreign = () -> FilterKind.CLASSIC_BLOOM; // a kind this build cannot serialize: not one of ours
+    Summary foreign = ForeignSummary.claimingClassic(); // a kind this build cannot serialize: not one of ours
     assertThatThrownBy(() -> FilterFormat.write(foreign, target)).isInstanceOf(IllegalArgumentException.class);
     assertThat(Files.readAllBytes(target)).isEqualTo(FilterFormat.toBytes(filter));
     assertThat(names()).containsExactly("f.blmf");

@@ -11,6 +11,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
+import io.bloomery.testkit.ForeignSummary;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FilterFormatRoundTripTest {
 
   /** Not one of the kinds: claims the classic kind's code but is no BloomFilter. */
-  private static final Summary FOREIGN = () -> FilterKind.CLASSIC_BLOOM;
+  private static final Summary FOREIGN = ForeignSummary.claimingClassic();
 
   /** One case per implemented protocol, with parameters that protocol accepts, plus edge sizes. */
   static Stream<Arguments> cases() {

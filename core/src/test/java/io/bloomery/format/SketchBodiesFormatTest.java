@@ -12,6 +12,7 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.hash.Protocols;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
@@ -74,8 +75,51 @@ class SketchBodiesFormatTest {
     return filter.copy(() -> NOW + (generations - 1) * 1_000L);
   }
 
+  /** A digest with merged and buffered centroids: {@code adds} values, a query (which compresses), 2 more. */
+  static TDigest tDigest(long compression, int adds) {
+    TDigest digest = TDigest.create(compression);
+    for (int i = 0; i < adds; i++) {
+      digest.add((i * 7919 % 101) / 3.0 - 10);
+    }
+    digest.quantile(0.5);
+    digest.add(-42.5);
+    digest.add(1e9);
+    return digest;
+  }
+
   static Stream<Summary> small() {
-    return Stream.of(counting(64, 3, 4, 20), countMin(3, 2), topK(2, 2, 2), aging(64, 2));
+    return Stream.of(counting(64, 3, 4, 20), countMin(3, 2), topK(2, 2, 2), aging(64, 2), tDigest(1, 3));
+  }
+
+  @Test
+  void tDigestRoundTripKeepsEveryCentroidAndContinuesIdentically() throws Exception {
+    for (long compression : new long[] {1, 20, 100}) {
+      TDigest digest = tDigest(compression, 2_000);
+      byte[] bytes = FilterFormat.toBytes(digest);
+      TDigest copy = (TDigest) FilterFormat.fromBytes(bytes);
+      assertThat(bytes[6]).isEqualTo((byte) ProtocolId.UNHASHED.code());
+      assertThat(copy.unmergedNodes()).isEqualTo(digest.unmergedNodes()).isEqualTo(2);
+      assertThat(copy.mergedNodes()).isEqualTo(digest.mergedNodes()).isPositive();
+      assertThat(copy.totalCompressions()).isEqualTo(digest.totalCompressions());
+      assertThat(copy.insertedCount()).isEqualTo(2_002);
+      assertThat(FilterFormat.describe(bytes).parameters()).containsEntry("compression", compression)
+          .containsEntry("unmerged_nodes", 2L);
+      for (int i = 0; i < 3_000; i++) { // the same adds compress at the same moments over the same centroids
+        digest.add(Math.sin(i) * 50);
+        copy.add(Math.sin(i) * 50);
+      }
+      double[] fractions = {0, 0.01, 0.25, 0.5, 0.75, 0.99, 1};
+      assertThat(copy.quantiles(fractions)).isEqualTo(digest.quantiles(fractions));
+      assertThat(copy.cdf(3.5)).isEqualTo(digest.cdf(3.5));
+      assertThat(copy.totalCompressions()).isEqualTo(digest.totalCompressions());
+      assertThat(FilterFormat.toBytes(copy)).isEqualTo(FilterFormat.toBytes(digest));
+    }
+    TDigest empty = (TDigest) FilterFormat.fromBytes(FilterFormat.toBytes(TDigest.create(7)));
+    assertThat(empty.insertedCount()).isZero();
+    assertThat(empty.min()).isNaN();
+    empty.add(3);
+    assertThat(empty.min()).isEqualTo(3);
+    assertThat(empty.max()).isEqualTo(3);
   }
 
   @Test

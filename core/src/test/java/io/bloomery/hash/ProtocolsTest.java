@@ -55,6 +55,7 @@ class ProtocolsTest {
     expected.put(8, "xxh3-blocked-v1");
     expected.put(9, "redisbloom-murmur2");
     expected.put(10, "xxh3-fuse-v1");
+    expected.put(11, "unhashed");
     Map<Integer, String> actual = new LinkedHashMap<>();
     for (ProtocolId id : ProtocolId.values()) {
       actual.put(id.code(), id.protocolName());
@@ -79,6 +80,7 @@ class ProtocolsTest {
     expected.put(10, "age-partitioned");
     expected.put(11, "binary-fuse");
     expected.put(12, "scalable-blocked");
+    expected.put(13, "t-digest");
     Map<Integer, String> actual = new LinkedHashMap<>();
     for (FilterKind kind : FilterKind.values()) {
       actual.put(kind.code(), kind.kindName());

@@ -5,13 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
+import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.blocked.SplitBlockBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -24,14 +26,14 @@ import org.junit.jupiter.api.Test;
 class KindAccessTest {
   /** Names that must not be public on any kind: restore factories and word/counter/bucket accessors. */
   private static final Set<String> INTERNAL = Set.of("restore", "word", "wordCount", "counterAt", "fingerprint",
-      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian");
+      "bucketFingerprint", "heapItem", "heapCount", "writeWords", "writeBitset", "utf8", "littleEndian", "state");
 
   @Test
   void noKindExportsItsRestoreOrStorageAccessors() {
     List<Class<?>> kinds = List.of(BloomFilter.class, BlockedBloomFilter.class, SplitBlockBloomFilter.class,
         CountingBloomFilter.class, AgePartitionedFilter.class, BinaryFuseFilter.class, CountMinSketch.class,
-        TopK.class, CuckooFilter.class, ScalableBloomFilter.class, io.bloomery.blocked.ScalableBlockedBloomFilter.class,
-        io.bloomery.filter.MembershipFilter.class);
+        TopK.class, CuckooFilter.class, ScalableBloomFilter.class, ScalableBlockedBloomFilter.class,
+        io.bloomery.filter.MembershipFilter.class, io.bloomery.sketch.TDigest.class);
     for (Class<?> kind : kinds) {
       List<String> exposed = Arrays.stream(kind.getMethods())
           .filter(m -> Modifier.isPublic(m.getModifiers()) && INTERNAL.contains(m.getName()))
@@ -46,18 +48,30 @@ class KindAccessTest {
 
   @Test
   void eachKindFindsItsAccessEvenBeforeAnyInstanceExistsAndASecondRegistrationIsRefused() {
-    assertThat(KindAccess.classic()).isNotNull();
-    assertThat(KindAccess.blocked()).isNotNull();
-    assertThat(KindAccess.splitBlock()).isNotNull();
-    assertThat(KindAccess.counting()).isNotNull();
-    assertThat(KindAccess.aging()).isNotNull();
-    assertThat(KindAccess.fuse()).isNotNull();
-    assertThat(KindAccess.countMin()).isNotNull();
-    assertThat(KindAccess.topK()).isNotNull();
-    assertThat(KindAccess.scalableBlocked()).isNotNull();
-    KindAccess.Classic registered = KindAccess.classic();
-    assertThatThrownBy(() -> KindAccess.register(registered))
+    assertThat(KindAccess.classic(BloomFilter.class)).isNotNull();
+    assertThat(KindAccess.blocked(BlockedBloomFilter.class)).isNotNull();
+    assertThat(KindAccess.splitBlock(SplitBlockBloomFilter.class)).isNotNull();
+    assertThat(KindAccess.counting(CountingBloomFilter.class)).isNotNull();
+    assertThat(KindAccess.aging(AgePartitionedFilter.class, AgePartitionedFilter.Snapshot.class)).isNotNull();
+    assertThat(KindAccess.fuse(BinaryFuseFilter.class)).isNotNull();
+    assertThat(KindAccess.countMin(CountMinSketch.class)).isNotNull();
+    assertThat(KindAccess.topK(TopK.class, DecayRandom.class)).isNotNull();
+    assertThat(KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BlockedBloomFilter.class)).isNotNull();
+    assertThat(KindAccess.tDigest(io.bloomery.sketch.TDigest.class)).isNotNull();
+    KindAccess.Classic<BloomFilter> registered = KindAccess.classic(BloomFilter.class);
+    assertThat(KindAccess.scalableDumps(ScalableBloomFilter.class, ScalableBloomFilter.Frozen.class)).isNotNull();
+    assertThat(KindAccess.cuckooDumps(CuckooFilter.class)).isNotNull();
+    assertThatThrownBy(() -> KindAccess.register(BloomFilter.class, registered))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("already registered");
-    assertThat(KindAccess.classic()).isSameAs(registered);
+    assertThat(KindAccess.classic(BloomFilter.class)).isSameAs(registered);
+  }
+
+  @Test
+  void askingWithAnotherKindsClassFailsAtOnce() {
+    assertThatThrownBy(() -> KindAccess.classic(BlockedBloomFilter.class))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("classic access is registered for [class io.bloomery.filter.BloomFilter]");
+    assertThatThrownBy(() -> KindAccess.scalableBlocked(ScalableBlockedBloomFilter.class, BloomFilter.class))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("not [");
   }
 }

@@ -2,6 +2,11 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.FilterFullException;
+import io.bloomery.scalable.ScalableBloomFilter;
+import io.bloomery.testkit.RedisItems;
+import io.bloomery.testkit.Rejections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -43,7 +48,7 @@ class ConcurrencyTest {
     ScalableBloomFilter viaAdd = ScalableBloomFilter.create(100, 0.01, 2);
     ScalableBloomFilter viaSoleWriter = ScalableBloomFilter.create(100, 0.01, 2);
     for (int i = 0; i < 5_000; i++) {
-      byte[] item = Items.of("item-" + (i % 4_000)); // repeats answer false and are not counted
+      byte[] item = RedisItems.of("item-" + (i % 4_000)); // repeats answer false and are not counted
       assertThat(viaSoleWriter.addAsSoleWriter(item, 0, item.length)).as("item %d", i).isEqualTo(viaAdd.add(item));
     }
     assertThat(viaSoleWriter.debug()).isEqualTo(viaAdd.debug());
@@ -51,13 +56,12 @@ class ConcurrencyTest {
     assertThat(viaSoleWriter.bitCount()).isEqualTo(viaAdd.bitCount());
     ScalableBloomFilter full = ScalableBloomFilter.createNonScaling(10, 0.01);
     for (int i = 0; full.insertedCount() < 10; i++) {
-      byte[] item = Items.of("n-" + i);
+      byte[] item = RedisItems.of("n-" + i);
       full.addAsSoleWriter(item, 0, item.length);
     }
-    byte[] more = Items.of("one more");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> full.addAsSoleWriter(more, 0, more.length))
-        .isInstanceOf(io.bloomery.filter.FilterFullException.class)
-        .hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+    byte[] more = RedisItems.of("one more");
+    assertThat(Rejections.fullReason(() -> full.addAsSoleWriter(more, 0, more.length)))
+        .isEqualTo(FilterFullException.Reason.AT_CAPACITY);
   }
 
   @Test
@@ -118,7 +122,7 @@ class ConcurrencyTest {
         int writer = w;
         writers.add(pool.submit(() -> {
           for (int i = 0; i < perWriter; i++) {
-            add.accept(Items.of(writer + ":" + i));
+            add.accept(RedisItems.of(writer + ":" + i));
             published[writer].set(i + 1);
           }
         }));
@@ -134,7 +138,7 @@ class ConcurrencyTest {
             if (visible > 0) {
               int i = random.nextInt(visible);
               checks.incrementAndGet();
-              if (!filter.mightContain(Items.of(writer + ":" + i))) {
+              if (!filter.mightContain(RedisItems.of(writer + ":" + i))) {
                 misses.incrementAndGet();
               }
             }
@@ -154,7 +158,7 @@ class ConcurrencyTest {
     assertThat(misses.get()).as("false negatives in %d concurrent checks", checks.get()).isZero();
     for (int w = 0; w < WRITERS; w++) {
       for (int i = 0; i < perWriter; i++) {
-        assertThat(filter.mightContain(Items.of(w + ":" + i))).isTrue();
+        assertThat(filter.mightContain(RedisItems.of(w + ":" + i))).isTrue();
       }
     }
   }
@@ -164,7 +168,7 @@ class ConcurrencyTest {
     CuckooFilter filter = CuckooFilter.create(256, 2, 50, 2);
     int stable = 3000;
     for (int i = 0; i < stable; i++) {
-      filter.add(Items.of("stable-" + i));
+      filter.add(RedisItems.of("stable-" + i));
     }
     AtomicBoolean done = new AtomicBoolean();
     AtomicLong misses = new AtomicLong();
@@ -177,7 +181,7 @@ class ConcurrencyTest {
         readers.add(pool.submit(() -> {
           java.util.Random random = new java.util.Random(seed);
           while (!done.get()) {
-            byte[] item = Items.of("stable-" + random.nextInt(stable));
+            byte[] item = RedisItems.of("stable-" + random.nextInt(stable));
             checks.incrementAndGet();
             if (!filter.mightContain(item) || filter.count(item) < 1) {
               misses.incrementAndGet();
@@ -188,10 +192,10 @@ class ConcurrencyTest {
       Future<?> writer = pool.submit(() -> {
         for (int round = 0; round < 20; round++) {
           for (int i = 0; i < 1500; i++) {
-            filter.add(Items.of("churn-" + round + "-" + i)); // kick-outs move stable fingerprints
+            filter.add(RedisItems.of("churn-" + round + "-" + i)); // kick-outs move stable fingerprints
           }
           for (int i = 0; i < 1500; i++) {
-            filter.remove(Items.of("churn-" + round + "-" + i)); // triggers auto-compaction
+            filter.remove(RedisItems.of("churn-" + round + "-" + i)); // triggers auto-compaction
           }
           filter.compact();
         }
@@ -219,10 +223,10 @@ class ConcurrencyTest {
         int writer = w;
         futures.add(pool.submit(() -> {
           for (int i = 0; i < 5000; i++) {
-            filter.add(Items.of(writer + "/" + i));
+            filter.add(RedisItems.of(writer + "/" + i));
           }
           for (int i = 0; i < 2500; i++) {
-            filter.remove(Items.of(writer + "/" + i));
+            filter.remove(RedisItems.of(writer + "/" + i));
           }
         }));
       }
@@ -236,7 +240,7 @@ class ConcurrencyTest {
     assertThat(filter.occupiedSlots()).isEqualTo(WRITERS * 2500L);
     for (int w = 0; w < WRITERS; w++) {
       for (int i = 2500; i < 5000; i++) {
-        assertThat(filter.mightContain(Items.of(w + "/" + i))).isTrue();
+        assertThat(filter.mightContain(RedisItems.of(w + "/" + i))).isTrue();
       }
     }
   }

@@ -2,8 +2,11 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomery.format.RedisBloomDump;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.format.RedisBloomDump;
+import io.bloomery.scalable.ScalableBloomFilter;
+import io.bloomery.testkit.RedisItems;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -23,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ModelFuzzTest {
 
   private static byte[] item(Random random, int universe) {
-    return Items.of("k" + random.nextInt(universe));
+    return RedisItems.of("k" + random.nextInt(universe));
   }
 
   @Property(tries = 40)
@@ -54,7 +57,7 @@ class ModelFuzzTest {
           }
           model.add(text);
         } catch (FilterFullException full) {
-          assertThat(full).hasMessage(RedisBloomErrors.BF_NONSCALING_FULL);
+          assertThat(full.reason()).isEqualTo(FilterFullException.Reason.AT_CAPACITY);
           assertThat(filter.isScaling()).isFalse();
           assertThat(filter.insertedCount()).isEqualTo(capacity);
         }
@@ -63,7 +66,7 @@ class ModelFuzzTest {
       }
     }
     for (String member : model) {
-      assertThat(filter.mightContain(Items.of(member))).as("seed %d", seed).isTrue();
+      assertThat(filter.mightContain(RedisItems.of(member))).as("seed %d", seed).isTrue();
     }
     assertThat(filter.insertedCount()).isEqualTo(counted).isLessThanOrEqualTo(model.size());
   }
@@ -94,8 +97,8 @@ class ModelFuzzTest {
             model.merge(text, 1, Integer::sum);
             total++;
           } catch (FilterFullException full) {
-            assertThat(full.getMessage()).as("seed %d", seed)
-                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
+            assertThat(full.reason()).as("seed %d", seed)
+                .isIn(FilterFullException.Reason.NO_FREE_SLOT, FilterFullException.Reason.GROWTH_LIMIT);
           }
         }
         case 2 -> {
@@ -109,8 +112,8 @@ class ModelFuzzTest {
               total++;
             }
           } catch (FilterFullException full) {
-            assertThat(full.getMessage()).as("seed %d", seed)
-                .isIn(RedisBloomErrors.CF_FULL, RedisBloomErrors.CF_MAX_EXPANSIONS);
+            assertThat(full.reason()).as("seed %d", seed)
+                .isIn(FilterFullException.Reason.NO_FREE_SLOT, FilterFullException.Reason.GROWTH_LIMIT);
           }
         }
         case 3 -> {
@@ -136,7 +139,7 @@ class ModelFuzzTest {
     }
     for (Map.Entry<String, Integer> entry : model.entrySet()) {
       if (entry.getValue() > 0) {
-        byte[] key = Items.of(entry.getKey());
+        byte[] key = RedisItems.of(entry.getKey());
         assertThat(filter.mightContain(key)).as("seed %d", seed).isTrue();
         assertThat(filter.count(key)).as("seed %d", seed).isGreaterThanOrEqualTo(entry.getValue());
       }
@@ -152,7 +155,7 @@ class ModelFuzzTest {
 
   /**
    * The most sub-filters that keep the whole filter within {@link #SLOT_BUDGET} slots (adds are refused with
-   * {@value RedisBloomErrors#CF_MAX_EXPANSIONS} once the filter has that many, which the model expects). Growth is
+   * {@link FilterFullException.Reason#GROWTH_LIMIT} once the filter has that many, which the model expects). Growth is
    * exponential in the multiplicity of the most-added item: each sub-filter offers an item only its two buckets, so a
    * universe of 20 items and bucket size 1 needs a new sub-filter every couple of duplicate adds, and with expansion 2
    * each one is twice the last. Unbounded, some seeds grew the filter to 2 GiB until the heap refused the next

@@ -2,7 +2,11 @@ package io.bloomery.redisbloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.format.RedisBloomDump;
+import io.bloomery.scalable.ScalableBloomFilter;
+import io.bloomery.testkit.GoldenDumps;
+import io.bloomery.testkit.RedisItems;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,10 +37,10 @@ class RedisBloomCGoldenTest {
       int count) {
     ScalableBloomFilter filter = ScalableBloomFilter.create(capacity, error, expansion);
     if (count == 0) {
-      filter.add(Items.of(prefix));
+      filter.add(RedisItems.of(prefix));
     }
     for (int i = 0; i < count; i++) {
-      filter.add(Items.of(prefix + i));
+      filter.add(RedisItems.of(prefix + i));
     }
     assertThat(GoldenDumps.encode(RedisBloomDump.scanDumpAll(filter)))
         .isEqualTo(GoldenDumps.read("from-c/" + file));
@@ -58,15 +62,15 @@ class RedisBloomCGoldenTest {
     CuckooFilter filter = CuckooFilter.create(capacity, bucketSize, maxIterations, expansion);
     filter.setMaxExpansions(CuckooFilter.MAX_MAX_EXPANSIONS); // the C harness calls CuckooFilter_Insert directly
     for (int i = 0; i < count; i++) {
-      filter.add(Items.number(i));
+      filter.add(RedisItems.number(i));
     }
     if (k1Deleted > 0) {
-      filter.add(Items.of("k1"));
-      filter.add(Items.of("k1"));
-      filter.remove(Items.of("k1"));
+      filter.add(RedisItems.of("k1"));
+      filter.add(RedisItems.of("k1"));
+      filter.remove(RedisItems.of("k1"));
     }
     for (int i = 0; i < deletes; i++) {
-      filter.remove(Items.number(i));
+      filter.remove(RedisItems.number(i));
     }
     assertThat(GoldenDumps.encode(RedisBloomDump.scanDumpAll(filter)))
         .isEqualTo(GoldenDumps.read("from-c/" + file));

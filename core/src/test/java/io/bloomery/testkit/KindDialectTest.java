@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.BoundedFilter;
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
@@ -27,10 +29,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * One dialect across every persisted kind (issue 9): each names the same concept with the same public method, and
- * none keeps an old spelling. The names are not on a shared interface (the sketches are not membership filters,
- * and adding abstract methods to {@link Summary} would break outside implementations), so this checks each
- * class's public methods by name and return type.
+ * One dialect across every persisted kind (issue 9). The shared names are interfaces the compiler holds each kind
+ * to ({@link Summary#protocolId()}, {@link MembershipFilter#insertedCount()}, {@link BoundedFilter}); this checks
+ * what the compiler cannot: that every kind sized for a number of items says so by implementing {@link
+ * BoundedFilter}, that {@code protocolId()} is what the format records, and that no kind keeps an old spelling.
  */
 class KindDialectTest {
 
@@ -48,6 +50,7 @@ class KindDialectTest {
     kinds.add(BinaryFuseFilter.build(Keys.urls(1, 0, 1_000), 8));
     kinds.add(CountMinSketch.initByDimensions(64, 4));
     kinds.add(TopK.reserve(5, 16, 4, 0.9, DecayRandom.glibc(1)));
+    kinds.add(io.bloomery.sketch.TDigest.create(50));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BloomFilter.create(1_000, 0.01)))));
     kinds.add(FilterFormat.wrap(ByteBuffer.wrap(FilterFormat.toBytes(BlockedBloomFilter.create(1_000, 0.01)))));
     return kinds.stream();
@@ -56,47 +59,25 @@ class KindDialectTest {
   @ParameterizedTest
   @MethodSource("everyKind")
   void protocolIdNamesWhatTheFormatRecords(Summary summary) throws Exception {
-    Method protocolId = publicMethod(summary, "protocolId");
-    assertThat(protocolId.getReturnType()).isEqualTo(ProtocolId.class);
     Summary written = summary instanceof MappedFilter mapped ? mapped.toHeap() : summary;
     ProtocolId recorded = FilterFormat.describe(FilterFormat.toBytes(written)).protocolId();
-    assertThat(protocolId.invoke(summary)).isEqualTo(recorded);
+    assertThat(summary.protocolId()).isEqualTo(recorded);
   }
 
   @ParameterizedTest
   @MethodSource("everyKind")
-  void theSameConceptHasTheSameName(Summary summary) throws Exception {
-    if (summary.kind() != FilterKind.TOP_K) { // a top-k answers per-item counts (count, query, list), no total
-      assertThat(publicMethod(summary, "insertedCount").getReturnType()).isEqualTo(long.class);
-    }
-    boolean bounded = !Set.of(FilterKind.BINARY_FUSE, FilterKind.COUNT_MIN_SKETCH, FilterKind.TOP_K)
-        .contains(summary.kind());
-    if (bounded) {
-      assertThat(publicMethod(summary, "capacity").getReturnType()).isEqualTo(long.class);
-      assertThat(publicMethod(summary, "isNearCapacity").getReturnType()).isEqualTo(boolean.class);
-    }
+  void everyFilterSizedForItemsIsABoundedFilter(Summary summary) {
+    boolean sizedForItems = summary instanceof MembershipFilter && summary.kind() != FilterKind.BINARY_FUSE;
+    assertThat(summary instanceof BoundedFilter)
+        .as("%s implements BoundedFilter", summary.getClass().getSimpleName()).isEqualTo(sizedForItems);
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyKind")
+  void noKindKeepsAnOldSpelling(Summary summary) {
     List<String> old = Arrays.stream(summary.getClass().getMethods())
         .filter(m -> Modifier.isPublic(m.getModifiers()) && OLD_NAMES.contains(m.getName()))
         .map(Method::toString).toList();
     assertThat(old).as("old spellings on %s", summary.getClass().getSimpleName()).isEmpty();
-  }
-
-  /** The method {@code name()} as a caller sees it: on the kind's class if public, else on a public type it implements. */
-  private static Method publicMethod(Summary summary, String name) throws NoSuchMethodException {
-    List<Class<?>> types = new ArrayList<>();
-    for (Class<?> type = summary.getClass(); type != null; type = type.getSuperclass()) {
-      types.add(type);
-      types.addAll(Arrays.asList(type.getInterfaces()));
-    }
-    for (Class<?> type : types) {
-      if (Modifier.isPublic(type.getModifiers())) {
-        try {
-          return type.getMethod(name);
-        } catch (NoSuchMethodException e) {
-          // try the next public type
-        }
-      }
-    }
-    throw new NoSuchMethodException(summary.getClass().getName() + " has no public " + name + "()");
   }
 }

@@ -3,6 +3,7 @@ package io.bloomery.testkit;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.fuse.BinaryFuseFilter;
+import io.bloomery.hash.ProtocolId;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -33,6 +34,17 @@ final class StaticSetFilter implements MembershipFilter {
   @Override
   public FilterKind kind() {
     return FilterKind.BINARY_FUSE;
+  }
+
+  @Override
+  public ProtocolId protocolId() {
+    return ProtocolId.XXH3_FUSE_V1;
+  }
+
+  /** The distinct items added so far, or the read-back filter's count. */
+  @Override
+  public synchronized long insertedCount() {
+    return items.isEmpty() && built != null ? built.insertedCount() : items.size();
   }
 
   @Override

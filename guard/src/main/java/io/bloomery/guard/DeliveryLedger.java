@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  * One process's delivery ledger for one guarded key: which items it answered new whose answer is not known to have
  * reached a client, and which delivered items' store marks are still to be cleared (docs/GUARD.md, "Acknowledgements
  * across a crash"). It is the one owner of that state; the store keeps the durable half (pending marks and token
- * replies, written by {@link ExactStore#insertAllIfAbsent(List, ExactStore.Ledger, ExactStore.Decide)}).
+ * replies, written by {@link LedgerStore#insertAllIfAbsent(List, LedgerStore.Ledger, LedgerStore.Decide)}).
  *
  * <p>An add of a batch goes through a {@link Batch}: {@link #begin} waits, before any store transaction opens, for the
  * outcome of this process's earlier answers to the batch's items; the store then runs the batch with {@link
@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The store's half is {@link #record}: the one protocol both stores run in a batch's transaction, over the
  * {@link Rows} statements each writes in its own SQL dialect. <b>No call out of a store transaction</b>: nothing in
- * it waits for or calls into the code that delivers the answers; {@link ExactStore.Decide} only computes.
+ * it waits for or calls into the code that delivers the answers; {@link LedgerStore.Decide} only computes.
  *
  * <p>Thread-safe: {@link Mark#settle} and the acknowledgement queue may be used from any thread.
  */
@@ -99,7 +99,7 @@ public final class DeliveryLedger {
       }
     }
     return new Batch(items, token != null, lost,
-        new ExactStore.Ledger(owner, token, request, acknowledged));
+        new LedgerStore.Ledger(owner, token, request, acknowledged));
   }
 
   /** Whether a mark's answer reached nobody; its batch committed, so it settles soon. */
@@ -149,11 +149,11 @@ public final class DeliveryLedger {
     private final boolean withToken;
     /** Items whose earlier answer by this ledger reached nobody: this batch may answer them new again. */
     private final Set<ByteBuffer> lost;
-    private final ExactStore.Ledger ledger;
+    private final LedgerStore.Ledger ledger;
     /** What {@link #decide()} saw and answered, once the store called it: {inserted, claimed, answers}. */
     private volatile boolean[][] decided;
 
-    private Batch(List<byte[]> items, boolean withToken, Set<ByteBuffer> lost, ExactStore.Ledger ledger) {
+    private Batch(List<byte[]> items, boolean withToken, Set<ByteBuffer> lost, LedgerStore.Ledger ledger) {
       this.items = items;
       this.withToken = withToken;
       this.lost = lost;
@@ -161,7 +161,7 @@ public final class DeliveryLedger {
     }
 
     /** What the store records in the batch's transaction. */
-    public ExactStore.Ledger ledger() {
+    public LedgerStore.Ledger ledger() {
       return ledger;
     }
 
@@ -170,7 +170,7 @@ public final class DeliveryLedger {
      * store mark, or if this ledger answered it new before and that answer reached nobody (at most once per item in
      * the batch). It reads only what {@link #begin} found.
      */
-    public ExactStore.Decide decide() {
+    public LedgerStore.Decide decide() {
       return (inserted, claimed) -> {
         boolean[] answers = new boolean[items.size()];
         Set<ByteBuffer> answeredHere = new HashSet<>();
@@ -284,7 +284,7 @@ public final class DeliveryLedger {
    * answered new again and stores the answers under the token; delivered items' marks are cleared in the same
    * transaction.
    */
-  static ExactStore.Recorded record(Rows rows, int n, ExactStore.Ledger ledger, ExactStore.Decide decide)
+  static LedgerStore.Recorded record(Rows rows, int n, LedgerStore.Ledger ledger, LedgerStore.Decide decide)
       throws SQLException {
     if (ledger.token() != null) {
       if (!rows.takeToken(ledger.token(), ledger.request())) {
@@ -293,7 +293,7 @@ public final class DeliveryLedger {
           throw new SQLException("the token's row vanished (pruned concurrently?)", "40001");
         }
         boolean[] answers = checkedLength(storedAnswers(stored[0], stored[1], ledger.request()), n);
-        return new ExactStore.Recorded(new boolean[n], answers, true);
+        return new LedgerStore.Recorded(new boolean[n], answers, true);
       }
     }
     boolean[] inserted = new boolean[n];
@@ -317,7 +317,7 @@ public final class DeliveryLedger {
       rows.clearPending(answeredAgain); // their 1 is in the stored reply now
       rows.storeAnswers(ledger.token(), answers);
     }
-    return new ExactStore.Recorded(inserted, answers, false);
+    return new LedgerStore.Recorded(inserted, answers, false);
   }
 
   /** The request digest and answers of the token's row in {@code repliesTable} (the same SQL in both dialects). */

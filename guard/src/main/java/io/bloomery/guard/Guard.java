@@ -836,18 +836,20 @@ public final class Guard implements AutoCloseable {
 
   /**
    * {@link #addIfAbsent(List)} that keeps the store's acknowledgement ledger in the batch's
-   * transaction ({@link ExactStore#insertAllIfAbsent(List, ExactStore.Ledger,
-   * ExactStore.Decide)}): items answered new stay marked pending until {@link
+   * transaction ({@link LedgerStore#insertAllIfAbsent(List, LedgerStore.Ledger,
+   * LedgerStore.Decide)}): items answered new stay marked pending until {@link
    * #acknowledge}d, or, with a token, the answers are stored under it and a repeat returns them.
    *
    * @throws StoreUnavailableException as for {@link #addIfAbsent(List)}
    * @throws IllegalArgumentException if the token was used for other items
+   * @throws UnsupportedOperationException if the store is no {@link LedgerStore}
    */
-  public ExactStore.Recorded addIfAbsent(List<byte[]> items, ExactStore.Ledger ledger,
-      ExactStore.Decide decide) {
+  public LedgerStore.Recorded addIfAbsent(List<byte[]> items, LedgerStore.Ledger ledger,
+      LedgerStore.Decide decide) {
     try {
-      return guarded(items, maybe -> store.insertAllIfAbsent(items, maybe, ledger, decide),
-          ExactStore.Recorded::inserted);
+      LedgerStore ledgers = ledgerStore();
+      return guarded(items, maybe -> ledgers.insertAllIfAbsent(items, maybe, ledger, decide),
+          LedgerStore.Recorded::inserted);
     } catch (IOException e) {
       throw new AssertionError("a ledger batch throws no IOException", e);
     }
@@ -856,7 +858,15 @@ public final class Guard implements AutoCloseable {
   /** Clears the pending marks of {@code owner} on items whose answers were delivered. */
   public void acknowledge(String owner, List<byte[]> items) {
     requireOpen();
-    store.acknowledge(owner, items);
+    ledgerStore().acknowledge(owner, items);
+  }
+
+  /** The store as a {@link LedgerStore}, which the ledger calls need. */
+  private LedgerStore ledgerStore() {
+    if (store instanceof LedgerStore ledgers) {
+      return ledgers;
+    }
+    throw new UnsupportedOperationException(store.identity() + " keeps no acknowledgement ledger");
   }
 
   /** One store call of an add (given the filter's "maybe"s), under the gate and the accounting. */

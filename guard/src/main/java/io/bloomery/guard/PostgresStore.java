@@ -70,7 +70,7 @@ import java.util.Objects;
  * <p>Thread-safe. Errors (connection refused, server gone, pool timeout after 5 s) raise
  * {@link StoreUnavailableException} carrying the SQLSTATE.
  */
-public final class PostgresStore implements ExactStore {
+public final class PostgresStore implements LedgerStore {
   private static final int FETCH_SIZE = 10_000;
   private static final int MAX_ATTEMPTS = 5;
 
@@ -280,7 +280,7 @@ public final class PostgresStore implements ExactStore {
   @Override
   public boolean[] containsAll(List<byte[]> items) {
     if (readOnly || items.size() <= 1) {
-      return ExactStore.super.containsAll(items);
+      return LedgerStore.super.containsAll(items);
     }
     byte[][] digests = new byte[items.size()][];
     for (int i = 0; i < digests.length; i++) {

@@ -34,7 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe: writes share one connection under a lock; scans open their own read connection
  * (WAL readers do not block the writer).
  */
-public final class SqliteStore implements ExactStore {
+public final class SqliteStore implements LedgerStore {
   private static final int BUSY_TIMEOUT_MILLIS = 30_000;
 
   /**

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The one contract every {@link ExactStore} passes (SQLite and PostgreSQL subclasses): byte-exact
  * items, atomic exactly-once insert under concurrency (threads and separate connection pools),
- * batches with repeats, consistent scans and watermarks.
+ * batches with repeats, consistent scans and watermarks. {@link LedgerStoreContract} adds the delivery
+ * ledger's rows for the stores that keep them.
  */
 abstract class ExactStoreContract {
   private final List<ExactStore> opened = new ArrayList<>();
@@ -34,7 +35,7 @@ abstract class ExactStoreContract {
    */
   protected abstract void plantRow(byte[] digest, byte[] item) throws Exception;
 
-  protected final ExactStore track(ExactStore store) {
+  protected final <S extends ExactStore> S track(S store) {
     opened.add(store);
     return store;
   }
@@ -52,120 +53,6 @@ abstract class ExactStoreContract {
     Set<ItemDigest.Key> items = new HashSet<>();
     store.scan(item -> assertThat(items.add(new ItemDigest.Key(item))).isTrue());
     return items;
-  }
-
-  private static final ExactStore.Decide AS_STORED = (inserted, claimed) -> {
-    boolean[] answers = inserted.clone();
-    for (int i = 0; i < answers.length; i++) {
-      answers[i] |= claimed[i];
-    }
-    return answers;
-  };
-
-  private static ExactStore.Ledger plain(String owner, List<byte[]> acknowledged) {
-    return new ExactStore.Ledger(owner, null, null, acknowledged);
-  }
-
-  private static ExactStore.Ledger token(String owner, String token, byte[] request) {
-    return new ExactStore.Ledger(owner, bytes(token), request, List.of());
-  }
-
-  @Test
-  void aPendingMarkOfAnotherOwnerIsClaimedOnceAndAnAcknowledgedOneNever() {
-    ExactStore store = track(createEmptyStore());
-    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("a")),
-        plain("dead", List.of()), AS_STORED);
-    assertThat(first.answers()).containsExactly(true, true, false);
-    assertThat(first.replayed()).isFalse();
-    // "dead" delivered b (acknowledged with its next batch), never a: a's mark stays
-    store.insertAllIfAbsent(List.of(bytes("c")), plain("dead", List.of(bytes("b"))), AS_STORED);
-    ExactStore other = track(sameDataStore());
-    ExactStore.Recorded retry = other.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c")),
-        plain("alive", List.of()), AS_STORED);
-    assertThat(retry.inserted()).containsExactly(false, false, false);
-    assertThat(retry.answers()).containsExactly(true, false, true);
-    // claimed: now "alive"'s marks, so a third owner's add answers 0 ... until "alive" would die
-    assertThat(other.insertAllIfAbsent(List.of(bytes("a")), plain("alive", List.of()), AS_STORED).answers())
-        .containsExactly(false);
-    other.acknowledge("alive", List.of(bytes("a"), bytes("c")));
-    assertThat(store.insertAllIfAbsent(List.of(bytes("a"), bytes("c")), plain("third", List.of()), AS_STORED)
-        .answers()).containsExactly(false, false);
-  }
-
-  /** A {@link ExactStore.Decide} that answers as stored and records each call's {inserted, claimed}. */
-  private static ExactStore.Decide recording(List<boolean[][]> calls) {
-    return (inserted, claimed) -> {
-      calls.add(new boolean[][] {inserted.clone(), claimed.clone()});
-      return AS_STORED.answers(inserted, claimed);
-    };
-  }
-
-  @Test
-  void aBatchWithNoMaybeIsAnsweredAndMarkedAsWithoutTheHint() {
-    ExactStore store = track(createEmptyStore());
-    List<boolean[][]> calls = new ArrayList<>();
-    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c")),
-        new boolean[3], plain("dead", List.of()), recording(calls));
-    assertThat(first.inserted()).containsExactly(true, true, true);
-    assertThat(first.answers()).containsExactly(true, true, true);
-    assertThat(calls).hasSize(1);
-    assertThat(calls.get(0)[0]).containsExactly(true, true, true);
-    assertThat(calls.get(0)[1]).containsExactly(false, false, false);
-    // "dead" delivered b, acknowledged with its next (hinted) batch; a and c keep their marks
-    ExactStore.Recorded next = store.insertAllIfAbsent(List.of(bytes("d")), new boolean[1],
-        plain("dead", List.of(bytes("b"))), AS_STORED);
-    assertThat(next.answers()).containsExactly(true);
-    ExactStore other = track(sameDataStore());
-    ExactStore.Recorded retry = other.insertAllIfAbsent(List.of(bytes("a"), bytes("b"), bytes("c"), bytes("d")),
-        new boolean[] {true, true, true, true}, plain("alive", List.of()), AS_STORED);
-    assertThat(retry.inserted()).containsExactly(false, false, false, false);
-    assertThat(retry.answers()).containsExactly(true, false, true, true);
-    assertThat(scanAll(store)).hasSize(4);
-  }
-
-  @Test
-  void aBatchWithNoMaybeThatMeetsAStoredItemWritesNothingTwiceAndAnswersAsWithoutTheHint() throws Exception {
-    ExactStore store = track(createEmptyStore());
-    store.insertAllIfAbsent(List.of(bytes("old"), bytes("delivered")), plain("dead", List.of()), AS_STORED);
-    store.acknowledge("dead", List.of(bytes("delivered")));
-    List<boolean[][]> calls = new ArrayList<>();
-    // the filter said "never seen" for every item (another writer stored two of them): stale negatives
-    ExactStore.Recorded r = track(sameDataStore()).insertAllIfAbsent(
-        List.of(bytes("new1"), bytes("old"), bytes("delivered"), bytes("new2")), new boolean[4],
-        plain("alive", List.of()), recording(calls));
-    assertThat(r.inserted()).containsExactly(true, false, false, true);
-    assertThat(r.answers()).containsExactly(true, true, false, true); // old's lost 1 claimed from "dead"
-    assertThat(calls).hasSize(1);
-    assertThat(calls.get(0)[1]).containsExactly(false, true, false, false);
-    assertThat(scanAll(store)).hasSize(4);
-    // and a digest collision met on that path still commits nothing of its batch
-    plantRow(ItemDigest.of(bytes("later")), bytes("a foreign row under later's digest"));
-    assertThatThrownBy(() -> store.insertAllIfAbsent(List.of(bytes("fresh"), bytes("later")), new boolean[2],
-        plain("alive", List.of()), AS_STORED)).isInstanceOf(DigestCollisionException.class);
-    assertThat(store.contains(bytes("fresh"))).isFalse();
-    assertThat(scanAll(store)).hasSize(5);
-  }
-
-  @Test
-  void aTokensRepliesAreStoredAndReplayedAndRefusedForOtherItems() {
-    ExactStore store = track(createEmptyStore());
-    store.insertAllIfAbsent(List.of(bytes("lost")), plain("dead", List.of()), AS_STORED);
-    byte[] request = bytes("digest of x, lost, y");
-    ExactStore.Recorded first = store.insertAllIfAbsent(List.of(bytes("x"), bytes("lost"), bytes("y")),
-        token("alive", "t1", request), AS_STORED);
-    assertThat(first.answers()).containsExactly(true, true, true);
-    ExactStore other = track(sameDataStore());
-    ExactStore.Recorded again = other.insertAllIfAbsent(List.of(bytes("x"), bytes("lost"), bytes("y")),
-        token("restarted", "t1", request), AS_STORED);
-    assertThat(again.replayed()).isTrue();
-    assertThat(again.answers()).containsExactly(true, true, true);
-    assertThat(again.inserted()).containsExactly(false, false, false);
-    // the token settled lost's mark: a plain add of it by anyone else is a duplicate
-    assertThat(other.insertAllIfAbsent(List.of(bytes("lost")), plain("third", List.of()), AS_STORED).answers())
-        .containsExactly(false);
-    assertThatThrownBy(() -> other.insertAllIfAbsent(List.of(bytes("z")), token("alive", "t1", bytes("other")),
-        AS_STORED)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already used");
-    assertThat(other.contains(bytes("z"))).isFalse();
   }
 
   @Test

@@ -11,17 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class PostgresStoreIT extends ExactStoreContract {
+class PostgresStoreIT extends LedgerStoreContract {
   private String jdbcUrl;
 
   @Override
-  protected ExactStore createEmptyStore() {
+  protected LedgerStore createEmptyStore() {
     jdbcUrl = PostgresCluster.shared().createDatabase();
     return PostgresStore.open(jdbcUrl);
   }
 
   @Override
-  protected ExactStore sameDataStore() {
+  protected LedgerStore sameDataStore() {
     return PostgresStore.open(jdbcUrl);
   }
 
@@ -57,14 +57,14 @@ class PostgresStoreIT extends ExactStoreContract {
   }
 
   /** Group commits of 100 new items each, every one clearing the previous one's marks (their replies delivered). */
-  private static List<byte[]> groupCommits(ExactStore store, int from, int groups, List<byte[]> delivered) {
+  private static List<byte[]> groupCommits(LedgerStore store, int from, int groups, List<byte[]> delivered) {
     for (int g = from; g < from + groups; g++) {
       List<byte[]> items = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
         items.add(bytes("https://example.org/" + g + "/" + i));
       }
-      ExactStore.Recorded r = store.insertAllIfAbsent(items, new boolean[items.size()],
-          new ExactStore.Ledger("owner", null, null, delivered), (inserted, claimed) -> inserted.clone());
+      LedgerStore.Recorded r = store.insertAllIfAbsent(items, new boolean[items.size()],
+          new LedgerStore.Ledger("owner", null, null, delivered), (inserted, claimed) -> inserted.clone());
       assertThat(r.answers()).containsOnly(true);
       delivered = items;
     }
@@ -75,7 +75,7 @@ class PostgresStoreIT extends ExactStoreContract {
   void deliveredMarksAreClearedThroughTheKeyWhenTheLedgerHoldsFewRowsInManyPages() throws Exception {
     String url = PostgresCluster.shared().createDatabase();
     List<byte[]> delivered;
-    try (ExactStore store = PostgresStore.open(url)) {
+    try (LedgerStore store = PostgresStore.open(url)) {
       delivered = groupCommits(store, 0, 60, List.of()); // 6,000 marks written and cleared: a queue's pages
     }
     try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
@@ -88,7 +88,7 @@ class PostgresStoreIT extends ExactStoreContract {
       }
     }
     long[] before = pendingScans(url);
-    try (ExactStore store = PostgresStore.open(url)) {
+    try (LedgerStore store = PostgresStore.open(url)) {
       groupCommits(store, 60, 20, delivered);
     } // closing the pool ends its backends, which report their statistics as they exit
     long[] after = pendingScans(url);

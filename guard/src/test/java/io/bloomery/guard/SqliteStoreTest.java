@@ -6,19 +6,19 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import org.junit.jupiter.api.io.TempDir;
 
-class SqliteStoreTest extends ExactStoreContract {
+class SqliteStoreTest extends LedgerStoreContract {
   @TempDir Path directory;
   private Path file;
   private int databases;
 
   @Override
-  protected ExactStore createEmptyStore() {
+  protected LedgerStore createEmptyStore() {
     file = directory.resolve("seen-" + (++databases) + ".db");
     return SqliteStore.open(file);
   }
 
   @Override
-  protected ExactStore sameDataStore() {
+  protected LedgerStore sameDataStore() {
     return SqliteStore.open(file);
   }
 

@@ -2,8 +2,6 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.guard.GuardSets;
-import io.bloomery.server.state.ServerContext;
-import io.bloomery.server.state.Settings;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.net.Transport;
 import io.bloomery.server.persistence.CommandReplayer;
@@ -11,6 +9,8 @@ import io.bloomery.server.persistence.Durability;
 import io.bloomery.server.persistence.FsyncPolicy;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.resp.RespLimits;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,6 +29,7 @@ public final class BloomeryServer implements AutoCloseable {
 
   private final ServerConfig config;
   private final ServerContext context;
+  private final GuardSets guards;
   private final Dispatcher dispatcher;
   private final Transport transport;
   private final MetricsHttpServer http;
@@ -36,10 +37,11 @@ public final class BloomeryServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Runnable afterShutdown = () -> {};
 
-  private BloomeryServer(ServerConfig config, ServerContext context, Dispatcher dispatcher, Transport transport,
-      MetricsHttpServer http, Durability durability) {
+  private BloomeryServer(ServerConfig config, ServerContext context, GuardSets guards, Dispatcher dispatcher,
+      Transport transport, MetricsHttpServer http, Durability durability) {
     this.config = config;
     this.context = context;
+    this.guards = guards;
     this.dispatcher = dispatcher;
     this.transport = transport;
     this.http = http;
@@ -72,6 +74,7 @@ public final class BloomeryServer implements AutoCloseable {
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
     boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
     ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
+        .aclFile(config.aclfile())
         .transport(choice.kind().label(), config.ioThreads())
         .fileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
             config.loadIdleTimeoutMillis());
@@ -94,7 +97,7 @@ public final class BloomeryServer implements AutoCloseable {
     if (durability != null) {
       durability.onCut(context::fileLoadsAtCut);
     }
-    Dispatcher dispatcher = CommandFamilies.dispatcher(context);
+    Dispatcher dispatcher = CommandFamilies.dispatcher(context, guards);
     keyspace.suspendExpiry(false);
     try {
       try {
@@ -102,7 +105,7 @@ public final class BloomeryServer implements AutoCloseable {
       } catch (RuntimeException e) {
         throw new IOException(e.getMessage(), e);
       }
-      return listen(config, settings, keyspace, context, dispatcher, choice, durability);
+      return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability);
     } catch (IOException | RuntimeException e) {
       guards.close();
       if (durability != null) {
@@ -131,7 +134,7 @@ public final class BloomeryServer implements AutoCloseable {
   }
 
   private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
-      ServerContext context, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
+      ServerContext context, GuardSets guards, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
       throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         config.clientQueryBufferLimit(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
@@ -147,10 +150,10 @@ public final class BloomeryServer implements AutoCloseable {
     } catch (Transport.BindFailure e) {
       throw cannotListen("", e.host(), e.port(), e.getCause());
     }
-    settings.port = transport.port();
+    settings.port(transport.port());
     MetricsHttpServer http;
     try {
-      http = MetricsHttpServer.start(context, config.bind().get(0), config.httpPort(), config.httpLimits());
+      http = MetricsHttpServer.start(context, guards, config.bind().get(0), config.httpPort(), config.httpLimits());
     } catch (IOException e) {
       transport.close();
       throw cannotListen(" for HTTP", config.bind().get(0), config.httpPort(), e);
@@ -158,17 +161,9 @@ public final class BloomeryServer implements AutoCloseable {
     if (durability != null) {
       durability.metrics().bindTo(http.registry());
     }
-    transport.workers().next().scheduleAtFixedRate(() -> {
-      try {
-        int removed = keyspace.expireCycle(200);
-        context.stats().expiredKeys.add(removed);
-        context.sweepIdleFileLoads();
-      } catch (RuntimeException e) {
-        LOG.warn("active expiry failed", e);
-      }
-    }, 100, 100, TimeUnit.MILLISECONDS);
-    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && !settings.passwordRequired()
-        && settings.protectedMode) {
+    scheduleCron(transport.workers().next(), keyspace, context);
+    if (!config.bind().stream().allMatch(BloomeryServer::isLoopback) && context.acl().defaultUser().nopass()
+        && settings.protectedMode()) {
       LOG.warn("listening on {} without a password: protected mode refuses clients that are not on loopback "
           + "(on the HTTP port, all but /health)", config.bind());
     }
@@ -178,7 +173,7 @@ public final class BloomeryServer implements AutoCloseable {
       LOG.info("Netty runs without sun.misc.Unsafe; start the JVM with --sun-misc-unsafe-memory-access=allow "
           + "(./bloomery does) for about a quarter less CPU per command");
     }
-    return new BloomeryServer(config, context, dispatcher, transport, http, durability);
+    return new BloomeryServer(config, context, guards, dispatcher, transport, http, durability);
   }
 
   /**
@@ -192,30 +187,52 @@ public final class BloomeryServer implements AutoCloseable {
     return new IOException("cannot listen" + what + " on " + address + ": " + reason, cause);
   }
 
+  /**
+   * Runs active expiry and the idle-load sweep {@code hz} times a second, reading {@code hz} before each wait so
+   * that CONFIG SET hz applies from the next run; ends when the event loop shuts down.
+   */
+  private static void scheduleCron(java.util.concurrent.ScheduledExecutorService loop, Keyspace keyspace,
+      ServerContext context) {
+    long hz = Math.max(1, Math.min(500, context.settings().hz()));
+    try {
+      loop.schedule(() -> {
+        try {
+          int removed = keyspace.expireCycle(200);
+          context.stats().expiredKeys.add(removed);
+          context.sweepIdleFileLoads();
+        } catch (RuntimeException e) {
+          LOG.warn("active expiry failed", e);
+        }
+        scheduleCron(loop, keyspace, context);
+      }, 1000 / hz, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      // the event loop is closing with the server: no further run
+    }
+  }
+
   private static boolean isLoopback(String host) {
     return host.equals("127.0.0.1") || host.equals("::1") || host.equals("localhost") || host.startsWith("127.");
   }
 
   private static Settings settings(ServerConfig config) {
     Settings s = new Settings();
-    s.port = config.port();
-    s.bind = String.join(" ", config.bind());
-    s.dir = config.dir().toString();
-    s.appendonly = config.appendonly() ? "yes" : "no";
-    s.appendfsync = config.appendfsync();
-    s.requirepass = config.requirepass();
-    s.maxmemory = config.maxmemory();
-    s.maxclients = config.maxclients();
-    s.timeoutSeconds = config.timeoutSeconds();
-    s.protectedMode = config.protectedMode();
-    s.outputBufferLimit = config.outputBufferLimit();
-    s.outputBufferSoftLimit = config.outputBufferSoftLimit();
-    s.outputBufferStallSeconds = config.outputBufferStallMillis() / 1000;
-    s.save = config.save();
-    s.httpAuth = config.httpAuth();
-    s.clientQueryBufferLimit = config.clientQueryBufferLimit();
-    s.maxmemoryClients = config.maxmemoryClients();
-    s.authFailDelayMillis = config.authFailDelayMillis();
+    s.port(config.port());
+    s.bind(String.join(" ", config.bind()));
+    s.dir(config.dir().toString());
+    s.journal(config.appendonly(), config.appendfsync());
+    s.requirepass(config.requirepass());
+    s.maxmemory(config.maxmemory());
+    s.maxclients(config.maxclients());
+    s.timeoutSeconds(config.timeoutSeconds());
+    s.protectedMode(config.protectedMode());
+    s.outputBuffer(config.outputBufferLimit(), config.outputBufferSoftLimit(), config.outputBufferStallMillis() / 1000);
+    s.save(config.save());
+    s.httpAuth(config.httpAuth());
+    s.queryMemory(config.clientQueryBufferLimit(), config.maxmemoryClients());
+    s.authFailDelayMillis(config.authFailDelayMillis());
+    config.moduleOptions(s);
+    s.loglevel(config.loglevel());
+    s.configFile(config.file() == null ? null : config.file().toAbsolutePath());
     return s;
   }
 
@@ -272,7 +289,7 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
-    context.guards().close();
+    guards.close();
     // before the final snapshot: a load still being finished is cancelled (no half key), its files deleted
     context.closeFileLoads();
     if (durability != null) {

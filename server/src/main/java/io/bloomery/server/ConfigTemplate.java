@@ -24,10 +24,16 @@ public final class ConfigTemplate {
   /** An example value for options whose default is empty (off); written as a commented line. */
   private static final Map<String, String> EXAMPLES = Map.of(
       "requirepass", "a-long-random-password",
+      "aclfile", "/etc/bloomery/users.acl",
       "save", "3600 1",
       "store", "orders=jdbc:postgresql://127.0.0.1:5432/shop",
       "store-table", "customers=public.customers.email",
       "guard-statement-timeout", "10000");
+
+  /** What {@code option} does, in lines of at most 110 characters; empty for a name that is not an option. */
+  public static List<String> description(String option) {
+    return DESCRIPTIONS.getOrDefault(option, List.of());
+  }
 
   public static void main(String[] args) {
     Map<String, String> values = new LinkedHashMap<>();
@@ -98,7 +104,9 @@ public final class ConfigTemplate {
     d.put("appendfsync", List.of("When the log reaches the disk: always (before each reply), everysec (at most one",
         "second of writes lost on a power failure), no (when the kernel decides)."));
     d.put("requirepass", List.of("The password clients must give with AUTH; also guards the dashboard and /metrics",
-        "(see http-auth). None by default."));
+        "(see http-auth). None by default. It is the ACL default user's password."));
+    d.put("aclfile", List.of("A file of ACL users in Redis's format (one 'user NAME rule ...' per line, as ACL LIST",
+        "prints them), loaded at start and by ACL LOAD, written by ACL SAVE. None by default."));
     d.put("maxmemory", List.of("Memory the filters may take (a size; 0: no limit). Writes that would pass it are",
         "refused with OOM. The packaged launcher sizes the JVM heap from it."));
     d.put("maxclients", List.of("Client connections served at once; one more is refused with an error."));
@@ -135,6 +143,16 @@ public final class ConfigTemplate {
         "the heap, or 0 for no limit."));
     d.put("auth-fail-delay", List.of("Milliseconds before answering a wrong password once a connection has given",
         "three, doubling each time up to 16 times; 0 turns it off."));
+    d.put("bf-error-rate", List.of("RedisBloom's default false-positive rate of a Bloom filter BF.ADD or BF.INSERT",
+        "creates, in (0, 1)."));
+    d.put("bf-initial-size", List.of("RedisBloom's default capacity of a new Bloom filter (1 to 1073741824)."));
+    d.put("bf-expansion-factor", List.of("How much larger each added layer of a new Bloom filter is (0 to 32768;",
+        "0: the filter does not scale)."));
+    d.put("cf-bucket-size", List.of("Items per bucket of a cuckoo filter CF.ADD or CF.INSERT creates (1 to 255)."));
+    d.put("cf-initial-size", List.of("Default capacity of a new cuckoo filter (2 * cf-bucket-size to 1073741824)."));
+    d.put("cf-max-iterations", List.of("Cuckoo kicks before a new cuckoo filter adds a layer (1 to 65535)."));
+    d.put("cf-expansion-factor", List.of("How much larger each added layer of a new cuckoo filter is (0 to 32768)."));
+    d.put("cf-max-expansions", List.of("Layers a new cuckoo filter may add (1 to 65536)."));
     return d;
   }
 }

@@ -1,8 +1,9 @@
 package io.bloomery.server;
 
-import ch.qos.logback.classic.Level;
 import io.bloomery.guard.Credentials;
 import io.bloomery.server.command.guard.StoreDeclaration;
+import io.bloomery.server.state.LogLevel;
+import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
@@ -43,7 +44,7 @@ public final class Main {
       err.flush();
       return 2;
     }
-    applyLogLevel(config.loglevel());
+    LogLevel.apply(config.loglevel());
     rememberSecrets(config);
     BloomeryServer server;
     try {
@@ -63,7 +64,7 @@ public final class Main {
     };
     server.afterShutdown(stopped::countDown); // SHUTDOWN: closed already, exit 0
     installSignalHandlers(stop);
-    handle("HUP", () -> reload(args));
+    handle("HUP", () -> reload(args, server.context().settings()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
     String host = config.bind().get(0);
     out.println("Ready to accept connections tcp on " + host + ":" + server.port());
@@ -81,21 +82,6 @@ public final class Main {
     return 0;
   }
 
-  /**
-   * Sets the level of the server's loggers ({@code io.bloomery}) from Redis's {@code loglevel} names, whatever the
-   * logging configuration file says: the option is the operator's way to ask for more or less.
-   */
-  static void applyLogLevel(String loglevel) {
-    if (LoggerFactory.getLogger(LOGGERS) instanceof ch.qos.logback.classic.Logger logger) {
-      logger.setLevel(switch (loglevel) {
-        case "debug", "verbose" -> Level.DEBUG;
-        case "warning" -> Level.WARN;
-        case "nothing" -> Level.OFF;
-        default -> Level.INFO;
-      });
-    }
-  }
-
   /** The password and the stores' credentials are masked wherever they would appear in the log. */
   private static void rememberSecrets(ServerConfig config) {
     Credentials.remember(config.requirepass());
@@ -103,9 +89,6 @@ public final class Main {
       store.secrets().forEach(Credentials::remember);
     }
   }
-
-  /** The logger whose level {@code loglevel} sets: every logger of the server and the guard. */
-  static final String LOGGERS = "io.bloomery";
 
   /** SIGTERM and SIGINT stop the server cleanly (exit 0), where the JVM lets us handle them. */
   private static void installSignalHandlers(Runnable stop) {
@@ -128,7 +111,7 @@ public final class Main {
    * {@code loglevel}; every other option keeps the value the server started with until a restart, and the server
    * keeps running. A file that no longer parses is reported and changes nothing.
    */
-  static void reload(String[] args) {
+  static void reload(String[] args, Settings settings) {
     org.slf4j.Logger log = LoggerFactory.getLogger(Main.class);
     ServerConfig config;
     try {
@@ -137,7 +120,8 @@ public final class Main {
       log.warn("SIGHUP: the configuration was not reloaded: {}", e.getMessage());
       return;
     }
-    applyLogLevel(config.loglevel());
+    LogLevel.apply(config.loglevel());
+    settings.loglevel(config.loglevel());
     log.info("SIGHUP: loglevel is now {}; other options take effect on a restart", config.loglevel());
   }
 }

@@ -1,7 +1,6 @@
 package io.bloomery.server;
 
-import io.bloomery.server.state.CommandStats;
-import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.dashboard.Dashboard;
 import io.bloomery.server.http.Endpoint;
@@ -11,6 +10,8 @@ import io.bloomery.server.http.HttpListener;
 import io.bloomery.server.http.Request;
 import io.bloomery.server.http.Response;
 import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.state.CommandStats;
+import io.bloomery.server.state.ServerContext;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
@@ -47,6 +48,7 @@ public final class MetricsHttpServer implements AutoCloseable {
 
   private final PrometheusMeterRegistry registry;
   private final ServerContext context;
+  private final GuardSets guards;
   private final Dashboard dashboard;
   private final MultiGauge keyItems;
   private final MultiGauge keyCapacity;
@@ -57,8 +59,9 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final ConcurrentHashMap<String, MultiGauge> guardGauges = new ConcurrentHashMap<>();
   private HttpListener http;
 
-  private MetricsHttpServer(ServerContext context, Dashboard dashboard) {
+  private MetricsHttpServer(ServerContext context, GuardSets guards, Dashboard dashboard) {
     this.context = context;
+    this.guards = guards;
     this.dashboard = dashboard;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Gauge.builder("bloomery_connected_clients", context, ServerContext::clientCount)
@@ -70,7 +73,7 @@ public final class MetricsHttpServer implements AutoCloseable {
     Gauge.builder("bloomery_keys", context, c -> c.keyspace().size()).register(registry);
     Gauge.builder("bloomery_filter_bytes", context, c -> c.usedMemory())
         .description("Bytes held by filters, the figure maxmemory is compared with").register(registry);
-    Gauge.builder("bloomery_maxmemory_bytes", context, c -> c.settings().maxmemory).register(registry);
+    Gauge.builder("bloomery_maxmemory_bytes", context, c -> c.settings().maxmemory()).register(registry);
     Gauge.builder("bloomery_output_buffer_disconnections", context,
         c -> c.stats().outputBufferDisconnections.sum()).register(registry);
     Gauge.builder("bloomery_protocol_error_disconnections", context,
@@ -132,9 +135,10 @@ public final class MetricsHttpServer implements AutoCloseable {
   }
 
   /** Starts the endpoint on {@code host:port} (0: ephemeral). */
-  static MetricsHttpServer start(ServerContext context, String host, int port, HttpLimits limits) throws IOException {
-    MetricsHttpServer server = new MetricsHttpServer(context, Dashboard.start(context));
-    HttpAccess access = new HttpAccess(context.settings());
+  static MetricsHttpServer start(ServerContext context, GuardSets guards, String host, int port, HttpLimits limits)
+      throws IOException {
+    MetricsHttpServer server = new MetricsHttpServer(context, guards, Dashboard.start(context, guards));
+    HttpAccess access = new HttpAccess(context.settings(), context.acl());
     try {
       server.http = HttpListener.start(host, port, limits, access, List.of(
           Endpoint.open("/health", server::health),
@@ -210,7 +214,7 @@ public final class MetricsHttpServer implements AutoCloseable {
       layers.add(MultiGauge.Row.of(tags, f.layers()));
       bytes.add(MultiGauge.Row.of(tags, type.memoryUsage(value)));
     });
-    List<GuardedKeyHealth> guarded = context.guards().health(Math.max(0, MAX_KEYS_REPORTED - reported[0]));
+    List<GuardedKeyHealth> guarded = guards.health(Math.max(0, MAX_KEYS_REPORTED - reported[0]));
     Map<String, List<MultiGauge.Row<?>>> guardRows = new HashMap<>();
     for (GuardedKeyHealth g : guarded) {
       if (!g.built()) {

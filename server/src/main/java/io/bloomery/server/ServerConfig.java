@@ -2,6 +2,8 @@ package io.bloomery.server;
 
 import io.bloomery.server.command.guard.StoreDeclaration;
 import io.bloomery.server.http.HttpLimits;
+import io.bloomery.server.state.LogLevel;
+import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,11 +28,12 @@ import java.util.Map;
 public final class ServerConfig {
   /** Every option name this server accepts. */
   static final List<String> OPTIONS = List.of("port", "bind", "dir", "appendonly", "appendfsync", "requirepass",
-      "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
+      "aclfile", "maxmemory", "maxclients", "timeout", "protected-mode", "http-port", "client-output-buffer-limit",
       "proto-max-bulk-len", "save", "loglevel", "store", "store-table", "guard-timeout",
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
       "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
-      "maxmemory-clients", "auth-fail-delay");
+      "maxmemory-clients", "auth-fail-delay", "bf-error-rate", "bf-initial-size", "bf-expansion-factor",
+      "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -39,9 +42,11 @@ public final class ServerConfig {
   private static final List<String> REPEATABLE = List.of("store", "store-table");
 
   private final Map<String, String> values;
+  private final Path file;
 
-  private ServerConfig(Map<String, String> values) {
+  private ServerConfig(Map<String, String> values, Path file) {
     this.values = values;
+    this.file = file;
   }
 
   /** Parses flags (and an optional leading config file) with the process environment. */
@@ -75,7 +80,7 @@ public final class ServerConfig {
     for (String[] option : parsed.options()) {
       set(v, option[0], option[1], "--" + option[0]);
     }
-    ServerConfig config = new ServerConfig(v);
+    ServerConfig config = new ServerConfig(v, parsed.file());
     config.validate();
     return config;
   }
@@ -112,6 +117,7 @@ public final class ServerConfig {
     v.put("appendonly", "yes");
     v.put("appendfsync", "everysec");
     v.put("requirepass", "");
+    v.put("aclfile", "");
     v.put("maxmemory", "0");
     v.put("maxclients", "10000");
     v.put("timeout", "0");
@@ -137,6 +143,7 @@ public final class ServerConfig {
     v.put("client-query-buffer-limit", "1gb");
     v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
     v.put("auth-fail-delay", "100");
+    v.putAll(new Settings().moduleValues());
     return v;
   }
 
@@ -241,6 +248,7 @@ public final class ServerConfig {
     maxmemoryClients();
     authFailDelayMillis();
     loglevel();
+    moduleOptions(new Settings());
     stores(Map.of());
     long bulk = protoMaxBulkLen();
     if (bulk < 1024 * 1024 || bulk > 512L * 1024 * 1024) {
@@ -268,35 +276,6 @@ public final class ServerConfig {
       throw new IllegalArgumentException(name + " must be yes or no, not '" + values.get(name) + "'");
     }
     return s.equals("yes");
-  }
-
-  /**
-   * Redis's memory units: {@code 100}, {@code 1k} (1000), {@code 1kb} (1024), {@code mb}, {@code gb}, {@code m},
-   * {@code g}, case-insensitive.
-   *
-   * @throws IllegalArgumentException for anything else or a negative value
-   */
-  public static long parseBytes(String text) {
-    String s = text.strip().toLowerCase(Locale.ROOT);
-    long unit = 1;
-    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"},
-        {"g", "1000000000"}, {"b", "1"}};
-    for (String[] u : units) {
-      if (s.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        s = s.substring(0, s.length() - u[0].length());
-        break;
-      }
-    }
-    try {
-      long n = Long.parseLong(s);
-      if (n < 0) {
-        throw new IllegalArgumentException("a memory size cannot be negative: '" + text + "'");
-      }
-      return Math.multiplyExact(n, unit);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException("not a memory size: '" + text + "' (examples: 100mb, 2gb, 1048576)");
-    }
   }
 
   public int port() {
@@ -333,13 +312,19 @@ public final class ServerConfig {
     return values.get("appendfsync").toLowerCase(Locale.ROOT);
   }
 
+  /** The ACL file ({@code --aclfile}, Redis's format) the users are loaded from, or {@code null} for none. */
+  public java.nio.file.Path aclfile() {
+    String f = values.get("aclfile");
+    return f == null || f.isBlank() ? null : java.nio.file.Path.of(f.strip());
+  }
+
   /** The password, or empty for none. */
   public String requirepass() {
     return values.get("requirepass");
   }
 
   public long maxmemory() {
-    return parseBytes(values.get("maxmemory"));
+    return Settings.parseBytes(values.get("maxmemory"));
   }
 
   public long maxclients() {
@@ -356,7 +341,7 @@ public final class ServerConfig {
 
   /** Bytes of unsent replies a client may have before it is disconnected (the hard limit). */
   public long outputBufferLimit() {
-    long n = parseBytes(outputBufferParts()[0]);
+    long n = Settings.parseBytes(outputBufferParts()[0]);
     if (n < 1024) {
       throw new IllegalArgumentException("client-output-buffer-limit must be at least 1kb, not " + n);
     }
@@ -369,7 +354,7 @@ public final class ServerConfig {
    */
   public long outputBufferSoftLimit() {
     String[] parts = outputBufferParts();
-    long n = parts.length >= 2 ? parseBytes(parts[1]) : 0;
+    long n = parts.length >= 2 ? Settings.parseBytes(parts[1]) : 0;
     if (n != 0 && n < 1024) {
       throw new IllegalArgumentException("client-output-buffer-limit soft limit must be 0 or at least 1kb, not " + n);
     }
@@ -443,7 +428,7 @@ public final class ServerConfig {
    * plus 40 bytes.
    */
   public long clientQueryBufferLimit() {
-    long n = parseBytes(values.get("client-query-buffer-limit"));
+    long n = Settings.parseBytes(values.get("client-query-buffer-limit"));
     if (n < 1024 * 1024 || n > 4L * 1024 * 1024 * 1024) {
       throw new IllegalArgumentException("client-query-buffer-limit must be between 1mb and 4gb, not " + n);
     }
@@ -474,7 +459,7 @@ public final class ServerConfig {
       }
       return Runtime.getRuntime().maxMemory() / 100 * percent;
     }
-    long n = parseBytes(s);
+    long n = Settings.parseBytes(s);
     if (n != 0 && n < 1024 * 1024) {
       throw new IllegalArgumentException("maxmemory-clients must be 0 (no limit) or at least 1mb, not " + n);
     }
@@ -491,7 +476,7 @@ public final class ServerConfig {
   }
 
   public long protoMaxBulkLen() {
-    return parseBytes(values.get("proto-max-bulk-len"));
+    return Settings.parseBytes(values.get("proto-max-bulk-len"));
   }
 
   /**
@@ -571,16 +556,31 @@ public final class ServerConfig {
    * {@code nothing}; it sets the level of the server's own loggers.
    */
   public String loglevel() {
-    String s = values.get("loglevel").strip().toLowerCase(Locale.ROOT);
-    if (!List.of("debug", "verbose", "notice", "warning", "nothing").contains(s)) {
-      throw new IllegalArgumentException("loglevel must be debug, verbose, notice, warning or nothing, not '"
-          + values.get("loglevel") + "'");
-    }
-    return s;
+    return LogLevel.parse(values.get("loglevel"));
   }
 
   public String save() {
     return values.get("save");
+  }
+
+  /** The config file given as the first argument; null when there was none. */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Sets RedisBloom's module options ({@link Settings#MODULE_OPTIONS}) on {@code settings} from these values.
+   *
+   * @throws IllegalArgumentException naming the option, with RedisBloom's range text, for a value out of range
+   */
+  public void moduleOptions(Settings settings) {
+    for (String name : Settings.MODULE_OPTIONS) {
+      try {
+        settings.setModuleOption(name, values.get(name));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(name + ": " + e.getMessage() + ", not '" + values.get(name) + "'");
+      }
+    }
   }
 
   /** The value of an option as given (for CONFIG GET and logs). */
@@ -594,7 +594,7 @@ public final class ServerConfig {
     for (int i = 0; i + 1 < pairs.length; i += 2) {
       set(v, pairs[i].replaceFirst("^--", ""), pairs[i + 1], pairs[i]);
     }
-    ServerConfig c = new ServerConfig(v);
+    ServerConfig c = new ServerConfig(v, file);
     c.validate();
     return c;
   }

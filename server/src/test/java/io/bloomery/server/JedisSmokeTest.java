@@ -83,4 +83,15 @@ class JedisSmokeTest extends SharedServerTest {
           .hasMessage("WRONGTYPE Operation against a key holding the wrong kind of value");
     }
   }
+
+  /** The Jedis snippet of docs/CLIENTS.md, with the shared server's port. */
+  @org.junit.jupiter.api.Test
+  void theClientsPageSnippet() {
+    try (UnifiedJedis jedis = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", server.port())).build()) {
+      jedis.del("visited");
+      assertThat(jedis.bfAdd("visited", "https://example.com/")).isTrue();
+      boolean seen = jedis.bfExists("visited", "https://example.org/");
+      assertThat(seen).isFalse();
+    }
+  }
 }

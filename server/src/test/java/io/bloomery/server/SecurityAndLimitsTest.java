@@ -258,6 +258,17 @@ class SecurityAndLimitsTest {
         RawClient remote = new RawClient(local, server.port())) {
       assertThat(remote.call("PING")).isEqualTo("+PONG\r\n");
     }
+    // a password given to the default user through ACL lifts protected mode as requirepass does (Redis asks
+    // whether the default user is nopass)
+    try (BloomeryServer server = TestServer.start("--bind", "127.0.0.1 " + local);
+        RawClient loopback = new RawClient(server.port())) {
+      assertThat(loopback.call("ACL", "SETUSER", "default", "resetpass", ">pw")).isEqualTo("+OK\r\n");
+      try (RawClient remote = new RawClient(local, server.port())) {
+        assertThat(remote.call("PING")).isEqualTo("-NOAUTH Authentication required.\r\n");
+        assertThat(remote.call("AUTH", "default", "pw")).isEqualTo("+OK\r\n");
+        assertThat(remote.call("PING")).isEqualTo("+PONG\r\n");
+      }
+    }
   }
 
   @Test

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +42,89 @@ class ServerConfigTest {
     assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--port", "1", "--help"))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("'--help' is not a server option"
             + " (bloomery serve --help answers it)");
+  }
+
+  /** A valid value other than the default for every option of the option table. */
+  private static final Map<String, String> SAMPLES = samples();
+
+  private static Map<String, String> samples() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("port", "6399");
+    m.put("bind", "127.0.0.2");
+    m.put("dir", "/var/lib/bloomery");
+    m.put("appendonly", "no");
+    m.put("appendfsync", "always");
+    m.put("requirepass", "s3cret");
+    m.put("aclfile", "/etc/bloomery/users.acl");
+    m.put("maxmemory", "512mb");
+    m.put("maxclients", "77");
+    m.put("timeout", "30");
+    m.put("protected-mode", "no");
+    m.put("http-port", "9199");
+    m.put("client-output-buffer-limit", "32mb");
+    m.put("proto-max-bulk-len", "2mb");
+    m.put("save", "3600 1");
+    m.put("loglevel", "warning");
+    m.put("store", "orders=sqlite:/tmp/orders.db");
+    m.put("store-table", "orders=public.customers.email");
+    m.put("guard-timeout", "1234");
+    m.put("guard-statement-timeout", "4321");
+    m.put("guard-build-timeout", "9876");
+    m.put("http-auth", "token");
+    m.put("load-idle-timeout", "60");
+    m.put("io-transport", "nio");
+    m.put("io-threads", "3");
+    m.put("http-maxclients", "12");
+    m.put("http-timeout", "7");
+    m.put("http-request-timeout", "3");
+    m.put("client-query-buffer-limit", "2mb");
+    m.put("maxmemory-clients", "10%");
+    m.put("auth-fail-delay", "50");
+    m.put("bf-error-rate", "0.001");
+    m.put("bf-initial-size", "1000");
+    m.put("bf-expansion-factor", "4");
+    m.put("cf-bucket-size", "4");
+    m.put("cf-initial-size", "2048");
+    m.put("cf-max-iterations", "30");
+    m.put("cf-expansion-factor", "2");
+    m.put("cf-max-expansions", "16");
+    return m;
+  }
+
+  @Test
+  void everyOptionIsSettableAsAFlagAnEnvironmentVariableAndAConfigLine() throws IOException {
+    assertThat(SAMPLES.keySet()).containsExactlyElementsOf(ServerConfig.OPTIONS);
+    Map<String, String> defaults = ServerConfig.defaults();
+    for (Map.Entry<String, String> e : SAMPLES.entrySet()) {
+      String name = e.getKey();
+      String value = e.getValue();
+      assertThat(value).as(name).isNotEqualTo(defaults.get(name));
+      String env = "BLOOMERY_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+      Path conf = Files.writeString(tmp.resolve(name + ".conf"), "# set by the file\n" + name + " \"" + value + "\"\n");
+      // a store-table names a declared store
+      List<String> store = name.equals("store-table") ? List.of("--store", SAMPLES.get("store")) : List.of();
+      assertThat(parse(Map.of(), store, "--" + name, value).get(name)).as("--" + name).isEqualTo(value);
+      assertThat(parse(Map.of(), store, "--" + name + "=" + value).get(name)).as(name + "=").isEqualTo(value);
+      assertThat(parse(Map.of(env, value), store).get(name)).as(env).isEqualTo(value);
+      assertThat(parse(Map.of(), store, conf.toString()).get(name)).as(conf.toString()).isEqualTo(value);
+    }
+  }
+
+  /** Parses {@code first} (a config file or flags), then {@code flags}. */
+  private static ServerConfig parse(Map<String, String> env, List<String> flags, String... first) {
+    List<String> args = new ArrayList<>(List.of(first));
+    args.addAll(flags);
+    return ServerConfig.parse(env, args.toArray(String[]::new));
+  }
+
+  @Test
+  void unknownOptionsAndBadValuesAreOneLineErrors() {
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--no-such-option", "1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unknown option --no-such-option (known: ");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of("BLOOMERY_IO_THREADS", "many")))
+        .hasMessage("io-threads must be an integer, not 'many'");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--loglevel", "loud")).hasMessageContaining("loglevel");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--http-auth", "maybe")).hasMessageContaining("http-auth");
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.blocked.BlockedPlacement;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.hash.HashProtocol;
 import io.bloomery.hash.Protocols;
@@ -14,8 +15,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Everything that places a bit in a filter built by {@link BloomerySpark}: the kind (classic or
- * blocked), its size (planned from n and p exactly as {@code bloomery build} and the library plan it,
+ * Everything that places a bit in a filter built by {@link BloomerySpark}: the kind (core's {@link
+ * FilterKind#CLASSIC_BLOOM} or {@link FilterKind#BLOCKED_BLOOM}), its size (planned from n and p exactly as {@code bloomery build} and the library plan it,
  * or given as bits and hashes), the hash protocol and seed, and what to do with a null item.
  *
  * <p>Sizing matches the library: a classic plan is {@link BloomMath#sizing}; a blocked plan is {@link
@@ -26,14 +27,6 @@ import java.util.Objects;
 public final class FilterSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** The filter kinds a Spark build produces. */
-  public enum Kind {
-    /** {@link BloomFilter}: k positions anywhere in m bits. */
-    CLASSIC,
-    /** {@link BlockedBloomFilter}: every item's bits inside one 512-bit block. */
-    BLOCKED
-  }
-
   /** What a build or a lookup does with a null item. */
   public enum Nulls {
     /** Fail, naming the column (the default: a null is not an item). */
@@ -42,14 +35,14 @@ public final class FilterSpec implements Serializable {
     SKIP
   }
 
-  private final Kind kind;
+  private final FilterKind kind;
   private final long bits;
   private final int hashes;
   private final String protocolName;
   private final byte[] seed;
   private final Nulls nulls;
 
-  private FilterSpec(Kind kind, long bits, int hashes, String protocolName, byte[] seed, Nulls nulls) {
+  private FilterSpec(FilterKind kind, long bits, int hashes, String protocolName, byte[] seed, Nulls nulls) {
     this.kind = kind;
     this.bits = bits;
     this.hashes = hashes;
@@ -62,20 +55,20 @@ public final class FilterSpec implements Serializable {
   /** A classic filter for {@code expected} distinct items at false-positive rate {@code fpp}. */
   public static FilterSpec classic(long expected, double fpp) {
     BloomSizing plan = BloomMath.sizing(expected, fpp);
-    return new FilterSpec(Kind.CLASSIC, plan.bits(), plan.hashes(), Protocols.defaultProtocol().name(),
+    return new FilterSpec(FilterKind.CLASSIC_BLOOM, plan.bits(), plan.hashes(), Protocols.defaultProtocol().name(),
         new byte[0], Nulls.REFUSE);
   }
 
   /** A classic filter of exactly {@code bits} bits and {@code hashes} positions per item. */
   public static FilterSpec classicOfSize(long bits, int hashes) {
-    return new FilterSpec(Kind.CLASSIC, bits, hashes, Protocols.defaultProtocol().name(), new byte[0], Nulls.REFUSE);
+    return new FilterSpec(FilterKind.CLASSIC_BLOOM, bits, hashes, Protocols.defaultProtocol().name(), new byte[0], Nulls.REFUSE);
   }
 
   /** A blocked filter for {@code expected} distinct items at false-positive rate {@code fpp}. */
   public static FilterSpec blocked(long expected, double fpp) {
     long blocks = BlockedBloomMath.blockedBlocks(expected, fpp);
     int k = BlockedBloomMath.optimalBlockedHashes(expected, blocks);
-    return new FilterSpec(Kind.BLOCKED, blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k, null, new byte[0], Nulls.REFUSE);
+    return new FilterSpec(FilterKind.BLOCKED_BLOOM, blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, k, null, new byte[0], Nulls.REFUSE);
   }
 
   /** A blocked filter of {@code ceil(bits / 512)} blocks and {@code hashes} bits per item (1..16). */
@@ -84,12 +77,12 @@ public final class FilterSpec implements Serializable {
       throw new IllegalArgumentException("bit count must be >= 1, was " + bits);
     }
     long blocks = Filters.ceilDiv(bits, (long) BlockedBloomMath.BLOCKED_BLOCK_BITS);
-    return new FilterSpec(Kind.BLOCKED, blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, hashes, null, new byte[0], Nulls.REFUSE);
+    return new FilterSpec(FilterKind.BLOCKED_BLOOM, blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS, hashes, null, new byte[0], Nulls.REFUSE);
   }
 
   /** This spec with the named hash protocol (classic filters only; for example {@code sha256-index8}). */
   public FilterSpec withProtocol(String name) {
-    if (kind != Kind.CLASSIC) {
+    if (kind != FilterKind.CLASSIC_BLOOM) {
       throw new IllegalArgumentException("a blocked filter always uses protocol xxh3-blocked-v1; --protocol applies to classic filters");
     }
     return new FilterSpec(kind, bits, hashes, Protocols.byName(name).name(), seed, nulls);
@@ -106,7 +99,7 @@ public final class FilterSpec implements Serializable {
   }
 
   private void validate() {
-    if (kind == Kind.CLASSIC) {
+    if (kind == FilterKind.CLASSIC_BLOOM) {
       if (bits < 1 || bits > BloomFilter.MAX_BITS) {
         throw new IllegalArgumentException("bit count m must be in [1, 2^40], was " + bits);
       }
@@ -116,8 +109,8 @@ public final class FilterSpec implements Serializable {
     }
   }
 
-  /** The kind. */
-  public Kind kind() {
+  /** The kind: {@link FilterKind#CLASSIC_BLOOM} or {@link FilterKind#BLOCKED_BLOOM}. */
+  public FilterKind kind() {
     return kind;
   }
 
@@ -138,7 +131,7 @@ public final class FilterSpec implements Serializable {
 
   /** The classic filter's hash protocol; {@code xxh3-blocked-v1} is implied for blocked filters. */
   public HashProtocol protocol() {
-    if (kind != Kind.CLASSIC) {
+    if (kind != FilterKind.CLASSIC_BLOOM) {
       throw new IllegalStateException("a blocked filter has no pluggable protocol (it is always xxh3-blocked-v1)");
     }
     return Protocols.byName(protocolName);
@@ -156,7 +149,7 @@ public final class FilterSpec implements Serializable {
 
   /** A new, empty filter with exactly these parameters. */
   public MembershipFilter newFilter() {
-    return kind == Kind.CLASSIC
+    return kind == FilterKind.CLASSIC_BLOOM
         ? BloomFilter.create(protocol(), seed, bits, hashes)
         : BlockedBloomFilter.create(seed, blockCount(), hashes);
   }
@@ -164,11 +157,11 @@ public final class FilterSpec implements Serializable {
   /** The spec that places bits exactly like {@code filter} (a classic or blocked filter). */
   public static FilterSpec of(MembershipFilter filter) {
     if (filter instanceof BloomFilter classic) {
-      return new FilterSpec(Kind.CLASSIC, classic.bitSize(), classic.hashCount(), classic.protocolId().protocolName(),
+      return new FilterSpec(FilterKind.CLASSIC_BLOOM, classic.bitSize(), classic.hashCount(), classic.protocolId().protocolName(),
           classic.seed(), Nulls.REFUSE);
     }
     if (filter instanceof BlockedBloomFilter blocked) {
-      return new FilterSpec(Kind.BLOCKED, blocked.bitSize(), blocked.hashCount(), null, blocked.seed(), Nulls.REFUSE);
+      return new FilterSpec(FilterKind.BLOCKED_BLOOM, blocked.bitSize(), blocked.hashCount(), null, blocked.seed(), Nulls.REFUSE);
     }
     throw new IllegalArgumentException(Filters.needsBloom(filter));
   }
@@ -188,7 +181,7 @@ public final class FilterSpec implements Serializable {
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "%s filter, m = %d, k = %d, protocol %s, seed %d bytes, nulls %s",
-        kind.name().toLowerCase(Locale.ROOT), bits, hashes, kind == Kind.CLASSIC ? protocolName : "xxh3-blocked-v1",
+        kind.kindName(), bits, hashes, kind == FilterKind.CLASSIC_BLOOM ? protocolName : "xxh3-blocked-v1",
         seed.length, nulls.name().toLowerCase(Locale.ROOT));
   }
 }

@@ -143,7 +143,7 @@ final class ShardedApply {
     if (nulls == FilterSpec.Nulls.SKIP) {
       rows = rows.filter(rows.col(column).isNotNull()); // a null row is in neither answer
     }
-    return filter.spec().kind() == FilterSpec.Kind.BLOCKED
+    return filter.spec().kind() == FilterKind.BLOCKED_BLOOM
         ? keepBlocked(session, rows, column, items, filter, layout, confEntries, maybe)
         : keepClassic(rows, column, items, filter, layout, confEntries, maybe);
   }
@@ -258,7 +258,7 @@ final class ShardedApply {
     Configuration conf = new Configuration(false);
     confEntries.forEach(conf::set);
     long[] words = new long[layout.sliceWords(slice)];
-    long wordsBefore = layout.firstUnit(slice) * (filter.spec().kind() == FilterSpec.Kind.CLASSIC ? 1 : 8);
+    long wordsBefore = layout.firstUnit(slice) * (filter.spec().kind() == FilterKind.CLASSIC_BLOOM ? 1 : 8);
     Path file = new Path(filter.path());
     byte[] buffer = new byte[READ_BUFFER];
     try (FSDataInputStream in = BloomerySpark.fileSystem(file, conf).open(file)) {

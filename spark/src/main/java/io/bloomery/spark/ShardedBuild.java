@@ -1,6 +1,7 @@
 package io.bloomery.spark;
 
 import io.bloomery.blocked.BlockedPlacement;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.hash.HashProtocol;
 import java.io.BufferedInputStream;
@@ -87,7 +88,7 @@ public final class ShardedBuild {
 
     Layout(FilterSpec spec, int requestedSlices) {
       this.spec = spec;
-      boolean classic = spec.kind() == FilterSpec.Kind.CLASSIC;
+      boolean classic = spec.kind() == FilterKind.CLASSIC_BLOOM;
       this.units = classic ? Filters.ceilDiv(spec.bitSize(), 64L) : spec.blockCount();
       long unitBytes = classic ? Long.BYTES : 64;
       long wanted = requestedSlices > 0 ? requestedSlices
@@ -107,7 +108,7 @@ public final class ShardedBuild {
 
     int sliceWords(int slice) {
       long count = Math.min(unitsPerSlice, units - firstUnit(slice));
-      return (int) (spec.kind() == FilterSpec.Kind.CLASSIC ? count : count * 8);
+      return (int) (spec.kind() == FilterKind.CLASSIC_BLOOM ? count : count * 8);
     }
   }
 
@@ -189,7 +190,7 @@ public final class ShardedBuild {
   private static Iterator<Tuple2<Integer, long[]>> route(Iterator<org.apache.spark.sql.catalyst.InternalRow> rows,
       ItemColumn items, Layout layout) {
     FilterSpec spec = layout.spec;
-    BlockedPlacement blocked = spec.kind() == FilterSpec.Kind.BLOCKED
+    BlockedPlacement blocked = spec.kind() == FilterKind.BLOCKED_BLOOM
         ? BlockedPlacement.of(spec.seed(), spec.blockCount(), spec.hashCount()) : null;
     HashProtocol.Placement classic = blocked == null ? spec.protocol().bind(spec.bitSize(), spec.hashCount(), spec.seed()) : null;
     long[][] buffers = new long[layout.slices][];
@@ -254,7 +255,7 @@ public final class ShardedBuild {
     FilterSpec spec = layout.spec;
     long[] words = new long[layout.sliceWords(slice)];
     long firstUnit = layout.firstUnit(slice);
-    BlockedPlacement blocked = spec.kind() == FilterSpec.Kind.BLOCKED
+    BlockedPlacement blocked = spec.kind() == FilterKind.BLOCKED_BLOOM
         ? BlockedPlacement.of(spec.seed(), spec.blockCount(), spec.hashCount()) : null;
     long values = 0;
     long firstBit = firstUnit * 64;
@@ -313,11 +314,11 @@ public final class ShardedBuild {
       writeNanos += ordered[s].writeNanos();
     }
     FilterSpec spec = layout.spec;
-    long items = spec.kind() == FilterSpec.Kind.CLASSIC ? values / spec.hashCount() : values;
+    long items = spec.kind() == FilterKind.CLASSIC_BLOOM ? values / spec.hashCount() : values;
     BloomerySpark.writeAtomically(conf, path, out -> {
       SliceWords source = new SliceWords(conf, ordered);
       try {
-        if (spec.kind() == FilterSpec.Kind.CLASSIC) {
+        if (spec.kind() == FilterKind.CLASSIC_BLOOM) {
           FilterFormat.writeClassic(spec.protocol(), spec.seed(), spec.bitSize(), spec.hashCount(), items, source::next, out);
         } else {
           FilterFormat.writeBlocked(spec.seed(), spec.blockCount(), spec.hashCount(), items, source::next, out);

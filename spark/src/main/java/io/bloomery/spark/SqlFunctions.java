@@ -1,5 +1,6 @@
 package io.bloomery.spark;
 
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import java.util.Arrays;
@@ -7,14 +8,14 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF2;
-import org.apache.spark.sql.expressions.Aggregator;
-import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.expressions.Aggregator;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NullType;
 import scala.Function1;
 import scala.Option;
@@ -64,15 +65,15 @@ public final class SqlFunctions {
     FunctionRegistry registry = session.sessionState().functionRegistry();
     // Each typed function is registered through the public API, its builder taken from the registry,
     // and the public name then bound to a builder that picks one by the item's type.
-    Builder classicBytes = typed(session, "bloomery_build", new Sized<byte[]>(FilterSpec.Kind.CLASSIC), Encoders.BINARY());
-    Builder classicLongs = typed(session, "bloomery_build", new Sized<Long>(FilterSpec.Kind.CLASSIC), Encoders.LONG());
-    Builder blockedBytes = typed(session, "bloomery_build_blocked", new Sized<byte[]>(FilterSpec.Kind.BLOCKED), Encoders.BINARY());
-    Builder blockedLongs = typed(session, "bloomery_build_blocked", new Sized<Long>(FilterSpec.Kind.BLOCKED), Encoders.LONG());
+    Builder classicBytes = typed(session, "bloomery_build", new Sized<byte[]>(FilterKind.CLASSIC_BLOOM), Encoders.BINARY());
+    Builder classicLongs = typed(session, "bloomery_build", new Sized<Long>(FilterKind.CLASSIC_BLOOM), Encoders.LONG());
+    Builder blockedBytes = typed(session, "bloomery_build_blocked", new Sized<byte[]>(FilterKind.BLOCKED_BLOOM), Encoders.BINARY());
+    Builder blockedLongs = typed(session, "bloomery_build_blocked", new Sized<Long>(FilterKind.BLOCKED_BLOOM), Encoders.LONG());
     registry.createOrReplaceTempFunction("bloomery_build", byItemType("bloomery_build", 0, classicBytes, classicLongs), "scala_udf");
     registry.createOrReplaceTempFunction("bloomery_build_blocked", byItemType("bloomery_build_blocked", 0, blockedBytes, blockedLongs),
         "scala_udf");
-    typed(session, "bloomery_build_binary", new Sized<byte[]>(FilterSpec.Kind.CLASSIC), Encoders.BINARY());
-    typed(session, "bloomery_build_long", new Sized<Long>(FilterSpec.Kind.CLASSIC), Encoders.LONG());
+    typed(session, "bloomery_build_binary", new Sized<byte[]>(FilterKind.CLASSIC_BLOOM), Encoders.BINARY());
+    typed(session, "bloomery_build_long", new Sized<Long>(FilterKind.CLASSIC_BLOOM), Encoders.LONG());
     session.udf().register("bloomery_might_contain", new MightContain(), DataTypes.BooleanType);
     Builder probe = builder(registry, "bloomery_might_contain");
     registry.createOrReplaceTempFunction("bloomery_might_contain", byItemType("bloomery_might_contain", 1, probe, probe), "java_udf");
@@ -133,10 +134,10 @@ public final class SqlFunctions {
   /** bloomery_build*: the spec comes from the (n, p) of the rows. */
   static final class Sized<T> extends Aggregator<Tuple3<T, Long, Double>, FilterAggregator.Buffer, byte[]> {
     private static final long serialVersionUID = 1L;
-    private final FilterSpec.Kind kind;
+    private final FilterKind kind;
     private final ItemColumn items = ItemColumn.forValues("bloomery_build's item", FilterSpec.Nulls.REFUSE);
 
-    Sized(FilterSpec.Kind kind) {
+    Sized(FilterKind kind) {
       this.kind = kind;
     }
 
@@ -145,7 +146,7 @@ public final class SqlFunctions {
         throw new BloomerySparkException("bloomery_build(item, n, p): n and p must not be null");
       }
       try {
-        return kind == FilterSpec.Kind.CLASSIC ? FilterSpec.classic(row._2(), row._3()) : FilterSpec.blocked(row._2(), row._3());
+        return kind == FilterKind.CLASSIC_BLOOM ? FilterSpec.classic(row._2(), row._3()) : FilterSpec.blocked(row._2(), row._3());
       } catch (IllegalArgumentException e) {
         throw new BloomerySparkException("bloomery_build(item, n, p): " + e.getMessage(), e);
       }

@@ -2,6 +2,7 @@ package io.bloomery.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import java.io.IOException;
@@ -25,13 +26,13 @@ class BuildTest {
 
   @TempDir Path dir;
 
-  static FilterSpec spec(FilterSpec.Kind kind) {
-    return kind == FilterSpec.Kind.CLASSIC ? FilterSpec.classic(25_000, 0.01) : FilterSpec.blocked(25_000, 0.01);
+  static FilterSpec spec(FilterKind kind) {
+    return kind == FilterKind.CLASSIC_BLOOM ? FilterSpec.classic(25_000, 0.01) : FilterSpec.blocked(25_000, 0.01);
   }
 
   @ParameterizedTest
-  @EnumSource(FilterSpec.Kind.class)
-  void everyPartitioningWritesTheCliBuildsFileByteForByte(FilterSpec.Kind kind) throws IOException {
+  @EnumSource(value = FilterKind.class, names = {"CLASSIC_BLOOM", "BLOCKED_BLOOM"})
+  void everyPartitioningWritesTheCliBuildsFileByteForByte(FilterKind kind) throws IOException {
     Path file = TestItems.itemsFile(dir, 20_000);
     List<byte[]> items = TestItems.cliItems(file);
     byte[] cli = TestItems.singleMachine(spec(kind), items);
@@ -66,8 +67,8 @@ class BuildTest {
   }
 
   @ParameterizedTest
-  @EnumSource(FilterSpec.Kind.class)
-  void aLongColumnEncodesAsTheLibrarysAddLong(FilterSpec.Kind kind) {
+  @EnumSource(value = FilterKind.class, names = {"CLASSIC_BLOOM", "BLOCKED_BLOOM"})
+  void aLongColumnEncodesAsTheLibrarysAddLong(FilterKind kind) {
     List<Long> values = new ArrayList<>();
     for (long i = -500; i < 3_000; i++) {
       values.add(i * 1_000_003L);
@@ -95,8 +96,8 @@ class BuildTest {
   }
 
   @ParameterizedTest
-  @EnumSource(FilterSpec.Kind.class)
-  void anEmptyDatasetAndEmptyPartitionsGiveTheEmptyOrSameFilter(FilterSpec.Kind kind) {
+  @EnumSource(value = FilterKind.class, names = {"CLASSIC_BLOOM", "BLOCKED_BLOOM"})
+  void anEmptyDatasetAndEmptyPartitionsGiveTheEmptyOrSameFilter(FilterKind kind) {
     Dataset<Row> none = spark.createDataset(List.<String>of(), Encoders.STRING()).toDF("u");
     assertThat(FilterFormat.toBytes(BloomerySpark.build(none, "u", spec(kind))))
         .isEqualTo(FilterFormat.toBytes(spec(kind).newFilter()));

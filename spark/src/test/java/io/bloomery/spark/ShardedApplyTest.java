@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import java.io.IOException;
@@ -39,13 +40,13 @@ class ShardedApplyTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"CLASSIC, 1", "CLASSIC, 7", "BLOCKED, 4"})
-  void answersExactlyAsTheBroadcastPath(FilterSpec.Kind kind, int slices) throws IOException {
+  @CsvSource({"CLASSIC_BLOOM, 1", "CLASSIC_BLOOM, 7", "BLOCKED_BLOOM, 4"})
+  void answersExactlyAsTheBroadcastPath(FilterKind kind, int slices) throws IOException {
     // Members: a text file's lines (duplicates, the empty line, a line that is not UTF-8); probes:
     // every member again plus as many new URLs, with a second column carried through.
     Path file = TestItems.itemsFile(dir, 3_000);
     Dataset<Row> seen = spark.read().text(file.toString()).repartition(3);
-    FilterSpec spec = kind == FilterSpec.Kind.CLASSIC ? FilterSpec.classic(3_000, 0.05) : FilterSpec.blocked(3_000, 0.05);
+    FilterSpec spec = kind == FilterKind.CLASSIC_BLOOM ? FilterSpec.classic(3_000, 0.05) : FilterSpec.blocked(3_000, 0.05);
     MembershipFilter filter = BloomerySpark.build(seen, "value", spec);
     Path filterFile = dir.resolve("seen.blmf");
     BloomerySpark.writeFilter(spark, filter, filterFile.toString());

@@ -3,6 +3,7 @@ package io.bloomery.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterKind;
 import io.bloomery.format.FilterFormat;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -35,9 +36,9 @@ class ShardedBuildTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"CLASSIC, 5", "CLASSIC, 1", "BLOCKED, 3", "BLOCKED, 0"})
-  void slicesAssembleIntoTheDirectBuildsBits(FilterSpec.Kind kind, int slices) throws IOException {
-    FilterSpec spec = kind == FilterSpec.Kind.CLASSIC ? FilterSpec.classic(15_000, 0.01) : FilterSpec.blocked(15_000, 0.01);
+  @CsvSource({"CLASSIC_BLOOM, 5", "CLASSIC_BLOOM, 1", "BLOCKED_BLOOM, 3", "BLOCKED_BLOOM, 0"})
+  void slicesAssembleIntoTheDirectBuildsBits(FilterKind kind, int slices) throws IOException {
+    FilterSpec spec = kind == FilterKind.CLASSIC_BLOOM ? FilterSpec.classic(15_000, 0.01) : FilterSpec.blocked(15_000, 0.01);
     Dataset<Row> lines = lines();
     byte[] direct = FilterFormat.toBytes(BloomerySpark.build(lines, "value", spec));
     Path out = dir.resolve("sharded.blmf");

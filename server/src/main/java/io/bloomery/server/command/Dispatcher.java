@@ -1,7 +1,6 @@
 package io.bloomery.server.command;
 
 import io.bloomery.filter.FilterFullException;
-import io.bloomery.redisbloom.RedisBloomException;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.Watches;
@@ -9,6 +8,8 @@ import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
 import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.acl.AclCommands;
+import io.bloomery.server.state.acl.AclUser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -78,6 +79,12 @@ public final class Dispatcher implements CommandReplayer {
           inv.client().unwatchAll();
           return Reply.OK;
         });
+    AclCommands aclCommands = new AclCommands();
+    for (CommandSpec s : table.all()) {
+      aclCommands.add(s.name(), s.has(CommandSpec.Flag.WRITE), s.has(CommandSpec.Flag.READONLY),
+          s.has(CommandSpec.Flag.FAST), s.has(CommandSpec.Flag.NOAUTH), s.group());
+    }
+    server.acl().install(aclCommands.complete());
   }
 
   public CommandTable table() {
@@ -110,6 +117,17 @@ public final class Dispatcher implements CommandReplayer {
     if (!client.authenticated() && !spec.has(CommandSpec.Flag.NOAUTH)) {
       return error(Errors.NOAUTH, spec.name(), 0);
     }
+    String denied = denied(client, spec, argv, "toplevel");
+    if (denied != null) {
+      if (name.equals("exec")) { // Redis discards the transaction of a refused EXEC, naming why
+        if (client.inTransaction()) {
+          client.endTransaction();
+        }
+        client.unwatchAll();
+        return error("EXECABORT Transaction discarded because of: " + denied, name, 0);
+      }
+      return error(denied, spec.name(), 0);
+    }
     if (name.equals("exec")) {
       return exec(client);
     }
@@ -133,10 +151,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = spec.handler().run(inv);
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
-    } catch (RedisBloomException e) {
-      reply = Reply.error(e.reply());
     } catch (FilterFullException e) {
-      reply = Reply.error(e.getMessage());
+      reply = Reply.error(RedisBloomErrors.bloomFull(e));
     } catch (OutOfMemoryError e) {
       server.stats().oomRejections.increment();
       reply = Reply.error(Errors.OOM);
@@ -148,22 +164,29 @@ public final class Dispatcher implements CommandReplayer {
     CompletionStage<Reply> deferred = inv.deferred();
     if (deferred != null && reply == null) {
       return new Outcome(null, DONE, deferred.thenApply(r -> {
-        counted(spec.name(), r, start);
+        counted(spec, inv, r, start);
         return r;
       }), inv.written());
     }
-    inv.client().commandEnded(counted(spec.name(), reply, start));
+    inv.client().commandEnded(counted(spec, inv, reply, start));
     return new Outcome(reply, inv.journaled());
   }
 
-  /** Counts a command that answered {@code reply}; returns the clock at its end. */
-  private long counted(String command, Reply reply, long start) {
+  /**
+   * Counts a command that answered {@code reply}, and gives its duration to SLOWLOG and LATENCY (each a threshold
+   * test unless it was slow); returns the clock at its end.
+   */
+  private long counted(CommandSpec spec, Invocation inv, Reply reply, long start) {
     boolean isError = reply instanceof Reply.Error;
     if (isError) {
       server.stats().errorReplies.increment();
     }
     long end = System.nanoTime();
-    server.stats().commands.executed(command, end - start, isError);
+    server.stats().commands.executed(spec.name(), end - start, isError);
+    long micros = (end - start) / 1000;
+    server.stats().slowLog.observe(server.settings(), micros, inv.argv(), inv.client());
+    server.stats().latency.observe(server.settings(), spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command",
+        micros / 1000);
     return end;
   }
 
@@ -180,7 +203,7 @@ public final class Dispatcher implements CommandReplayer {
 
   /** Whether the filters' own bytes are above {@code maxmemory} (0: no limit). */
   boolean overMemory() {
-    long max = server.settings().maxmemory;
+    long max = server.settings().maxmemory();
     return max > 0 && server.usedMemory() > max;
   }
 
@@ -198,6 +221,11 @@ public final class Dispatcher implements CommandReplayer {
     if (!client.authenticated() && !spec.has(CommandSpec.Flag.NOAUTH)) {
       client.failTransaction();
       return Reply.error(Errors.NOAUTH);
+    }
+    String denied = denied(client, spec, argv, "multi");
+    if (denied != null) {
+      client.failTransaction();
+      return Reply.error(denied);
     }
     if (spec.has(CommandSpec.Flag.NOMULTI)) {
       client.failTransaction();
@@ -280,6 +308,11 @@ public final class Dispatcher implements CommandReplayer {
     try {
       for (List<byte[]> argv : queued) {
         CommandSpec spec = table.get(new String(argv.get(0), StandardCharsets.UTF_8));
+        String denied = denied(client, spec, argv, "multi"); // the user's rules may have changed since MULTI
+        if (denied != null) {
+          replies.add(Reply.error(denied));
+          continue;
+        }
         Invocation inv = new Invocation(client, argv, server, write, false);
         replies.add(run(spec, inv, System.nanoTime()).reply());
       }
@@ -288,6 +321,19 @@ public final class Dispatcher implements CommandReplayer {
     }
     server.stats().commandsProcessed.increment();
     return new Outcome(Reply.array(replies), write.journaled());
+  }
+
+  /**
+   * The {@code -NOPERM} text when the client's ACL user may not run {@code spec} with {@code argv} (the denial is in
+   * the ACL log, under {@code context}), else {@code null}. Reads one field for an unrestricted user.
+   */
+  private String denied(ClientState client, CommandSpec spec, List<byte[]> argv, String context) {
+    AclUser user = client.user();
+    if (user == null || user.unrestricted()) {
+      return null;
+    }
+    return server.acl().check(user, spec.name(), argv, spec.firstKey(), spec.lastKey(), spec.keyStep(), context,
+        client::info);
   }
 
   /** The keys a command names, by its key positions. */
@@ -328,10 +374,8 @@ public final class Dispatcher implements CommandReplayer {
       reply = spec.handler().run(new Invocation(recoveryClient, argv, server, null, true));
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
-    } catch (RedisBloomException e) {
-      reply = Reply.error(e.reply());
     } catch (FilterFullException e) {
-      reply = Reply.error(e.getMessage());
+      reply = Reply.error(RedisBloomErrors.bloomFull(e));
     }
     if (reply instanceof Reply.Error e) {
       throw new IllegalStateException("journal record " + spec.name() + " failed on replay: " + e.text());

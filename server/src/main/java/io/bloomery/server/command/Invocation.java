@@ -1,10 +1,10 @@
 package io.bloomery.server.command;
 
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.Settings;
 import java.util.ArrayList;
@@ -124,12 +124,12 @@ public final class Invocation {
       }
       w = keyspace().write(keys);
     }
-    GuardSets guards = server == null || replaying ? null : server.guards();
+    GuardedKeys guards = server == null || replaying ? null : server.guards();
     if (guards != null) { // checked under the keys' write lock, as GUARD.RESERVE claims a name under it
       for (Key k : keys) {
         if (guards.isGuarded(k)) {
           w.close();
-          throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
+          throw new CommandException(GuardedKeys.WRONGTYPE);
         }
       }
     }

@@ -1,25 +1,31 @@
 package io.bloomery.server.command;
 
+import io.bloomery.server.keyspace.HeapAdmission;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.state.ServerContext;
 
 /**
  * The {@code maxmemory} budget, counted in filter bytes ({@link ServerContext#usedMemory()}: the keyspace's and the
- * guarded keys') plus the memory promised to unfinished file loads ({@link FileLoads#reservedBytes()}).
+ * guarded keys') plus the memory promised to unfinished file loads ({@link FileLoads#reservedBytes()}), and the heap
+ * rule every new value's allocation follows ({@link HeapAdmission}).
  */
 public final class Memory {
   private Memory() {}
 
   /** Refuses, before anything is allocated, a value of {@code bytes} that would take the server past the budget. */
   public static void admit(Invocation inv, long bytes) {
-    long max = inv.settings().maxmemory;
-    if (max > 0 && (bytes < 0 || used(inv) + bytes > max)) {
+    long max = inv.settings().maxmemory();
+    if (max > 0 && (bytes < 0 || held(inv) + bytes > max)) {
       inv.server().stats().oomRejections.increment();
       throw new CommandException(Errors.OOM);
     }
   }
 
-  private static long used(Invocation inv) {
+  /**
+   * The bytes the server's values are counted for: the keyspace's and the guarded keys' filters and the reservations
+   * of unfinished file loads. What the heap rule ({@link HeapAdmission}) takes as live.
+   */
+  public static long held(Invocation inv) {
     return inv.server().usedMemory() + inv.server().fileLoads().reservedBytes();
   }
 
@@ -34,28 +40,25 @@ public final class Memory {
 
   /**
    * {@link #admit}, and refuses a filter of {@code bytes} whose largest single array is {@code largestArray} bytes
-   * unless the heap's free space holds the filter plus one more such array (room for the collector to place the
-   * last, possibly humongous, array): a blocked filter is one array and needs twice its size free, a classic one is
-   * allocated in 1 GiB segments and needs its size plus 1 GiB.
+   * unless the heap rule ({@link HeapAdmission}) admits it beside what the server already holds.
    */
   public static void admitFilter(Invocation inv, long bytes, long largestArray) {
     admit(inv, bytes);
-    admitHeap(inv, bytes, largestArray);
+    admitHeap(inv, held(inv), bytes, largestArray);
   }
 
   /**
-   * {@link #admitFilter} of a filter whose {@code bytes} are already reserved (counted in {@link #used}): the budget
-   * must not be exceeded now, and the heap must take the filter.
+   * {@link #admitFilter} of an allocation of {@code bytes} for a value whose {@code reserved} bytes are already
+   * counted in {@link #held} (a file load's or a guarded key's promise): the budget must not be exceeded now, and the
+   * heap rule must admit the allocation beside everything else the server holds.
    */
-  public static void admitReserved(Invocation inv, long bytes, long largestArray) {
+  public static void admitReserved(Invocation inv, long reserved, long bytes, long largestArray) {
     admit(inv, 0);
-    admitHeap(inv, bytes, largestArray);
+    admitHeap(inv, Math.max(0, held(inv) - reserved), bytes, largestArray);
   }
 
-  private static void admitHeap(Invocation inv, long bytes, long largestArray) {
-    Runtime rt = Runtime.getRuntime();
-    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    if (bytes > free - largestArray) {
+  private static void admitHeap(Invocation inv, long held, long bytes, long largestArray) {
+    if (!HeapAdmission.admits(held, bytes, largestArray)) {
       inv.server().stats().oomRejections.increment();
       throw new CommandException(Errors.OOM);
     }

@@ -6,7 +6,7 @@
  * {@link io.bloomery.server.keyspace.Keyspace.Write} on its keys, changes values and journals a record that replays
  * deterministically. The helpers every family shares are here too: {@code Args} (parsing), {@code Errors} (Redis's
  * error texts), {@code Kinds} (a key's value as the kind a command expects), {@code Memory} (the {@code maxmemory}
- * budget and the heap), {@code Glob}.
+ * budget and the heap).
  *
  * <p>The families live in subpackages ({@code command.bloom}, {@code command.cuckoo}, {@code command.sketch},
  * {@code command.keys}, {@code command.connection}, {@code command.admin}, {@code command.extension},

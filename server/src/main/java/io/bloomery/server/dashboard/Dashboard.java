@@ -1,11 +1,12 @@
 package io.bloomery.server.dashboard;
 
-import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import io.bloomery.server.http.Request;
 import io.bloomery.server.http.Response;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.state.ServerContext;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,17 +25,22 @@ public final class Dashboard implements AutoCloseable {
   static final long DEFAULT_SAMPLE_MILLIS = 5000;
 
   private final ServerContext context;
+  private final GuardSets guards;
   private final HealthHistory history;
 
-  private Dashboard(ServerContext context, HealthHistory history) {
+  private Dashboard(ServerContext context, GuardSets guards, HealthHistory history) {
     this.context = context;
+    this.guards = guards;
     this.history = history;
   }
 
-  /** A dashboard of {@code context}'s keys, its history sampled from now on; {@link #close()} stops the sampler. */
-  public static Dashboard start(ServerContext context) {
+  /**
+   * A dashboard of {@code context}'s keys and {@code guards}' guarded keys, its history sampled from now on;
+   * {@link #close()} stops the sampler.
+   */
+  public static Dashboard start(ServerContext context, GuardSets guards) {
     long interval = Long.getLong("bloomery.dashboard.sample-millis", DEFAULT_SAMPLE_MILLIS);
-    return new Dashboard(context, new HealthHistory(context, Math.max(100, interval)));
+    return new Dashboard(context, guards, new HealthHistory(context, Math.max(100, interval)));
   }
 
   /** Every live key's health (at most {@code limit}), sorted by key. */
@@ -73,11 +79,11 @@ public final class Dashboard implements AutoCloseable {
   public Response serve(Request request) {
     return switch (request.path()) {
       case "/" -> page(200, DashboardPages.overview(healthOfAll(context, HealthHistory.MAX_KEYS),
-          context.guards().health(HealthHistory.MAX_KEYS), history.rates(), context));
+          guards.health(HealthHistory.MAX_KEYS), history.rates(), context));
       case "/guard" -> {
         String name = queryParameter(request.rawQuery(), "name");
         GuardedKeyHealth guarded = name == null ? null
-            : context.guards().health(Key.of(name.getBytes(StandardCharsets.UTF_8)));
+            : guards.health(Key.of(name.getBytes(StandardCharsets.UTF_8)));
         yield guarded == null ? page(404, DashboardPages.notFound(name)) : page(200, DashboardPages.guarded(guarded));
       }
       case "/key" -> {

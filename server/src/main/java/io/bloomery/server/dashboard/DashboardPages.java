@@ -1,5 +1,8 @@
 package io.bloomery.server.dashboard;
 
+import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.resp.RespEncoder;
+
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.command.guard.GuardedKeyHealth;
 import java.net.URLEncoder;
@@ -83,6 +86,9 @@ final class DashboardPages {
     html.append("</tr></tbody></table><div class=\"charts\">");
     if (key.model() != null) {
       html.append(curveChart(key));
+    }
+    if (key.quantiles() != null) {
+      html.append(quantileChart(key.quantiles()));
     }
     html.append(historyChart("fpr-history", "estimated false-positive rate over time", samples, true));
     html.append(historyChart("fill-history", "fill ratio over time", samples, false));
@@ -222,6 +228,32 @@ final class DashboardPages {
       chart.verticalMark(key.capacity(), "capacity " + Html.count(key.capacity()), "#cf222e", "mark capacity");
     }
     chart.dot(key.items(), key.model().applyAsDouble(key.items()), "now: " + Html.count(key.items()), "present");
+    return chart.render();
+  }
+
+  /** A t-digest's estimated value against the fraction of observations below it, with the median marked. */
+  private static String quantileChart(double[] values) {
+    double low = Double.POSITIVE_INFINITY;
+    double high = Double.NEGATIVE_INFINITY;
+    for (double v : values) {
+      if (Double.isFinite(v)) {
+        low = Math.min(low, v);
+        high = Math.max(high, v);
+      }
+    }
+    boolean none = low > high;
+    SvgChart chart = new SvgChart("quantiles", none ? "estimated value by quantile (fewer than two observations)"
+        : "estimated value by quantile", 560, 300, 0, 1, none ? 0 : low, none ? 1 : high, false);
+    chart.xLabels("q = 0", "q = 1");
+    for (int i = 0; i < values.length; i++) {
+      if (Double.isFinite(values[i])) {
+        chart.point(ValueType.QUANTILE_FRACTIONS[i], values[i]);
+      }
+    }
+    if (!none) {
+      double median = values[values.length / 2];
+      chart.dot(0.5, median, "median " + RespEncoder.formatDouble(median), "median");
+    }
     return chart.render();
   }
 

@@ -21,9 +21,10 @@ import java.util.function.LongToDoubleFunction;
  * @param layers layers (BF), sub-filters (CF), generations (AGE), 1 otherwise
  * @param expireAtMillis absolute expiry in Unix ms, -1 for none
  * @param model the model false-positive rate after n items, {@code null} for the sketches
+ * @param quantiles the estimated values at {@link ValueType#QUANTILE_FRACTIONS} (a t-digest), else {@code null}
  */
 record KeyHealth(String key, String kind, long items, long capacity, double fillRatio, double estimatedFpr,
-    double targetFpr, int layers, long bytes, long expireAtMillis, LongToDoubleFunction model) {
+    double targetFpr, int layers, long bytes, long expireAtMillis, LongToDoubleFunction model, double[] quantiles) {
 
   /** Where the "near capacity" warning starts, as in the CLI and the core filters. */
   static final double NEAR_CAPACITY = 0.8;
@@ -42,6 +43,6 @@ record KeyHealth(String key, String kind, long items, long capacity, double fill
     ValueType type = ValueType.of(value);
     ValueType.Health h = type.health(value);
     return new KeyHealth(key, type.label(), h.items(), h.capacity(), h.fillRatio(), h.estimatedFpr(), h.targetFpr(),
-        h.layers(), type.memoryUsage(value), expireAtMillis, h.model());
+        h.layers(), type.memoryUsage(value), expireAtMillis, h.model(), type.quantiles(value));
   }
 }

@@ -2,9 +2,12 @@ package io.bloomery.server.http;
 
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.Acl;
+import io.bloomery.server.state.acl.AclUser;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,6 +20,11 @@ import java.util.concurrent.atomic.LongAdder;
  * whose challenge names the scheme that is accepted ({@code Basic} unless only tokens are, so that browsers still
  * prompt).
  *
+ * <p>With ACL users, basic authentication whose user name is an ACL user other than {@code default} passes with
+ * that user's password if the user is on and may run {@code INFO} (the pages show what INFO shows); any other user
+ * name, and a bearer token, stand for the default user, whose password is {@code requirepass} (or what
+ * {@code ACL SETUSER default} gave it).
+ *
  * <p>Without a password, protected mode (on by default) is the RESP port's rule applied to HTTP: a client that is
  * not on the loopback interface is answered 403 with the RESP port's {@code DENIED} text; loopback clients pass.
  * With protected mode off every request passes.
@@ -27,31 +35,60 @@ import java.util.concurrent.atomic.LongAdder;
 public final class HttpAccess {
   static final String REALM = "bloomery";
 
+  private static final List<byte[]> INFO = List.of("info".getBytes(StandardCharsets.ISO_8859_1));
+
   private final Settings settings;
+  private final Acl acl;
   private final LongAdder denied = new LongAdder();
 
+  /** Access by {@code requirepass} alone. */
   public HttpAccess(Settings settings) {
+    this(settings, null);
+  }
+
+  /** Access by the ACL's users ({@code null}: by {@code requirepass} alone). */
+  public HttpAccess(Settings settings, Acl acl) {
     this.settings = settings;
+    this.acl = acl;
   }
 
   /** {@code null} if {@code request} may proceed, else the answer that refuses it (401 or 403). */
   Response refusal(Request request) {
-    String password = settings.requirepass;
-    if (password == null || password.isEmpty()) {
-      if (settings.protectedMode && (request.peer() == null || !request.peer().isLoopbackAddress())) {
+    String password = settings.requirepass();
+    boolean open = acl == null ? password == null || password.isEmpty() : acl.defaultUser().nopass();
+    if (open) {
+      if (settings.protectedMode() && (request.peer() == null || !request.peer().isLoopbackAddress())) {
         denied.increment();
         return Response.text(403, Errors.DENIED + "\n");
       }
       return null;
     }
-    String mode = settings.httpAuth;
+    String mode = settings.httpAuth();
     String offered = offeredPassword(request.authorization(), mode);
-    if (offered != null && MessageDigest.isEqual(offered.getBytes(StandardCharsets.UTF_8),
-        password.getBytes(StandardCharsets.UTF_8))) {
+    if (offered != null && passes(offeredUser(request.authorization(), mode), offered, password)) {
       return null;
     }
     return Response.text(401, "authentication required\n").with("WWW-Authenticate", "token".equals(mode)
         ? "Bearer realm=\"" + REALM + "\"" : "Basic realm=\"" + REALM + "\", charset=\"UTF-8\"");
+  }
+
+  private boolean passes(String user, String offered, String password) {
+    byte[] bytes = offered.getBytes(StandardCharsets.UTF_8);
+    if (acl == null) {
+      return MessageDigest.isEqual(bytes, password.getBytes(StandardCharsets.UTF_8));
+    }
+    AclUser named = user == null || user.equals("default") ? null : acl.user(user);
+    if (named == null) {
+      return acl.authenticate("default", bytes) != null;
+    }
+    AclUser u = acl.authenticate(user, bytes);
+    return u != null && acl.dryRun(u, "info", INFO, 0, 0, 0) == null;
+  }
+
+  /** The user name of a Basic {@code Authorization} header that {@code mode} accepts, or {@code null}. */
+  static String offeredUser(String header, String mode) {
+    String credentials = basicCredentials(header, mode);
+    return credentials == null ? null : credentials.substring(0, credentials.indexOf(':'));
   }
 
   /** Requests protected mode has refused since the start. */
@@ -82,9 +119,21 @@ public final class HttpAccess {
     if (scheme.equalsIgnoreCase("Bearer")) {
       return "basic".equals(mode) ? null : credentials;
     }
-    if (!scheme.equalsIgnoreCase("Basic") || "token".equals(mode)) {
+    String basic = basicCredentials(trimmed, mode);
+    return basic == null ? null : basic.substring(basic.indexOf(':') + 1);
+  }
+
+  /** The decoded {@code user:password} of a Basic header that {@code mode} accepts, or {@code null}. */
+  private static String basicCredentials(String header, String mode) {
+    if (header == null) {
       return null;
     }
+    String trimmed = header.trim();
+    int space = trimmed.indexOf(' ');
+    if (space < 0 || !trimmed.substring(0, space).equalsIgnoreCase("Basic") || "token".equals(mode)) {
+      return null;
+    }
+    String credentials = trimmed.substring(space + 1).trim();
     byte[] decoded;
     try {
       decoded = Base64.getDecoder().decode(credentials);
@@ -92,7 +141,6 @@ public final class HttpAccess {
       return null;
     }
     String text = new String(decoded, StandardCharsets.UTF_8);
-    int colon = text.indexOf(':');
-    return colon < 0 ? null : text.substring(colon + 1);
+    return text.indexOf(':') < 0 ? null : text;
   }
 }

@@ -1,6 +1,6 @@
 package io.bloomery.server.keyspace;
 
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.persistence.CommandJournal;
 import io.bloomery.server.persistence.SnapshotSink;
 import io.bloomery.server.persistence.SnapshotSource;

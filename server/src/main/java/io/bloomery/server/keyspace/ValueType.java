@@ -4,11 +4,12 @@ import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.util.function.LongToDoubleFunction;
 
@@ -24,9 +25,10 @@ import java.util.function.LongToDoubleFunction;
  * show.
  *
  * <p>Labels are what {@code /metrics} ({@code kind} tag), INFO ({@code keys_<label>}) and the dashboard have always
- * shown, and differ from core's kind names for four kinds: {@code bloom} is {@link FilterKind#SCALABLE_BLOOM},
- * {@code cms} {@link FilterKind#COUNT_MIN_SKETCH}, {@code topk} {@link FilterKind#TOP_K} and {@code aging} {@link
- * FilterKind#AGE_PARTITIONED_BLOOM}; the others equal {@link FilterKind#kindName()}.
+ * shown, and differ from core's kind names for five kinds: {@code bloom} is {@link FilterKind#SCALABLE_BLOOM},
+ * {@code cms} {@link FilterKind#COUNT_MIN_SKETCH}, {@code topk} {@link FilterKind#TOP_K}, {@code tdigest} {@link
+ * FilterKind#T_DIGEST} and {@code aging} {@link FilterKind#AGE_PARTITIONED_BLOOM}; the others equal {@link
+ * FilterKind#kindName()}.
  *
  * <p>A new value type is one more constant here (its snapshots are core's {@code FilterFormat} envelopes of its
  * kind); its commands check for it with {@link #holds} or {@link #of}.
@@ -136,6 +138,35 @@ public enum ValueType {
     @Override
     public Object adopt(Object value) {
       return copy(value);
+    }
+  },
+  /** TDIGEST.*'s t-digest; its queries compress it, so they run under the key lock. */
+  T_DIGEST(TDigest.class, FilterKind.T_DIGEST, "TDIS-TYPE", "TDIS-TYPE", "tdigest", false) {
+    @Override
+    public long memoryUsage(Object value) {
+      return ((TDigest) value).memoryUsage();
+    }
+
+    @Override
+    public boolean concurrentReads() {
+      return false;
+    }
+
+    @Override
+    public Object copy(Object value) {
+      return ((TDigest) value).copy();
+    }
+
+    @Override
+    public Health health(Object value) {
+      TDigest t = (TDigest) value;
+      return new Health(t.insertedCount(), -1, Double.NaN, Double.NaN, Double.NaN, 1, null);
+    }
+
+    /** On a copy: a query compresses, and the dashboard must not change the digest or its journal's story. */
+    @Override
+    public double[] quantiles(Object value) {
+      return ((TDigest) value).copy().quantiles(QUANTILE_FRACTIONS);
     }
   },
   /** BF.RESERVE's counting Bloom filter (ours: no RedisBloom type). */
@@ -290,6 +321,10 @@ public enum ValueType {
     }
   };
 
+  /** The fractions {@link #quantiles} estimates: 0, 0.02, …, 1. */
+  public static final double[] QUANTILE_FRACTIONS = java.util.stream.IntStream.rangeClosed(0, 50)
+      .mapToDouble(i -> i / 50.0).toArray();
+
   private static final ClassValue<ValueType> BY_CLASS = new ClassValue<>() {
     @Override
     protected ValueType computeValue(Class<?> type) {
@@ -369,8 +404,8 @@ public enum ValueType {
 
   /**
    * The bytes the value's arrays hold: the server's own accounting for {@code maxmemory} (RedisBloom's {@code
-   * mem_usage} formula, its C structs and arrays, for BF, CF, CMS and TOPK; counters and cells for the others), not a
-   * JVM heap estimate.
+   * mem_usage} formula, its C structs and arrays, for BF, CF, CMS, TOPK and TDIGEST; counters and cells for the
+   * others), not a JVM heap estimate.
    */
   public abstract long memoryUsage(Object value);
 
@@ -397,6 +432,14 @@ public enum ValueType {
    */
   public Object freeze(Object value) {
     return copy(value);
+  }
+
+  /**
+   * The value's estimated quantiles at {@link #QUANTILE_FRACTIONS} (NaN where it has no estimate yet), for the
+   * dashboard's quantile chart; {@code null} for the types that hold no distribution. Leaves the value unchanged.
+   */
+  public double[] quantiles(Object value) {
+    return null;
   }
 
   /** The figures {@code /metrics} shows of the value (the sketches, read under the key lock, show none). */

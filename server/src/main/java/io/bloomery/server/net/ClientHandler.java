@@ -1,14 +1,14 @@
 package io.bloomery.server.net;
 
-import io.bloomery.server.state.ClientState;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.state.RateLimitedLog;
-import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.resp.Reply;
 import io.bloomery.server.resp.RespEncoder;
 import io.bloomery.server.resp.RespProtocolException;
 import io.bloomery.server.resp.RespRequest;
-import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.RateLimitedLog;
+import io.bloomery.server.state.ServerContext;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -80,12 +80,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     client.killer(() -> ctx.channel().eventLoop().execute(() -> ctx.close()));
-    if (server.clientCount() > server.settings().maxclients) {
+    if (server.clientCount() > server.settings().maxclients()) {
       server.stats().rejectedConnections.increment();
       refuse(ctx, Errors.MAX_CLIENTS);
       return;
     }
-    if (server.settings().protectedMode && !server.settings().passwordRequired()
+    if (server.settings().protectedMode() && server.acl().defaultUser().nopass()
         && ctx.channel().remoteAddress() instanceof InetSocketAddress remote
         && !remote.getAddress().isLoopbackAddress()) {
       server.stats().rejectedConnections.increment();
@@ -255,8 +255,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return true;
     }
     ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
-    long limit = client.authenticated() ? server.settings().outputBufferLimit
-        : Math.min(server.settings().outputBufferLimit, UNAUTHENTICATED_OUTPUT_LIMIT);
+    long limit = client.authenticated() ? server.settings().outputBufferLimit()
+        : Math.min(server.settings().outputBufferLimit(), UNAUTHENTICATED_OUTPUT_LIMIT);
     long unsent = batch.readableBytes() + (buffer == null ? 0 : buffer.totalPendingWriteBytes());
     if (unsent > limit) {
       disconnectSlowClient(ctx, "output buffer above " + limit + " bytes");

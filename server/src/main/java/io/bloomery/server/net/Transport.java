@@ -1,10 +1,10 @@
 package io.bloomery.server.net;
 
-import io.bloomery.server.state.ClientState;
 import io.bloomery.server.command.Dispatcher;
-import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.resp.RespDecoder;
 import io.bloomery.server.resp.RespLimits;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -187,7 +187,7 @@ public final class Transport implements AutoCloseable {
           protected void initChannel(SocketChannel ch) {
             ClientState client = server.connect(String.valueOf(address(ch.remoteAddress())),
                 String.valueOf(address(ch.localAddress())));
-            long timeout = server.settings().timeoutSeconds;
+            long timeout = server.settings().timeoutSeconds();
             if (timeout > 0) {
               ch.pipeline().addLast(new IdleStateHandler(0, 0, timeout, TimeUnit.SECONDS));
             }

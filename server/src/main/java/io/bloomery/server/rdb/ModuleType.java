@@ -1,16 +1,17 @@
 package io.bloomery.server.rdb;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
 import io.bloomery.format.RedisBloomArrays;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomException;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.StateSeededDecay;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -20,12 +21,13 @@ import java.util.List;
 /*
  * Each constant writes and reads the fields RedisBloom's rdb_save and rdb_load callbacks write and read, in their
  * order (RedisBloom b28c29451ad4: src/rebloom.c BFRdbSave/BFRdbLoad and CFRdbSave/CFRdbLoad, src/rm_cms.c
- * CMSRdbSave/CMSRdbLoad, src/rm_topk.c TopKRdbSave/TopKRdbLoad), with RedisBloom's checks on load. Bloom and cuckoo
- * filters are carried over core's SCANDUMP header and chunks, whose fields are the same ones packed differently.
+ * CMSRdbSave/CMSRdbLoad, src/rm_topk.c TopKRdbSave/TopKRdbLoad, src/rm_tdigest.c TDigestRdbSave/TDigestRdbLoad),
+ * with RedisBloom's checks on load. Bloom and cuckoo filters are carried over core's SCANDUMP header and chunks,
+ * whose fields are the same ones packed differently.
  *
  * Encoding versions RedisBloom reads: MBbloom-- 0 to 4 (2 added options, 4 growth; 0 had no bit count and no n2),
  * MBbloomCF 2 to 4 (before 4: no deletes, bucket size, iterations or expansion, and every sub-filter of the first's
- * size), CMSk-TYPE 0, TopK-TYPE 0. It writes the highest.
+ * size), CMSk-TYPE 0, TopK-TYPE 0, TDIS-TYPE 0. It writes the highest.
  */
 /**
  * The module types whose values move as RDB module values ({@code DUMP}/{@code RESTORE}, RDB files), one constant per
@@ -120,7 +122,7 @@ public enum ModuleType {
           offset += bitArray.length;
         }
         return filter;
-      } catch (RedisBloomException e) {
+      } catch (DumpRejectedException e) {
         throw new RdbFormatException("MBbloom--: " + e.getMessage(), e);
       }
     }
@@ -186,7 +188,7 @@ public enum ModuleType {
       CuckooFilter filter;
       try {
         filter = RedisBloomDump.loadCuckooHeader(header.array());
-      } catch (RedisBloomException e) {
+      } catch (DumpRejectedException e) {
         throw new RdbFormatException("MBbloomCF: " + e.getMessage(), e);
       }
       long expected = numBuckets;
@@ -207,7 +209,7 @@ public enum ModuleType {
         }
         try {
           RedisBloomDump.loadChunk(filter, offset + slots.length + 1, slots);
-        } catch (RedisBloomException e) {
+        } catch (DumpRejectedException e) {
           throw new RdbFormatException("MBbloomCF: " + e.getMessage(), e);
         }
         offset += slots.length;
@@ -294,6 +296,81 @@ public enum ModuleType {
         return RedisBloomArrays.topK(k, width, depth, decay, buckets, heap, items, StateSeededDecay.INSTANCE);
       } catch (IllegalArgumentException e) {
         throw new RdbFormatException("TopK-TYPE: " + e.getMessage(), e);
+      }
+    }
+  },
+
+  /**
+   * {@code TDIS-TYPE}: TDIGEST's t-digest, as RedisBloom's TDigestRdbSave writes it after compressing: compression,
+   * min, max (doubles), capacity, merged and unmerged nodes, total compressions (RedisModule_SaveSigned, which Redis
+   * writes as an unsigned field), merged and unmerged weight (doubles), then each merged centroid's mean and each
+   * one's weight (doubles). The digest written is a compressed copy; RedisBloom compresses the live one. A digest of
+   * one observation is saved with its observation buffered and not written, so RESTORE refuses it.
+   */
+  T_DIGEST(ValueType.T_DIGEST, 0) {
+    @Override
+    void write(Object value, RdbOutput out) {
+      TDigest digest = ((TDigest) value).copy();
+      RedisBloomArrays.TDigestFields fields = RedisBloomArrays.tDigest(digest);
+      out.moduleDouble(digest.compression());
+      out.moduleDouble(fields.min());
+      out.moduleDouble(fields.max());
+      out.moduleUnsigned(digest.capacity());
+      out.moduleUnsigned(digest.mergedNodes());
+      out.moduleUnsigned(digest.unmergedNodes());
+      out.moduleUnsigned(digest.totalCompressions());
+      out.moduleDouble(digest.mergedWeight());
+      out.moduleDouble(digest.unmergedWeight());
+      for (int i = 0; i < digest.mergedNodes(); i++) {
+        out.moduleDouble(fields.means()[i]);
+      }
+      for (int i = 0; i < digest.mergedNodes(); i++) {
+        out.moduleDouble(fields.weights()[i]);
+      }
+    }
+
+    @Override
+    Object read(RdbInput in, int encodingVersion) throws IOException {
+      double compression = in.moduleDouble();
+      double min = in.moduleDouble();
+      double max = in.moduleDouble();
+      long capacity = in.moduleUnsigned();
+      long merged = in.moduleUnsigned();
+      long unmerged = in.moduleUnsigned();
+      long totalCompressions = in.moduleUnsigned();
+      double mergedWeight = in.moduleDouble();
+      double unmergedWeight = in.moduleDouble();
+      if (!(compression >= 1 && compression <= TDigest.MAX_COMPRESSION) || compression != Math.rint(compression)
+          || capacity != 6 * (long) compression + 10 || merged < 0 || merged > capacity) {
+        throw new RdbFormatException("TDIS-TYPE: compression " + compression + ", capacity " + capacity
+            + ", merged nodes " + merged);
+      }
+      if (unmerged != 0) { // RedisBloom saves no buffered centroid, so it loads them as zeros
+        throw new RdbFormatException("TDIS-TYPE: " + unmerged + " unmerged nodes without their centroids (a digest"
+            + " of one observation)");
+      }
+      double[] means = new double[(int) merged];
+      long[] weights = new long[(int) merged];
+      for (int i = 0; i < merged; i++) {
+        means[i] = in.moduleDouble();
+      }
+      double total = 0;
+      for (int i = 0; i < merged; i++) {
+        double weight = in.moduleDouble();
+        if (!(weight >= 1 && weight < 0x1p63) || weight != Math.rint(weight)) {
+          throw new RdbFormatException("TDIS-TYPE: centroid " + i + " weight " + weight);
+        }
+        weights[i] = (long) weight;
+        total += weight;
+      }
+      if (total != mergedWeight || unmergedWeight != 0) {
+        throw new RdbFormatException("TDIS-TYPE: weights " + total + " recorded as " + mergedWeight + " and "
+            + unmergedWeight);
+      }
+      try {
+        return RedisBloomArrays.tDigest((long) compression, min, max, totalCompressions, means, weights);
+      } catch (IllegalArgumentException e) {
+        throw new RdbFormatException("TDIS-TYPE: " + e.getMessage(), e);
       }
     }
   },

@@ -2,6 +2,7 @@ package io.bloomery.server.state;
 
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.Watches;
+import io.bloomery.server.state.acl.AclUser;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -33,6 +34,8 @@ public final class ClientState {
   private final long createdNanos;
   private volatile int protocol = 2;
   private volatile boolean authenticated;
+  /** The ACL user the connection runs as; {@code null}: unrestricted (recovery, in-process callers). */
+  private volatile AclUser user;
   private volatile String name = "";
   private volatile String libName = "";
   private volatile String libVersion = "";
@@ -116,6 +119,21 @@ public final class ClientState {
 
   public void authenticated(boolean value) {
     this.authenticated = value;
+  }
+
+  /** The ACL user the connection runs as; {@code null}: unrestricted (recovery, in-process callers). */
+  public AclUser user() {
+    return user;
+  }
+
+  public void user(AclUser value) {
+    this.user = value;
+  }
+
+  /** The ACL user's name, {@code default} when unrestricted. */
+  public String userName() {
+    AclUser u = user;
+    return u == null ? "default" : u.name();
   }
 
   public String name() {
@@ -252,15 +270,28 @@ public final class ClientState {
   }
 
   /**
-   * RESET: back to a fresh connection's state (protocol 2, no name, no transaction, no watched keys,
-   * authentication kept off).
+   * RESET: back to a fresh connection's state (the default user, protocol 2, no name, no transaction, no watched
+   * keys, authentication kept off unless the default user needs no password).
    */
-  public void reset(boolean authenticatedWithoutPassword) {
+  public void reset(AclUser defaultUser, boolean authenticatedWithoutPassword) {
+    user = defaultUser;
     protocol = 2;
     name = "";
     queued = null;
     transactionFailed = false;
     unwatchAll();
     authenticated = authenticatedWithoutPassword;
+  }
+
+  /** One CLIENT LIST line, in Redis 7's field order (memory fields that have no meaning here are 0). */
+  public String info() {
+    ClientState c = this; // the fields read here are the ones CLIENT LIST may read from another thread
+    long now = System.currentTimeMillis();
+    return "id=" + c.id() + " addr=" + c.address() + " laddr=" + c.localAddress() + " fd=-1 name=" + c.name()
+        + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastInteractionMillis()) / 1000
+        + " flags=" + (c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
+        + (c.inTransaction() ? "0" : "-1") + " watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
+        + " oll=0 omem=0 tot-mem=0 events=r cmd=" + c.lastCommand() + " user=" + c.userName() + " redir=-1 resp="
+        + c.protocol() + " lib-name=" + c.libName() + " lib-ver=" + c.libVersion();
   }
 }

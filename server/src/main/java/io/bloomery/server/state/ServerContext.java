@@ -1,10 +1,10 @@
 package io.bloomery.server.state;
 
-import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.resp.QueryMemory;
+import io.bloomery.server.state.acl.Acl;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -29,12 +29,13 @@ public final class ServerContext {
   private final long startMillis;
   private final String runId;
   private final PersistenceControl persistence;
-  private final GuardSets guards;
+  private final GuardedKeys guards;
   private final CompletableFuture<Boolean> shutdown = new CompletableFuture<>();
   private final String transport;
   private final int ioThreads;
   private final FileLoads fileLoads;
   private final QueryMemory queryMemory;
+  private final Acl acl;
 
   /**
    * A context with no persistence, no guarded sets, and BF.LOADCHUNK staging in a temporary directory: what the
@@ -56,6 +57,7 @@ public final class ServerContext {
     this.guards = b.guards;
     this.transport = b.transport;
     this.ioThreads = b.ioThreads;
+    this.acl = b.acl;
   }
 
   /** Starts a context over {@code keyspace} and {@code settings}; see {@link Builder}. */
@@ -77,14 +79,27 @@ public final class ServerContext {
     private final FileLoads fileLoads = new FileLoads(System::currentTimeMillis);
     private final QueryMemory queryMemory;
     private PersistenceControl persistence = PersistenceControl.DISABLED;
-    private GuardSets guards = GuardSets.none();
+    private GuardedKeys guards = GuardedKeys.NONE;
     private String transport = "nio";
     private int ioThreads = 1;
+    private Acl acl;
 
     private Builder(Keyspace keyspace, Settings settings) {
       this.keyspace = keyspace;
       this.settings = settings;
-      this.queryMemory = new QueryMemory(settings.maxmemoryClients);
+      this.queryMemory = new QueryMemory(settings.maxmemoryClients());
+      this.acl = new Acl(null);
+      acl.requirepass(settings.requirepass());
+    }
+
+    /**
+     * The ACL file ({@code --aclfile}) whose users the server loads when its command table is complete, and which
+     * ACL LOAD and ACL SAVE read and write; none unless given. Before the first {@link #build}.
+     */
+    public Builder aclFile(Path file) {
+      this.acl = new Acl(file);
+      acl.requirepass(settings.requirepass());
+      return this;
     }
 
     /**
@@ -103,8 +118,8 @@ public final class ServerContext {
       return this;
     }
 
-    /** The guarded sets (GUARD.*) and the stores the operator declared; none unless given. */
-    public Builder guards(GuardSets value) {
+    /** The guarded keys (GUARD.*); {@link GuardedKeys#NONE} unless given. */
+    public Builder guards(GuardedKeys value) {
       this.guards = Objects.requireNonNull(value, "guards");
       return this;
     }
@@ -180,8 +195,8 @@ public final class ServerContext {
     return persistence;
   }
 
-  /** The guarded sets (GUARD.*) and the stores the operator declared. */
-  public GuardSets guards() {
+  /** The guarded keys (GUARD.*), as the rest of the server sees them. */
+  public GuardedKeys guards() {
     return guards;
   }
 
@@ -209,7 +224,7 @@ public final class ServerContext {
 
   /** The RESP port: the settings' {@code port}, which the server sets to the one it bound. */
   public int tcpPort() {
-    return (int) settings.port;
+    return (int) settings.port();
   }
 
   public String transport() {
@@ -227,9 +242,15 @@ public final class ServerContext {
   }
 
   /** Registers a new connection and returns its state (ids start at 1, as Redis's). */
+  /** The ACL users and log. */
+  public Acl acl() {
+    return acl;
+  }
+
   public ClientState connect(String address, String localAddress) {
     ClientState c = new ClientState(nextClientId.incrementAndGet(), address, localAddress, System.currentTimeMillis(),
-        !settings.passwordRequired());
+        acl.defaultUser().openWithoutPassword());
+    c.user(acl.defaultUser());
     clients.put(c.id(), c);
     stats.connectionsReceived.increment();
     return c;

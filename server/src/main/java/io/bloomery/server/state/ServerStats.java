@@ -5,6 +5,10 @@ import java.util.concurrent.atomic.LongAdder;
 /** Counters for INFO stats and the metrics endpoint. */
 public final class ServerStats {
   public final LongAdder connectionsReceived = new LongAdder();
+  /** SLOWLOG's entries. */
+  public final SlowLog slowLog = new SlowLog();
+  /** LATENCY's events. */
+  public final LatencyMonitor latency = new LatencyMonitor();
   public final LocalCounter commandsProcessed = new LocalCounter(); // per command: no atomic add
   public final LongAdder rejectedConnections = new LongAdder();
   public final LocalCounter errorReplies = new LocalCounter(); // per command: no atomic add

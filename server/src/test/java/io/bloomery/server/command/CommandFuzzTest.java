@@ -30,7 +30,8 @@ class CommandFuzzTest {
   private static final List<String> WORDS = List.of("", "0", "1", "-1", "2", "3", "100", "0.01", "1e-300", "nan",
       "inf", "-inf", "9223372036854775807", "-9223372036854775808", "18446744073709551616", "0x10", "abc",
       "NONSCALING", "EXPANSION", "CAPACITY", "ERROR", "ITEMS", "NOCREATE", "BUCKETSIZE", "MAXITERATIONS",
-      "WEIGHTS", "WITHCOUNT", "COUNTERBITS", "GENERATIONS", "MATCH", "COUNT", "TYPE", "*", "k1", "k2", "k3",
+      "WEIGHTS", "WITHCOUNT", "COUNTERBITS", "GENERATIONS", "MATCH", "COUNT", "TYPE", "COMPRESSION", "OVERRIDE", "*",
+      "k1", "k2", "k3",
       "\u0000\r\n", "4294967296", "65536", "32769", "1073741825");
 
   @Provide

@@ -36,6 +36,11 @@ import org.junit.jupiter.api.TestFactory;
 class ConformanceReplayTest {
 
   static final String RECORDING = "/conformance/redisbloom.recording";
+  /**
+   * The ACL and server-introspection cases (tools/conformance/cases/acl.cases and admin.cases), recorded from the
+   * same server into their own file.
+   */
+  static final String ADMIN_RECORDING = "/conformance/admin.recording";
   static final String DIVERGENCES = "/conformance/known-divergences.txt";
 
   private static final List<String> FAILURES = Collections.synchronizedList(new ArrayList<>());
@@ -66,12 +71,23 @@ class ConformanceReplayTest {
   }
 
   static Recording recording() throws IOException {
-    try (InputStream in = ConformanceReplayTest.class.getResourceAsStream(RECORDING)) {
+    return recording(RECORDING);
+  }
+
+  static Recording recording(String resource) throws IOException {
+    try (InputStream in = ConformanceReplayTest.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IOException("test resource " + RECORDING + " is missing");
+        throw new IOException("test resource " + resource + " is missing");
       }
-      return Recording.parse(in, RECORDING);
+      return Recording.parse(in, resource);
     }
+  }
+
+  /** Every recorded case, of every recording. */
+  static List<Recording.Case> allCases() throws IOException {
+    List<Recording.Case> cases = new ArrayList<>(recording().cases());
+    cases.addAll(recording(ADMIN_RECORDING).cases());
+    return cases;
   }
 
   static Map<String, String> knownDivergences() throws IOException {
@@ -99,14 +115,14 @@ class ConformanceReplayTest {
 
   @TestFactory
   Stream<DynamicTest> everyRecordedCaseMatches() throws IOException {
-    Recording recording = recording();
+    List<Recording.Case> cases = allCases();
     Map<String, String> divergences = knownDivergences();
-    Set<String> names = recording.cases().stream().map(Recording.Case::name).collect(Collectors.toSet());
+    Set<String> names = cases.stream().map(Recording.Case::name).collect(Collectors.toSet());
     for (String name : divergences.keySet()) {
       assertThat(names).as("known divergence %s names a recorded case", name).contains(name);
     }
     CaseReplayer replayer = new CaseReplayer(target.address(), 10_000);
-    return recording.cases().stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
+    return cases.stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
       List<CaseReplayer.Mismatch> mismatches = replayer.replay(c);
       String reason = divergences.get(c.name());
       if (mismatches.isEmpty()) {

@@ -41,6 +41,22 @@ class RecordingCoverageTest {
     assertThat(pipelined).isTrue();
   }
 
+  /** The admin recording: ACL (AUTH and HELLO AUTH as other users included) and the introspection commands. */
+  @Test
+  void adminRecordingCoversAclAndIntrospection() throws IOException {
+    Recording recording = ConformanceReplayTest.recording(ConformanceReplayTest.ADMIN_RECORDING);
+    assertThat(recording.cases()).hasSizeGreaterThanOrEqualTo(20)
+        .allSatisfy(c -> assertThat(c.name()).matches("(acl|admin)/.*"));
+    Set<String> sent = new TreeSet<>();
+    for (Recording.Case c : recording.cases()) {
+      for (Recording.Step step : c.steps()) {
+        sent.add(commandName(step.sent()));
+      }
+    }
+    assertThat(sent).contains("ACL", "AUTH", "HELLO", "BF.ADD", "CF.ADD", "CMS.INCRBY", "TOPK.ADD", "ROLE",
+        "SLOWLOG", "LATENCY", "OBJECT", "MODULE", "CONFIG", "INFO");
+  }
+
   @Test
   void knownDivergencesParseAndEachHasAReason() throws IOException {
     assertThat(ConformanceReplayTest.knownDivergences()).allSatisfy((name, reason) -> assertThat(reason).isNotBlank());

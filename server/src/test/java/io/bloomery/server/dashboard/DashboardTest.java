@@ -120,6 +120,41 @@ class DashboardTest {
     }
   }
 
+  /** TDIGEST.INFO's reply as "field=value" pairs (Jedis hands back map entries of byte arrays). */
+  private static String infoText(Object reply) {
+    return ((java.util.List<?>) reply).stream().map(e -> {
+      Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
+      return new String((byte[]) entry.getKey(), StandardCharsets.UTF_8) + "=" + entry.getValue();
+    }).toList().toString();
+  }
+
+  @Test
+  void aTDigestPageShowsItsQuantileChartWithoutCompressingTheDigest() throws Exception {
+    try (BloomeryServer server = start(); UnifiedJedis j = jedis(server, null)) {
+      j.sendCommand(() -> "TDIGEST.CREATE".getBytes(StandardCharsets.US_ASCII), "latency");
+      String[] values = new String[201];
+      values[0] = "latency";
+      for (int i = 1; i <= 200; i++) {
+        values[i] = Integer.toString(i * 5);
+      }
+      j.sendCommand(() -> "TDIGEST.ADD".getBytes(StandardCharsets.US_ASCII), values);
+      Object infoBefore = j.sendCommand(() -> "TDIGEST.INFO".getBytes(StandardCharsets.US_ASCII), "latency");
+      Document page = Jsoup.parse(get(server.httpPort(), "/key?name=latency", null).body());
+      Element chart = page.getElementById("quantiles");
+      assertThat(chart).isNotNull();
+      assertThat(chart.select("path.series")).hasSize(1);
+      assertThat(chart.select("circle.median")).hasSize(1);
+      assertThat(chart.text()).contains("median 502.5"); // TDIGEST.QUANTILE latency 0.5 answers 502.5
+      assertThat(page.getElementById("fpr-curve")).isNull();
+      Object infoAfter = j.sendCommand(() -> "TDIGEST.INFO".getBytes(StandardCharsets.US_ASCII), "latency");
+      assertThat(infoText(infoAfter)).isEqualTo(infoText(infoBefore)).contains("Unmerged nodes=200");
+      j.sendCommand(() -> "TDIGEST.CREATE".getBytes(StandardCharsets.US_ASCII), "empty");
+      Element empty = Jsoup.parse(get(server.httpPort(), "/key?name=empty", null).body()).getElementById("quantiles");
+      assertThat(empty.text()).contains("fewer than two observations");
+      assertThat(empty.select("path.series")).isEmpty();
+    }
+  }
+
   @Test
   void aGrownCuckooFilterCountsTheSlotsOfEverySubFilter() throws Exception {
     try (BloomeryServer server = start(); UnifiedJedis j = jedis(server, null)) {

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.Acl;
+import io.bloomery.server.state.acl.AclCommands;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Who passes the HTTP port's guard: the password first, protected mode when there is none. */
@@ -28,14 +31,39 @@ class HttpAccessTest {
       assertThat(new String(refusal.body(), StandardCharsets.UTF_8)).isEqualTo(Errors.DENIED + "\n");
     }
     assertThat(access.denied()).isEqualTo(3);
-    settings.protectedMode = false;
+    settings.protectedMode(false);
     assertThat(access.refusal(from("192.0.2.7", null))).isNull();
+  }
+
+  /**
+   * With ACL users, basic authentication names the user: one that may run INFO passes with its own password, one
+   * that may not is refused; any other name, and a token, stand for the default user and its password.
+   */
+  @Test
+  void aclUsersPassByNameWhenTheyMayRunInfo() throws Exception {
+    Acl acl = new Acl(null);
+    acl.requirepass("pw");
+    AclCommands commands = new AclCommands();
+    commands.add("info", false, false, false, false, "server");
+    acl.install(commands.complete());
+    assertThat(acl.setUser("ops", List.of("on", ">opw", "+info"))).isNull();
+    assertThat(acl.setUser("crawler", List.of("on", ">cpw", "~crawl:*", "+bf.add"))).isNull();
+    HttpAccess access = new HttpAccess(new Settings(), acl);
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("ops:opw")))).isNull();
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("ops:pw"))).status()).isEqualTo(401);
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("crawler:cpw"))).status()).isEqualTo(401);
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("anyone:pw")))).isNull();
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("default:pw")))).isNull();
+    assertThat(access.refusal(from("127.0.0.1", "Bearer pw"))).isNull();
+    assertThat(access.refusal(from("127.0.0.1", "Bearer opw")).status()).isEqualTo(401);
+    assertThat(acl.setUser("ops", List.of("off"))).isNull();
+    assertThat(access.refusal(from("127.0.0.1", "Basic " + b64("ops:opw"))).status()).isEqualTo(401);
   }
 
   @Test
   void withAPassword_everyPeerNeedsIt_andProtectedModeIsNotAsked() throws Exception {
     Settings settings = new Settings();
-    settings.requirepass = "pw";
+    settings.requirepass("pw");
     HttpAccess access = new HttpAccess(settings);
     for (String peer : new String[] {"127.0.0.1", "192.0.2.7"}) {
       Response refusal = access.refusal(from(peer, null));

@@ -2,8 +2,8 @@ package io.bloomery.server.keyspace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.DecayRandom;
 import io.bloomery.sketch.TopK;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.CommandFamilies;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.persistence.CommandJournal;

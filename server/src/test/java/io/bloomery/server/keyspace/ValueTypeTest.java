@@ -7,11 +7,11 @@ import io.bloomery.aging.AgePartitionedFilter;
 import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
 import io.bloomery.counting.CountingBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterKind;
 import io.bloomery.hash.Protocols;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;
 import java.time.Duration;
@@ -29,6 +29,7 @@ class ValueTypeTest {
     m.put(CuckooFilter.create(1024, 2, 20, 1), ValueType.CUCKOO);
     m.put(CountMinSketch.initByDimensions(100, 4), ValueType.COUNT_MIN_SKETCH);
     m.put(TopK.reserve(5, 16, 4, 0.9, StateSeededDecay.INSTANCE), ValueType.TOP_K);
+    m.put(io.bloomery.sketch.TDigest.create(100), ValueType.T_DIGEST);
     m.put(CountingBloomFilter.create(Protocols.defaultProtocol(), new byte[0], 256, 3, 4), ValueType.COUNTING_BLOOM);
     m.put(AgePartitionedFilter.create(Duration.ofHours(1), 4, 1_000, 0.01, () -> 0L),
         ValueType.AGE_PARTITIONED_BLOOM);
@@ -58,8 +59,9 @@ class ValueTypeTest {
     assertThat(ValueType.CUCKOO.typeReply()).isEqualTo("MBbloomCF");
     assertThat(ValueType.COUNT_MIN_SKETCH.typeReply()).isEqualTo("CMSk-TYPE");
     assertThat(ValueType.TOP_K.typeReply()).isEqualTo("TopK-TYPE");
+    assertThat(ValueType.T_DIGEST.typeReply()).isEqualTo("TDIS-TYPE");
     for (ValueType t : EnumSet.of(ValueType.SCALABLE_BLOOM, ValueType.CUCKOO, ValueType.COUNT_MIN_SKETCH,
-        ValueType.TOP_K)) {
+        ValueType.TOP_K, ValueType.T_DIGEST)) {
       assertThat(t.moduleTypeName()).isEqualTo(t.typeReply());
     }
     assertThat(ValueType.COUNTING_BLOOM.typeReply()).isEqualTo("BLcounting");
@@ -69,7 +71,7 @@ class ValueTypeTest {
     assertThat(ValueType.SCALABLE_BLOCKED_BLOOM.typeReply()).isEqualTo("BLbloom");
     assertThat(ValueType.GUARDED_SET.typeReply()).isEqualTo("guard");
     for (ValueType t : EnumSet.complementOf(EnumSet.of(ValueType.SCALABLE_BLOOM, ValueType.CUCKOO,
-        ValueType.COUNT_MIN_SKETCH, ValueType.TOP_K))) {
+        ValueType.COUNT_MIN_SKETCH, ValueType.TOP_K, ValueType.T_DIGEST))) {
       assertThat(t.moduleTypeName()).as("%s is ours, not RedisBloom's", t).isNull();
     }
   }
@@ -82,7 +84,8 @@ class ValueTypeTest {
     }
     assertThat(labels).containsExactly(Map.entry(ValueType.SCALABLE_BLOOM, "bloom"),
         Map.entry(ValueType.CUCKOO, "cuckoo"), Map.entry(ValueType.COUNT_MIN_SKETCH, "cms"),
-        Map.entry(ValueType.TOP_K, "topk"), Map.entry(ValueType.COUNTING_BLOOM, "counting"),
+        Map.entry(ValueType.TOP_K, "topk"), Map.entry(ValueType.T_DIGEST, "tdigest"),
+        Map.entry(ValueType.COUNTING_BLOOM, "counting"),
         Map.entry(ValueType.AGE_PARTITIONED_BLOOM, "aging"), Map.entry(ValueType.CLASSIC_BLOOM, "classic"),
         Map.entry(ValueType.BLOCKED_BLOOM, "blocked"), Map.entry(ValueType.SCALABLE_BLOCKED_BLOOM, "scalable-blocked"),
         Map.entry(ValueType.GUARDED_SET, "guard"));
@@ -102,7 +105,7 @@ class ValueTypeTest {
     }
     assertThat(bloom).containsExactlyInAnyOrder(ValueType.SCALABLE_BLOOM, ValueType.CLASSIC_BLOOM,
         ValueType.BLOCKED_BLOOM, ValueType.SCALABLE_BLOCKED_BLOOM);
-    assertThat(locked).containsExactlyInAnyOrder(ValueType.COUNT_MIN_SKETCH, ValueType.TOP_K);
+    assertThat(locked).containsExactlyInAnyOrder(ValueType.COUNT_MIN_SKETCH, ValueType.TOP_K, ValueType.T_DIGEST);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ChildServer;
 import io.bloomery.server.ServerConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +78,74 @@ class ServerPersistenceTest {
       throw new AssertionError(e);
     }
     assertThat(LogCheck.check(dir).startable()).isTrue();
+  }
+
+  /**
+   * A t-digest's queries compress it, which changes its INFO and every later answer; after a kill -9 (journal
+   * replay) and after a snapshot it must answer exactly as a digest that never restarted, which only holds if the
+   * compressing reads were journaled.
+   */
+  @Test
+  void aTDigestAnswersAfterAKillAndARestartExactlyAsOneThatNeverRestarted() throws Exception {
+    Object[] expected;
+    ChildServer.Started child = ChildServer.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+        List.of("--dir", dir.toString(), "--appendfsync", "always"), dir.resolveSibling(dir.getFileName() + ".log"));
+    try (UnifiedJedis j = client(child.port())) {
+      tdigestSteps(j, "live", 0);
+      tdigestSteps(j, "kept", 0);
+      tdigestSteps(j, "live", 1);
+      expected = tdigestAnswers(j, "live");
+      assertThat(tdigestAnswers(j, "kept")).isNotEqualTo(expected); // the control differs, so the check can fail
+    } finally {
+      child.process().destroyForcibly();
+      child.process().waitFor();
+    }
+    try (BloomeryServer server = start(); UnifiedJedis j = client(server.port())) {
+      assertThat(text(j.sendCommand(Protocol.Command.TYPE, "kept"))).isEqualTo("TDIS-TYPE");
+      tdigestSteps(j, "kept", 1);
+      assertThat(tdigestAnswers(j, "kept")).isEqualTo(expected);
+      assertThat(text(j.sendCommand(Protocol.Command.SAVE))).isEqualTo("OK");
+    }
+    expected[2] = true; // the query before SAVE compressed what was buffered
+    try (BloomeryServer server = start(); UnifiedJedis j = client(server.port())) {
+      assertThat(tdigestAnswers(j, "kept")).isEqualTo(expected);
+    }
+  }
+
+  /** Adds in batches with compressing reads between them (phase 0), then more adds (phase 1). */
+  private static void tdigestSteps(UnifiedJedis j, String key, int phase) {
+    if (phase == 0) {
+      j.sendCommand(() -> "TDIGEST.CREATE".getBytes(StandardCharsets.US_ASCII), key, "COMPRESSION", "5");
+    }
+    for (int batch = 0; batch < 6; batch++) {
+      String[] args = new String[41];
+      args[0] = key;
+      for (int i = 1; i <= 40; i++) {
+        args[i] = Double.toString(Math.sin(phase * 1000 + batch * 40 + i) * 100);
+      }
+      j.sendCommand(() -> "TDIGEST.ADD".getBytes(StandardCharsets.US_ASCII), args);
+      if (phase == 0) {
+        j.sendCommand(() -> "TDIGEST.QUANTILE".getBytes(StandardCharsets.US_ASCII), key, "0.5");
+      }
+    }
+  }
+
+  private static Object[] tdigestAnswers(UnifiedJedis j, String key) {
+    Object before = j.sendCommand(() -> "TDIGEST.INFO".getBytes(StandardCharsets.US_ASCII), key);
+    Object quantiles = j.sendCommand(() -> "TDIGEST.QUANTILE".getBytes(StandardCharsets.US_ASCII), key, "0.01",
+        "0.3", "0.5", "0.99");
+    Object after = j.sendCommand(() -> "TDIGEST.INFO".getBytes(StandardCharsets.US_ASCII), key);
+    return new Object[] {deep(quantiles), deep(after), deep(before).equals(deep(after))};
+  }
+
+  private static Object deep(Object reply) {
+    if (reply instanceof java.util.List<?> list) {
+      return list.stream().map(ServerPersistenceTest::deep).toList();
+    }
+    if (reply instanceof Map.Entry<?, ?> entry) {
+      return deep(entry.getKey()) + "=" + deep(entry.getValue());
+    }
+    return text(reply);
   }
 
   @Test

@@ -3,10 +3,10 @@ package io.bloomery.server.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.aging.AgePartitionedFilter;
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,9 +3,9 @@ package io.bloomery.server.rdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.format.RedisBloomArrays;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sketch.CountMinSketch;
 import io.bloomery.sketch.TopK;

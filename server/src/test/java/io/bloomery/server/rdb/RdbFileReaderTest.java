@@ -3,9 +3,10 @@ package io.bloomery.server.rdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.sketch.CountMinSketch;
+import io.bloomery.sketch.TDigest;
 import io.bloomery.sketch.TopK;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -14,9 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** RDB files written by Redis 8.0.2 + RedisBloom (see {@code rdb/README.md}): every key found or skipped. */
 class RdbFileReaderTest {
@@ -41,12 +42,12 @@ class RdbFileReaderTest {
     RdbFileReader.Summary[] summary = new RdbFileReader.Summary[1];
     Map<String, Found> found = read(resource(name), summary);
 
-    assertThat(found.keySet()).containsExactlyInAnyOrder("bf", "bf:scaled", "cf", "cms", "topk", "bf:expiring",
+    assertThat(found.keySet()).containsExactlyInAnyOrder("bf", "bf:scaled", "cf", "cms", "topk", "td", "bf:expiring",
         "bf:db1");
-    assertThat(summary[0].values()).isEqualTo(7);
+    assertThat(summary[0].values()).isEqualTo(8);
     assertThat(summary[0].rdbVersion()).isEqualTo(12);
     assertThat(summary[0].skipped()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "string", 5L, "list", 2L, "set", 3L, "hash", 4L, "zset", 2L, "stream", 1L, "module TDIS-TYPE", 1L));
+        "string", 5L, "list", 2L, "set", 3L, "hash", 4L, "zset", 2L, "stream", 1L));
 
     assertThat(found.get("bf:db1").db()).isEqualTo(1);
     assertThat(found.get("bf").db()).isZero();
@@ -59,6 +60,11 @@ class RdbFileReaderTest {
     assertThat(((CuckooFilter) found.get("cf").value()).mightContain(bytes("a"))).isTrue();
     assertThat(((CountMinSketch) found.get("cms").value()).count("a")).isEqualTo(5);
     assertThat(((TopK) found.get("topk").value()).list().get(0).item()).isEqualTo(bytes("a"));
+    TDigest td = (TDigest) found.get("td").value(); // TDIGEST.ADD td 1 2 3
+    assertThat(td.insertedCount()).isEqualTo(3);
+    assertThat(td.min()).isEqualTo(1);
+    assertThat(td.max()).isEqualTo(3);
+    assertThat(td.unmergedNodes()).isZero();
   }
 
   @Test
@@ -82,7 +88,7 @@ class RdbFileReaderTest {
     byte[] unchecked = file.clone();
     Arrays.fill(unchecked, file.length - 8, file.length, (byte) 0);
     RdbFileReader.Summary[] summary = new RdbFileReader.Summary[1];
-    assertThat(read(unchecked, summary)).hasSize(7);
+    assertThat(read(unchecked, summary)).hasSize(8);
     assertThatThrownBy(() -> read("PK\3\4 not an rdb".getBytes(StandardCharsets.US_ASCII), summary))
         .isInstanceOf(RdbFormatException.class).hasMessageContaining("not an RDB file");
     byte[] newer = file.clone();

@@ -55,7 +55,7 @@ class ServerContextTest {
   void theTcpPortIsTheSettingsPort() {
     Settings settings = new Settings();
     ServerContext context = new ServerContext(new Keyspace(System::currentTimeMillis), settings);
-    settings.port = 41_234;
+    settings.port(41_234);
     assertThat(context.tcpPort()).isEqualTo(41_234);
   }
 

@@ -1,5 +1,6 @@
 package io.bloomery.spark.cli;
 
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.spark.BloomerySpark;
 import io.bloomery.spark.BloomerySparkException;
@@ -155,6 +156,18 @@ public final class SparkCommand implements Runnable {
   }
 
   /** Exactly one of: N and P, or M and K. */
+  /** {@code --kind}: a Bloom kind by its format name, {@code classic} or {@code blocked} (any case). */
+  static final class BloomKindConverter implements CommandLine.ITypeConverter<FilterKind> {
+    @Override
+    public FilterKind convert(String value) {
+      return switch (value.toLowerCase(Locale.ROOT)) {
+        case "classic" -> FilterKind.CLASSIC_BLOOM;
+        case "blocked" -> FilterKind.BLOCKED_BLOOM;
+        default -> throw new CommandLine.TypeConversionException("expected classic or blocked, was '" + value + "'");
+      };
+    }
+  }
+
   static final class Size {
     @ArgGroup(exclusive = false)
     Planned planned;
@@ -197,8 +210,9 @@ public final class SparkCommand implements Runnable {
     @ArgGroup(exclusive = true, multiplicity = "1", heading = "Size (one of):%n")
     Size size;
 
-    @Option(names = "--kind", paramLabel = "KIND", defaultValue = "classic", description = "classic (default) or blocked.")
-    FilterSpec.Kind kind;
+    @Option(names = "--kind", paramLabel = "KIND", defaultValue = "classic", converter = BloomKindConverter.class,
+        description = "classic (default) or blocked.")
+    FilterKind kind;
 
     @Option(names = "--sharded", description = "Build as slices, one task each, assembled into OUTPUT: for filters too large for one JVM.")
     boolean sharded;
@@ -213,14 +227,14 @@ public final class SparkCommand implements Runnable {
       if (sharded) {
         ShardedBuild.Result result = BloomerySpark.buildSharded(data, column, spec, output);
         out.printf(Locale.ROOT, "wrote %s: %s filter, %d bits, %d hashes, %d slices, %d items offered, %d bits set, %d bytes%n",
-            output, kind.name().toLowerCase(Locale.ROOT), spec.bitSize(), spec.hashCount(), result.slices(), result.items(),
+            output, kind.kindName(), spec.bitSize(), spec.hashCount(), result.slices(), result.items(),
             result.bitCount(), result.fileBytes());
       } else {
         MembershipFilter filter = BloomerySpark.build(data, column, spec);
         BloomerySpark.writeFilter(session, filter, output);
         out.printf(Locale.ROOT, "wrote %s: %s filter, %d bits, %d hashes, protocol %s, column %s%n", output,
-            kind.name().toLowerCase(Locale.ROOT), spec.bitSize(), spec.hashCount(),
-            kind == FilterSpec.Kind.CLASSIC ? spec.protocol().name() : "xxh3-blocked-v1", column);
+            kind.kindName(), spec.bitSize(), spec.hashCount(),
+            kind == FilterKind.CLASSIC_BLOOM ? spec.protocol().name() : "xxh3-blocked-v1", column);
       }
       out.flush();
       return EXIT_OK;
@@ -228,11 +242,11 @@ public final class SparkCommand implements Runnable {
 
     private FilterSpec spec() {
       if (size.planned != null) {
-        return kind == FilterSpec.Kind.CLASSIC
+        return kind == FilterKind.CLASSIC_BLOOM
             ? FilterSpec.classic(size.planned.expected, size.planned.fpp)
             : FilterSpec.blocked(size.planned.expected, size.planned.fpp);
       }
-      return kind == FilterSpec.Kind.CLASSIC
+      return kind == FilterKind.CLASSIC_BLOOM
           ? FilterSpec.classicOfSize(size.explicit.bits, size.explicit.hashes)
           : FilterSpec.blockedOfSize(size.explicit.bits, size.explicit.hashes);
     }

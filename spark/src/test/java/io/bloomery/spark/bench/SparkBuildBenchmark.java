@@ -2,6 +2,7 @@ package io.bloomery.spark.bench;
 
 import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.filter.BloomFilter;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.sizing.BloomMath;
@@ -123,7 +124,7 @@ public final class SparkBuildBenchmark {
 
   /** The model FPR of a classic or blocked spec holding n items. */
   private static double model(FilterSpec spec, long n) {
-    return spec.kind() == FilterSpec.Kind.CLASSIC ? BloomMath.falsePositiveRate(spec.bitSize(), spec.hashCount(), n)
+    return spec.kind() == FilterKind.CLASSIC_BLOOM ? BloomMath.falsePositiveRate(spec.bitSize(), spec.hashCount(), n)
         : BlockedBloomMath.blockedFalsePositiveRate(n, spec.blockCount(), 512, spec.hashCount());
   }
 

@@ -9,32 +9,34 @@ import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.guard.Credentials;
 import io.bloomery.server.BloomeryServer;
-import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.connection.ConnectionCommands;
-import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.MemoryUsage;
 import io.bloomery.server.keyspace.ValueType;
+import io.bloomery.server.persistence.ConfigFileRewrite;
 import io.bloomery.server.persistence.PersistenceControl;
 import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.rdb.DumpPayload;
 import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
-import io.bloomery.server.resp.RespEncoder;
+import io.bloomery.server.state.GuardedKeys;
+import io.bloomery.server.state.LogLevel;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.AclCommands;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,7 +116,7 @@ public final class ServerCommands {
     if (inv.argc() == 1) {
       List<Reply> all = new ArrayList<>();
       for (CommandSpec s : t.all()) {
-        all.add(describe(s));
+        all.add(describe(s, inv.server().acl().commands()));
       }
       return Reply.array(all);
     }
@@ -134,12 +136,12 @@ public final class ServerCommands {
         List<Reply> out = new ArrayList<>();
         if (inv.argc() == 2) {
           for (CommandSpec s : t.all()) {
-            out.add(describe(s));
+            out.add(describe(s, inv.server().acl().commands()));
           }
         }
         for (int i = 2; i < inv.argc(); i++) {
           CommandSpec s = t.get(inv.text(i));
-          out.add(s == null ? Reply.NIL_ARRAY : describe(s));
+          out.add(s == null ? Reply.NIL_ARRAY : describe(s, inv.server().acl().commands()));
         }
         return Reply.array(out);
       }
@@ -156,12 +158,16 @@ public final class ServerCommands {
           }
         }
         for (CommandSpec s : specs) {
+          out.add(Reply.bulk(s.name()));
+          Reply redisBloom = CommandDocs.of(s.name());
+          if (redisBloom != null) {
+            out.add(redisBloom); // RedisBloom's own entry, arguments included
+            continue;
+          }
           Map<String, Object> doc = new LinkedHashMap<>();
           doc.put("summary", s.summary());
           doc.put("since", "1.0.0");
-          doc.put("group", s.group().startsWith("bf") || s.group().startsWith("cf") || s.group().equals("cms")
-              || s.group().equals("topk") ? "module" : s.group());
-          out.add(Reply.bulk(s.name()));
+          doc.put("group", s.group());
           out.add(Reply.bulkMap(doc));
         }
         return new Reply.MapReply(out);
@@ -193,8 +199,8 @@ public final class ServerCommands {
     }
   }
 
-  /** COMMAND INFO's 10-element entry (Redis 7 layout). */
-  private static Reply describe(CommandSpec s) {
+  /** COMMAND INFO's 10-element entry (Redis 7 layout), with the ACL categories {@code commands} gives it. */
+  private static Reply describe(CommandSpec s, AclCommands commands) {
     List<Reply> flags = new ArrayList<>();
     for (CommandSpec.Flag f : s.flags()) {
       if (f != CommandSpec.Flag.GLOBAL) {
@@ -202,15 +208,12 @@ public final class ServerCommands {
       }
     }
     List<Reply> acl = new ArrayList<>();
-    acl.add(new Reply.Simple("@" + s.group()));
-    if (s.has(CommandSpec.Flag.WRITE)) {
-      acl.add(new Reply.Simple("@write"));
-    }
-    if (s.has(CommandSpec.Flag.READONLY)) {
-      acl.add(new Reply.Simple("@read"));
-    }
-    if (s.has(CommandSpec.Flag.FAST)) {
-      acl.add(new Reply.Simple("@fast"));
+    int id = commands.id(s.name());
+    long categories = id < 0 ? 0 : commands.categories(id);
+    for (int i = 0; i < AclCommands.CATEGORIES.size(); i++) {
+      if ((categories & (1L << i)) != 0) {
+        acl.add(new Reply.Simple("@" + AclCommands.CATEGORIES.get(i)));
+      }
     }
     return Reply.arrayOf(Reply.bulk(s.name()), Reply.integer(s.arity()), new Reply.SetReply(flags),
         Reply.integer(s.firstKey()), Reply.integer(s.lastKey()), Reply.integer(s.keyStep()),
@@ -221,31 +224,29 @@ public final class ServerCommands {
 
   private static Map<String, String> configValues(Settings s) {
     Map<String, String> m = new TreeMap<>();
-    m.put("save", s.save);
-    m.put("appendonly", s.appendonly);
-    m.put("appendfsync", s.appendfsync);
-    m.put("dir", s.dir);
-    m.put("port", Long.toString(s.port));
-    m.put("bind", s.bind);
-    m.put("requirepass", s.requirepass == null ? "" : s.requirepass);
-    m.put("maxmemory", Long.toString(s.maxmemory));
+    m.put("save", s.save());
+    m.put("appendonly", s.appendonly() ? "yes" : "no");
+    m.put("appendfsync", s.appendfsync());
+    m.put("dir", s.dir());
+    m.put("port", Long.toString(s.port()));
+    m.put("bind", s.bind());
+    m.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    m.put("maxmemory", Long.toString(s.maxmemory()));
     m.put("maxmemory-policy", "noeviction");
-    m.put("maxclients", Long.toString(s.maxclients));
-    m.put("timeout", Long.toString(s.timeoutSeconds));
-    m.put("protected-mode", s.protectedMode ? "yes" : "no");
+    m.put("maxclients", Long.toString(s.maxclients()));
+    m.put("timeout", Long.toString(s.timeoutSeconds()));
+    m.put("protected-mode", s.protectedMode() ? "yes" : "no");
     m.put("databases", "1");
-    m.put("bf-error-rate", RespEncoder.formatDouble(s.bfErrorRate));
-    m.put("bf-initial-size", Long.toString(s.bfInitialSize));
-    m.put("bf-expansion-factor", Long.toString(s.bfExpansion));
-    m.put("cf-bucket-size", Long.toString(s.cfBucketSize));
-    m.put("cf-initial-size", Long.toString(s.cfInitialSize));
-    m.put("cf-max-iterations", Long.toString(s.cfMaxIterations));
-    m.put("cf-expansion-factor", Long.toString(s.cfExpansion));
-    m.put("cf-max-expansions", Long.toString(s.cfMaxExpansions));
-    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit + " " + s.outputBufferSoftLimit + " "
-        + s.outputBufferStallSeconds);
-    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit));
-    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients == Long.MAX_VALUE ? 0 : s.maxmemoryClients));
+    m.put("hz", Long.toString(s.hz()));
+    m.put("slowlog-log-slower-than", Long.toString(s.slowlogLogSlowerThan()));
+    m.put("slowlog-max-len", Long.toString(s.slowlogMaxLen()));
+    m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold()));
+    m.put("loglevel", s.loglevel());
+    m.putAll(s.moduleValues());
+    m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit() + " " + s.outputBufferSoftLimit() + " "
+        + s.outputBufferStallSeconds());
+    m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit()));
+    m.put("maxmemory-clients", Long.toString(s.maxmemoryClients() == Long.MAX_VALUE ? 0 : s.maxmemoryClients()));
     return m;
   }
 
@@ -279,7 +280,7 @@ public final class ServerCommands {
           throw new CommandException(Errors.arity("config|set"));
         }
         for (int i = 2; i < inv.argc(); i += 2) {
-          set(s, Args.lower(inv.arg(i)), inv.text(i + 1));
+          set(inv, s, Args.lower(inv.arg(i)), inv.text(i + 1));
         }
         return Reply.OK;
       }
@@ -288,37 +289,73 @@ public final class ServerCommands {
         return Reply.OK;
       }
       case "rewrite" -> {
-        return Reply.OK;
+        return rewrite(s);
       }
       default -> throw new CommandException(Errors.unknownSubcommand("config", inv.arg(1)));
     }
   }
 
-  private static void set(Settings s, String name, String value) {
+  /**
+   * CONFIG REWRITE: writes the options CONFIG SET can change into the file the server started with (Redis's
+   * error when there is none), through {@link ConfigFileRewrite}; a value equal to a fresh server's is appended only
+   * where the file already names the option.
+   */
+  private static Reply rewrite(Settings s) {
+    Path file = s.configFile();
+    if (file == null) {
+      throw new CommandException("ERR The server is running without a config file");
+    }
+    try {
+      ConfigFileRewrite.rewrite(file, rewritable(s), rewritable(new Settings()));
+    } catch (IOException e) {
+      throw new CommandException("ERR Rewriting config file: " + e.getMessage());
+    }
+    return Reply.OK;
+  }
+
+  /** The options CONFIG REWRITE writes, as config-file text, in the order new lines are appended. */
+  private static Map<String, String> rewritable(Settings s) {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("maxmemory", ConfigFileRewrite.bytes(s.maxmemory()));
+    values.put("maxclients", Long.toString(s.maxclients()));
+    values.put("timeout", Long.toString(s.timeoutSeconds()));
+    values.put("requirepass", s.requirepass() == null ? "" : s.requirepass());
+    values.put("save", s.save());
+    values.put("loglevel", s.loglevel());
+    values.putAll(s.moduleValues());
+    return values;
+  }
+
+  private static void set(Invocation inv, Settings s, String name, String value) {
     try {
       switch (name) {
-        case "maxmemory" -> s.maxmemory = ServerConfig.parseBytes(value);
-        case "maxclients" -> s.maxclients = positive(value);
-        case "timeout" -> s.timeoutSeconds = nonNegative(value);
+        case "maxmemory" -> s.maxmemory(Settings.parseBytes(value));
+        case "maxclients" -> s.maxclients(Long.parseLong(value));
+        case "timeout" -> s.timeoutSeconds(Long.parseLong(value));
         case "requirepass" -> {
           Credentials.remember(value); // masked in the log from now on
-          s.requirepass = value;
+          s.requirepass(value);
+          inv.server().acl().requirepass(value);
         }
-        case "save" -> s.save = value;
-        case "bf-error-rate" -> {
-          double d = Double.parseDouble(value);
-          if (!(d > 0 && d < 1)) {
-            throw new IllegalArgumentException("Value for `bf-error-rate` must be in the range (0, 1)");
+        case "save" -> s.save(value);
+        case "hz" -> s.hz(integer(value, 0, Integer.MAX_VALUE));
+        case "slowlog-log-slower-than" -> s.slowlogLogSlowerThan(integer(value, -1, Long.MAX_VALUE));
+        case "slowlog-max-len" -> {
+          s.slowlogMaxLen(integer(value, 0, Long.MAX_VALUE));
+          inv.server().stats().slowLog.maxLen(s.slowlogMaxLen());
+        }
+        case "latency-monitor-threshold" -> s.latencyMonitorThreshold(integer(value, 0, Long.MAX_VALUE));
+        case "loglevel" -> {
+          if (!LogLevel.NAMES.contains(value.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("argument(s) must be one of the following: "
+                + String.join(", ", LogLevel.NAMES));
           }
-          s.bfErrorRate = d;
+          String level = LogLevel.parse(value);
+          LogLevel.apply(level);
+          s.loglevel(level);
         }
-        case "bf-initial-size" -> s.bfInitialSize = range(name, value, 1, 1L << 30);
-        case "bf-expansion-factor" -> s.bfExpansion = range(name, value, 0, 32768);
-        case "cf-bucket-size" -> s.cfBucketSize = range(name, value, 1, 255);
-        case "cf-initial-size" -> s.cfInitialSize = range(name, value, 2 * s.cfBucketSize, 1L << 30);
-        case "cf-max-iterations" -> s.cfMaxIterations = range(name, value, 1, 65535);
-        case "cf-expansion-factor" -> s.cfExpansion = range(name, value, 0, 32768);
-        case "cf-max-expansions" -> s.cfMaxExpansions = range(name, value, 1, 65536);
+        case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
+            "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
         default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
             + name + "'");
       }
@@ -328,26 +365,16 @@ public final class ServerCommands {
     }
   }
 
-  private static long range(String name, String value, long min, long max) {
-    long v = Long.parseLong(value);
+  /** A CONFIG SET integer in {@code [min, max]}, with Redis's texts for one that does not parse or is out of range. */
+  private static long integer(String value, long min, long max) {
+    long v;
+    try {
+      v = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("argument couldn't be parsed into an integer");
+    }
     if (v < min || v > max) {
-      throw new IllegalArgumentException("Value for `" + name + "` must be in the range [" + min + ", " + max + "]");
-    }
-    return v;
-  }
-
-  private static long positive(String value) {
-    long v = Long.parseLong(value);
-    if (v < 1) {
-      throw new IllegalArgumentException("argument must be at least 1");
-    }
-    return v;
-  }
-
-  private static long nonNegative(String value) {
-    long v = Long.parseLong(value);
-    if (v < 0) {
-      throw new IllegalArgumentException("argument can't be negative");
+      throw new IllegalArgumentException("argument must be between " + min + " and " + max + " inclusive");
     }
     return v;
   }
@@ -403,11 +430,11 @@ public final class ServerCommands {
     out.put("server", srv);
     Map<String, String> clients = new LinkedHashMap<>();
     clients.put("connected_clients", Integer.toString(server.clientCount()));
-    clients.put("maxclients", Long.toString(inv.settings().maxclients));
+    clients.put("maxclients", Long.toString(inv.settings().maxclients()));
     clients.put("blocked_clients", "0");
     out.put("clients", clients);
     Map<String, String> memory = new LinkedHashMap<>();
-    GuardSets guards = inv.server().guards();
+    GuardedKeys guards = inv.server().guards();
     guards.recountAll();
     long used = inv.server().usedMemory();
     memory.put("used_memory", Long.toString(used));
@@ -416,8 +443,8 @@ public final class ServerCommands {
     Runtime rt = Runtime.getRuntime();
     memory.put("jvm_heap_used", Long.toString(rt.totalMemory() - rt.freeMemory()));
     memory.put("jvm_heap_max", Long.toString(rt.maxMemory()));
-    memory.put("maxmemory", Long.toString(inv.settings().maxmemory));
-    memory.put("maxmemory_human", human(inv.settings().maxmemory));
+    memory.put("maxmemory", Long.toString(inv.settings().maxmemory()));
+    memory.put("maxmemory_human", human(inv.settings().maxmemory()));
     memory.put("maxmemory_policy", "noeviction");
     memory.put("mem_clients_query_buffers", Long.toString(inv.server().queryMemory().held()));
     out.put("memory", memory);
@@ -446,6 +473,8 @@ public final class ServerCommands {
     cpu.put("used_cpu_user", String.format(Locale.ROOT, "%.6f",
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
     out.put("cpu", cpu);
+    out.put("modules", Map.of("module", IntrospectionCommands.infoModuleLine()));
+    out.put("cluster", Map.of("cluster_enabled", "0"));
     Map<String, String> keyspace = new LinkedHashMap<>();
     long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {

@@ -7,13 +7,16 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
+import io.bloomery.filter.DumpRejectedException;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Summary;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.plan.FilterPlan;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
@@ -21,7 +24,7 @@ import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
-import io.bloomery.server.command.guard.GuardSets;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.ValueType;
@@ -29,6 +32,7 @@ import io.bloomery.server.persistence.load.FileLoads;
 import io.bloomery.server.persistence.load.LoadCaller;
 import io.bloomery.server.persistence.load.LoadException;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.Settings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -149,8 +153,8 @@ public final class BloomCommands {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
     boolean nonScaling = Args.indexOf(inv.argv(), "NONSCALING") >= 0;
-    FixedBloom.Layout layout = layout(inv);
-    long expansion = inv.settings().bfExpansion;
+    FilterKind layout = layout(inv);
+    long expansion = inv.settings().bfExpansion();
     int at = Args.indexOf(inv.argv(), "EXPANSION");
     if (at >= 0) {
       if (at == inv.argc() - 1) {
@@ -170,7 +174,7 @@ public final class BloomCommands {
       }
       expansion = parsed;
     }
-    if (layout == FixedBloom.Layout.CLASSIC && !nonScaling) {
+    if (layout == FilterKind.CLASSIC_BLOOM && !nonScaling) {
       layout = null; // a scaling chain of classic layers is RedisBloom's own filter
     }
     if (layout != null && expansion == 0) {
@@ -191,9 +195,9 @@ public final class BloomCommands {
         return Reply.OK;
       }
       if (layout != null) {
-        FixedBloom.Plan plan = FixedBloom.plan(layout, capacity, rate, foldable);
-        Memory.admitFilter(inv, plan.bytes(), plan.largestArray());
-        w.put(key, plan.create());
+        FilterPlan plan = FixedBloom.plan(layout, capacity, rate, foldable);
+        Memory.admitFilter(inv, FixedBloom.bytes(plan), FixedBloom.largestArray(plan));
+        w.put(key, plan.build());
         inv.journalVerbatim(w);
         return Reply.OK;
       }
@@ -254,7 +258,7 @@ public final class BloomCommands {
   }
 
   /** {@code LAYOUT CLASSIC|BLOCKED} (a Bloomery extension), or {@code null} for RedisBloom's scalable filter. */
-  private static FixedBloom.Layout layout(Invocation inv) {
+  private static FilterKind layout(Invocation inv) {
     int at = Args.indexOf(inv.argv(), "LAYOUT");
     if (at < 0) {
       return null;
@@ -263,8 +267,8 @@ public final class BloomCommands {
       throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
     }
     return switch (Args.lower(inv.arg(at + 1))) {
-      case "classic" -> FixedBloom.Layout.CLASSIC;
-      case "blocked" -> FixedBloom.Layout.BLOCKED;
+      case "classic" -> FilterKind.CLASSIC_BLOOM;
+      case "blocked" -> FilterKind.BLOCKED_BLOOM;
       default -> throw new CommandException("ERR LAYOUT needs CLASSIC or BLOCKED");
     };
   }
@@ -274,10 +278,19 @@ public final class BloomCommands {
    * {@code maxmemory}.
    */
   static ScalableBloomFilter create(Invocation inv, long capacity, double rate, boolean nonScaling, int expansion) {
-    // a layer that cannot be sized (e.g. error rate 4.9e-324) is refused here with RedisBloom's text
-    Memory.admit(inv, ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling).bytes());
-    return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
-        : ScalableBloomFilter.create(capacity, rate, expansion);
+    ScalableBloomFilter.Layer first;
+    try {
+      first = ScalableBloomFilter.plannedFirstLayer(capacity, rate, nonScaling);
+    } catch (IllegalArgumentException e) { // the parameters passed the reply checks: no layer can be sized
+      throw new CommandException(RedisBloomErrors.BF_COULD_NOT_CREATE);
+    }
+    Memory.admit(inv, first.bytes());
+    try {
+      return nonScaling ? ScalableBloomFilter.createNonScaling(capacity, rate)
+          : ScalableBloomFilter.create(capacity, rate, expansion);
+    } catch (FilterTooLargeException e) {
+      throw new CommandException(RedisBloomErrors.BF_INSUFFICIENT_MEMORY);
+    }
   }
 
   /** The journal record that recreates {@code f}'s creation deterministically. */
@@ -326,10 +339,10 @@ public final class BloomCommands {
     MembershipFilter f = anyBloomOrNull(w.get(key));
     if (f == null) {
       Settings s = inv.settings();
-      boolean nonScaling = s.bfExpansion == 0;
-      f = create(inv, s.bfInitialSize, s.bfErrorRate, nonScaling, (int) s.bfExpansion);
+      boolean nonScaling = s.bfExpansion() == 0;
+      f = create(inv, s.bfInitialSize(), s.bfErrorRate(), nonScaling, (int) s.bfExpansion());
       w.put(key, f);
-      inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize, s.bfErrorRate, nonScaling, s.bfExpansion));
+      inv.journal(w, reserveRecord(inv.arg(1), s.bfInitialSize(), s.bfErrorRate(), nonScaling, s.bfExpansion()));
       w.get(key);
     }
     return f;
@@ -348,8 +361,8 @@ public final class BloomCommands {
       try {
         out.add(Reply.bool(addOne(inv, f, argv.get(i))));
       } catch (FilterFullException e) {
-        out.add(Reply.error(e.getMessage()));
-        if (RedisBloomErrors.BF_NONSCALING_FULL.equals(e.getMessage())) {
+        out.add(Reply.error(RedisBloomErrors.bloomFull(e)));
+        if (e.reason() == FilterFullException.Reason.AT_CAPACITY) {
           break;
         }
       } catch (CommandException oom) {
@@ -371,9 +384,9 @@ public final class BloomCommands {
 
   private static Reply insert(Invocation inv) {
     Settings s = inv.settings();
-    double rate = s.bfErrorRate;
-    long capacity = s.bfInitialSize;
-    long expansion = s.bfExpansion;
+    double rate = s.bfErrorRate();
+    long capacity = s.bfInitialSize();
+    long expansion = s.bfExpansion();
     boolean noCreate = false;
     boolean nonScaling = false;
     int items = -1;
@@ -520,8 +533,12 @@ public final class BloomCommands {
       return fileDump(inv, any, iterator);
     }
     ScalableBloomFilter f = (ScalableBloomFilter) any;
-    RedisBloomDump.Chunk chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0])
-        : RedisBloomDump.scanDump(f, iterator);
+    RedisBloomDump.Chunk chunk;
+    try {
+      chunk = iterator < 0 ? new RedisBloomDump.Chunk(0, new byte[0]) : RedisBloomDump.scanDump(f, iterator);
+    } catch (DumpRejectedException e) {
+      throw new CommandException(RedisBloomErrors.bloomDump(e));
+    }
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
@@ -567,7 +584,7 @@ public final class BloomCommands {
         if (existing != null) {
           throw new CommandException(RedisBloomErrors.ITEM_EXISTS);
         }
-        w.put(key, loads.replayLoaded(data));
+        w.put(key, loads.replayLoaded(data, Memory.held(inv)));
         return Reply.OK;
       }
       boolean fileHeader = iterator == 1 && FileLoads.isFileHeader(data);
@@ -591,9 +608,9 @@ public final class BloomCommands {
           // (this write, and the connection's lease, are let go when this command returns).
           FileLoads.Installer installer = done -> {
             try (Keyspace.Write later = inv.keyspace().write(key)) {
-              GuardSets guards = inv.server().guards();
+              GuardedKeys guards = inv.server().guards();
               if (guards != null && guards.isGuarded(key)) {
-                throw new CommandException(GuardSets.WRONGTYPE_GUARDED);
+                throw new CommandException(GuardedKeys.WRONGTYPE);
               }
               Object now = later.get(key);
               if (now != null) { // another client created the key meanwhile
@@ -611,11 +628,15 @@ public final class BloomCommands {
         return Reply.OK;
       }
       loads.abandon(key);
-      if (existing == null && iterator == 1) {
-        Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
-        w.put(key, RedisBloomDump.loadHeader(data));
-      } else {
-        RedisBloomDump.loadChunk(bloomOrNotFound(existing), iterator, data);
+      try {
+        if (existing == null && iterator == 1) {
+          Memory.admit(inv, RedisBloomDump.bloomPayloadBytes(data));
+          w.put(key, RedisBloomDump.loadHeader(data));
+        } else {
+          RedisBloomDump.loadChunk(bloomOrNotFound(existing), iterator, data);
+        }
+      } catch (DumpRejectedException e) {
+        throw new CommandException(RedisBloomErrors.bloomDump(e));
       }
       inv.journalVerbatim(w);
     }
@@ -661,7 +682,7 @@ public final class BloomCommands {
 
       @Override
       public void admitReserved(long bytes, long largestArray) {
-        Memory.admitReserved(inv, bytes, largestArray);
+        Memory.admitReserved(inv, bytes, bytes, largestArray);
       }
     };
   }

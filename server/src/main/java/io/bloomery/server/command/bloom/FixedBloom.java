@@ -4,13 +4,14 @@ import io.bloomery.blocked.BlockedBloomFilter;
 import io.bloomery.blocked.BlockedBloomMath;
 import io.bloomery.filter.BloomFilter;
 import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.UnfoldableFilterException;
-import io.bloomery.hash.Protocols;
-import io.bloomery.redisbloom.RedisBloomErrors;
+import io.bloomery.plan.FilterPlan;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sizing.BloomMath;
 import java.util.LinkedHashMap;
@@ -26,46 +27,36 @@ import java.util.Map;
 final class FixedBloom {
   private FixedBloom() {}
 
-  /** The layouts {@code BF.RESERVE ... NONSCALING LAYOUT} accepts. */
-  enum Layout { CLASSIC, BLOCKED }
+  /** Bytes a fixed key holds beyond its bit array (object headers and fields). */
+  private static final long OVERHEAD_BYTES = 48;
+  /** The reason every fixed key's plan gives. */
+  private static final String OPTIMAL = "BF.RESERVE ... NONSCALING LAYOUT: the layout's optimal (m, k) for the"
+      + " requested capacity and error rate";
+  /** The reason a FOLDABLE key's plan gives. */
+  private static final String FOLDABLE = "BF.RESERVE ... NONSCALING LAYOUT ... FOLDABLE: the layout's optimal size for"
+      + " the requested capacity and error rate rounded up to a power of two, and the optimal k for that size";
 
   /**
-   * Plans a filter for {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity,
-   * derived from m and k ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at
-   * least {@code capacity} because k is the optimal hash count for {@code capacity} items in m bits, and above it only
-   * by the rounding of k; adds are refused past that capacity. Nothing is allocated.
+   * Plans a filter of {@code layout} ({@link FilterKind#CLASSIC_BLOOM} or {@link FilterKind#BLOCKED_BLOOM}) for
+   * {@code capacity} items at {@code rate}: the optimal (m, k) of the layout. Its own capacity, derived from m and k
+   * ({@link BloomMath#capacityForHashes} or {@link BlockedBloomMath#blockedCapacity}), is at least {@code capacity}
+   * because k is the optimal hash count for {@code capacity} items in m bits, and above it only by the rounding of k;
+   * adds are refused past that capacity. With {@code foldable} (BF.RESERVE's FOLDABLE), m (classic) or the block
+   * count (blocked) is rounded up to a power of two and k planned for that size, so {@code BF.SHRINK} can fold the
+   * filter later. Nothing is allocated; {@link FilterPlan#build()} makes the key's filter.
    */
-  record Plan(Layout layout, long units, int hashes) {
-    long bytes() {
-      return (layout == Layout.CLASSIC ? (units + 63) / 64 * 8 : units * 64) + 48;
-    }
-
-    /** The largest single array the filter allocates: classic storage comes in 1 GiB segments. */
-    long largestArray() {
-      return layout == Layout.CLASSIC ? Math.min(bytes(), 1L << 30) : bytes();
-    }
-
-    MembershipFilter create() {
-      return layout == Layout.CLASSIC
-          ? BloomFilter.create(Protocols.defaultProtocol(), new byte[0], units, hashes)
-          : BlockedBloomFilter.create(new byte[0], units, hashes);
-    }
-  }
-
-  /**
-   * As {@link #plan(Layout, long, double)}; with {@code foldable}, m (classic) or the block count (blocked) is
-   * rounded up to a power of two and k planned for that size, so {@code BF.SHRINK} can later fold the filter.
-   */
-  static Plan plan(Layout layout, long capacity, double rate, boolean foldable) {
+  static FilterPlan plan(FilterKind layout, long capacity, double rate, boolean foldable) {
+    String reason = foldable ? FOLDABLE : OPTIMAL;
     try {
-      if (layout == Layout.CLASSIC) {
+      if (layout == FilterKind.CLASSIC_BLOOM) {
         long optimal = BloomMath.optimalBits(capacity, rate);
         long bits = foldable ? BloomMath.foldableBits(optimal) : optimal;
         int k = BloomMath.optimalHashes(capacity, bits);
         if (bits > BloomFilter.MAX_BITS) {
           throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
         }
-        return new Plan(layout, bits, k);
+        return new FilterPlan(layout, bits, k, (bits + 63) / 64 * 8, bits / (double) capacity,
+            BloomMath.falsePositiveRate(bits, k, capacity), reason);
       }
       long optimalBlocks = BlockedBloomMath.blockedBlocks(capacity, rate);
       long blocks = foldable ? BlockedBloomMath.foldableBlocks(optimalBlocks) : optimalBlocks;
@@ -73,10 +64,22 @@ final class FixedBloom {
       if (blocks > BlockedBloomFilter.MAX_BLOCKS) {
         throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
       }
-      return new Plan(layout, blocks, k);
+      long bits = blocks * BlockedBloomMath.BLOCKED_BLOCK_BITS;
+      return new FilterPlan(layout, bits, k, bits / 8, bits / (double) capacity,
+          BlockedBloomMath.blockedFalsePositiveRate(capacity, blocks, BlockedBloomMath.BLOCKED_BLOCK_BITS, k), reason);
     } catch (IllegalArgumentException e) {
       throw new CommandException(RedisBloomErrors.BF_CAPACITY_RANGE);
     }
+  }
+
+  /** What a key of {@code plan} holds on the heap, for admission against {@code maxmemory}. */
+  static long bytes(FilterPlan plan) {
+    return plan.bitmapBytes() + OVERHEAD_BYTES;
+  }
+
+  /** The largest single array the key allocates: classic storage comes in 1 GiB segments. */
+  static long largestArray(FilterPlan plan) {
+    return plan.kind() == FilterKind.CLASSIC_BLOOM ? Math.min(bytes(plan), 1L << 30) : bytes(plan);
   }
 
   /**
@@ -138,7 +141,8 @@ final class FixedBloom {
       return false;
     }
     if (inserted(f) >= capacity(f)) {
-      throw new FilterFullException(RedisBloomErrors.BF_NONSCALING_FULL);
+      throw new FilterFullException(FilterFullException.Reason.AT_CAPACITY,
+          "fixed-layout filter is full: it holds its capacity of " + capacity(f) + " items");
     }
     return f.add(item);
   }

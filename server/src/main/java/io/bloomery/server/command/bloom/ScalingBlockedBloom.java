@@ -1,12 +1,11 @@
 package io.bloomery.server.command.bloom;
 
 import io.bloomery.blocked.ScalableBlockedBloomFilter;
-import io.bloomery.filter.FilterFullException;
-import io.bloomery.redisbloom.RedisBloomErrors;
-import io.bloomery.redisbloom.ScalableBloomFilter;
+import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,11 +54,7 @@ final class ScalingBlockedBloom {
     if (growth > 0 && !inv.replaying() && !f.mightContain(item)) {
       Memory.admitWithHeap(inv, growth);
     }
-    try {
-      return f.addAsSoleWriter(item, 0, item.length);
-    } catch (FilterFullException e) {
-      throw new FilterFullException(RedisBloomErrors.BF_PROBLEM_INSERTING);
-    }
+    return f.addAsSoleWriter(item, 0, item.length);
   }
 
   /** {@code BF.INFO}'s fields, as RedisBloom's scalable key names them. */

@@ -15,9 +15,9 @@ import io.bloomery.server.command.Invocation;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
 import io.bloomery.server.state.RateLimitedLog;
-import io.bloomery.server.state.Settings;
+import io.bloomery.server.state.acl.Acl;
+import io.bloomery.server.state.acl.AclUser;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +41,8 @@ public final class ConnectionCommands {
 
   /** The Redis version this server speaks (clients gate features on it). */
   public static final String REDIS_VERSION = "7.4.0";
+  /** The version the built-in RedisBloom module ({@code bf}) reports, as the RedisBloom the server matches does. */
+  public static final long BF_MODULE_VERSION = 999_999;
 
   /** Adds this family's commands to {@code t}. */
   public static void register(CommandTable t) {
@@ -75,45 +77,40 @@ public final class ConnectionCommands {
         });
     t.add("reset", 1, flags(NOAUTH, FAST, LOADING, STALE), 0, 0, 0, "connection", "Resets the connection.",
         inv -> {
-          inv.client().reset(!inv.settings().passwordRequired());
+          AclUser defaultUser = inv.server().acl().defaultUser();
+          inv.client().reset(defaultUser, defaultUser.openWithoutPassword());
           return new Reply.Simple("RESET");
         });
     t.add("client", -2, flags(LOADING, STALE), 0, 0, 0, "connection",
         "A container for client connection commands.", ConnectionCommands::client);
   }
 
-  /** Constant-time password check against {@code --requirepass}; {@code false} when no password is set. */
-  static boolean passwordMatches(Settings settings, byte[] user, byte[] password) {
-    String expected = settings.requirepass;
-    if (expected == null || expected.isEmpty()) {
-      return false;
-    }
-    boolean userOk = user == null || Args.text(user).equals("default");
-    boolean passwordOk = MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8), password);
-    return userOk & passwordOk;
-  }
-
   private static Reply auth(Invocation inv) {
     if (inv.argc() > 3) {
       throw new CommandException(Errors.SYNTAX);
     }
-    byte[] user = inv.argc() == 3 ? inv.arg(1) : null;
-    byte[] password = inv.arg(inv.argc() - 1);
-    if (!inv.settings().passwordRequired()) {
-      if (user == null) {
-        throw new CommandException(Errors.AUTH_NOT_CONFIGURED);
-      }
-      if (!Args.text(user).equals("default")) {
-        throw new CommandException(Errors.WRONGPASS);
-      }
-      return Reply.OK;
+    Acl acl = inv.server().acl();
+    if (inv.argc() == 2 && acl.defaultUser().nopass()) {
+      throw new CommandException(Errors.AUTH_NOT_CONFIGURED);
     }
-    if (!passwordMatches(inv.settings(), user, password)) {
-      return wrongPassword(inv);
+    String user = inv.argc() == 3 ? Args.text(inv.arg(1)) : "default";
+    return authenticate(inv, user, inv.arg(inv.argc() - 1)) ? Reply.OK : wrongPassword(inv, user);
+  }
+
+  /**
+   * Authenticates the connection as {@code user} if it is on and {@code password} is one of its passwords (or it
+   * has none); returns whether it did. A failure is left for {@link #wrongPassword} to answer and log.
+   */
+  private static boolean authenticate(Invocation inv, String user, byte[] password) {
+    AclUser u = inv.server().acl().authenticate(user, password);
+    if (u == null) {
+      return false;
     }
-    inv.client().authenticated(true);
-    inv.client().authSucceeded();
-    return Reply.OK;
+    ClientState c = inv.client();
+    c.user(u);
+    c.authenticated(true);
+    c.authSucceeded();
+    return true;
   }
 
   /**
@@ -122,11 +119,13 @@ public final class ConnectionCommands {
    * one is deferred by {@link #authFailDelayMillis}, off the event loop, and the connection's later commands wait behind it, so a
    * connection can try only a few passwords a second however it pipelines.
    */
-  private static Reply wrongPassword(Invocation inv) {
+  private static Reply wrongPassword(Invocation inv, String user) {
     ClientState c = inv.client();
+    inv.server().acl().log(Acl.Reason.AUTH, c.inTransaction() ? "multi" : "toplevel", Args.text(inv.arg(0)), user,
+        c::info);
     int failures = c.authFailed();
     inv.server().stats().authFailures.increment();
-    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis, failures);
+    long delay = authFailDelayMillis(inv.settings().authFailDelayMillis(), failures);
     WRONG_PASSWORDS.log("wrong password from client id={} addr={} ({} on this connection{})", c.id(), c.address(),
         failures, delay > 0 ? ", reply delayed " + delay + " ms" : "");
     if (delay == 0 || !inv.mayDefer()) {
@@ -169,14 +168,9 @@ public final class ConnectionCommands {
     boolean authenticated = c.authenticated();
     for (; i < inv.argc(); i++) {
       if (Args.is(inv.arg(i), "AUTH") && i + 2 < inv.argc()) {
-        byte[] user = inv.arg(i + 1);
-        byte[] password = inv.arg(i + 2);
-        if (inv.settings().passwordRequired()) {
-          if (!passwordMatches(inv.settings(), user, password)) {
-            return wrongPassword(inv);
-          }
-        } else if (!Args.text(user).equals("default")) {
-          throw new CommandException(Errors.WRONGPASS);
+        String user = Args.text(inv.arg(i + 1));
+        if (!authenticate(inv, user, inv.arg(i + 2))) {
+          return wrongPassword(inv, user);
         }
         authenticated = true;
         i += 2;
@@ -208,7 +202,7 @@ public final class ConnectionCommands {
     info.put("role", "master");
     Map<String, Object> module = new LinkedHashMap<>();
     module.put("name", "bf");
-    module.put("ver", 80200L);
+    module.put("ver", BF_MODULE_VERSION);
     module.put("path", "bloomery");
     module.put("args", List.of());
     info.put("modules", Reply.arrayOf(Reply.bulkMap(module)));
@@ -264,7 +258,7 @@ public final class ConnectionCommands {
       }
       case "info" -> {
         requireArgs(inv, 2, "client|info");
-        return new Reply.Verbatim("txt", describe(inv, c) + "\n");
+        return new Reply.Verbatim("txt", c.info() + "\n");
       }
       case "list" -> {
         StringBuilder sb = new StringBuilder();
@@ -285,7 +279,7 @@ public final class ConnectionCommands {
         }
         for (ClientState other : inv.server().clients()) {
           if (ids == null || ids.contains(other.id())) {
-            sb.append(describe(inv, other)).append('\n');
+            sb.append(other.info()).append('\n');
           }
         }
         return new Reply.Verbatim("txt", sb.toString());
@@ -369,14 +363,5 @@ public final class ConnectionCommands {
     return Reply.integer(killed);
   }
 
-  /** One CLIENT LIST line, in Redis 7's field order (memory fields that have no meaning here are 0). */
-  static String describe(Invocation inv, ClientState c) {
-    long now = System.currentTimeMillis();
-    return "id=" + c.id() + " addr=" + c.address() + " laddr=" + c.localAddress() + " fd=-1 name=" + c.name()
-        + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastInteractionMillis()) / 1000
-        + " flags=" + (c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
-        + (c.inTransaction() ? "0" : "-1") + " watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
-        + " oll=0 omem=0 tot-mem=0 events=r cmd=" + c.lastCommand() + " user=default redir=-1 resp="
-        + c.protocol() + " lib-name=" + c.libName() + " lib-ver=" + c.libVersion();
-  }
+
 }

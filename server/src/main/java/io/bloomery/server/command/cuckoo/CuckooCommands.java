@@ -6,15 +6,18 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.cuckoo.CuckooFilter;
+import io.bloomery.filter.DumpRejectedException;
+import io.bloomery.filter.FilterFullException;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.format.RedisBloomDump;
-import io.bloomery.redisbloom.CuckooFilter;
-import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.ValueType;
@@ -101,11 +104,11 @@ public final class CuckooCommands {
     }
     Settings s = inv.settings();
     long maxIterations = option(inv, "MAXITERATIONS", RedisBloomErrors.CF_PARSE_MAX_ITERATIONS,
-        RedisBloomErrors.CF_MAX_ITERATIONS_RANGE, 1, CuckooFilter.MAX_ITERATIONS, s.cfMaxIterations);
+        RedisBloomErrors.CF_MAX_ITERATIONS_RANGE, 1, CuckooFilter.MAX_ITERATIONS, s.cfMaxIterations());
     long bucketSize = option(inv, "BUCKETSIZE", RedisBloomErrors.CF_PARSE_BUCKET_SIZE,
-        RedisBloomErrors.CF_BUCKET_SIZE_RANGE, 1, CuckooFilter.MAX_BUCKET_SIZE, s.cfBucketSize);
+        RedisBloomErrors.CF_BUCKET_SIZE_RANGE, 1, CuckooFilter.MAX_BUCKET_SIZE, s.cfBucketSize());
     long expansion = option(inv, "EXPANSION", RedisBloomErrors.CF_PARSE_EXPANSION,
-        RedisBloomErrors.CF_EXPANSION_RANGE, 0, CuckooFilter.MAX_EXPANSION, s.cfExpansion);
+        RedisBloomErrors.CF_EXPANSION_RANGE, 0, CuckooFilter.MAX_EXPANSION, s.cfExpansion());
     if (bucketSize * 2 > capacity || capacity > CuckooFilter.MAX_CAPACITY) {
       throw new CommandException(RedisBloomErrors.CF_CAPACITY_RANGE);
     }
@@ -126,8 +129,15 @@ public final class CuckooCommands {
       int expansion) {
     long buckets = Long.highestOneBit(Math.max(1, capacity / bucketSize) * 2 - 1);
     Memory.admit(inv, buckets * bucketSize);
-    CuckooFilter f = CuckooFilter.create(capacity, bucketSize, maxIterations, expansion);
-    f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
+    CuckooFilter f;
+    try {
+      f = CuckooFilter.create(capacity, bucketSize, maxIterations, expansion);
+    } catch (FilterTooLargeException e) {
+      throw new CommandException(RedisBloomErrors.CF_INSUFFICIENT_MEMORY_CREATE);
+    } catch (IllegalArgumentException e) { // the parameters passed the reply checks
+      throw new CommandException(RedisBloomErrors.CF_COULD_NOT_CREATE);
+    }
+    f.setMaxExpansions((int) inv.settings().cfMaxExpansions());
     return f;
   }
 
@@ -138,12 +148,12 @@ public final class CuckooCommands {
       return f;
     }
     Settings s = inv.settings();
-    f = create(inv, capacity, (int) s.cfBucketSize, (int) s.cfMaxIterations, (int) s.cfExpansion);
+    f = create(inv, capacity, (int) s.cfBucketSize(), (int) s.cfMaxIterations(), (int) s.cfExpansion());
     w.put(key, f);
     inv.journal(w, List.of(Args.bytes("CF.RESERVE"), key.bytes(), Args.bytes(Long.toString(capacity)),
-        Args.bytes("BUCKETSIZE"), Args.bytes(Long.toString(s.cfBucketSize)),
-        Args.bytes("MAXITERATIONS"), Args.bytes(Long.toString(s.cfMaxIterations)),
-        Args.bytes("EXPANSION"), Args.bytes(Long.toString(s.cfExpansion))));
+        Args.bytes("BUCKETSIZE"), Args.bytes(Long.toString(s.cfBucketSize())),
+        Args.bytes("MAXITERATIONS"), Args.bytes(Long.toString(s.cfMaxIterations())),
+        Args.bytes("EXPANSION"), Args.bytes(Long.toString(s.cfExpansion()))));
     w.get(key);
     return f;
   }
@@ -156,8 +166,13 @@ public final class CuckooCommands {
   private static Reply add(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
-      CuckooFilter f = getOrCreate(inv, w, key, inv.settings().cfInitialSize);
-      boolean added = nx(inv) ? f.addIfAbsent(inv.arg(2)) : f.add(inv.arg(2));
+      CuckooFilter f = getOrCreate(inv, w, key, inv.settings().cfInitialSize());
+      boolean added;
+      try {
+        added = nx(inv) ? f.addIfAbsent(inv.arg(2)) : f.add(inv.arg(2));
+      } catch (FilterFullException e) {
+        throw new CommandException(RedisBloomErrors.cuckooFull(e));
+      }
       if (added) {
         inv.journalVerbatim(w);
       }
@@ -168,7 +183,7 @@ public final class CuckooCommands {
   private static Reply insert(Invocation inv) {
     boolean nx = nx(inv);
     Settings s = inv.settings();
-    long capacity = s.cfInitialSize;
+    long capacity = s.cfInitialSize();
     boolean noCreate = false;
     int items = -1;
     int i = 2;
@@ -183,7 +198,7 @@ public final class CuckooCommands {
         if (v == null) {
           throw new CommandException(RedisBloomErrors.CF_BAD_CAPACITY);
         }
-        if (v < s.cfBucketSize * 2 || v > CuckooFilter.MAX_CAPACITY) {
+        if (v < s.cfBucketSize() * 2 || v > CuckooFilter.MAX_CAPACITY) {
           throw new CommandException(RedisBloomErrors.CF_INSERT_CAPACITY_RANGE);
         }
         capacity = v;
@@ -207,7 +222,12 @@ public final class CuckooCommands {
         throw new CommandException(RedisBloomErrors.NOT_FOUND);
       }
       CuckooFilter f = getOrCreate(inv, w, key, capacity);
-      List<CuckooFilter.InsertResult> results = f.insert(inv.argv().subList(items, inv.argc()), nx);
+      List<CuckooFilter.InsertResult> results;
+      try {
+        results = f.insert(inv.argv().subList(items, inv.argc()), nx);
+      } catch (FilterFullException e) {
+        throw new CommandException(RedisBloomErrors.cuckooFull(e));
+      }
       inv.journalVerbatim(w);
       boolean resp3 = inv.client().protocol() >= 3;
       List<Reply> out = new ArrayList<>(results.size());
@@ -287,7 +307,12 @@ public final class CuckooCommands {
       throw new CommandException(RedisBloomErrors.CF_INVALID_POSITION);
     }
     CuckooFilter f = cuckooOrNotFound(inv.keyspace().read(inv.key(1)));
-    RedisBloomDump.Chunk chunk = RedisBloomDump.scanDump(f, position);
+    RedisBloomDump.Chunk chunk;
+    try {
+      chunk = RedisBloomDump.scanDump(f, position);
+    } catch (DumpRejectedException e) {
+      throw new CommandException(RedisBloomErrors.cuckooDump(e));
+    }
     return Reply.arrayOf(Reply.integer(chunk.iterator()), Reply.bulk(chunk.data()));
   }
 
@@ -305,13 +330,22 @@ public final class CuckooCommands {
           throw new CommandException(ValueType.CUCKOO.holds(existing)
               ? RedisBloomErrors.ITEM_EXISTS : RedisBloomErrors.WRONG_TYPE);
         }
-        Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(data));
-        CuckooFilter f = RedisBloomDump.loadCuckooHeader(data);
-        f.setMaxExpansions((int) inv.settings().cfMaxExpansions);
+        CuckooFilter f;
+        try {
+          Memory.admit(inv, RedisBloomDump.cuckooPayloadBytes(data));
+          f = RedisBloomDump.loadCuckooHeader(data);
+        } catch (DumpRejectedException e) {
+          throw new CommandException(RedisBloomErrors.cuckooDump(e));
+        }
+        f.setMaxExpansions((int) inv.settings().cfMaxExpansions());
         w.put(key, f);
       } else {
         CuckooFilter f = cuckooOrNotFound(w.get(key));
-        RedisBloomDump.loadChunk(f, position, data);
+        try {
+          RedisBloomDump.loadChunk(f, position, data);
+        } catch (DumpRejectedException e) {
+          throw new CommandException(RedisBloomErrors.cuckooDump(e));
+        }
       }
       inv.journalVerbatim(w);
     }

@@ -17,6 +17,7 @@ import io.bloomery.guard.StoreUnavailableException;
 import io.bloomery.guard.Verdict;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
+import io.bloomery.server.command.CommandFamily;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Errors;
@@ -53,32 +54,37 @@ public final class GuardCommands {
 
   private GuardCommands() {}
 
-  public static void register(CommandTable t) {
+  /** The GUARD.* family over {@code sets}: the guarded keys and declared stores its commands act on. */
+  public static CommandFamily over(GuardSets sets) {
+    return t -> register(t, sets);
+  }
+
+  private static void register(CommandTable t, GuardSets sets) {
     add(t, "guard.reserve", 5, flags(WRITE, DENYOOM, NOMULTI),
         "Creates a guarded set on a declared store, its filter built from the store's rows.",
-        GuardCommands::reserve);
+        inv -> reserve(sets, inv));
     add(t, "guard.add", 3, flags(WRITE, DENYOOM, NOMULTI, FAST),
         "Adds an item unless the store holds it: 1 new (committed now, exactly once), 0 duplicate.",
-        GuardCommands::add);
+        inv -> add(sets, inv));
     add(t, "guard.madd", -3, flags(WRITE, DENYOOM, NOMULTI),
-        "Adds items in one store transaction: 1 new or 0 duplicate per item.", GuardCommands::madd);
+        "Adds items in one store transaction: 1 new or 0 duplicate per item.", inv -> madd(sets, inv));
     add(t, "guard.maddonce", -4, flags(WRITE, DENYOOM, NOMULTI),
         "GUARD.MADD whose reply is stored under a client token: a retry with the token gets the same reply.",
-        GuardCommands::maddOnce);
+        inv -> maddOnce(sets, inv));
     add(t, "guard.exists", 3, flags(READONLY, NOMULTI, FAST),
-        "The three-valued verdict for an item: maybe_present, exact_checked, duplicate.", GuardCommands::exists);
+        "The three-valued verdict for an item: maybe_present, exact_checked, duplicate.", inv -> exists(sets, inv));
     add(t, "guard.mexists", -3, flags(READONLY, NOMULTI),
-        "The three-valued verdict for each item.", GuardCommands::mexists);
+        "The three-valued verdict for each item.", inv -> mexists(sets, inv));
     add(t, "guard.rebuild", 2, flags(WRITE, DENYOOM, NOMULTI),
-        "Rebuilds the filter from a consistent snapshot of the store while adds continue.", GuardCommands::rebuild);
+        "Rebuilds the filter from a consistent snapshot of the store while adds continue.", inv -> rebuild(sets, inv));
     add(t, "guard.info", 2, flags(READONLY, NOMULTI, FAST),
         "Every figure of a guarded set: generation, lookups made and avoided, false positives, lag.",
-        GuardCommands::info);
+        inv -> info(sets, inv));
     add(t, "guard.drop", 2, flags(WRITE, NOMULTI),
-        "Drops a guarded set and its replication slot; the store's rows stay.", GuardCommands::drop);
+        "Drops a guarded set and its replication slot; the store's rows stay.", inv -> drop(sets, inv));
     t.add(new CommandSpec("guard.slots", -1, flags(NOMULTI), 0, 0, 0, "guard",
         "Lists the replication slots the server created in its PostgreSQL stores, or drops one no guarded key uses.",
-        GuardCommands::slots));
+        inv -> slots(sets, inv)));
   }
 
   private static void add(CommandTable t, String name, int arity, java.util.Set<CommandSpec.Flag> f,
@@ -88,8 +94,7 @@ public final class GuardCommands {
 
   // ------------------------------------------------------------------------------------------------ commands
 
-  private static Reply reserve(Invocation inv) {
-    GuardSets sets = inv.server().guards();
+  private static Reply reserve(GuardSets sets, Invocation inv) {
     Key key = inv.key(1);
     String storeName = inv.text(2);
     StoreDeclaration store = sets.store(storeName);
@@ -152,37 +157,36 @@ public final class GuardCommands {
     long bytes = set.plan.bitmapBytes();
     long largestArray = set.plan.kind() == FilterKind.CLASSIC_BLOOM ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes;
     try {
-      Memory.admitReserved(inv, 2 * bytes, largestArray);
+      Memory.admitReserved(inv, bytes, 2 * bytes, largestArray);
     } catch (CommandException e) {
       sets.release(key, set);
       throw e;
     }
   }
 
-  private static Reply add(Invocation inv) {
-    return added(inv, List.of(inv.arg(2)), null, answers -> Reply.integer(answers[0] ? 1 : 0));
+  private static Reply add(GuardSets sets, Invocation inv) {
+    return added(sets, inv, List.of(inv.arg(2)), null, answers -> Reply.integer(answers[0] ? 1 : 0));
   }
 
-  private static Reply madd(Invocation inv) {
-    return added(inv, inv.argv().subList(2, inv.argc()), null, GuardCommands::integers);
+  private static Reply madd(GuardSets sets, Invocation inv) {
+    return added(sets, inv, inv.argv().subList(2, inv.argc()), null, GuardCommands::integers);
   }
 
   /** GUARD.MADDONCE key token item [item ...]: GUARD.MADD whose reply is stored under the token. */
-  private static Reply maddOnce(Invocation inv) {
+  private static Reply maddOnce(GuardSets sets, Invocation inv) {
     byte[] token = inv.arg(2);
     if (token.length == 0 || token.length > MAX_TOKEN_BYTES) {
       throw new CommandException("ERR the token must be 1 to " + MAX_TOKEN_BYTES + " bytes");
     }
-    return added(inv, inv.argv().subList(3, inv.argc()), token, GuardCommands::integers);
+    return added(sets, inv, inv.argv().subList(3, inv.argc()), token, GuardCommands::integers);
   }
 
   /**
    * Adds through the key's group commit; the reply waits for the commit and, once written to the socket, clears
    * the items' "not yet acknowledged" marks (see {@link GuardedSet}). Bounded once, where the answer is delivered.
    */
-  private static Reply added(Invocation inv, List<byte[]> items, byte[] token,
+  private static Reply added(GuardSets sets, Invocation inv, List<byte[]> items, byte[] token,
       java.util.function.Function<boolean[], Reply> render) {
-    GuardSets sets = inv.server().guards();
     GuardedSet set = ready(sets, inv.key(1));
     StoreDeclaration store = sets.store(set.storeName);
     refuseReadOnly(store);
@@ -200,12 +204,12 @@ public final class GuardCommands {
     return Reply.array(out);
   }
 
-  private static Reply exists(Invocation inv) {
-    return lookups(inv, List.of(inv.arg(2)), true);
+  private static Reply exists(GuardSets sets, Invocation inv) {
+    return lookups(sets, inv, List.of(inv.arg(2)), true);
   }
 
-  private static Reply mexists(Invocation inv) {
-    return lookups(inv, inv.argv().subList(2, inv.argc()), false);
+  private static Reply mexists(GuardSets sets, Invocation inv) {
+    return lookups(sets, inv, inv.argv().subList(2, inv.argc()), false);
   }
 
   /**
@@ -214,8 +218,7 @@ public final class GuardCommands {
    * does the call wait for the store, in one query together with the other connections' lookups of the key that
    * are waiting at the same time.
    */
-  private static Reply lookups(Invocation inv, List<byte[]> items, boolean single) {
-    GuardSets sets = inv.server().guards();
+  private static Reply lookups(GuardSets sets, Invocation inv, List<byte[]> items, boolean single) {
     GuardedSet set = ready(sets, inv.key(1));
     StoreDeclaration store = sets.store(set.storeName);
     int protocol = inv.client().protocol();
@@ -245,8 +248,7 @@ public final class GuardCommands {
     return Reply.array(java.util.Arrays.asList(out));
   }
 
-  private static Reply rebuild(Invocation inv) {
-    GuardSets sets = inv.server().guards();
+  private static Reply rebuild(GuardSets sets, Invocation inv) {
     GuardedSet set = ready(sets, inv.key(1));
     Guard g = set.guard();
     long bytes = g.filterBytes(); // the next filter is sized as the current one unless the store outgrew it
@@ -261,8 +263,7 @@ public final class GuardCommands {
     }, sets.buildTimeoutMillis(), "the rebuild goes on while adds continue; GUARD.INFO shows rebuilding 1 until it ends"));
   }
 
-  private static Reply drop(Invocation inv) {
-    GuardSets sets = inv.server().guards();
+  private static Reply drop(GuardSets sets, Invocation inv) {
     Key key = inv.key(1);
     GuardedSet set = sets.get(key);
     if (set == null) {
@@ -279,8 +280,7 @@ public final class GuardCommands {
    * map of store, slot, key (nil for an orphan), orphan, active, retained_wal_bytes. {@code GUARD.SLOTS DROP store
    * slot}: drops an orphan slot; refuses a slot the server does not name, one a guarded key uses, one in use.
    */
-  private static Reply slots(Invocation inv) {
-    GuardSets sets = inv.server().guards();
+  private static Reply slots(GuardSets sets, Invocation inv) {
     if (inv.argc() == 4 && Args.is(inv.arg(1), "DROP")) {
       StoreDeclaration store = postgresStore(sets, inv.text(2));
       String slot = inv.text(3);
@@ -362,8 +362,7 @@ public final class GuardCommands {
     return store;
   }
 
-  private static Reply info(Invocation inv) {
-    GuardSets sets = inv.server().guards();
+  private static Reply info(GuardSets sets, Invocation inv) {
     GuardedSet set = sets.get(inv.key(1));
     if (set == null) {
       throw new CommandException(noSuchKey());

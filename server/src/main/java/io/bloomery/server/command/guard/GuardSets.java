@@ -9,6 +9,7 @@ import io.bloomery.guard.ReplicationSlots;
 import io.bloomery.guard.SqliteStore;
 import io.bloomery.guard.StoreUnavailableException;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.state.GuardedKeys;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * (snapshot plus replay of the rows after its watermark, or a rebuild, as {@link Guard} does), retrying by itself
  * while its store is down.
  */
-public final class GuardSets implements AutoCloseable {
+public final class GuardSets implements GuardedKeys, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GuardSets.class);
   static final String MANIFEST = "guarded-keys.tsv";
   private static final long REOPEN_RETRY_MILLIS = 2_000;
@@ -134,24 +135,20 @@ public final class GuardSets implements AutoCloseable {
     return set == null ? null : GuardedKeyHealth.of(set, stores.get(set.storeName));
   }
 
-  /** Whether {@code key} names a guarded set (reserved, being built or reopened). */
+  @Override
   public boolean isGuarded(Key key) {
     return keys.containsKey(key);
   }
 
-  /** How many guarded keys there are (DBSIZE counts them). */
+  @Override
   public int count() {
     return keys.size();
   }
 
-  /** The guarded key names, for KEYS and SCAN. */
+  @Override
   public List<Key> names() {
     return new ArrayList<>(keys.keySet());
   }
-
-  /** The error every non-GUARD write of a guarded key answers (DEL, RENAME, BF.ADD ...). */
-  public static final String WRONGTYPE_GUARDED = "WRONGTYPE Operation against a guarded key (only GUARD.* commands"
-      + " apply; remove it with GUARD.DROP)";
 
   /** The store's threads: bounded, daemon, named after the store (never its URL). */
   ExecutorService io(String store) {
@@ -178,11 +175,13 @@ public final class GuardSets implements AutoCloseable {
    * The bytes guarded keys count against {@code maxmemory}: each key's filters as last counted (on reserve,
    * build, rebuild and drop, and by {@link #recountAll}), the planned filter of a key still being built.
    */
+  @Override
   public long usedBytes() {
     return filterBytes.get();
   }
 
   /** Recounts every key (a background rebuild may have resized a filter); {@link #usedBytes()} after. */
+  @Override
   public long recountAll() {
     for (GuardedSet s : keys.values()) {
       recount(s);
@@ -195,6 +194,7 @@ public final class GuardSets implements AutoCloseable {
   }
 
   /** The bytes the guarded key counts against maxmemory, or -1 if there is no such guarded key (MEMORY USAGE). */
+  @Override
   public long usedBytes(Key key) {
     GuardedSet set = keys.get(key);
     if (set == null) {
@@ -560,7 +560,7 @@ public final class GuardSets implements AutoCloseable {
     return n;
   }
 
-  /** The {@code # Guard} section of INFO. */
+  @Override
   public Map<String, String> infoFields() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("guarded_keys", Integer.toString(keys.size()));

@@ -3,6 +3,7 @@ package io.bloomery.server.command.guard;
 import io.bloomery.guard.DeliveryLedger;
 import io.bloomery.guard.ExactStore;
 import io.bloomery.guard.Guard;
+import io.bloomery.guard.LedgerStore;
 import io.bloomery.guard.StoreUnavailableException;
 import io.bloomery.guard.Verdict;
 import io.bloomery.plan.FilterPlan;
@@ -383,7 +384,7 @@ final class GuardedSet {
     byte[] token = batch.get(0).token;
     DeliveryLedger.Batch b = ledger.begin(items, token, token == null ? null : requestDigest(items),
         ledger.takeAcknowledgements(MAX_ACKS_PER_TRANSACTION));
-    ExactStore.Recorded recorded;
+    LedgerStore.Recorded recorded;
     try {
       recorded = g.addIfAbsent(items, b.ledger(), b.decide());
     } catch (RuntimeException e) {

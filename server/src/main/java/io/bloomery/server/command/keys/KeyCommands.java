@@ -10,7 +10,7 @@ import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Errors;
-import io.bloomery.server.command.Glob;
+import io.bloomery.server.keyspace.Glob;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;

@@ -7,13 +7,13 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.hash.MurmurHash2;
-import io.bloomery.redisbloom.RedisBloomErrors;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.StateSeededDecay;

@@ -8,6 +8,7 @@ import io.bloomery.filter.Summary;
 import io.bloomery.format.AtomicWrite;
 import io.bloomery.format.FilterFormat;
 import io.bloomery.format.FilterFormatException;
+import io.bloomery.server.keyspace.HeapAdmission;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.persistence.LogCheck;
@@ -606,8 +607,11 @@ public final class FileLoads implements AutoCloseable {
     };
   }
 
-  /** Recovery: the key of a {@code BF.LOADCHUNK key 0 <marker + name>} record, read back from its loaded file. */
-  public Summary replayLoaded(byte[] data) {
+  /**
+   * Recovery: the key of a {@code BF.LOADCHUNK key 0 <marker + name>} record, read back from its loaded file, if the
+   * heap rule ({@link HeapAdmission}) admits it beside the {@code held} bytes of the keys recovered so far.
+   */
+  public Summary replayLoaded(byte[] data, long held) {
     String name = new String(data, LOADED_MARKER.length, data.length - LOADED_MARKER.length, StandardCharsets.US_ASCII);
     if (!name.matches("[0-9]{1,19}\\.blmf")) {
       throw new IllegalStateException("journal record names '" + name + "', not a loaded file");
@@ -619,11 +623,10 @@ public final class FileLoads implements AutoCloseable {
       }
       long bytes = Files.size(file);
       boolean classic = FilterFormat.describe(file).kind() == FilterKind.CLASSIC_BLOOM;
-      Runtime rt = Runtime.getRuntime();
-      long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-      if (bytes > free - (classic ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes)) {
-        throw new IllegalStateException("the loaded file " + file + " holds a " + bytes + "-byte filter and "
-            + free + " bytes of heap are free; start the server with a larger -Xmx");
+      if (!HeapAdmission.admits(held, bytes, classic ? Math.min(bytes, CLASSIC_SEGMENT_BYTES) : bytes)) {
+        throw new IllegalStateException("the loaded file " + file + " holds a " + bytes + "-byte filter, which the "
+            + Runtime.getRuntime().maxMemory() + "-byte heap cannot take beside the " + held
+            + " bytes of keys recovered before it; start the server with a larger -Xmx");
       }
       Summary filter = read(file);
       loadedFiles.add(name);
