@@ -38,6 +38,12 @@ class ValkeyDialectTest extends SharedServerTest {
     // a key that does not scale has no such field, in either dialect
     c.call("BF.RESERVE", "fixed", "0.01", "100", "NONSCALING");
     assertThat(c.call("BF.INFO", "fixed", "MAXSCALEDCAPACITY")).isEqualTo("-Invalid information value\r\n");
+    assertThat(c.call("BF.INFO", "fixed", "TIGHTENING")).isEqualTo("-Invalid information value\r\n");
+    assertThat(c.call("BF.INFO", "d", "TIGHTENING")).isEqualTo("$3\r\n0.5\r\n");
+    c.call("HELLO", "3");
+    assertThat(c.call("BF.INFO", "d", "TIGHTENING")).isEqualTo(",0.5\r\n");
+    assertThat(c.call("BF.INFO", "d", "MAXSCALEDCAPACITY")).isEqualTo(":26214300\r\n");
+    c.call("HELLO", "2");
     // the whole-key BF.INFO stays RedisBloom's five fields
     assertThat(c.call("BF.INFO", "d")).startsWith("*10\r\n");
   }

@@ -517,14 +517,16 @@ public final class BloomCommands {
     if (inv.argc() == 2) {
       return Reply.map(all);
     }
-    if (Args.lower(inv.arg(2)).equals("maxscaledcapacity")) {
-      long max = maxScaledCapacity(f); // valkey-bloom's field, answered as valkey-bloom does: a plain integer
+    String asked = Args.lower(inv.arg(2));
+    if (asked.equals("maxscaledcapacity") || asked.equals("tightening")) {
+      // valkey-bloom's fields of a scaling key, answered as valkey-bloom does: a plain integer or double
+      long max = maxScaledCapacity(f);
       if (max < 0) {
         throw new CommandException(RedisBloomErrors.BF_INVALID_INFO_VALUE);
       }
-      return Reply.integer(max);
+      return asked.equals("tightening") ? Reply.of(ScalableBloomFilter.ERROR_TIGHTENING_RATIO) : Reply.integer(max);
     }
-    String field = switch (Args.lower(inv.arg(2))) {
+    String field = switch (asked) {
       case "capacity" -> "Capacity";
       case "size" -> "Size";
       case "filters" -> "Number of filters";
