@@ -46,7 +46,7 @@ final class ArchitectureRules {
   };
 
   /** The modules whose classes the rules read, by folder under the repository root. */
-  static final List<String> MODULES = List.of("core", "guard", "server", "cli", "spark");
+  static final List<String> MODULES = List.of("core", "guard", "server", "cluster", "cli", "spark");
 
   /** Which module may use which: each module only the ones below it. */
   static final ArchRule MODULES_DEPEND_DOWNWARD = layeredArchitecture()
@@ -54,13 +54,15 @@ final class ArchitectureRules {
       .layer("core").definedBy(CORE)
       .layer("guard").definedBy("io.bloomery.guard..")
       .layer("server").definedBy("io.bloomery.server..")
+      .layer("cluster").definedBy("io.bloomery.cluster..")
       .layer("cli").definedBy("io.bloomery.cli..")
       .layer("spark").definedBy("io.bloomery.spark..")
       .whereLayer("cli").mayNotBeAccessedByAnyLayer()
       .whereLayer("spark").mayNotBeAccessedByAnyLayer()
-      .whereLayer("server").mayOnlyBeAccessedByLayers("cli")
-      .whereLayer("guard").mayOnlyBeAccessedByLayers("server", "cli")
-      .because("a module may use only the modules below it (core <- guard <- server <- cli; core <- spark)");
+      .whereLayer("cluster").mayOnlyBeAccessedByLayers("cli")
+      .whereLayer("server").mayOnlyBeAccessedByLayers("cluster", "cli")
+      .whereLayer("guard").mayOnlyBeAccessedByLayers("server", "cluster", "cli")
+      .because("a module may use only the modules below it (core <- guard <- server <- cluster <- cli; core <- spark)");
 
   /** Core runs inside other people's programs: no network, database, logging or engine framework. */
   static final ArchRule CORE_HAS_NO_IO_FRAMEWORK = noClasses().that().resideInAnyPackage(CORE)

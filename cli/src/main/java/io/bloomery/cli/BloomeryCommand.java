@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       QueryCommand.class,
       InfoCommand.class,
       MergeCommand.class,
+      ShrinkCommand.class,
       DemoCommand.class,
       DedupCommand.class,
       BenchCommand.class,

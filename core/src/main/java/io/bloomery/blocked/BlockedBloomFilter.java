@@ -8,6 +8,7 @@ import io.bloomery.filter.FilterKind;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.MembershipFilter;
 import io.bloomery.filter.Mergeable;
+import io.bloomery.filter.UnfoldableFilterException;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ParallelBatches;
@@ -669,6 +670,69 @@ public final class BlockedBloomFilter implements BoundedFilter, Mergeable<Blocke
       }
     }
     inserted.add(other.insertedCount());
+  }
+
+  /**
+   * Whether {@link #fold()} can halve this filter: its block count B is a power of two of at least 2. {@link
+   * BlockedBloomMath#foldableBlocks} rounds a planned B up to such a count.
+   */
+  public boolean isFoldable() {
+    return blocks >= 2 && Integer.bitCount(blocks) == 1;
+  }
+
+  /**
+   * A new filter of B/2 blocks holding every item of this one: block j of the result is block 2j OR block 2j+1 of
+   * this filter, word by word. With B = 2<sup>p</sup> an item's block is the top p bits of its hash's high 32 bits
+   * ({@code ((h >>> 32) * B) >>> 32}), with B/2 the top p-1 bits, the old block shifted right by one; the bits
+   * inside a block do not depend on B. So every item's bits are set in the result and no member is lost. Same seed,
+   * k and inserted count; the rate is that of a B/2-block filter with the same items ({@link #estimatedFpp()} of
+   * the result). This filter is unchanged; concurrent adds may or may not be included.
+   *
+   * @throws UnfoldableFilterException unless {@link #isFoldable()}
+   */
+  public BlockedBloomFilter fold() {
+    requireFoldable();
+    BlockedBloomFilter folded = new BlockedBloomFilter(seed, blocks >>> 1, hashes);
+    for (int b = 0; b < folded.blocks; b++) {
+      int to = BASE_INDEX + b * 8;
+      int from = BASE_INDEX + b * 16;
+      for (int w = 0; w < 8; w++) {
+        folded.words[to + w] = (long) WORDS.getOpaque(words, from + w) | (long) WORDS.getOpaque(words, from + 8 + w);
+      }
+    }
+    folded.inserted.add(insertedCount());
+    return folded;
+  }
+
+  /**
+   * Folds this filter ({@link #fold()}) again and again while the folded filter's {@link #estimatedFpp()} is at most
+   * {@code maxFpp}, at most {@code maxFolds} times, and while the size still allows a fold. Returns the last folded
+   * filter, or this filter if no fold stayed within {@code maxFpp} (or {@code maxFolds} is 0).
+   *
+   * @throws UnfoldableFilterException if this filter cannot fold at all ({@link #isFoldable()}), whatever the limits
+   * @throws IllegalArgumentException if {@code maxFolds < 0}
+   */
+  public BlockedBloomFilter foldWhile(double maxFpp, long maxFolds) {
+    if (maxFolds < 0) {
+      throw new IllegalArgumentException("maxFolds must be >= 0, was " + maxFolds);
+    }
+    requireFoldable();
+    BlockedBloomFilter current = this;
+    for (long n = 0; n < maxFolds && current.isFoldable(); n++) {
+      BlockedBloomFilter folded = current.fold();
+      if (folded.estimatedFpp() > maxFpp) {
+        break;
+      }
+      current = folded;
+    }
+    return current;
+  }
+
+  private void requireFoldable() {
+    if (!isFoldable()) {
+      throw new UnfoldableFilterException("a blocked filter of " + blocks
+          + " blocks cannot be folded: the block count must be a power of two of at least 2");
+    }
   }
 
   /** An independent copy (a rolling snapshot if adds run concurrently). */

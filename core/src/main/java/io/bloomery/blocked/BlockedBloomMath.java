@@ -206,6 +206,25 @@ public final class BlockedBloomMath {
   }
 
   /**
+   * The smallest power of two at least {@code blocks}: a block count a {@link BlockedBloomFilter} can later fold in
+   * half (and again) without a rehash. The rounding spends up to twice the blocks and lowers the rate.
+   *
+   * @throws IllegalArgumentException if {@code blocks < 1} or the power of two exceeds {@link
+   *     BlockedBloomFilter#MAX_BLOCKS}
+   */
+  public static long foldableBlocks(long blocks) {
+    if (blocks < 1) {
+      throw new IllegalArgumentException("blocks must be >= 1, was " + blocks);
+    }
+    long rounded = blocks == 1 ? 1 : Long.highestOneBit(blocks - 1) << 1;
+    if (rounded > BlockedBloomFilter.MAX_BLOCKS) {
+      throw new IllegalArgumentException(blocks + " blocks round up to " + rounded
+          + "; a blocked filter holds at most " + BlockedBloomFilter.MAX_BLOCKS);
+    }
+    return rounded;
+  }
+
+  /**
    * The fewest 256-bit Parquet SBBF blocks whose model is at most {@code fpp} after {@code n} keys
    * (at least one block). Rounded up; not rounded to a power of two (see
    * {@link SplitBlockBloomFilter#createParquetSized}).

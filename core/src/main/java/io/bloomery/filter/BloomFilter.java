@@ -855,6 +855,95 @@ public final class BloomFilter implements BoundedFilter, Mergeable<BloomFilter> 
     inserted.add(other.insertedCount());
   }
 
+  /**
+   * Whether {@link #fold()} can halve this filter: its protocol is {@code xxh3-edh-v1}, whose positions are the
+   * high bits of a hash that does not depend on m ({@link EnhancedDoubleHashing#reduce}), and m is a power of two
+   * of at least 2. {@link BloomMath#foldableBits} rounds a planned m up to such a size.
+   */
+  public boolean isFoldable() {
+    return foldRefusal() == null;
+  }
+
+  private void requireFoldable() {
+    String refusal = foldRefusal();
+    if (refusal != null) {
+      throw new UnfoldableFilterException(refusal);
+    }
+  }
+
+  private String foldRefusal() {
+    if (protocol.id() != ProtocolId.XXH3_EDH_V1) {
+      return "a classic filter with protocol " + protocol.name() + " cannot be folded: only xxh3-edh-v1 places"
+          + " bits by the high bits of a hash independent of m";
+    }
+    if (bits < 2 || Long.bitCount(bits) != 1) {
+      return "a classic filter of " + bits + " bits cannot be folded: m must be a power of two of at least 2";
+    }
+    return null;
+  }
+
+  /**
+   * A new filter of m/2 bits holding every item of this one: bit j of the result is bit 2j OR bit 2j+1 of this
+   * filter. With m = 2<sup>p</sup> an item's position is the top p bits of its probe value x ({@link
+   * EnhancedDoubleHashing#reduce}: {@code x * m >>> 64}), and with m/2 the top p-1 bits, which is the old position
+   * shifted right by one; so every item's k positions in the result are set, and no member is lost. The result
+   * has the same protocol, seed, k and inserted count; its false-positive rate is that of an m/2-bit filter with
+   * the same items, {@link #estimatedFpp()} of the result. This filter is unchanged; concurrent adds may or may
+   * not be included.
+   *
+   * @throws UnfoldableFilterException unless {@link #isFoldable()}
+   */
+  public BloomFilter fold() {
+    requireFoldable();
+    BloomFilter folded = new BloomFilter(protocol, seed, bits >>> 1, hashes, segmentShift);
+    try {
+      long[] next = {0};
+      folded.fill(() -> {
+        long pair = next[0]++ << 1;
+        long low = pairOr(word(pair));
+        return pair + 1 < wordCount ? low | pairOr(word(pair + 1)) << 32 : low;
+      });
+    } catch (IOException e) {
+      throw new AssertionError("reading our own words cannot fail", e);
+    }
+    folded.inserted.add(insertedCount());
+    return folded;
+  }
+
+  /** The 32-bit value whose bit i is bit 2i OR bit 2i+1 of {@code word}. */
+  static long pairOr(long word) {
+    long x = (word | word >>> 1) & 0x5555555555555555L;
+    x = (x | x >>> 1) & 0x3333333333333333L;
+    x = (x | x >>> 2) & 0x0F0F0F0F0F0F0F0FL;
+    x = (x | x >>> 4) & 0x00FF00FF00FF00FFL;
+    x = (x | x >>> 8) & 0x0000FFFF0000FFFFL;
+    return (x | x >>> 16) & 0x00000000FFFFFFFFL;
+  }
+
+  /**
+   * Folds this filter ({@link #fold()}) again and again while the folded filter's {@link #estimatedFpp()} is at most
+   * {@code maxFpp}, at most {@code maxFolds} times, and while the size still allows a fold. Returns the last folded
+   * filter, or this filter if no fold stayed within {@code maxFpp} (or {@code maxFolds} is 0).
+   *
+   * @throws UnfoldableFilterException if this filter cannot fold at all ({@link #isFoldable()}), whatever the limits
+   * @throws IllegalArgumentException if {@code maxFolds < 0}
+   */
+  public BloomFilter foldWhile(double maxFpp, long maxFolds) {
+    if (maxFolds < 0) {
+      throw new IllegalArgumentException("maxFolds must be >= 0, was " + maxFolds);
+    }
+    requireFoldable();
+    BloomFilter current = this;
+    for (long n = 0; n < maxFolds && current.isFoldable(); n++) {
+      BloomFilter folded = current.fold();
+      if (folded.estimatedFpp() > maxFpp) {
+        break;
+      }
+      current = folded;
+    }
+    return current;
+  }
+
   /** An independent copy with the same parameters, bits and counts. */
   public BloomFilter copy() {
     BloomFilter copy = new BloomFilter(protocol, seed, bits, hashes, segmentShift);

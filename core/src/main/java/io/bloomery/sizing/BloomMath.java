@@ -62,6 +62,21 @@ public final class BloomMath {
   }
 
   /**
+   * The smallest power of two at least {@code bits}: a bit count a classic filter can later fold in half (and
+   * again) without a rehash. Pair it with {@code optimalHashes(n, foldableBits(optimalBits(n, p)))}; the rounding
+   * spends up to twice the bits and gives a rate at or below p.
+   *
+   * @throws IllegalArgumentException if {@code bits <= 0} or above 2^62
+   */
+  public static long foldableBits(long bits) {
+    checkBits(bits);
+    if (bits > 1L << 62) {
+      throw new IllegalArgumentException("no power of two of at most 2^62 holds " + bits + " bits");
+    }
+    return bits == 1 ? 1 : Long.highestOneBit(bits - 1) << 1;
+  }
+
+  /**
    * Optimal hash count for n items in m bits: {@code max(1, round(m/n · ln 2))}, capped at {@link
    * Integer#MAX_VALUE}.
    *

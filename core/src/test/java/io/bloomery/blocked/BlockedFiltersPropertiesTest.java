@@ -85,4 +85,31 @@ class BlockedFiltersPropertiesTest {
       assertThat(nativeCopy.word(w)).isEqualTo(filter.word(w));
     }
   }
+
+  /**
+   * Folding halves a power-of-two block count without losing a member: the result is, word for word, the filter
+   * of half the blocks built from the same items (the multiply-high block index of B/2 blocks is the index of B
+   * blocks shifted right by one). Rates after folding are checked in {@code io.bloomery.filter.FoldPropertiesTest}.
+   */
+  @Property(tries = 200)
+  void blockedFoldsKeepEveryMemberAndEqualTheHalfSizeFilter(
+      @ForAll @Size(max = 300) List<byte[]> items, @ForAll @IntRange(min = 0, max = 8) int log2Blocks,
+      @ForAll @IntRange(min = 1, max = 16) int hashes, @ForAll @Size(max = 4) byte[] seed,
+      @ForAll @IntRange(min = 1, max = 8) int folds) {
+    BlockedBloomFilter filter = BlockedBloomFilter.create(seed, 1L << log2Blocks, hashes);
+    items.forEach(filter::add);
+    long inserted = filter.insertedCount();
+    for (int f = 0; f < Math.min(folds, log2Blocks); f++) {
+      filter = filter.fold();
+      for (byte[] item : items) {
+        assertThat(filter.mightContain(item)).as("member lost after %d folds", f + 1).isTrue();
+      }
+      BlockedBloomFilter direct = BlockedBloomFilter.create(seed, filter.blockCount(), hashes);
+      items.forEach(direct::add);
+      for (long w = 0; w < filter.wordCount(); w++) {
+        assertThat(filter.word(w)).isEqualTo(direct.word(w));
+      }
+      assertThat(filter.insertedCount()).isEqualTo(inserted);
+    }
+  }
 }

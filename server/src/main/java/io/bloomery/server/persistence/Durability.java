@@ -336,7 +336,7 @@ public final class Durability implements AutoCloseable {
   }
 
   /** Writes the snapshot header before the first key (its fields are known only at the cut). */
-  private static final class HeaderFirst implements SnapshotSink {
+  static final class HeaderFirst implements SnapshotSink {
     private final SnapshotFormat.Writer snapshot;
     private final long[] cut;
     private final long number;

@@ -67,10 +67,12 @@ public sealed interface Reply {
    * instead of walking its frames again. It sends exactly what the reply it was made from sends.
    */
   final class Constant implements Reply {
+    private final Reply frames;
     private final byte[] resp2;
     private final byte[] resp3;
 
     private Constant(Reply of) {
+      frames = of;
       resp2 = encoded(of, 2);
       resp3 = encoded(of, 3);
     }
@@ -81,6 +83,11 @@ public sealed interface Reply {
       byte[] bytes = new byte[out.readableBytes()];
       out.readBytes(bytes);
       return bytes;
+    }
+
+    /** The reply it was made from: the same frames, for a consumer that does not write RESP. */
+    public Reply frames() {
+      return frames;
     }
 
     /** The encoded frame for protocol 2 or 3; never modified. */

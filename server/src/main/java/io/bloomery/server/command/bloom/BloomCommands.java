@@ -79,6 +79,9 @@ public final class BloomCommands {
         "Begins an incremental save of the Bloom filter.", BloomCommands::scanDump);
     t.add("bf.loadchunk", 4, flags(WRITE, DENYOOM), 1, 1, 1, GROUP,
         "Restores a filter previously saved using SCANDUMP.", BloomCommands::loadChunk);
+    t.add("bf.shrink", -2, flags(WRITE), 1, 1, 1, GROUP,
+        "Folds a fixed Bloom filter in half while its estimated rate stays under a target (Bloomery extension).",
+        BloomCommands::shrink);
     t.add("bf.debug", 2, flags(READONLY, FAST), 1, 1, 1, GROUP,
         "Returns the layers of a Bloom filter (undocumented RedisBloom command).", BloomCommands::debug);
   }
@@ -130,8 +133,9 @@ public final class BloomCommands {
   // ------------------------------------------------------------------------------------------------ RESERVE
 
   private static Reply reserve(Invocation inv) {
-    // RedisBloom's longest form is key error capacity EXPANSION n NONSCALING; LAYOUT x (ours) may add two more
-    if (inv.argc() > (Args.indexOf(inv.argv(), "LAYOUT") >= 0 ? 9 : 7)) {
+    // RedisBloom's longest form is key error capacity EXPANSION n NONSCALING; LAYOUT x and FOLDABLE (ours) add three
+    boolean foldable = Args.indexOf(inv.argv(), "FOLDABLE") >= 0;
+    if (inv.argc() > (Args.indexOf(inv.argv(), "LAYOUT") >= 0 ? 9 : 7) + (foldable ? 1 : 0)) {
       throw inv.wrongArity();
     }
     Double rate = Args.parseDouble(inv.arg(2));
@@ -176,6 +180,9 @@ public final class BloomCommands {
     if (layout != null && expansion == 0) {
       nonScaling = true; // bf-expansion-factor 0: no growth, so the fixed key of that layout
     }
+    if (foldable && (layout == null || !nonScaling)) {
+      throw new CommandException("ERR FOLDABLE needs NONSCALING LAYOUT CLASSIC or BLOCKED");
+    }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
@@ -188,7 +195,7 @@ public final class BloomCommands {
         return Reply.OK;
       }
       if (layout != null) {
-        FilterPlan plan = FixedBloom.plan(layout, capacity, rate);
+        FilterPlan plan = FixedBloom.plan(layout, capacity, rate, foldable);
         Memory.admitFilter(inv, FixedBloom.bytes(plan), FixedBloom.largestArray(plan));
         w.put(key, plan.build());
         inv.journalVerbatim(w);
@@ -198,6 +205,56 @@ public final class BloomCommands {
       inv.journalVerbatim(w);
     }
     return Reply.OK;
+  }
+
+  // ------------------------------------------------------------------------------------------------ SHRINK
+
+  /**
+   * {@code BF.SHRINK key [TARGETFPR r] [FOLDS n]} (ours): folds a fixed CLASSIC or BLOCKED filter in half, again and
+   * again, while the folded filter's estimated false-positive rate (from its set bits) stays at most r, and at most n
+   * times. Without TARGETFPR r is the filter's design rate (its model rate at capacity), unless FOLDS is given: FOLDS
+   * alone folds n times, as far as the size allows. Replies with the number of folds made (0 when even one fold
+   * would pass the target). Journaled as {@code FOLDS <folds made>}, so replay makes exactly the same filter
+   * whatever the estimate. A scalable or other non-foldable key is refused.
+   */
+  private static Reply shrink(Invocation inv) {
+    Double target = null;
+    long limit = Long.MAX_VALUE;
+    for (int i = 2; i < inv.argc(); i += 2) {
+      String option = Args.lower(inv.arg(i));
+      if (i + 1 == inv.argc() || !(option.equals("targetfpr") || option.equals("folds"))) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+      if (option.equals("targetfpr")) {
+        target = Args.parseDouble(inv.arg(i + 1));
+        if (target == null) {
+          throw new CommandException(RedisBloomErrors.BF_BAD_ERROR_RATE);
+        }
+        if (!(target > 0 && target < 1)) {
+          throw new CommandException(RedisBloomErrors.BF_ERROR_RATE_RANGE);
+        }
+      } else {
+        Long folds = Args.parseLong(inv.arg(i + 1));
+        if (folds == null || folds < 0) {
+          throw new CommandException(Errors.NOT_INTEGER);
+        }
+        limit = folds;
+      }
+    }
+    Key key = inv.key(1);
+    try (Keyspace.Write w = inv.write(key)) {
+      MembershipFilter f = anyBloomOrNotFound(w.peek(key));
+      // FOLDS alone (the journal's form) folds as often as asked: no rate bounds it
+      Double bound = target == null && limit != Long.MAX_VALUE ? Double.valueOf(1) : target;
+      MembershipFilter shrunk = FixedBloom.shrink(inv, f, bound, limit);
+      long folds = FixedBloom.foldsBetween(f, shrunk);
+      if (folds > 0) {
+        w.put(key, shrunk);
+        inv.journal(w, List.of(Args.bytes("BF.SHRINK"), inv.arg(1), Args.bytes("FOLDS"),
+            Args.bytes(Long.toString(folds))));
+      }
+      return Reply.integer(folds);
+    }
   }
 
   /** {@code LAYOUT CLASSIC|BLOCKED} (a Bloomery extension), or {@code null} for RedisBloom's scalable filter. */

@@ -17,6 +17,7 @@ import io.bloomery.server.command.Memory;
 import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.sketch.TDigest;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ public final class TDigestCommands {
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw existing instanceof TDigest ? new CommandException(RedisBloomErrors.TDIGEST_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
+        throw ValueType.T_DIGEST.holds(existing) ? new CommandException(RedisBloomErrors.TDIGEST_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
       }
       long compression = TDigest.DEFAULT_COMPRESSION;
       if (inv.argc() == 4) {

@@ -1,0 +1,129 @@
+package io.bloomery.cluster.shard;
+
+import io.bloomery.server.state.Settings;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One replica of one shard: a Ratis server over gRPC whose state machine is a {@link ShardStateMachine}, with its
+ * Raft log, its snapshots and its Raft metadata under one directory. Starting it again on the same directory
+ * recovers the replica (latest snapshot, then the log after it); an empty directory makes a new member.
+ *
+ * <p>Durability: Ratis forces the log before a replica counts an entry as its own, and the leader acknowledges a
+ * write only after a majority of the group (itself included) has forced it — the single-node server's
+ * {@code appendfsync always}.
+ */
+public final class ShardReplica implements Closeable {
+
+  /**
+   * How a replica runs.
+   *
+   * @param group the shard's group; {@code id} must be one of its replicas
+   * @param id this replica's id
+   * @param dir where its log, snapshots and Raft metadata live
+   * @param electionTimeout the shortest election timeout; the longest is twice it (Raft's randomized range)
+   * @param snapshotEvery applied entries between automatic snapshots; the log's closed segments before a snapshot are
+   *     then purged, so a replica that missed them catches up from the snapshot
+   * @param logSegmentBytes the size at which a log segment is closed and a new one begun (only closed segments are
+   *     purged)
+   */
+  public record Options(ShardGroup group, String id, Path dir, Duration electionTimeout, long snapshotEvery,
+      long logSegmentBytes) {
+    public Options {
+      Objects.requireNonNull(group, "group");
+      Objects.requireNonNull(dir, "dir");
+      if (!group.peers().containsKey(id)) {
+        throw new IllegalArgumentException("replica " + id + " is not one of " + group.peers().keySet());
+      }
+      if (electionTimeout.toMillis() < 50) {
+        throw new IllegalArgumentException("election timeout " + electionTimeout + " is under 50 ms");
+      }
+      if (snapshotEvery < 1) {
+        throw new IllegalArgumentException("snapshot interval " + snapshotEvery + " is not positive");
+      }
+      if (logSegmentBytes < 1024) {
+        throw new IllegalArgumentException("log segments of " + logSegmentBytes + " bytes: at least 1024");
+      }
+    }
+
+    /** Applied entries between snapshots unless told otherwise. */
+    public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
+    /** Log segments of 32 MiB. */
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+
+    /** Defaults: a one-second election timeout, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
+    public Options(ShardGroup group, String id, Path dir) {
+      this(group, id, dir, Duration.ofSeconds(1), DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
+    }
+  }
+
+  private final RaftServer server;
+  private final ShardStateMachine stateMachine;
+
+  private ShardReplica(RaftServer server, ShardStateMachine stateMachine) {
+    this.server = server;
+    this.stateMachine = stateMachine;
+  }
+
+  /** Starts the replica: it joins its group's elections and log replication at once. */
+  public static ShardReplica start(Options options, Settings settings) throws IOException {
+    InetSocketAddress address = options.group().peers().get(options.id());
+    RaftProperties properties = new RaftProperties();
+    Files.createDirectories(options.dir());
+    RaftServerConfigKeys.setStorageDir(properties, List.of(options.dir().toFile()));
+    GrpcConfigKeys.Server.setHost(properties, address.getHostString());
+    GrpcConfigKeys.Server.setPort(properties, address.getPort());
+    long timeout = options.electionTimeout().toMillis();
+    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, options.snapshotEvery());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(options.logSegmentBytes()));
+    RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, options.snapshotEvery()));
+    ShardStateMachine stateMachine = new ShardStateMachine(settings);
+    boolean existing = Files.isDirectory(options.dir().resolve(options.group().groupId().getUuid().toString()));
+    RaftServer server = RaftServer.newBuilder()
+        .setServerId(RaftPeerId.valueOf(options.id()))
+        .setGroup(options.group().raftGroup())
+        .setStateMachine(stateMachine)
+        .setProperties(properties)
+        .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+        .build();
+    server.start();
+    return new ShardReplica(server, stateMachine);
+  }
+
+  /** The state machine: the keyspace this replica has applied. */
+  public ShardStateMachine stateMachine() {
+    return stateMachine;
+  }
+
+  /** The Ratis server. */
+  public RaftServer server() {
+    return server;
+  }
+
+  /** Leaves the group's work (the directory keeps everything needed to start again). */
+  @Override
+  public void close() throws IOException {
+    server.close();
+  }
+}

@@ -1,0 +1,272 @@
+package io.bloomery.cluster.shard;
+
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.CommandFamilies;
+import io.bloomery.server.command.CommandSpec;
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
+import io.bloomery.server.keyspace.CommandClock;
+import io.bloomery.server.keyspace.Keyspace;
+import io.bloomery.server.persistence.SnapshotFiles;
+import io.bloomery.server.resp.Reply;
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * How a shard's replicas stay identical.
+ *
+ * Ratis calls applyTransaction for committed entries in log order, one at a time, on every replica; the entry is
+ * applied there through the server's own Dispatcher and command handlers, so a command means in a cluster exactly
+ * what it means on one node. What the entry carries besides argv (ShardCommand) is what the result would otherwise
+ * take from the replica: the leader's clock (pinned with CommandClock while the entry applies, and the keyspace's
+ * clock is CommandClock) and the module defaults. The settings the entries apply under are the state machine's own,
+ * with no memory limit: an entry that committed must apply the same way everywhere.
+ *
+ * A client's write is acknowledged by Ratis with the reply of the leader's apply, which happens only after the entry
+ * is committed (a majority has it in its log, forced to disk). The log, not this class, is what survives a crash:
+ * the keyspace is rebuilt on start from the latest snapshot plus the log after it.
+ *
+ * Snapshots are the server's snapshot files (SnapshotFiles), named by Ratis's SimpleStateMachineStorage after the
+ * term and index of the last entry they contain, with an MD5 beside them that Ratis checks when it ships a snapshot
+ * to a follower whose log the leader has purged. Ratis takes them on the thread that applies entries, so a
+ * snapshot's cut is exactly the last applied index; the keyspace's copy-on-write cut lets reads go on meanwhile.
+ */
+
+/**
+ * The Raft state machine of one shard: a server {@link Keyspace} that committed {@link ShardCommand}s are applied
+ * to, snapshotted as the server's snapshot file. Mutating commands go through the log ({@link #replicates}); reads
+ * ({@link #reads}) are answered from the keyspace by {@link #query}, after the leader confirmed its leadership for
+ * linearizable reads.
+ */
+public final class ShardStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
+
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final Keyspace keyspace = new Keyspace(CommandClock::now);
+  private final Settings applied = new Settings();
+  private final Settings node;
+  private final Dispatcher dispatcher;
+  private final ClientState applier = new ClientState(0, "raft-log", "raft-log", 0, true);
+  /** Held shared by queries and exclusively while a snapshot replaces the keyspace, which no query may see half done. */
+  private final ReentrantReadWriteLock loading = new ReentrantReadWriteLock();
+
+  /**
+   * @param node this replica's settings: when it leads, the module defaults it stamps on the commands it accepts
+   */
+  public ShardStateMachine(Settings node) {
+    this.node = Objects.requireNonNull(node, "node");
+    this.applied.maxmemory(0);
+    this.dispatcher = CommandFamilies.dispatcher(new ServerContext(keyspace, applied));
+  }
+
+  /** The replica's keyspace: the state every committed entry has been applied to. */
+  public Keyspace keyspace() {
+    return keyspace;
+  }
+
+  /**
+   * Whether a shard's log carries {@code spec}: a command that changes the keyspace (the {@code write} flag), runs
+   * to its end on the thread that applies it and means the same on every replica. Not: transactions (MULTI/EXEC run
+   * per connection), GUARD.* (its store commit is the truth, and only a leader may talk to the store), and
+   * BF.LOADCHUNK (a Bloomery file is staged in the receiving node's directory).
+   */
+  public static boolean replicates(CommandSpec spec) {
+    return spec != null && spec.flags().contains(CommandSpec.Flag.WRITE)
+        && !spec.flags().contains(CommandSpec.Flag.NOMULTI) && !"guard".equals(spec.group())
+        && !spec.name().equals("bf.loadchunk");
+  }
+
+  /** Whether {@code spec} only reads the keyspace (the {@code readonly} flag), so a replica may answer it alone. */
+  public static boolean reads(CommandSpec spec) {
+    return spec != null && spec.flags().contains(CommandSpec.Flag.READONLY)
+        && !spec.flags().contains(CommandSpec.Flag.WRITE);
+  }
+
+  /** The command table entries are checked against. */
+  public CommandSpec spec(byte[] name) {
+    return dispatcher.table().get(name);
+  }
+
+  /** Loads the latest snapshot, if any; the state machine is then running (Ratis pauses it to install a snapshot). */
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      load(storage.getLatestSnapshot());
+    }, IOException.class);
+  }
+
+  /** Before Ratis installs a snapshot from the leader: no entry is applied until {@link #reinitialize}. */
+  @Override
+  public void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /**
+   * After Ratis paused the state machine and put a snapshot from the leader in its directory: replaces the keyspace
+   * with that snapshot and runs again.
+   */
+  @Override
+  public void reinitialize() throws IOException {
+    load(storage.loadLatestSnapshot());
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  /** Replaces the keyspace with {@code snapshot}'s keys (none for {@code null}) and its position in the log. */
+  private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+    loading.writeLock().lock();
+    try {
+      try (Keyspace.Write all = keyspace.writeAll()) {
+        all.clear();
+      }
+      if (snapshot == null) {
+        return;
+      }
+      Path file = snapshot.getFile().getPath();
+      MD5Hash md5 = snapshot.getFile().getFileDigest();
+      if (md5 != null) {
+        MD5FileUtil.verifySavedMD5(file.toFile(), md5);
+      }
+      long keys = SnapshotFiles.read(file, keyspace::restore);
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+      LOG.info("{}: loaded snapshot {} ({} keys) at {}", getId(), file.getFileName(), keys, snapshot.getTermIndex());
+    } finally {
+      loading.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() < 0) {
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    Files.createDirectories(file.toPath().getParent());
+    long keys = SnapshotFiles.write(keyspace, file.toPath(), System::currentTimeMillis);
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+    LOG.info("{}: snapshot {} written ({} keys)", getId(), file.getName(), keys);
+    return last.getIndex();
+  }
+
+  /**
+   * On the leader, before the command enters the log: checks that the log carries it and stamps the leader's clock
+   * and module defaults on it ({@link ShardCommand}). A command the log does not carry fails the request without an
+   * entry.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) {
+    TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
+    List<byte[]> argv;
+    try {
+      argv = ShardCommand.decodeArguments(request.getMessage().getContent().asReadOnlyByteBuffer());
+      CommandSpec spec = spec(argv.get(0));
+      if (!replicates(spec)) {
+        throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
+      }
+    } catch (IllegalArgumentException e) {
+      TransactionContext refused = trx.build();
+      refused.setException(e);
+      return refused;
+    }
+    ShardCommand command = new ShardCommand(System.currentTimeMillis(), ShardCommand.ModuleDefaults.of(node), argv);
+    return trx.setLogData(ByteString.copyFrom(command.encode())).build();
+  }
+
+  /** Applies one committed entry and answers the command's reply ({@link ReplyCodec}). */
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    ShardCommand command;
+    try {
+      command = ShardCommand.decode(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+    } catch (IllegalArgumentException e) {
+      // Only a leader that validated it appends an entry: one that does not decode is a log this build cannot read.
+      return CompletableFuture.failedFuture(new IllegalStateException("log entry " + TermIndex.valueOf(entry)
+          + " is not a shard command: " + e.getMessage(), e));
+    }
+    command.defaults().applyTo(applied);
+    Reply reply = CommandClock.at(command.timeMillis(), () -> dispatcher.execute(applier, command.argv()).reply());
+    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    return CompletableFuture.completedFuture(message(reply));
+  }
+
+  /**
+   * Answers a read-only command from the keyspace as this replica has applied it. Anything else is answered with an
+   * error reply, not a failure (Ratis's client would retry a failed query).
+   */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    List<byte[]> argv;
+    try {
+      argv = ShardCommand.decodeArguments(request.getContent().asReadOnlyByteBuffer());
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(message(new Reply.Error("ERR not a command: " + e.getMessage())));
+    }
+    if (!reads(spec(argv.get(0)))) {
+      return CompletableFuture.completedFuture(message(new Reply.Error("ERR " + name(argv)
+          + " is not a read-only command")));
+    }
+    ClientState reader = new ClientState(0, "raft-read", "raft-read", 0, true);
+    loading.readLock().lock();
+    try {
+      return CompletableFuture.completedFuture(message(dispatcher.execute(reader, argv).reply()));
+    } finally {
+      loading.readLock().unlock();
+    }
+  }
+
+  private static Message message(Reply reply) {
+    return Message.valueOf(ByteString.copyFrom(ReplyCodec.encode(reply)));
+  }
+
+  private static String name(List<byte[]> argv) {
+    return new String(argv.get(0), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** The reply a state machine answered, from a Ratis reply's message. */
+  public static Reply reply(Message message) {
+    ByteBuffer bytes = message.getContent().asReadOnlyByteBuffer();
+    return ReplyCodec.decode(bytes);
+  }
+}

@@ -1,0 +1,120 @@
+package io.bloomery.cluster.shard;
+
+import static io.bloomery.cluster.shard.ShardClient.argv;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomery.server.state.Settings;
+import io.bloomery.server.resp.Reply;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three replicas of one shard in this JVM, on loopback ports: what the log carries and how replicas agree. */
+@Timeout(180)
+class ShardReplicaTest {
+  @TempDir
+  Path dir;
+
+  private final List<ShardReplica> replicas = new ArrayList<>();
+  private ShardGroup group;
+  private ShardClient client;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (client != null) {
+      client.close();
+    }
+    for (ShardReplica r : replicas) {
+      r.close();
+    }
+  }
+
+  /** Starts three replicas; replica i has bf-initial-size 1000 * i, so a key's capacity names whose default it got. */
+  private void start() throws Exception {
+    group = FreePorts.group("s0", 3);
+    for (String id : group.peers().keySet()) {
+      Settings settings = new Settings();
+      settings.bfInitialSize(1000L * Integer.parseInt(id.substring(1)));
+      replicas.add(ShardReplica.start(new ShardReplica.Options(group, id, dir.resolve(id), Duration.ofMillis(500),
+          ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY, ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES), settings));
+    }
+    client = new ShardClient(group, Duration.ofSeconds(60));
+  }
+
+  @Test
+  void everyReplicaAppliesTheLeadersDefaultsAndRepliesAlike() throws Exception {
+    start();
+    ShardClient.Answer added = client.write(argv("BF.ADD", "urls", "https://example.com/"));
+    assertThat(added.reply()).isEqualTo(new Reply.Bool(true));
+    String leader = client.leader();
+    long capacity = 1000L * Integer.parseInt(leader.substring(1));
+    for (String id : group.peers().keySet()) {
+      Reply info = client.readAt(id, added.logIndex(), argv("BF.INFO", "urls", "CAPACITY")).reply();
+      assertThat(info).as("replica %s", id).isEqualTo(new Reply.Array(List.of(new Reply.Int(capacity))));
+      assertThat(client.readAt(id, added.logIndex(), argv("BF.EXISTS", "urls", "https://example.com/")).reply())
+          .isEqualTo(new Reply.Bool(true));
+    }
+  }
+
+  @Test
+  void aFullFilterRefusesTheSameAddsOnEveryReplica() throws Exception {
+    start();
+    assertThat(client.write(argv("BF.RESERVE", "small", "0.01", "10", "NONSCALING")).reply()).isEqualTo(Reply.OK);
+    List<Reply> replies = new ArrayList<>();
+    long last = 0;
+    for (int i = 0; i < 40; i++) {
+      ShardClient.Answer a = client.write(argv("BF.ADD", "small", "item-" + i));
+      replies.add(a.reply());
+      last = a.logIndex();
+    }
+    assertThat(replies).contains(new Reply.Error("ERR non scaling filter is full"));
+    Reply card = client.read(argv("BF.CARD", "small")).reply();
+    for (String id : group.peers().keySet()) {
+      assertThat(client.readAt(id, last, argv("BF.CARD", "small")).reply()).as("replica %s", id).isEqualTo(card);
+    }
+    assertThat(card).isEqualTo(new Reply.Int(replies.stream().filter(r -> r.equals(new Reply.Bool(true))).count()));
+  }
+
+  @Test
+  void countsAreExactOnEveryReplica() throws Exception {
+    start();
+    long last = 0;
+    for (int i = 0; i < 30; i++) {
+      last = client.write(argv("CF.ADD", "seen", i % 3 == 0 ? "a" : "b")).logIndex();
+    }
+    for (String id : group.peers().keySet()) {
+      assertThat(client.readAt(id, last, argv("CF.COUNT", "seen", "a")).reply()).isEqualTo(new Reply.Int(10));
+      assertThat(client.readAt(id, last, argv("CF.COUNT", "seen", "b")).reply()).isEqualTo(new Reply.Int(20));
+    }
+    assertThat(client.read(argv("BF.MEXISTS", "missing", "x")).reply()).isEqualTo(new Reply.Array(List.of(new Reply.Bool(false))));
+  }
+
+  @Test
+  void theLogCarriesOnlyWritesAndQueriesOnlyReads() throws Exception {
+    start();
+    assertThatThrownBy(() -> client.write(argv("BF.EXISTS", "k", "x")))
+        .hasMessageContaining("a shard's log does not carry BF.EXISTS");
+    assertThatThrownBy(() -> client.write(argv("MULTI"))).hasMessageContaining("does not carry MULTI");
+    assertThatThrownBy(() -> client.write(argv("GUARD.RESERVE", "g", "store", "table", "col")))
+        .hasMessageContaining("does not carry GUARD.RESERVE");
+    assertThatThrownBy(() -> client.write(argv("NOSUCHCOMMAND"))).hasMessageContaining("does not carry NOSUCHCOMMAND");
+    assertThat(client.read(argv("BF.ADD", "k", "x")).reply())
+        .isEqualTo(new Reply.Error("ERR BF.ADD is not a read-only command"));
+    assertThat(client.read(argv("EXISTS", "k")).reply()).isEqualTo(new Reply.Int(0));
+  }
+
+  @Test
+  void aCommandErrorIsTheReplyNotAFailure() throws Exception {
+    start();
+    client.write(argv("CF.RESERVE", "cuckoo", "100"));
+    assertThat(client.write(argv("BF.ADD", "cuckoo", "x")).reply())
+        .isEqualTo(new Reply.Error("WRONGTYPE Operation against a key holding the wrong kind of value"));
+    assertThat(client.write(argv("BF.ADD", "only-key")).reply()).isInstanceOf(Reply.Error.class);
+  }
+}
