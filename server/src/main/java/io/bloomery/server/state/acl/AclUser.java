@@ -50,10 +50,13 @@ public final class AclUser {
     return rules.nopass();
   }
 
-  /** Whether the user is on and needs no password (connections then start authenticated as it). */
+  /**
+   * Whether the user is on and needs no password (connections then start authenticated as it); {@code false} for
+   * the default user of an ACL whose command table is not installed yet (it has no rules, so it opens nothing).
+   */
   public boolean openWithoutPassword() {
     Rules r = rules;
-    return r.enabled() && r.nopass();
+    return r != null && r.enabled() && r.nopass();
   }
 
   /** A fresh user's rules: off, no passwords, no keys, no channels, no commands. */
