@@ -1,6 +1,7 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.IncompatibleFilterException;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.filter.Summary;
@@ -21,12 +22,12 @@ import java.util.Objects;
  *  - INCRBY adds the increment to one counter per row; a counter whose sum wraps past 2^32 - 1 (or
  *    any increment >= 2^32) saturates at 2^32 - 1 and stays there; the reply is the new minimum
  *    over the rows, and a minimum equal to 2^32 - 1 is reported by the server as
- *    "CMS: INCRBY overflow" (the increment is applied all the same);
+ *    an overflow error (the increment is applied all the same);
  *  - the total count is a 64-bit unsigned counter that wraps (RedisBloom's size_t);
  *  - MERGE overwrites the destination with sum(w_i * source_i), cell by cell and for the count,
  *    after checking that no cell leaves [0, 2^32 - 1] and that the count stays in [0, 2^63 - 1],
  *    with every intermediate product and sum checked for 64-bit signed overflow; a failing check
- *    changes nothing ("CMS: MERGE overflow");
+ *    changes nothing;
  *  - INITBYPROB sizes width = ceil(2 / error) in double and depth = ceil(log10f(prob) / log10f(0.5))
  *    in single precision, as RedisBloom's CMS_DimFromProb does.
  *
@@ -48,8 +49,8 @@ import java.util.Objects;
  * {@code delta}. Counters are unsigned 32-bit and saturate at {@link #MAX_COUNTER}; they never wrap.
  *
  * <p>Hashing, sizing, saturation and merging are RedisBloom's bit for bit, so the same commands give
- * the same replies as {@code CMS.*} in RedisBloom. The error messages RedisBloom sends are public
- * constants here ({@code ERR_*}) for the server; the library throws them as exception messages.
+ * the same replies as {@code CMS.*} in RedisBloom. Refusals are exceptions in the library's own words; the server
+ * maps them to RedisBloom's replies.
  *
  * <p><b>Thread-safety.</b> Not thread-safe: confine a sketch to one thread or guard it with one lock
  * (RedisBloom runs every command on Redis' main thread; the Bloomery server serialises commands per
@@ -63,42 +64,8 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   /** The largest number of cells (width × depth) one sketch can hold in a Java array. */
   public static final long MAX_CELLS = Integer.MAX_VALUE - 8;
 
-  /** CMS.INITBY* on an existing key. */
-  public static final String ERR_KEY_EXISTS = "CMS: key already exists";
-  /** Width below 1 or not an integer. */
-  public static final String ERR_INVALID_WIDTH = "CMS: invalid width";
-  /** Depth below 1 or not an integer. */
-  public static final String ERR_INVALID_DEPTH = "CMS: invalid depth";
-  /** INITBYPROB error outside (0, 1). */
-  public static final String ERR_INVALID_OVERESTIMATION = "CMS: invalid overestimation value";
-  /** INITBYPROB probability outside (0, 1). */
-  public static final String ERR_INVALID_PROB = "CMS: invalid prob value";
-  /** Width × depth overflows, or a computed dimension is below 1. */
-  public static final String ERR_INVALID_INIT_ARGUMENTS = "CMS: invalid init arguments";
-  /** The counters cannot be allocated. */
-  public static final String ERR_INSUFFICIENT_MEMORY = "CMS: Insufficient memory to create the key";
-  /** Missing key. */
-  public static final String ERR_KEY_DOES_NOT_EXIST = "CMS: key does not exist";
-  /** INCRBY value not an integer. */
-  public static final String ERR_CANNOT_PARSE_NUMBER = "CMS: Cannot parse number";
-  /** INCRBY value below 0. */
-  public static final String ERR_NEGATIVE_NUMBER = "CMS: Number cannot be negative";
-  /** INCRBY reply element when the new minimum is {@link #MAX_COUNTER}. */
-  public static final String ERR_INCRBY_OVERFLOW = "CMS: INCRBY overflow";
-  /** MERGE numkeys not an integer. */
-  public static final String ERR_INVALID_NUMKEYS = "CMS: invalid numkeys";
-  /** MERGE numkeys below 1. */
-  public static final String ERR_NUMKEYS_NOT_POSITIVE = "CMS: Number of keys must be positive";
-  /** MERGE without WEIGHTS whose key count differs from numkeys. */
-  public static final String ERR_WRONG_NUMBER_OF_KEYS = "CMS: wrong number of keys";
-  /** MERGE with WEIGHTS whose key or weight count differs from numkeys. */
-  public static final String ERR_WRONG_NUMBER_OF_KEYS_WEIGHTS = "CMS: wrong number of keys/weights";
-  /** MERGE weight not an integer. */
-  public static final String ERR_INVALID_WEIGHT = "CMS: invalid weight value";
-  /** MERGE of sketches with different dimensions. */
-  public static final String ERR_DIMENSIONS_NOT_EQUAL = "CMS: width/depth is not equal";
-  /** MERGE whose weighted sum leaves the counter range. */
-  public static final String ERR_MERGE_OVERFLOW = "CMS: MERGE overflow";
+
+  private static final String MERGE_OVERFLOW = "the weighted sum leaves the counter or count range";
 
   private final int width;
   private final int depth;
@@ -130,16 +97,15 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   /**
    * {@code CMS.INITBYDIM width depth}: an empty sketch of {@code depth} rows of {@code width} counters.
    *
-   * @throws IllegalArgumentException with {@link #ERR_INVALID_WIDTH}, {@link #ERR_INVALID_DEPTH},
-   *     {@link #ERR_INVALID_INIT_ARGUMENTS} (width × depth overflows 64 bits) or
-   *     {@link #ERR_INSUFFICIENT_MEMORY} (more than {@link #MAX_CELLS} cells, or no heap for them)
+   * @throws IllegalArgumentException if width or depth is below 1 or width × depth overflows 64 bits
+   * @throws FilterTooLargeException if there are more than {@link #MAX_CELLS} cells, or no heap for them
    */
   public static CountMinSketch initByDimensions(long width, long depth) {
     if (width < 1) {
-      throw new IllegalArgumentException(ERR_INVALID_WIDTH);
+      throw new IllegalArgumentException("width " + width + " is below 1");
     }
     if (depth < 1) {
-      throw new IllegalArgumentException(ERR_INVALID_DEPTH);
+      throw new IllegalArgumentException("depth " + depth + " is below 1");
     }
     return allocate(width, depth);
   }
@@ -147,9 +113,8 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   /**
    * {@code CMS.INITBYPROB error probability}: dimensions from {@link #dimensionsForProbability}.
    *
-   * @throws IllegalArgumentException with {@link #ERR_INVALID_OVERESTIMATION},
-   *     {@link #ERR_INVALID_PROB}, {@link #ERR_INVALID_INIT_ARGUMENTS} or
-   *     {@link #ERR_INSUFFICIENT_MEMORY}
+   * @throws IllegalArgumentException as {@link #dimensionsForProbability}
+   * @throws FilterTooLargeException if there are more than {@link #MAX_CELLS} cells, or no heap for them
    */
   public static CountMinSketch initByProbability(double error, double probability) {
     long[] dimensions = dimensionsForProbability(error, probability);
@@ -161,16 +126,15 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
    * and depth = ⌈log10f(probability) / log10f(0.5)⌉ (single precision, so probabilities within a
    * float ulp of 1 give depth 0, which RedisBloom refuses). For example (0.001, 0.01) → {2000, 7}.
    *
-   * @throws IllegalArgumentException with {@link #ERR_INVALID_OVERESTIMATION} unless error ∈ (0, 1),
-   *     {@link #ERR_INVALID_PROB} unless probability ∈ (0, 1), {@link #ERR_INVALID_INIT_ARGUMENTS}
-   *     if a dimension is below 1 or width × depth overflows 64 bits
+   * @throws IllegalArgumentException unless error ∈ (0, 1) and probability ∈ (0, 1), or if a dimension is below 1
+   *     or width × depth overflows 64 bits
    */
   public static long[] dimensionsForProbability(double error, double probability) {
     if (!(error > 0 && error < 1)) {
-      throw new IllegalArgumentException(ERR_INVALID_OVERESTIMATION);
+      throw new IllegalArgumentException("error " + error + " is outside (0, 1)");
     }
     if (!(probability > 0 && probability < 1)) {
-      throw new IllegalArgumentException(ERR_INVALID_PROB);
+      throw new IllegalArgumentException("probability " + probability + " is outside (0, 1)");
     }
     double widthExact = Math.ceil(2 / error);
     // C converts to size_t and then reads it as long long: anything >= 2^63 is negative there.
@@ -184,7 +148,8 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
 
   private static void checkInitArguments(long width, long depth) {
     if (width < 1 || depth < 1 || width > Long.MAX_VALUE / depth) {
-      throw new IllegalArgumentException(ERR_INVALID_INIT_ARGUMENTS);
+      throw new IllegalArgumentException(
+          "dimensions " + width + " × " + depth + " need both at least 1 and a product below 2^63");
     }
   }
 
@@ -195,13 +160,18 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
 
   private static int[] allocateCells(long width, long depth) {
     if (width * depth > MAX_CELLS) {
-      throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY);
+      throw tooLarge(width, depth);
     }
     try {
       return new int[(int) (width * depth)];
     } catch (OutOfMemoryError e) {
-      throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY, e);
+      throw tooLarge(width, depth);
     }
+  }
+
+  private static FilterTooLargeException tooLarge(long width, long depth) {
+    return new FilterTooLargeException("a count-min sketch of " + width + " × " + depth + " counters does not fit in "
+        + "this heap (at most " + MAX_CELLS + " counters)");
   }
 
   /**
@@ -214,10 +184,10 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
   static CountMinSketch restore(long width, long depth, long count, KindAccess.CounterSource counters)
       throws IOException {
     if (width < 1) {
-      throw new IllegalArgumentException(ERR_INVALID_WIDTH);
+      throw new IllegalArgumentException("width " + width + " is below 1");
     }
     if (depth < 1) {
-      throw new IllegalArgumentException(ERR_INVALID_DEPTH);
+      throw new IllegalArgumentException("depth " + depth + " is below 1");
     }
     checkInitArguments(width, depth);
     int[] cells = allocateCells(width, depth);
@@ -266,13 +236,13 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
    * (saturating at {@link #MAX_COUNTER}) and to {@link #insertedCount()}.
    *
    * @return the item's new estimate (the minimum over the rows); when it equals
-   *     {@link #MAX_COUNTER} the server replies {@link #ERR_INCRBY_OVERFLOW} for this item
-   * @throws IllegalArgumentException with {@link #ERR_NEGATIVE_NUMBER} if {@code increment < 0}
+   *     {@link #MAX_COUNTER} the server replies RedisBloom's overflow error for this item
+   * @throws IllegalArgumentException if {@code increment < 0}
    */
   public long incrementBy(byte[] item, long increment) {
     Objects.requireNonNull(item, "item");
     if (increment < 0) {
-      throw new IllegalArgumentException(ERR_NEGATIVE_NUMBER);
+      throw new IllegalArgumentException("increment " + increment + " is negative");
     }
     long minimum = -1; // as unsigned: SIZE_MAX
     for (int row = 0; row < depth; row++) {
@@ -337,7 +307,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
    *
    * @throws IncompatibleFilterException if width or depth differ; nothing is changed
    * @throws IllegalArgumentException if {@code other} is this sketch
-   * @throws ArithmeticException with {@link #ERR_MERGE_OVERFLOW} if a counter would pass 2^32 − 1 or the
+   * @throws ArithmeticException if a counter would pass 2^32 − 1 or the
    *     inserted count 2^63 − 1; nothing is changed
    */
   public void mergeFrom(CountMinSketch other) {
@@ -367,30 +337,30 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
    * merged in before); the result must stay within the counter range, or nothing changes.
    *
    * @param weights one weight per source, or {@code null} for all 1
-   * @throws IllegalArgumentException with {@link #ERR_NUMKEYS_NOT_POSITIVE} (no sources),
-   *     {@link #ERR_WRONG_NUMBER_OF_KEYS_WEIGHTS} (weights and sources differ in number) or
-   *     {@link #ERR_DIMENSIONS_NOT_EQUAL}
-   * @throws ArithmeticException with {@link #ERR_MERGE_OVERFLOW} if a cell of the sum leaves
+   * @throws IllegalArgumentException if there are no sources, weights and sources differ in number, or a source's
+   *     width or depth differs from this sketch's
+   * @throws ArithmeticException if a cell of the sum leaves
    *     [0, 2^32 − 1], the count leaves [0, 2^63 − 1] or an intermediate overflows 64 bits; this
    *     sketch is then unchanged
    */
   public void replaceWithWeightedSum(List<CountMinSketch> sources, long[] weights) {
     Objects.requireNonNull(sources, "sources");
     if (sources.isEmpty()) {
-      throw new IllegalArgumentException(ERR_NUMKEYS_NOT_POSITIVE);
+      throw new IllegalArgumentException("no sources to merge");
     }
     long[] w = weights;
     if (w == null) {
       w = new long[sources.size()];
       java.util.Arrays.fill(w, 1);
     } else if (w.length != sources.size()) {
-      throw new IllegalArgumentException(ERR_WRONG_NUMBER_OF_KEYS_WEIGHTS);
+      throw new IllegalArgumentException(w.length + " weights for " + sources.size() + " sources");
     }
     CountMinSketch[] src = sources.toArray(new CountMinSketch[0]);
     for (CountMinSketch s : src) {
       Objects.requireNonNull(s, "source");
       if (s.width != width || s.depth != depth) {
-        throw new IllegalArgumentException(ERR_DIMENSIONS_NOT_EQUAL);
+        throw new IllegalArgumentException(
+            "a source is " + s.width + " × " + s.depth + ", this sketch " + width + " × " + depth);
       }
     }
     checkMergeOverflow(src, w);
@@ -416,7 +386,7 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
           sum = Math.addExact(sum, Math.multiplyExact(src[k].counters[cell] & MAX_COUNTER, w[k]));
         }
         if (sum < 0 || sum > MAX_COUNTER) {
-          throw new ArithmeticException(ERR_MERGE_OVERFLOW);
+          throw new ArithmeticException(MERGE_OVERFLOW);
         }
       }
       long total = 0;
@@ -424,10 +394,10 @@ public final class CountMinSketch implements Summary, Mergeable<CountMinSketch> 
         total = Math.addExact(total, unsignedTimesSignedExact(src[k].count, w[k]));
       }
       if (total < 0) {
-        throw new ArithmeticException(ERR_MERGE_OVERFLOW);
+        throw new ArithmeticException(MERGE_OVERFLOW);
       }
     } catch (ArithmeticException e) {
-      throw new ArithmeticException(ERR_MERGE_OVERFLOW);
+      throw new ArithmeticException(MERGE_OVERFLOW);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.Mergeable;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
@@ -52,50 +53,8 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
   /** The largest compression whose centroid arrays fit a Java array: capacity 6·c + 10 ≤ 2^31 − 9. */
   public static final long MAX_COMPRESSION = (Integer.MAX_VALUE - 8 - 10) / 6;
 
-  /** Missing key. */
-  public static final String ERR_KEY_DOES_NOT_EXIST = "T-Digest: key does not exist";
-  /** CREATE on an existing t-digest. */
-  public static final String ERR_KEY_EXISTS = "T-Digest: key already exists";
-  /** CREATE or MERGE compression not an integer. */
-  public static final String ERR_PARSING_COMPRESSION = "T-Digest: error parsing compression parameter";
-  /** Compression below 1. */
-  public static final String ERR_COMPRESSION_NOT_POSITIVE = "T-Digest: compression parameter needs to be a positive integer";
-  /** An option other than COMPRESSION (CREATE) or COMPRESSION/OVERRIDE (MERGE). */
-  public static final String ERR_WRONG_KEYWORD = "T-Digest: wrong keyword";
-  /** The centroid arrays cannot be allocated. */
-  public static final String ERR_ALLOCATION_FAILED = "T-Digest: allocation failed";
-  /** MERGE's destination cannot be allocated. */
-  public static final String ERR_DESTINATION_ALLOCATION_FAILED = "T-Digest: allocation of destination digest failed";
-  /** ADD value not a number, or NaN. */
-  public static final String ERR_PARSING_VAL = "T-Digest: error parsing val parameter";
-  /** ADD value infinite. */
-  public static final String ERR_VAL_NOT_FINITE = "T-Digest: val parameter needs to be a finite number";
-  /** The total weight would pass 2^63 − 1 (or its double-precision bound). */
-  public static final String ERR_OVERFLOW = "T-Digest: overflow detected";
-  /** MERGE numkeys not an integer. */
-  public static final String ERR_PARSING_NUMKEYS = "T-Digest: error parsing numkeys";
-  /** MERGE numkeys below 1. */
-  public static final String ERR_NUMKEYS_NOT_POSITIVE = "T-Digest: numkeys needs to be a positive integer";
-  /** RANK/REVRANK value not a number, or NaN. */
-  public static final String ERR_PARSING_VALUE = "T-Digest: error parsing value";
-  /** BYRANK/BYREVRANK rank not an integer. */
-  public static final String ERR_PARSING_RANK = "T-Digest: error parsing rank";
-  /** BYRANK/BYREVRANK rank below 0. */
-  public static final String ERR_RANK_NEGATIVE = "T-Digest: rank needs to be non negative";
-  /** QUANTILE argument not a number. */
-  public static final String ERR_PARSING_QUANTILE = "T-Digest: error parsing quantile";
-  /** QUANTILE argument outside [0, 1]. */
-  public static final String ERR_QUANTILE_RANGE = "T-Digest: quantile should be in [0,1]";
-  /** CDF argument not a number. */
-  public static final String ERR_PARSING_CDF = "T-Digest: error parsing cdf";
-  /** TRIMMED_MEAN low cut not a number. */
-  public static final String ERR_PARSING_LOW_CUT = "T-Digest: error parsing low_cut_percentile";
-  /** TRIMMED_MEAN high cut not a number. */
-  public static final String ERR_PARSING_HIGH_CUT = "T-Digest: error parsing high_cut_percentile";
-  /** TRIMMED_MEAN cut outside [0, 1]. */
-  public static final String ERR_CUT_RANGE = "T-Digest: low_cut_percentile and high_cut_percentile should be in [0,1]";
-  /** TRIMMED_MEAN low cut not below the high cut. */
-  public static final String ERR_CUT_ORDER = "T-Digest: low_cut_percentile should be lower than high_cut_percentile";
+  private static final String OVERFLOW = "the total weight would pass 2^63 - 1";
+
 
   /** Bytes RedisBloom counts for the C struct itself in {@code Memory usage}. */
   private static final long STRUCT_BYTES = 80;
@@ -146,16 +105,16 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
   /**
    * {@code TDIGEST.CREATE key [COMPRESSION c]}: an empty digest.
    *
-   * @throws IllegalArgumentException with {@link #ERR_COMPRESSION_NOT_POSITIVE} if {@code compression < 1}, or
-   *     {@link #ERR_ALLOCATION_FAILED} if it is above {@link #MAX_COMPRESSION} or the heap cannot hold the centroids
+   * @throws IllegalArgumentException if {@code compression < 1}
+   * @throws FilterTooLargeException if it is above {@link #MAX_COMPRESSION} or the heap cannot hold the centroids
    */
   public static TDigest create(long compression) {
     if (compression < 1) {
-      throw new IllegalArgumentException(ERR_COMPRESSION_NOT_POSITIVE);
+      throw new IllegalArgumentException("compression " + compression + " is below 1");
     }
     TDigest digest = allocate(compression);
     if (digest == null) {
-      throw new IllegalArgumentException(ERR_ALLOCATION_FAILED);
+      throw tooLarge(compression);
     }
     return digest;
   }
@@ -166,6 +125,11 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
   }
 
   /** The digest, or {@code null} when its arrays cannot be had (RedisBloom's failed {@code td_init}). */
+  private static FilterTooLargeException tooLarge(long compression) {
+    return new FilterTooLargeException("a t-digest of compression " + compression + " does not fit in this heap (at most "
+        + MAX_COMPRESSION + ")");
+  }
+
   private static TDigest allocate(long compression) {
     if (compression < 1 || compression > MAX_COMPRESSION) {
       return null;
@@ -229,7 +193,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
     }
     TDigest digest = allocate(compression);
     if (digest == null) {
-      throw new IllegalArgumentException(ERR_ALLOCATION_FAILED);
+      throw tooLarge(compression);
     }
     System.arraycopy(means, 0, digest.means, 0, means.length);
     System.arraycopy(weights, 0, digest.weights, 0, weights.length);
@@ -312,18 +276,15 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
   /**
    * {@code TDIGEST.ADD}: adds one observation.
    *
-   * @throws IllegalArgumentException with {@link #ERR_VAL_NOT_FINITE} (infinite) or {@link #ERR_PARSING_VAL} (NaN)
-   * @throws ArithmeticException with {@link #ERR_OVERFLOW} if the total weight would pass 2^63 − 1
+   * @throws IllegalArgumentException if {@code value} is infinite or NaN
+   * @throws ArithmeticException if the total weight would pass 2^63 − 1
    */
   public void add(double value) {
-    if (Double.isNaN(value)) {
-      throw new IllegalArgumentException(ERR_PARSING_VAL);
-    }
-    if (Double.isInfinite(value)) {
-      throw new IllegalArgumentException(ERR_VAL_NOT_FINITE);
+    if (!Double.isFinite(value)) {
+      throw new IllegalArgumentException("value " + value + " is not finite");
     }
     if (!addWeighted(value, 1)) {
-      throw new ArithmeticException(ERR_OVERFLOW);
+      throw new ArithmeticException(OVERFLOW);
     }
   }
 
@@ -513,12 +474,12 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * of fractions is answered by one sweep over the centroids (t-digest-c's {@code td_quantiles}, which, unlike
    * {@link #quantile(double)}, interpolates below index 1 instead of answering min).
    *
-   * @throws IllegalArgumentException with {@link #ERR_QUANTILE_RANGE} if a fraction is outside [0, 1] or NaN
+   * @throws IllegalArgumentException if a fraction is outside [0, 1] or NaN
    */
   public double[] quantiles(double... fractions) {
     for (double q : fractions) {
       if (!(q >= 0 && q <= 1.0)) {
-        throw new IllegalArgumentException(ERR_QUANTILE_RANGE);
+        throw new IllegalArgumentException("fraction " + q + " is outside [0, 1]");
       }
     }
     double[] values = new double[fractions.length];
@@ -779,7 +740,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * {@code TDIGEST.BYRANK}: the estimated value of the observation with rank {@code rank} (0 = the smallest): NaN
    * when empty, min at 0, +∞ at or beyond the observation count.
    *
-   * @throws IllegalArgumentException with {@link #ERR_RANK_NEGATIVE} if {@code rank < 0}
+   * @throws IllegalArgumentException if {@code rank < 0}
    */
   public double byRank(long rank) {
     return byRank(rank, false);
@@ -789,7 +750,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * {@code TDIGEST.BYREVRANK}: the estimated value of the observation with reverse rank {@code rank} (0 = the
    * largest): NaN when empty, max at 0, −∞ at or beyond the observation count.
    *
-   * @throws IllegalArgumentException with {@link #ERR_RANK_NEGATIVE} if {@code rank < 0}
+   * @throws IllegalArgumentException if {@code rank < 0}
    */
   public double byRevRank(long rank) {
     return byRank(rank, true);
@@ -797,7 +758,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
 
   private double byRank(long inputRank, boolean reverse) {
     if (inputRank < 0) {
-      throw new IllegalArgumentException(ERR_RANK_NEGATIVE);
+      throw new IllegalArgumentException("rank " + inputRank + " is negative");
     }
     double size = (double) insertedCount();
     double rank = inputRank;
@@ -818,15 +779,14 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * (weights counted in whole observations, floor at the low end and ceiling at the high end); NaN when nothing is
    * merged.
    *
-   * @throws IllegalArgumentException with {@link #ERR_CUT_RANGE} if a cut is outside [0, 1] or NaN, or
-   *     {@link #ERR_CUT_ORDER} unless {@code low < high}
+   * @throws IllegalArgumentException if a cut is outside [0, 1] or NaN, or unless {@code low < high}
    */
   public double trimmedMean(double low, double high) {
     if (!(low >= 0.0 && low <= 1.0 && high >= 0.0 && high <= 1.0)) {
-      throw new IllegalArgumentException(ERR_CUT_RANGE);
+      throw new IllegalArgumentException("cuts " + low + " and " + high + " must be in [0, 1]");
     }
     if (low >= high) {
-      throw new IllegalArgumentException(ERR_CUT_ORDER);
+      throw new IllegalArgumentException("low cut " + low + " is not below high cut " + high);
     }
     compress();
     if (mergedNodes == 0) {
@@ -867,7 +827,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * centroid of {@code other} compressed); {@code other} is unchanged.
    *
    * @throws IllegalArgumentException if {@code other} is this digest
-   * @throws ArithmeticException with {@link #ERR_OVERFLOW} if the total weight would overflow; then this digest holds
+   * @throws ArithmeticException if the total weight would overflow; then this digest holds
    *     the centroids added before the overflow, as RedisBloom's does
    */
   @Override
@@ -878,7 +838,7 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
     }
     TDigest source = other.copy();
     if (!mergeCompressing(source)) {
-      throw new ArithmeticException(ERR_OVERFLOW);
+      throw new ArithmeticException(OVERFLOW);
     }
   }
 
@@ -906,9 +866,8 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
    * @param compression the new digest's compression, or 0 for the largest among the sources (and the destination
    *     unless {@code override}); RedisBloom keeps an existing destination's compression when none is given
    *     without OVERRIDE, which the caller passes here
-   * @throws IllegalArgumentException with {@link #ERR_DESTINATION_ALLOCATION_FAILED} if the new digest cannot be
-   *     allocated
-   * @throws ArithmeticException with {@link #ERR_OVERFLOW} if the total weight would overflow; nothing is returned
+   * @throws FilterTooLargeException if the new digest cannot be allocated
+   * @throws ArithmeticException if the total weight would overflow; nothing is returned
    *     then (sources stay compressed)
    */
   public static TDigest combine(TDigest destination, List<TDigest> sources, long compression, boolean override) {
@@ -921,14 +880,14 @@ public final class TDigest implements Summary, Mergeable<TDigest> {
     }
     TDigest merged = allocate(chosen);
     if (merged == null) {
-      throw new IllegalArgumentException(ERR_DESTINATION_ALLOCATION_FAILED);
+      throw tooLarge(chosen);
     }
     if (destination != null && !override) {
       merged.mergeCompressing(destination);
     }
     for (TDigest source : sources) {
       if (!merged.mergeCompressing(source)) {
-        throw new ArithmeticException(ERR_OVERFLOW);
+        throw new ArithmeticException(OVERFLOW);
       }
     }
     return merged;

@@ -1,6 +1,7 @@
 package io.bloomery.sketch;
 
 import io.bloomery.filter.FilterKind;
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.Summary;
 import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
@@ -87,29 +88,6 @@ public final class TopK implements Summary {
   /** The largest width × depth, and the largest k, that fit in Java arrays. */
   public static final long MAX_CELLS = Integer.MAX_VALUE - 8;
 
-  /** TOPK.RESERVE on an existing key. */
-  public static final String ERR_KEY_EXISTS = "TopK: key already exists";
-  /** k outside [1, 2^32 − 1] or not an integer. */
-  public static final String ERR_INVALID_K = "TopK: invalid k";
-  /** width outside [1, 2^32 − 1] or not an integer. */
-  public static final String ERR_INVALID_WIDTH = "TopK: invalid width";
-  /** depth outside [1, 2^32 − 1] or not an integer. */
-  public static final String ERR_INVALID_DEPTH = "TopK: invalid depth";
-  /** decay outside (0, 1]. */
-  public static final String ERR_INVALID_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'";
-  /** Allocation failure (note RedisBloom's {@code ERR} prefix here). */
-  public static final String ERR_INSUFFICIENT_MEMORY = "ERR Insufficient memory to create topk data structure";
-  /** Missing key. */
-  public static final String ERR_KEY_DOES_NOT_EXIST = "TopK: key does not exist";
-  /** TOPK.LIST with an option other than a prefix of WITHCOUNT. */
-  public static final String ERR_WITHCOUNT_EXPECTED = "WITHCOUNT keyword expected";
-  /**
-   * TOPK.INCRBY increment outside [0, 100000], verbatim: RedisBloom's C line continuation embeds 4 +
-   * 24 spaces, 115 characters in all.
-   */
-  public static final String ERR_INVALID_INCREMENT =
-      "TopK: increment must be an integer greater or equal to 0    "
-          + "                        and smaller or equal to 100,000";
 
   private final int k;
   private final int width;
@@ -141,7 +119,7 @@ public final class TopK implements Summary {
       heapCounts = new int[k];
       heapItems = new byte[k][];
     } catch (OutOfMemoryError e) {
-      throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY, e);
+      throw tooLarge(k, width, depth);
     }
   }
 
@@ -187,9 +165,9 @@ public final class TopK implements Summary {
    * {@code TOPK.RESERVE key k width depth decay}.
    *
    * @param random the decay source; see {@link DecayRandom#glibc(int)} to reproduce RedisBloom
-   * @throws IllegalArgumentException with {@link #ERR_INVALID_K}, {@link #ERR_INVALID_WIDTH},
-   *     {@link #ERR_INVALID_DEPTH}, {@link #ERR_INVALID_DECAY} (checked in that order) or
-   *     {@link #ERR_INSUFFICIENT_MEMORY} (k or width × depth beyond {@link #MAX_CELLS}, or no heap)
+   * @throws IllegalArgumentException if k, width or depth is outside [1, {@link #MAX_PARAMETER}] or decay is
+   *     outside (0, 1]
+   * @throws FilterTooLargeException if k or width × depth is beyond {@link #MAX_CELLS}, or the heap cannot hold them
    */
   public static TopK reserve(long k, long width, long depth, double decay, DecayRandom random) {
     checkParameters(k, width, depth, decay);
@@ -198,21 +176,26 @@ public final class TopK implements Summary {
   }
 
   private static void checkParameters(long k, long width, long depth, double decay) {
-    if (k < 1 || k > MAX_PARAMETER) {
-      throw new IllegalArgumentException(ERR_INVALID_K);
-    }
-    if (width < 1 || width > MAX_PARAMETER) {
-      throw new IllegalArgumentException(ERR_INVALID_WIDTH);
-    }
-    if (depth < 1 || depth > MAX_PARAMETER) {
-      throw new IllegalArgumentException(ERR_INVALID_DEPTH);
-    }
+    checkParameter("k", k);
+    checkParameter("width", width);
+    checkParameter("depth", depth);
     if (!(decay > 0 && decay <= 1)) {
-      throw new IllegalArgumentException(ERR_INVALID_DECAY);
+      throw new IllegalArgumentException("decay " + decay + " is outside (0, 1]");
     }
     if (k > MAX_CELLS || width > MAX_CELLS / depth) { // width * depth can pass 2^63 (each is below 2^32)
-      throw new IllegalArgumentException(ERR_INSUFFICIENT_MEMORY);
+      throw tooLarge(k, width, depth);
     }
+  }
+
+  private static void checkParameter(String name, long value) {
+    if (value < 1 || value > MAX_PARAMETER) {
+      throw new IllegalArgumentException(name + " " + value + " is outside [1, " + MAX_PARAMETER + "]");
+    }
+  }
+
+  private static FilterTooLargeException tooLarge(long k, long width, long depth) {
+    return new FilterTooLargeException("a top-k of k " + k + " over " + width + " × " + depth
+        + " buckets does not fit in this heap (at most " + MAX_CELLS + " of either)");
   }
 
   /** The number of heavy hitters kept. */
@@ -265,12 +248,12 @@ public final class TopK implements Summary {
    * {@code TOPK.INCRBY key item increment}: counts {@code increment} occurrences.
    *
    * @return the expelled item, or {@code null}; as {@link #add(byte[])}
-   * @throws IllegalArgumentException with {@link #ERR_INVALID_INCREMENT} unless increment ∈ [0, 100000]
+   * @throws IllegalArgumentException unless increment ∈ [0, {@value #MAX_INCREMENT}]
    */
   public byte[] incrementBy(byte[] item, long increment) {
     Objects.requireNonNull(item, "item");
     if (increment < 0 || increment > MAX_INCREMENT) {
-      throw new IllegalArgumentException(ERR_INVALID_INCREMENT);
+      throw new IllegalArgumentException("increment " + increment + " is outside [0, " + MAX_INCREMENT + "]");
     }
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
     long heapMin = heapCounts[0] & 0xFFFF_FFFFL;

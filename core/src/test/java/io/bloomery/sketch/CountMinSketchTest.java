@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.filter.IncompatibleFilterException;
 import java.util.HashMap;
 import java.util.List;
@@ -50,7 +51,7 @@ class CountMinSketchTest {
     assertThat(incrementAll(cms)).containsExactly(LARGE * 2, 27L, 34L, 10L);
     assertThat(queryAll(cms)).containsExactly(LARGE * 2, 34L, 34L, 10L);
     List<Long> third = incrementAll(cms);
-    assertThat(third.get(0)).isEqualTo(CountMinSketch.MAX_COUNTER); // server: "CMS: INCRBY overflow"
+    assertThat(third.get(0)).isEqualTo(CountMinSketch.MAX_COUNTER); // the server replies its overflow error
     assertThat(third.subList(1, 4)).containsExactly(44L, 51L, 15L);
     assertThat(queryAll(cms)).containsExactly(LARGE * 2 + 1, 51L, 51L, 15L);
     assertThat(CountMinSketch.MAX_COUNTER).isEqualTo(LARGE * 2 + 1);
@@ -91,31 +92,31 @@ class CountMinSketchTest {
   }
 
   @Test
-  void validationErrorsAreRedisBloomsStrings() {
-    assertThatThrownBy(() -> CountMinSketch.initByDimensions(0, 5)).hasMessage("CMS: invalid width");
-    assertThatThrownBy(() -> CountMinSketch.initByDimensions(5, 0)).hasMessage("CMS: invalid depth");
-    assertThatThrownBy(() -> CountMinSketch.initByDimensions(0, 0)).hasMessage("CMS: invalid width");
+  void invalidArgumentsAreRefusedNamingTheValue() {
+    assertThatThrownBy(() -> CountMinSketch.initByDimensions(0, 5)).hasMessageStartingWith("width ");
+    assertThatThrownBy(() -> CountMinSketch.initByDimensions(5, 0)).hasMessageStartingWith("depth ");
+    assertThatThrownBy(() -> CountMinSketch.initByDimensions(0, 0)).hasMessageStartingWith("width ");
     assertThatThrownBy(() -> CountMinSketch.initByDimensions(100_000_000_000_000L, 100_000_000_000_000L))
-        .hasMessage("CMS: invalid init arguments");
+        .hasMessageStartingWith("dimensions ");
     assertThatThrownBy(() -> CountMinSketch.initByDimensions(1_000_000_000L, 1_000_000_000L))
-        .hasMessage("CMS: Insufficient memory to create the key");
+        .isInstanceOf(FilterTooLargeException.class);
     assertThatThrownBy(() -> CountMinSketch.initByDimensions(2_294_967_296L, 2_294_967_296L))
-        .hasMessage("CMS: Insufficient memory to create the key");
+        .isInstanceOf(FilterTooLargeException.class);
     assertThatThrownBy(() -> CountMinSketch.initByDimensions(8_589_934_592L, 8_589_934_592L))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(0, 0.1)).hasMessage("CMS: invalid overestimation value");
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(1, 0.1)).hasMessage("CMS: invalid overestimation value");
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(Double.NaN, 0.1)).hasMessage("CMS: invalid overestimation value");
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.1, 0)).hasMessage("CMS: invalid prob value");
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.1, 1)).hasMessage("CMS: invalid prob value");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(0, 0.1)).hasMessageStartingWith("error ");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(1, 0.1)).hasMessageStartingWith("error ");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(Double.NaN, 0.1)).hasMessageStartingWith("error ");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.1, 0)).hasMessageStartingWith("probability ");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.1, 1)).hasMessageStartingWith("probability ");
     // float precision: 0.9999999999999999f == 1.0f, so log10f gives depth 0
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.9, 0.9999999999999999)).hasMessage("CMS: invalid init arguments");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.9, 0.9999999999999999)).hasMessageStartingWith("dimensions ");
     // width ceil(2e19) does not fit a signed 64-bit value
-    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.0000000000000000001, 0.9)).hasMessage("CMS: invalid init arguments");
+    assertThatThrownBy(() -> CountMinSketch.initByProbability(0.0000000000000000001, 0.9)).hasMessageStartingWith("dimensions ");
     assertThatThrownBy(() -> CountMinSketch.initByProbability(0.0000000000000001, 0.0000000000000001))
-        .hasMessage("CMS: Insufficient memory to create the key");
+        .isInstanceOf(FilterTooLargeException.class);
     CountMinSketch cms = CountMinSketch.initByDimensions(10, 2);
-    assertThatThrownBy(() -> cms.incrementBy("item", -1)).hasMessage("CMS: Number cannot be negative");
+    assertThatThrownBy(() -> cms.incrementBy("item", -1)).hasMessage("increment -1 is negative");
   }
 
   @Test
@@ -132,9 +133,9 @@ class CountMinSketchTest {
     small3.replaceWithWeightedSum(List.of(small1, small2), null);
     assertThat(small3.count("a")).isEqualTo(42);
     CountMinSketch large = CountMinSketch.initByDimensions(2000, 10);
-    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small2, large), null)).hasMessage("CMS: width/depth is not equal");
-    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(), null)).hasMessage("CMS: Number of keys must be positive");
-    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small1), new long[] {1, 2})).hasMessage("CMS: wrong number of keys/weights");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small2, large), null)).hasMessageStartingWith("a source is ");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(), null)).hasMessage("no sources to merge");
+    assertThatThrownBy(() -> small3.replaceWithWeightedSum(List.of(small1), new long[] {1, 2})).hasMessage("2 weights for 1 sources");
   }
 
   /** test_merge_success: negative weights subtract a sketch merged in before. */
@@ -162,8 +163,8 @@ class CountMinSketchTest {
     }
     cms[6].replaceWithWeightedSum(List.of(cms[3], cms[5]), new long[] {-1, 1});
     assertThat(cms[6].insertedCount()).isEqualTo(200);
-    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[6], cms[3]), new long[] {1, -1})).hasMessage("CMS: MERGE overflow");
-    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[3], cms[6]), new long[] {-1, 1})).hasMessage("CMS: MERGE overflow");
+    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[6], cms[3]), new long[] {1, -1})).hasMessage("the weighted sum leaves the counter or count range");
+    assertThatThrownBy(() -> cms[6].replaceWithWeightedSum(List.of(cms[3], cms[6]), new long[] {-1, 1})).hasMessage("the weighted sum leaves the counter or count range");
     assertThat(cms[6].insertedCount()).isEqualTo(200);
   }
 
@@ -193,7 +194,7 @@ class CountMinSketchTest {
     for (long[] weights : bad) {
       assertThatThrownBy(() -> cms1.replaceWithWeightedSum(List.of(cms1, cms2), weights))
           .isInstanceOf(ArithmeticException.class)
-          .hasMessage("CMS: MERGE overflow");
+          .hasMessage("the weighted sum leaves the counter or count range");
     }
     assertThat(List.of(cms1.insertedCount(), cms1.count("foo"), cms2.insertedCount())).containsExactly(4_000_000_000L, 4_000_000_000L, 4_000_000_000L);
 
@@ -206,7 +207,7 @@ class CountMinSketchTest {
       {-800_000_000_000L, 8_000_000_000L}, {-1, -1}, {-5, -4}
     };
     for (long[] weights : badWeights) {
-      assertThatThrownBy(() -> w1.replaceWithWeightedSum(List.of(w1, w2), weights)).hasMessage("CMS: MERGE overflow");
+      assertThatThrownBy(() -> w1.replaceWithWeightedSum(List.of(w1, w2), weights)).hasMessage("the weighted sum leaves the counter or count range");
     }
     assertThat(List.of(w1.insertedCount(), w1.count("foo"))).containsExactly(4L, 4L);
     w1.replaceWithWeightedSum(List.of(w1, w2), new long[] {-922_337_203_685_477_500L, 922_337_203_685_477_502L});

@@ -3,6 +3,7 @@ package io.bloomery.sketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.format.FilterFormat;
 import java.util.Arrays;
 import java.util.List;
@@ -185,19 +186,21 @@ class TDigestPropertyTest {
   }
 
   @Property(tries = 50, seed = "20261202")
-  void badArgumentsAreRefusedWithRedisBloomsMessagesAndChangeNothing(
+  void badArgumentsAreRefusedInCoresOwnWordsAndChangeNothing(
       @ForAll @DoubleRange(min = 1.01, max = 1e9) double outside) {
     TDigest digest = of(10, new double[] {1, 2, 3});
     byte[] before = FilterFormat.toBytes(digest);
-    assertThatThrownBy(() -> TDigest.create(0)).hasMessage(TDigest.ERR_COMPRESSION_NOT_POSITIVE);
-    assertThatThrownBy(() -> TDigest.create(TDigest.MAX_COMPRESSION + 1)).hasMessage(TDigest.ERR_ALLOCATION_FAILED);
-    assertThatThrownBy(() -> digest.add(Double.NaN)).hasMessage(TDigest.ERR_PARSING_VAL);
-    assertThatThrownBy(() -> digest.add(Double.POSITIVE_INFINITY)).hasMessage(TDigest.ERR_VAL_NOT_FINITE);
-    assertThatThrownBy(() -> digest.quantiles(0.5, outside)).hasMessage(TDigest.ERR_QUANTILE_RANGE);
-    assertThatThrownBy(() -> digest.quantiles(-outside)).hasMessage(TDigest.ERR_QUANTILE_RANGE);
-    assertThatThrownBy(() -> digest.byRank(-1)).hasMessage(TDigest.ERR_RANK_NEGATIVE);
-    assertThatThrownBy(() -> digest.trimmedMean(0, outside)).hasMessage(TDigest.ERR_CUT_RANGE);
-    assertThatThrownBy(() -> digest.trimmedMean(0.5, 0.5)).hasMessage(TDigest.ERR_CUT_ORDER);
+    assertThatThrownBy(() -> TDigest.create(0)).isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("compression 0 is below 1");
+    assertThatThrownBy(() -> TDigest.create(TDigest.MAX_COMPRESSION + 1)).isInstanceOf(FilterTooLargeException.class)
+        .hasMessageContaining("compression " + (TDigest.MAX_COMPRESSION + 1));
+    assertThatThrownBy(() -> digest.add(Double.NaN)).hasMessage("value NaN is not finite");
+    assertThatThrownBy(() -> digest.add(Double.POSITIVE_INFINITY)).hasMessage("value Infinity is not finite");
+    assertThatThrownBy(() -> digest.quantiles(0.5, outside)).hasMessage("fraction " + outside + " is outside [0, 1]");
+    assertThatThrownBy(() -> digest.quantiles(-outside)).hasMessage("fraction " + -outside + " is outside [0, 1]");
+    assertThatThrownBy(() -> digest.byRank(-1)).hasMessage("rank -1 is negative");
+    assertThatThrownBy(() -> digest.trimmedMean(0, outside)).hasMessage("cuts 0.0 and " + outside + " must be in [0, 1]");
+    assertThatThrownBy(() -> digest.trimmedMean(0.5, 0.5)).hasMessage("low cut 0.5 is not below high cut 0.5");
     assertThatThrownBy(() -> digest.mergeFrom(digest)).isInstanceOf(IllegalArgumentException.class);
     assertThat(FilterFormat.toBytes(digest)).isEqualTo(before);
   }

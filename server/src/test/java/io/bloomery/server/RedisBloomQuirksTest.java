@@ -63,6 +63,19 @@ class RedisBloomQuirksTest extends SharedServerTest {
   }
 
   @Test
+  void sketchesTooLargeForTheHeapGetRedisBloomsTexts() {
+    assertThat(c.call("TOPK.RESERVE", "t", "3", "2000000000", "200000000", "1"))
+        .isEqualTo("-ERR Insufficient memory to create topk data structure\r\n");
+    assertThat(c.call("TOPK.RESERVE", "t", "3", "4294967295", "4294967295", "1"))
+        .isEqualTo("-ERR Insufficient memory to create topk data structure\r\n");
+    assertThat(c.call("TOPK.RESERVE", "t", "3", "4294967296", "1", "1")).isEqualTo("-TopK: invalid width\r\n");
+    assertThat(c.call("CMS.INITBYDIM", "c", "4294967296", "4294967296")).isEqualTo("-CMS: invalid init arguments\r\n");
+    assertThat(c.call("TDIGEST.CREATE", "d", "COMPRESSION", "1000000000000"))
+        .isEqualTo("-ERR T-Digest: allocation failed\r\n");
+    assertThat(c.call("EXISTS", "t", "c", "d")).isEqualTo(":0\r\n");
+  }
+
+  @Test
   void reserveValidationOrderAndTexts() {
     assertThat(c.call("BF.RESERVE", "k", "blah", "1000")).isEqualTo("-ERR bad error rate\r\n");
     assertThat(c.call("BF.RESERVE", "k", "7.7", "1000"))

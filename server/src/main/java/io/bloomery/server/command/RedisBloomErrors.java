@@ -6,11 +6,11 @@ import io.bloomery.filter.FilterFullException;
 /**
  * RedisBloom's error replies, verbatim, and the mapping from core's exceptions to them: core says what went wrong in
  * its own words and types ({@link FilterFullException}, {@link DumpRejectedException}, {@code
- * FilterTooLargeException}); the BF.* and CF.* families answer with the text RedisBloom sends for it.
+ * FilterTooLargeException}); the BF, CF, CMS, TOPK and TDIGEST families answer with the text RedisBloom sends for it.
  *
- * <p>RedisBloom sends these texts as given, so many have <b>no</b> {@code ERR } prefix. Sources:
- * {@code src/rebloom.c}, {@code src/sb.c} and {@code src/cf.c} at RedisBloom master {@code b28c29451ad4}
- * (as RedisBloom master b28c29451ad4 replies them). Constants named {@code LEGACY_*} are RedisBloom 2.x texts
+ * <p>RedisBloom sends these texts as given, so many have <b>no</b> {@code ERR } prefix. Sources: {@code src/rebloom.c},
+ * {@code src/sb.c}, {@code src/cf.c}, {@code src/rm_cms.c}, {@code src/rm_topk.c} and {@code src/rm_tdigest.c} at
+ * RedisBloom master {@code b28c29451ad4}. Constants named {@code LEGACY_*} are RedisBloom 2.x texts
  * (Redis Stack 6.2/7.x), kept for servers that imitate that generation.
  */
 public final class RedisBloomErrors {
@@ -77,6 +77,75 @@ public final class RedisBloomErrors {
   public static final String CF_INVALID_HEADER = "Invalid header";
   public static final String CF_COULD_NOT_CREATE_FROM_HEADER = "Couldn't create filter!";
   public static final String CF_COULD_NOT_LOAD_CHUNK = "Couldn't load chunk!";
+
+  // ---- CMS.* (src/rm_cms.c)
+  public static final String CMS_KEY_EXISTS = "CMS: key already exists";
+  public static final String CMS_INVALID_WIDTH = "CMS: invalid width";
+  public static final String CMS_INVALID_DEPTH = "CMS: invalid depth";
+  public static final String CMS_INVALID_OVERESTIMATION = "CMS: invalid overestimation value";
+  public static final String CMS_INVALID_PROB = "CMS: invalid prob value";
+  /** Width × depth overflows, or a dimension computed by INITBYPROB is below 1. */
+  public static final String CMS_INVALID_INIT_ARGUMENTS = "CMS: invalid init arguments";
+  public static final String CMS_INSUFFICIENT_MEMORY = "CMS: Insufficient memory to create the key";
+  public static final String CMS_KEY_DOES_NOT_EXIST = "CMS: key does not exist";
+  public static final String CMS_CANNOT_PARSE_NUMBER = "CMS: Cannot parse number";
+  public static final String CMS_NEGATIVE_NUMBER = "CMS: Number cannot be negative";
+  /** CMS.INCRBY's reply element when the new minimum is the largest counter. */
+  public static final String CMS_INCRBY_OVERFLOW = "CMS: INCRBY overflow";
+  public static final String CMS_INVALID_NUMKEYS = "CMS: invalid numkeys";
+  public static final String CMS_NUMKEYS_NOT_POSITIVE = "CMS: Number of keys must be positive";
+  public static final String CMS_WRONG_NUMBER_OF_KEYS = "CMS: wrong number of keys";
+  public static final String CMS_WRONG_NUMBER_OF_KEYS_WEIGHTS = "CMS: wrong number of keys/weights";
+  public static final String CMS_INVALID_WEIGHT = "CMS: invalid weight value";
+  public static final String CMS_DIMENSIONS_NOT_EQUAL = "CMS: width/depth is not equal";
+  public static final String CMS_MERGE_OVERFLOW = "CMS: MERGE overflow";
+
+  // ---- TOPK.* (src/rm_topk.c)
+  public static final String TOPK_KEY_EXISTS = "TopK: key already exists";
+  public static final String TOPK_INVALID_K = "TopK: invalid k";
+  public static final String TOPK_INVALID_WIDTH = "TopK: invalid width";
+  public static final String TOPK_INVALID_DEPTH = "TopK: invalid depth";
+  public static final String TOPK_INVALID_DECAY = "TopK: invalid decay value. must be '<= 1' & '> 0'";
+  /** Allocation failure (with RedisBloom's {@code ERR} prefix, unlike the other TopK texts). */
+  public static final String TOPK_INSUFFICIENT_MEMORY = "ERR Insufficient memory to create topk data structure";
+  public static final String TOPK_KEY_DOES_NOT_EXIST = "TopK: key does not exist";
+  /** TOPK.LIST with an option other than a prefix of WITHCOUNT. */
+  public static final String TOPK_WITHCOUNT_EXPECTED = "WITHCOUNT keyword expected";
+  /**
+   * TOPK.INCRBY increment outside [0, 100000], verbatim: RedisBloom's C line continuation embeds 4 + 24 spaces, 115
+   * characters in all.
+   */
+  public static final String TOPK_INVALID_INCREMENT =
+      "TopK: increment must be an integer greater or equal to 0    "
+          + "                        and smaller or equal to 100,000";
+
+  // ---- TDIGEST.* (src/rm_tdigest.c), every one with the ERR prefix
+  public static final String TDIGEST_KEY_DOES_NOT_EXIST = "ERR T-Digest: key does not exist";
+  public static final String TDIGEST_KEY_EXISTS = "ERR T-Digest: key already exists";
+  public static final String TDIGEST_PARSING_COMPRESSION = "ERR T-Digest: error parsing compression parameter";
+  public static final String TDIGEST_COMPRESSION_NOT_POSITIVE =
+      "ERR T-Digest: compression parameter needs to be a positive integer";
+  public static final String TDIGEST_WRONG_KEYWORD = "ERR T-Digest: wrong keyword";
+  public static final String TDIGEST_ALLOCATION_FAILED = "ERR T-Digest: allocation failed";
+  public static final String TDIGEST_DESTINATION_ALLOCATION_FAILED =
+      "ERR T-Digest: allocation of destination digest failed";
+  public static final String TDIGEST_PARSING_VAL = "ERR T-Digest: error parsing val parameter";
+  public static final String TDIGEST_VAL_NOT_FINITE = "ERR T-Digest: val parameter needs to be a finite number";
+  public static final String TDIGEST_OVERFLOW = "ERR T-Digest: overflow detected";
+  public static final String TDIGEST_PARSING_NUMKEYS = "ERR T-Digest: error parsing numkeys";
+  public static final String TDIGEST_NUMKEYS_NOT_POSITIVE = "ERR T-Digest: numkeys needs to be a positive integer";
+  public static final String TDIGEST_PARSING_VALUE = "ERR T-Digest: error parsing value";
+  public static final String TDIGEST_PARSING_RANK = "ERR T-Digest: error parsing rank";
+  public static final String TDIGEST_RANK_NEGATIVE = "ERR T-Digest: rank needs to be non negative";
+  public static final String TDIGEST_PARSING_QUANTILE = "ERR T-Digest: error parsing quantile";
+  public static final String TDIGEST_QUANTILE_RANGE = "ERR T-Digest: quantile should be in [0,1]";
+  public static final String TDIGEST_PARSING_CDF = "ERR T-Digest: error parsing cdf";
+  public static final String TDIGEST_PARSING_LOW_CUT = "ERR T-Digest: error parsing low_cut_percentile";
+  public static final String TDIGEST_PARSING_HIGH_CUT = "ERR T-Digest: error parsing high_cut_percentile";
+  public static final String TDIGEST_CUT_RANGE =
+      "ERR T-Digest: low_cut_percentile and high_cut_percentile should be in [0,1]";
+  public static final String TDIGEST_CUT_ORDER =
+      "ERR T-Digest: low_cut_percentile should be lower than high_cut_percentile";
 
   // ---- RedisBloom 2.x texts
   public static final String LEGACY_BF_ERROR_RATE_RANGE = "ERR (0 < error rate range < 1) ";

@@ -6,6 +6,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.hash.MurmurHash2;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
@@ -65,7 +66,7 @@ public final class SketchCommands {
   // ------------------------------------------------------------------------------------------------ CMS
 
   private static CountMinSketch cms(Object value) {
-    return Kinds.required(value, CountMinSketch.class, CountMinSketch.ERR_KEY_DOES_NOT_EXIST);
+    return Kinds.required(value, CountMinSketch.class, RedisBloomErrors.CMS_KEY_DOES_NOT_EXIST);
   }
 
   private static Reply createCms(Invocation inv, java.util.function.Supplier<CountMinSketch> factory,
@@ -73,14 +74,16 @@ public final class SketchCommands {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       if (w.peek(key) != null) {
-        throw new CommandException(CountMinSketch.ERR_KEY_EXISTS);
+        throw new CommandException(RedisBloomErrors.CMS_KEY_EXISTS);
       }
       Memory.admit(inv, cells < 0 ? -1 : cells * 4);
       CountMinSketch s;
       try {
         s = factory.get();
-      } catch (IllegalArgumentException e) {
-        throw new CommandException(e.getMessage());
+      } catch (FilterTooLargeException e) {
+        throw new CommandException(RedisBloomErrors.CMS_INSUFFICIENT_MEMORY);
+      } catch (IllegalArgumentException e) { // width and depth are checked: their product overflows
+        throw new CommandException(RedisBloomErrors.CMS_INVALID_INIT_ARGUMENTS);
       }
       w.put(key, s);
       inv.journalVerbatim(w);
@@ -91,15 +94,15 @@ public final class SketchCommands {
   private static Reply initByDim(Invocation inv) {
     Key key = inv.key(1);
     if (inv.keyspace().read(key) != null) {
-      throw new CommandException(CountMinSketch.ERR_KEY_EXISTS);
+      throw new CommandException(RedisBloomErrors.CMS_KEY_EXISTS);
     }
     Long width = Args.parseLong(inv.arg(2));
     if (width == null || width < 1) {
-      throw new CommandException(CountMinSketch.ERR_INVALID_WIDTH);
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_WIDTH);
     }
     Long depth = Args.parseLong(inv.arg(3));
     if (depth == null || depth < 1) {
-      throw new CommandException(CountMinSketch.ERR_INVALID_DEPTH);
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_DEPTH);
     }
     long cells = width > Long.MAX_VALUE / depth ? -1 : width * depth;
     return createCms(inv, () -> CountMinSketch.initByDimensions(width, depth), cells);
@@ -108,21 +111,21 @@ public final class SketchCommands {
   private static Reply initByProb(Invocation inv) {
     Key key = inv.key(1);
     if (inv.keyspace().read(key) != null) {
-      throw new CommandException(CountMinSketch.ERR_KEY_EXISTS);
+      throw new CommandException(RedisBloomErrors.CMS_KEY_EXISTS);
     }
     Double error = Args.parseDouble(inv.arg(2));
     if (error == null || !(error > 0 && error < 1)) {
-      throw new CommandException(CountMinSketch.ERR_INVALID_OVERESTIMATION);
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_OVERESTIMATION);
     }
     Double prob = Args.parseDouble(inv.arg(3));
     if (prob == null || !(prob > 0 && prob < 1)) {
-      throw new CommandException(CountMinSketch.ERR_INVALID_PROB);
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_PROB);
     }
     long[] dims;
     try {
       dims = CountMinSketch.dimensionsForProbability(error, prob);
-    } catch (IllegalArgumentException e) {
-      throw new CommandException(e.getMessage());
+    } catch (IllegalArgumentException e) { // error and prob are checked: a dimension is below 1 or too large
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_INIT_ARGUMENTS);
     }
     long cells = dims[0] > Long.MAX_VALUE / Math.max(1, dims[1]) ? -1 : dims[0] * dims[1];
     return createCms(inv, () -> CountMinSketch.initByProbability(error, prob), cells);
@@ -139,10 +142,10 @@ public final class SketchCommands {
       for (int i = 0; i < increments.length; i++) {
         Long v = Args.parseLong(inv.arg(3 + 2 * i));
         if (v == null) {
-          throw new CommandException(CountMinSketch.ERR_CANNOT_PARSE_NUMBER);
+          throw new CommandException(RedisBloomErrors.CMS_CANNOT_PARSE_NUMBER);
         }
         if (v < 0) {
-          throw new CommandException(CountMinSketch.ERR_NEGATIVE_NUMBER);
+          throw new CommandException(RedisBloomErrors.CMS_NEGATIVE_NUMBER);
         }
         increments[i] = v;
       }
@@ -150,7 +153,7 @@ public final class SketchCommands {
       List<Reply> out = new ArrayList<>(increments.length);
       for (int i = 0; i < increments.length; i++) {
         long estimate = s.incrementBy(inv.arg(2 + 2 * i), increments[i]);
-        out.add(estimate >= CountMinSketch.MAX_COUNTER ? Reply.error(CountMinSketch.ERR_INCRBY_OVERFLOW)
+        out.add(estimate >= CountMinSketch.MAX_COUNTER ? Reply.error(RedisBloomErrors.CMS_INCRBY_OVERFLOW)
             : Reply.integer(estimate));
       }
       inv.journalVerbatim(w);
@@ -173,28 +176,28 @@ public final class SketchCommands {
     cms(inv.keyspace().read(inv.key(1)));
     Long numKeys = Args.parseLong(inv.arg(2));
     if (numKeys == null) {
-      throw new CommandException(CountMinSketch.ERR_INVALID_NUMKEYS);
+      throw new CommandException(RedisBloomErrors.CMS_INVALID_NUMKEYS);
     }
     if (numKeys < 1) {
-      throw new CommandException(CountMinSketch.ERR_NUMKEYS_NOT_POSITIVE);
+      throw new CommandException(RedisBloomErrors.CMS_NUMKEYS_NOT_POSITIVE);
     }
     int n = (int) Math.min(numKeys, Integer.MAX_VALUE - 8);
     if (inv.argc() < 3L + numKeys) {
-      throw new CommandException(CountMinSketch.ERR_WRONG_NUMBER_OF_KEYS);
+      throw new CommandException(RedisBloomErrors.CMS_WRONG_NUMBER_OF_KEYS);
     }
     long[] weights = null;
     if (inv.argc() > 3 + n) {
       if (!Args.is(inv.arg(3 + n), "WEIGHTS")) {
-        throw new CommandException(CountMinSketch.ERR_WRONG_NUMBER_OF_KEYS);
+        throw new CommandException(RedisBloomErrors.CMS_WRONG_NUMBER_OF_KEYS);
       }
       if (inv.argc() != 4 + 2L * n) {
-        throw new CommandException(CountMinSketch.ERR_WRONG_NUMBER_OF_KEYS_WEIGHTS);
+        throw new CommandException(RedisBloomErrors.CMS_WRONG_NUMBER_OF_KEYS_WEIGHTS);
       }
       weights = new long[n];
       for (int i = 0; i < n; i++) {
         Long v = Args.parseLong(inv.arg(4 + n + i));
         if (v == null) {
-          throw new CommandException(CountMinSketch.ERR_INVALID_WEIGHT);
+          throw new CommandException(RedisBloomErrors.CMS_INVALID_WEIGHT);
         }
         weights[i] = v;
       }
@@ -208,13 +211,17 @@ public final class SketchCommands {
       CountMinSketch dest = cms(w.peek(keys.get(0)));
       List<CountMinSketch> sources = new ArrayList<>(n);
       for (int i = 1; i <= n; i++) {
-        sources.add(cms(w.peek(keys.get(i))));
+        CountMinSketch source = cms(w.peek(keys.get(i)));
+        if (source.width() != dest.width() || source.depth() != dest.depth()) {
+          throw new CommandException(RedisBloomErrors.CMS_DIMENSIONS_NOT_EQUAL);
+        }
+        sources.add(source);
       }
       w.get(keys.get(0));
       try {
         dest.replaceWithWeightedSum(sources, weights);
-      } catch (IllegalArgumentException | ArithmeticException e) {
-        throw new CommandException(e.getMessage());
+      } catch (ArithmeticException e) {
+        throw new CommandException(RedisBloomErrors.CMS_MERGE_OVERFLOW);
       }
       inv.journalVerbatim(w);
     }
@@ -235,7 +242,7 @@ public final class SketchCommands {
   // ------------------------------------------------------------------------------------------------ TOPK
 
   private static TopK topk(Object value) {
-    return Kinds.required(value, TopK.class, TopK.ERR_KEY_DOES_NOT_EXIST);
+    return Kinds.required(value, TopK.class, RedisBloomErrors.TOPK_KEY_DOES_NOT_EXIST);
   }
 
   private static Reply topkReserve(Invocation inv) {
@@ -245,11 +252,11 @@ public final class SketchCommands {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       if (w.peek(key) != null) {
-        throw new CommandException(TopK.ERR_KEY_EXISTS);
+        throw new CommandException(RedisBloomErrors.TOPK_KEY_EXISTS);
       }
       Long k = Args.parseLong(inv.arg(2));
       if (k == null) {
-        throw new CommandException(TopK.ERR_INVALID_K);
+        throw new CommandException(RedisBloomErrors.TOPK_INVALID_K);
       }
       long width = TopK.DEFAULT_WIDTH;
       long depth = TopK.DEFAULT_DEPTH;
@@ -257,33 +264,50 @@ public final class SketchCommands {
       if (inv.argc() == 6) {
         Long wv = Args.parseLong(inv.arg(3));
         if (wv == null) {
-          throw new CommandException(TopK.ERR_INVALID_WIDTH);
+          throw new CommandException(RedisBloomErrors.TOPK_INVALID_WIDTH);
         }
         Long dv = Args.parseLong(inv.arg(4));
         if (dv == null) {
-          throw new CommandException(TopK.ERR_INVALID_DEPTH);
+          throw new CommandException(RedisBloomErrors.TOPK_INVALID_DEPTH);
         }
         Double decayValue = Args.parseDouble(inv.arg(5));
         if (decayValue == null) {
-          throw new CommandException(TopK.ERR_INVALID_DECAY);
+          throw new CommandException(RedisBloomErrors.TOPK_INVALID_DECAY);
         }
         width = wv;
         depth = dv;
         decay = decayValue;
       }
+      checkTopKParameters(k, width, depth, decay);
       if (k >= 1 && width >= 1 && depth >= 1 && width <= TopK.MAX_CELLS / depth) {
         Memory.admit(inv, 8 * width * depth + 16 * k);
       }
       TopK t;
       try {
         t = TopK.reserve(k, width, depth, decay, StateSeededDecay.INSTANCE);
-      } catch (IllegalArgumentException e) {
-        throw new CommandException(e.getMessage());
+      } catch (FilterTooLargeException e) {
+        throw new CommandException(RedisBloomErrors.TOPK_INSUFFICIENT_MEMORY);
       }
       w.put(key, t);
       inv.journalVerbatim(w);
     }
     return Reply.OK;
+  }
+
+  /** TOPK.RESERVE's parameter checks, in RedisBloom's order (core refuses the same values, in its own words). */
+  private static void checkTopKParameters(long k, long width, long depth, double decay) {
+    if (k < 1 || k > TopK.MAX_PARAMETER) {
+      throw new CommandException(RedisBloomErrors.TOPK_INVALID_K);
+    }
+    if (width < 1 || width > TopK.MAX_PARAMETER) {
+      throw new CommandException(RedisBloomErrors.TOPK_INVALID_WIDTH);
+    }
+    if (depth < 1 || depth > TopK.MAX_PARAMETER) {
+      throw new CommandException(RedisBloomErrors.TOPK_INVALID_DEPTH);
+    }
+    if (!(decay > 0 && decay <= 1)) {
+      throw new CommandException(RedisBloomErrors.TOPK_INVALID_DECAY);
+    }
   }
 
   /** Seeds the decay source from the item and the sketch's state (see {@link StateSeededDecay}). */
@@ -316,7 +340,7 @@ public final class SketchCommands {
       for (int i = 2; i + 1 < inv.argc(); i += 2) {
         Long v = Args.parseLong(inv.arg(i + 1));
         if (v == null || v < 0 || v > TopK.MAX_INCREMENT) {
-          out.add(Reply.error(TopK.ERR_INVALID_INCREMENT));
+          out.add(Reply.error(RedisBloomErrors.TOPK_INVALID_INCREMENT));
           break;
         }
         seed(t, inv.arg(i));
@@ -357,7 +381,7 @@ public final class SketchCommands {
     if (inv.argc() == 3) {
       String arg = Args.lower(inv.arg(2));
       if (!"withcount".startsWith(arg)) {
-        throw new CommandException(TopK.ERR_WITHCOUNT_EXPECTED);
+        throw new CommandException(RedisBloomErrors.TOPK_WITHCOUNT_EXPECTED);
       }
       withCount = true;
     }

@@ -6,6 +6,7 @@ import static io.bloomery.server.command.CommandSpec.Flag.READONLY;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
+import io.bloomery.filter.FilterTooLargeException;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
@@ -13,6 +14,7 @@ import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.Invocation;
 import io.bloomery.server.command.Kinds;
 import io.bloomery.server.command.Memory;
+import io.bloomery.server.command.RedisBloomErrors;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.keyspace.ValueType;
@@ -81,13 +83,8 @@ public final class TDigestCommands {
         "Returns information and statistics about a t-digest sketch", TDigestCommands::info);
   }
 
-  /** RedisBloom's error line: {@code ERR} and core's message. */
-  private static CommandException error(String message) {
-    return new CommandException("ERR " + message);
-  }
-
   private static TDigest digest(Object value) {
-    return Kinds.required(value, TDigest.class, "ERR " + TDigest.ERR_KEY_DOES_NOT_EXIST);
+    return Kinds.required(value, TDigest.class, RedisBloomErrors.TDIGEST_KEY_DOES_NOT_EXIST);
   }
 
   private static Reply create(Invocation inv) {
@@ -98,12 +95,12 @@ public final class TDigestCommands {
     try (Keyspace.Write w = inv.write(key)) {
       Object existing = w.peek(key);
       if (existing != null) {
-        throw ValueType.T_DIGEST.holds(existing) ? error(TDigest.ERR_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
+        throw ValueType.T_DIGEST.holds(existing) ? new CommandException(RedisBloomErrors.TDIGEST_KEY_EXISTS) : new CommandException(Errors.WRONGTYPE);
       }
       long compression = TDigest.DEFAULT_COMPRESSION;
       if (inv.argc() == 4) {
         if (Args.indexOf(inv.argv().subList(2, 4), "COMPRESSION") < 0) {
-          throw error(TDigest.ERR_WRONG_KEYWORD);
+          throw new CommandException(RedisBloomErrors.TDIGEST_WRONG_KEYWORD);
         }
         compression = compression(inv.arg(3));
       }
@@ -111,8 +108,8 @@ public final class TDigestCommands {
       TDigest digest;
       try {
         digest = TDigest.create(compression);
-      } catch (IllegalArgumentException e) {
-        throw error(e.getMessage());
+      } catch (FilterTooLargeException e) {
+        throw new CommandException(RedisBloomErrors.TDIGEST_ALLOCATION_FAILED);
       }
       w.put(key, digest);
       inv.journalVerbatim(w);
@@ -124,10 +121,10 @@ public final class TDigestCommands {
   private static long compression(byte[] arg) {
     Long compression = Args.parseLong(arg);
     if (compression == null) {
-      throw error(TDigest.ERR_PARSING_COMPRESSION);
+      throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_COMPRESSION);
     }
     if (compression <= 0) {
-      throw error(TDigest.ERR_COMPRESSION_NOT_POSITIVE);
+      throw new CommandException(RedisBloomErrors.TDIGEST_COMPRESSION_NOT_POSITIVE);
     }
     return compression;
   }
@@ -150,10 +147,10 @@ public final class TDigestCommands {
       for (int i = 0; i < values.length; i++) {
         Double v = Args.parseDouble(inv.arg(2 + i));
         if (v == null) {
-          throw error(TDigest.ERR_PARSING_VAL);
+          throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_VAL);
         }
         if (Double.isInfinite(v)) {
-          throw error(TDigest.ERR_VAL_NOT_FINITE);
+          throw new CommandException(RedisBloomErrors.TDIGEST_VAL_NOT_FINITE);
         }
         values[i] = v;
       }
@@ -165,7 +162,7 @@ public final class TDigestCommands {
           if (i > 0) { // the values before the overflow stay added, as in RedisBloom: journal exactly those
             inv.journal(w, inv.argv().subList(0, 2 + i));
           }
-          throw error(TDigest.ERR_OVERFLOW);
+          throw new CommandException(RedisBloomErrors.TDIGEST_OVERFLOW);
         }
       }
       inv.journalVerbatim(w);
@@ -178,10 +175,10 @@ public final class TDigestCommands {
     Kinds.orNull(inv.keyspace().read(destination), TDigest.class);
     Long numKeys = Args.parseLong(inv.arg(2));
     if (numKeys == null) {
-      throw error(TDigest.ERR_PARSING_NUMKEYS);
+      throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_NUMKEYS);
     }
     if (numKeys <= 0) {
-      throw error(TDigest.ERR_NUMKEYS_NOT_POSITIVE);
+      throw new CommandException(RedisBloomErrors.TDIGEST_NUMKEYS_NOT_POSITIVE);
     }
     if (numKeys > inv.argc() - 3) {
       throw inv.wrongArity();
@@ -198,7 +195,7 @@ public final class TDigestCommands {
     }
     boolean override = Args.indexOf(options, "OVERRIDE") >= 0;
     if (!options.isEmpty() && compressionAt < 0 && !override) {
-      throw error(TDigest.ERR_WRONG_KEYWORD);
+      throw new CommandException(RedisBloomErrors.TDIGEST_WRONG_KEYWORD);
     }
     Set<Key> keys = new LinkedHashSet<>();
     keys.add(destination);
@@ -219,10 +216,10 @@ public final class TDigestCommands {
       TDigest merged;
       try {
         merged = TDigest.combine(existing, sources, compression, override);
-      } catch (IllegalArgumentException e) {
-        throw error(e.getMessage());
+      } catch (FilterTooLargeException e) {
+        throw new CommandException(RedisBloomErrors.TDIGEST_DESTINATION_ALLOCATION_FAILED);
       } catch (ArithmeticException e) {
-        throw error(TDigest.ERR_OVERFLOW);
+        throw new CommandException(RedisBloomErrors.TDIGEST_OVERFLOW);
       }
       w.put(destination, merged);
       inv.journalVerbatim(w);
@@ -265,7 +262,7 @@ public final class TDigestCommands {
     for (int i = 0; i < values.length; i++) {
       Double v = Args.parseDouble(inv.arg(2 + i));
       if (v == null) {
-        throw error(parseError);
+        throw new CommandException(parseError);
       }
       values[i] = v;
     }
@@ -286,10 +283,10 @@ public final class TDigestCommands {
       for (int i = 0; i < fractions.length; i++) {
         Double q = Args.parseDouble(inv.arg(2 + i));
         if (q == null) {
-          throw error(TDigest.ERR_PARSING_QUANTILE);
+          throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_QUANTILE);
         }
         if (q < 0 || q > 1.0) {
-          throw error(TDigest.ERR_QUANTILE_RANGE);
+          throw new CommandException(RedisBloomErrors.TDIGEST_QUANTILE_RANGE);
         }
         fractions[i] = q;
       }
@@ -299,14 +296,14 @@ public final class TDigestCommands {
 
   private static Reply cdf(Invocation inv) {
     return compressing(inv, digest -> {
-      double[] values = doubles(inv, TDigest.ERR_PARSING_CDF);
+      double[] values = doubles(inv, RedisBloomErrors.TDIGEST_PARSING_CDF);
       return doubles(Arrays.stream(values).map(digest::cdf).toArray());
     });
   }
 
   private static Reply rank(Invocation inv, boolean reverse) {
     return compressing(inv, digest -> {
-      double[] values = doubles(inv, TDigest.ERR_PARSING_VALUE);
+      double[] values = doubles(inv, RedisBloomErrors.TDIGEST_PARSING_VALUE);
       List<Reply> out = new ArrayList<>(values.length);
       for (double v : values) {
         out.add(Reply.integer(reverse ? digest.revRank(v) : digest.rank(v)));
@@ -321,10 +318,10 @@ public final class TDigestCommands {
       for (int i = 0; i < ranks.length; i++) {
         Long rank = Args.parseLong(inv.arg(2 + i));
         if (rank == null) {
-          throw error(TDigest.ERR_PARSING_RANK);
+          throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_RANK);
         }
         if (rank < 0) {
-          throw error(TDigest.ERR_RANK_NEGATIVE);
+          throw new CommandException(RedisBloomErrors.TDIGEST_RANK_NEGATIVE);
         }
         ranks[i] = rank;
       }
@@ -340,17 +337,19 @@ public final class TDigestCommands {
     return compressing(inv, digest -> {
       Double low = Args.parseDouble(inv.arg(2));
       if (low == null) {
-        throw error(TDigest.ERR_PARSING_LOW_CUT);
+        throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_LOW_CUT);
       }
       Double high = Args.parseDouble(inv.arg(3));
       if (high == null) {
-        throw error(TDigest.ERR_PARSING_HIGH_CUT);
+        throw new CommandException(RedisBloomErrors.TDIGEST_PARSING_HIGH_CUT);
       }
-      try {
-        return Reply.of(digest.trimmedMean(low, high));
-      } catch (IllegalArgumentException e) {
-        throw error(e.getMessage());
+      if (!(low >= 0.0 && low <= 1.0 && high >= 0.0 && high <= 1.0)) {
+        throw new CommandException(RedisBloomErrors.TDIGEST_CUT_RANGE);
       }
+      if (low >= high) {
+        throw new CommandException(RedisBloomErrors.TDIGEST_CUT_ORDER);
+      }
+      return Reply.of(digest.trimmedMean(low, high));
     });
   }
 

@@ -20,7 +20,7 @@ import redis.clients.jedis.Jedis;
  * The GUARD.* benchmark of docs/BENCHMARKS.md, one run, printed (never asserted):
  *
  * <pre>
- * mvn -B -q -pl server -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+ * mvn -B -q -o -pl bench -am test -Dtest=GuardWireBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dbloomery.guardwire.bench=true [-Dbloomery.guardwire.rows=200000] [-Dbloomery.guardwire.parts=a,b,f,c,l] \
  *     [-Dbloomery.guardwire.connections=1,4] [-Dbloomery.guardwire.adds=200] [-Dbloomery.guardwire.warmups=3] \
  *     [-Dbloomery.guardwire.jfr=FILE] [-Dbloomery.guardwire.perf=FILE] \
