@@ -2,9 +2,12 @@ package io.bloomery.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * valkey-bloom's BF.INSERT options (VALIDATESCALETO, TIGHTENING, SEED) and BF.INFO MAXSCALEDCAPACITY, with the
@@ -64,6 +67,26 @@ class ValkeyDialectTest extends SharedServerTest {
     assertThat(c.call("BF.INSERT", "fp", "CAPACITY", "100", "EXPANSION", "1", "VALIDATESCALETO", "101600",
         "ITEMS", "x", "y")).isEqualTo("*2\r\n:1\r\n:1\r\n");
     assertThat(c.call("BF.EXISTS", "fp", "y")).isEqualTo(":1\r\n");
+  }
+
+  @Test
+  void journalReplaysTheDialectsCommands(@TempDir Path dir) throws Exception {
+    String[] args = {"--port", "0", "--http-port", "0", "--dir", dir.toString(), "--appendfsync", "always"};
+    String info;
+    try (BloomeryServer s = BloomeryServer.start(ServerConfig.parse(Map.of(), args));
+        RawClient raw = new RawClient(s.port())) {
+      assertThat(raw.call("BF.INSERT", "v", "CAPACITY", "50", "EXPANSION", "4", "VALIDATESCALETO", "1000"))
+          .isEqualTo("*0\r\n");
+      assertThat(raw.call("BF.INSERT", "v", "TIGHTENING", "0.5", "VALIDATESCALETO", "1000", "ITEMS", "a", "b"))
+          .isEqualTo("*2\r\n:1\r\n:1\r\n");
+      info = raw.call("BF.INFO", "v");
+    }
+    try (BloomeryServer s = BloomeryServer.start(ServerConfig.parse(Map.of(), args));
+        RawClient raw = new RawClient(s.port())) {
+      assertThat(raw.call("BF.INFO", "v")).isEqualTo(info).contains(":50\r\n");
+      assertThat(raw.call("BF.MEXISTS", "v", "a", "b")).isEqualTo("*2\r\n:1\r\n:1\r\n");
+      assertThat(raw.call("BF.INFO", "v", "EXPANSION")).isEqualTo("*1\r\n:4\r\n");
+    }
   }
 
   @Test
