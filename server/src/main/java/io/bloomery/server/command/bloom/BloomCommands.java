@@ -390,11 +390,24 @@ public final class BloomCommands {
     boolean noCreate = false;
     boolean nonScaling = false;
     int items = -1;
+    long scaleTo = -1;
+    boolean valkey = false; // a valkey-bloom option makes this valkey-bloom's BF.INSERT, where ITEMS is optional
     int i = 2;
     while (i < inv.argc()) {
       String opt = Args.lower(inv.arg(i));
       char c = opt.isEmpty() ? '\0' : opt.charAt(0);
-      if (c == 'i') {
+      if (ValkeyDialect.NAMES.contains(opt)) {
+        valkey = true;
+        if (i + 1 >= inv.argc()) {
+          throw inv.wrongArity();
+        }
+        if (opt.equals("validatescaleto")) {
+          scaleTo = ValkeyDialect.scaleTo(inv.arg(i + 1));
+        } else {
+          ValkeyDialect.check(opt, inv.arg(i + 1));
+        }
+        i += 2;
+      } else if (c == 'i') {
         items = i + 1;
         break;
       } else if (c == 'e' && opt.length() > 1 && opt.charAt(1) == 'r') {
@@ -437,11 +450,20 @@ public final class BloomCommands {
         throw new CommandException(RedisBloomErrors.UNKNOWN_ARGUMENT);
       }
     }
-    if (items < 0 || items >= inv.argc()) {
+    if (items < 0 && valkey) {
+      items = inv.argc();
+    } else if (items < 0 || items >= inv.argc()) {
       throw inv.wrongArity();
     }
     if (expansion == 0) {
       nonScaling = true;
+    }
+    if (scaleTo >= 0) {
+      if (nonScaling) {
+        throw new CommandException(ValkeyDialect.NONSCALING_AND_VALIDATESCALETO);
+      }
+      ValkeyDialect.validateScaleTo(capacity, rate, scaleTo, ScalableBloomFilter.ERROR_TIGHTENING_RATIO,
+          expansion);
     }
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
@@ -495,7 +517,16 @@ public final class BloomCommands {
     if (inv.argc() == 2) {
       return Reply.map(all);
     }
-    String field = switch (Args.lower(inv.arg(2))) {
+    String asked = Args.lower(inv.arg(2));
+    if (asked.equals("maxscaledcapacity") || asked.equals("tightening")) {
+      // valkey-bloom's fields of a scaling key, answered as valkey-bloom does: a plain integer or double
+      long max = maxScaledCapacity(f);
+      if (max < 0) {
+        throw new CommandException(RedisBloomErrors.BF_INVALID_INFO_VALUE);
+      }
+      return asked.equals("tightening") ? Reply.of(ScalableBloomFilter.ERROR_TIGHTENING_RATIO) : Reply.integer(max);
+    }
+    String field = switch (asked) {
       case "capacity" -> "Capacity";
       case "size" -> "Size";
       case "filters" -> "Number of filters";
@@ -509,6 +540,29 @@ public final class BloomCommands {
       return Reply.map(one);
     }
     return Reply.arrayOf(Reply.of(all.get(field)));
+  }
+
+  /**
+   * valkey-bloom's {@code MAXSCALEDCAPACITY} of a scaling key ({@link ValkeyDialect}) from its first layer's capacity,
+   * its error rate and expansion; -1 for a key that does not scale (valkey-bloom has no such field for it).
+   */
+  private static long maxScaledCapacity(MembershipFilter f) {
+    double tightening = ScalableBloomFilter.ERROR_TIGHTENING_RATIO;
+    return switch (ValueType.of(f)) {
+      case SCALABLE_BLOOM -> {
+        ScalableBloomFilter s = (ScalableBloomFilter) f;
+        ScalableBloomFilter.Layer first = s.layers().getFirst();
+        yield s.isScaling()
+            ? ValkeyDialect.maxScaledCapacity(first.capacity(), first.errorRate() / tightening, tightening, s.growth())
+            : -1;
+      }
+      case SCALABLE_BLOCKED_BLOOM -> {
+        ScalableBlockedBloomFilter s = (ScalableBlockedBloomFilter) f;
+        yield ValkeyDialect.maxScaledCapacity(s.layers().getFirst().capacity(), s.errorRate(), tightening,
+            s.expansion());
+      }
+      default -> -1;
+    };
   }
 
   private static Reply card(Invocation inv) {
