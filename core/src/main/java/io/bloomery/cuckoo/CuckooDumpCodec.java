@@ -59,8 +59,6 @@ final class CuckooDumpCodec {
     }
   };
 
-  /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
-  static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
   /** The CF header. */
   static final int CF_HEADER_BYTES = 38;
 
@@ -88,12 +86,12 @@ final class CuckooDumpCodec {
         if (offset < table.slots) {
           long start;
           long length;
-          if (table.slots <= MAX_CHUNK_BYTES) {
+          if (table.slots <= KindAccess.MAX_DUMP_CHUNK_BYTES) {
             start = 0;
             length = table.slots;
           } else {
             start = offset;
-            length = Math.min(MAX_CHUNK_BYTES, table.slots - offset);
+            length = Math.min(KindAccess.MAX_DUMP_CHUNK_BYTES, table.slots - offset);
           }
           byte[] data = new byte[(int) length];
           table.copyOut(start, data, 0, data.length);

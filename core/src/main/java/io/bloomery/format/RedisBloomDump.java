@@ -47,7 +47,7 @@ public final class RedisBloomDump {
    * ScalableDumpCodec and CuckooDumpCodec), reached through io.bloomery.internal.KindAccess; this class is its API. */
 
   /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
-  public static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
+  public static final int MAX_CHUNK_BYTES = KindAccess.MAX_DUMP_CHUNK_BYTES;
   /** Fixed part of the BF header. */
   public static final int BF_HEADER_BYTES = 20;
   /** Per-layer part of the BF header. */

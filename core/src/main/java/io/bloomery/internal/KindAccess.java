@@ -209,6 +209,9 @@ public final class KindAccess {
     void compress(D digest);
   }
 
+  /** RedisBloom's {@code MAX_SCANDUMP_SIZE}: the most data bytes one SCANDUMP reply carries, for every kind. */
+  public static final int MAX_DUMP_CHUNK_BYTES = 16 * 1024 * 1024;
+
   /** One SCANDUMP reply as the codec produces it: the next iterator and the data. */
   public record DumpChunk(long iterator, byte[] data) {}
 

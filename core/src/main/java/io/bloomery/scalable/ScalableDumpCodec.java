@@ -58,8 +58,6 @@ final class ScalableDumpCodec {
       }
       };
 
-  /** {@code MAX_SCANDUMP_SIZE}: the largest chunk SCANDUMP returns. */
-  static final int MAX_CHUNK_BYTES = 16 * 1024 * 1024;
   /** Fixed part of the BF header. */
   static final int BF_HEADER_BYTES = 20;
   /** Per-layer part of the BF header. */
@@ -79,7 +77,7 @@ final class ScalableDumpCodec {
         return new DumpChunk(0, new byte[0]);
       }
       BloomLayer layer = layers[position.index];
-      long length = Math.min(MAX_CHUNK_BYTES, layer.bytes - position.offset);
+      long length = Math.min(KindAccess.MAX_DUMP_CHUNK_BYTES, layer.bytes - position.offset);
       byte[] data = new byte[(int) length];
       for (int i = 0; i < data.length; i++) {
         data[i] = layer.byteAt(position.offset + i);

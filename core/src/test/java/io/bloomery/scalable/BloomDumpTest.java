@@ -35,7 +35,7 @@ class BloomDumpTest {
 
   @Test
   void theFormatsPublicDumpConstantsAreTheCodecs() {
-    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(ScalableDumpCodec.MAX_CHUNK_BYTES);
+    assertThat(RedisBloomDump.MAX_CHUNK_BYTES).isEqualTo(16 * 1024 * 1024); // RedisBloom's MAX_SCANDUMP_SIZE
     assertThat(RedisBloomDump.BF_HEADER_BYTES).isEqualTo(ScalableDumpCodec.BF_HEADER_BYTES);
     assertThat(RedisBloomDump.BF_LINK_BYTES).isEqualTo(ScalableDumpCodec.BF_LINK_BYTES);
   }
