@@ -52,6 +52,7 @@ public final class ClientState {
   private long chainedNanos;
   private boolean chaining;
   private volatile Runnable killer = () -> {};
+  private volatile Monitors.Sink monitorSink;
   private boolean closeAfterReply;
   /** Wrong passwords since the connection last authenticated; the connection's thread only. */
   private int authFailures;
@@ -206,6 +207,15 @@ public final class ClientState {
 
   public void killer(Runnable action) {
     this.killer = action;
+  }
+
+  /** Where this connection takes MONITOR lines; {@code null} where it cannot monitor (recovery, in-process). */
+  public Monitors.Sink monitorSink() {
+    return monitorSink;
+  }
+
+  public void monitorSink(Monitors.Sink sink) {
+    this.monitorSink = sink;
   }
 
   /** Set by QUIT: the connection closes once this reply is written. */

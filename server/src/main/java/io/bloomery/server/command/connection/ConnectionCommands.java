@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
-/** PING ECHO HELLO AUTH SELECT QUIT RESET and CLIENT: what every client library sends on connect. */
+/**
+ * PING ECHO HELLO AUTH SELECT QUIT RESET and CLIENT: what every client library sends on connect; and MONITOR, which
+ * turns the connection into a stream of every command the server runs ({@code state.Monitors}).
+ */
 public final class ConnectionCommands {
   private ConnectionCommands() {}
 
@@ -79,8 +82,11 @@ public final class ConnectionCommands {
         inv -> {
           AclUser defaultUser = inv.server().acl().defaultUser();
           inv.client().reset(defaultUser, defaultUser.openWithoutPassword());
+          inv.server().monitors().remove(inv.client());
           return new Reply.Simple("RESET");
         });
+    t.add("monitor", 1, flags(LOADING, STALE), 0, 0, 0, "server",
+        "Listens for all requests received by the server in real-time.", ConnectionCommands::monitor);
     t.add("client", -2, flags(LOADING, STALE), 0, 0, 0, "connection",
         "A container for client connection commands.", ConnectionCommands::client);
   }
@@ -216,6 +222,22 @@ public final class ConnectionCommands {
         throw new CommandException("ERR Client names cannot contain spaces, newlines or special characters.");
       }
     }
+  }
+
+  /**
+   * MONITOR: from now on the connection is also sent a line per command ({@code state.Monitors}) until RESET, QUIT
+   * or its end; its own commands still run. Refused inside a transaction, as Redis refuses a client that must get one
+   * reply per command.
+   */
+  private static Reply monitor(Invocation inv) {
+    if (!inv.mayDefer()) {
+      throw new CommandException("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    }
+    if (inv.client().monitorSink() == null) {
+      throw new CommandException("ERR MONITOR needs a network connection");
+    }
+    inv.server().monitors().add(inv.client());
+    return Reply.OK;
   }
 
   private static Reply client(Invocation inv) {
