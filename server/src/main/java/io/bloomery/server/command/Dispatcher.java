@@ -152,7 +152,8 @@ public final class Dispatcher implements CommandReplayer {
     }
     Reply reply;
     try {
-      reply = spec.handler().run(inv);
+      reply = inv.client().noTouch() ? server.keyspace().withoutTouching(() -> spec.handler().run(inv))
+          : spec.handler().run(inv);
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
     } catch (FilterFullException e) {

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -134,6 +135,38 @@ public final class Keyspace implements SnapshotSource {
     return lruClock(clock.getAsLong());
   }
 
+  /** Set on a thread while it runs a command of a CLIENT NO-TOUCH connection ({@link #withoutTouching}). */
+  private static final ThreadLocal<boolean[]> NOT_TOUCHING = ThreadLocal.withInitial(() -> new boolean[1]);
+  /** Threads inside {@link #withoutTouching} now: while 0, no access needs to look at the thread-local. */
+  private final AtomicInteger notTouching = new AtomicInteger();
+
+  /**
+   * Runs {@code body} (one command of a {@code CLIENT NO-TOUCH} connection) on this thread without any of its
+   * reads or writes counting as an access of a key ({@link #idleSeconds} unchanged), as Redis's {@code
+   * CLIENT_NO_TOUCH}.
+   */
+  public <T> T withoutTouching(java.util.function.Supplier<T> body) {
+    boolean[] flag = NOT_TOUCHING.get();
+    if (flag[0]) {
+      return body.get();
+    }
+    notTouching.incrementAndGet();
+    flag[0] = true;
+    try {
+      return body.get();
+    } finally {
+      flag[0] = false;
+      notTouching.decrementAndGet();
+    }
+  }
+
+  /** Counts an access of {@code e} now, unless this thread runs a NO-TOUCH command. */
+  private void accessed(Entry e) {
+    if (notTouching.get() == 0 || !NOT_TOUCHING.get()[0]) {
+      e.touch(lruNow());
+    }
+  }
+
   /** The clients' {@code WATCH}ed keys, which every change of a key here touches. */
   public Watches watches() {
     return watches;
@@ -177,7 +210,7 @@ public final class Keyspace implements SnapshotSource {
     if (e == null || e.expired(this)) {
       return null;
     }
-    e.touch(lruNow());
+    accessed(e);
     return e.value;
   }
 
@@ -480,7 +513,7 @@ public final class Keyspace implements SnapshotSource {
         return null;
       }
       if (e != null) {
-        e.touch(lruNow());
+        accessed(e);
       }
       return e;
     }

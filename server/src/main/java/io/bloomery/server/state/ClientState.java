@@ -53,6 +53,8 @@ public final class ClientState {
   private boolean chaining;
   private volatile Runnable killer = () -> {};
   private volatile Monitors.Sink monitorSink;
+  /** CLIENT NO-TOUCH: the connection's commands leave the keys' idle times alone; its own thread only. */
+  private boolean noTouch;
   private boolean closeAfterReply;
   /** Wrong passwords since the connection last authenticated; the connection's thread only. */
   private int authFailures;
@@ -209,6 +211,15 @@ public final class ClientState {
     this.killer = action;
   }
 
+  /** Whether CLIENT NO-TOUCH is on: the connection's commands do not count as accesses of the keys they read. */
+  public boolean noTouch() {
+    return noTouch;
+  }
+
+  public void noTouch(boolean on) {
+    this.noTouch = on;
+  }
+
   /** Where this connection takes MONITOR lines; {@code null} where it cannot monitor (recovery, in-process). */
   public Monitors.Sink monitorSink() {
     return monitorSink;
@@ -281,12 +292,13 @@ public final class ClientState {
 
   /**
    * RESET: back to a fresh connection's state (the default user, protocol 2, no name, no transaction, no watched
-   * keys, authentication kept off unless the default user needs no password).
+   * keys, NO-TOUCH off, authentication kept off unless the default user needs no password).
    */
   public void reset(AclUser defaultUser, boolean authenticatedWithoutPassword) {
     user = defaultUser;
     protocol = 2;
     name = "";
+    noTouch = false;
     queued = null;
     transactionFailed = false;
     unwatchAll();

@@ -309,8 +309,19 @@ public final class ConnectionCommands {
       case "kill" -> {
         return kill(inv);
       }
-      case "no-evict", "no-touch" -> {
+      case "no-evict" -> {
         requireArgs(inv, 3, "client|" + sub);
+        return Reply.OK;
+      }
+      case "no-touch" -> {
+        requireArgs(inv, 3, "client|" + sub);
+        if (Args.is(inv.arg(2), "ON")) {
+          inv.client().noTouch(true);
+        } else if (Args.is(inv.arg(2), "OFF")) {
+          inv.client().noTouch(false);
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
         return Reply.OK;
       }
       case "help" -> {
