@@ -166,26 +166,57 @@ class MigrateTest {
   }
 
   @Test
-  void aSilentTargetTimesOutWithoutBlockingOtherClients() throws Exception {
+  void aSilentTargetHoldsOnlyItsOwnClient() throws Exception {
     CompletableFuture<Void> release = new CompletableFuture<>();
-    try (ServerSocket silent = fakeTarget(s -> {
-      release.join();
-      close(s);
-    })) {
+    try (ServerSocket silent = heldTarget(release, "")) {
       src.call("BF.ADD", "k", "a");
-      // timeout 0 means 1000 ms, as in Redis; the server runs one event loop, shared by both clients
-      src.send(RawClient.encode("MIGRATE", "127.0.0.1", Integer.toString(silent.getLocalPort()), "k", "0", "0"));
-      long start = System.nanoTime();
+      // the server runs one event loop, shared by both clients; the MIGRATE cannot end before the target is released
+      src.send(RawClient.encode("MIGRATE", "127.0.0.1", Integer.toString(silent.getLocalPort()), "k", "0", "60000"));
       try (RawClient other = new RawClient(source.port())) {
         assertThat(other.call("PING")).isEqualTo("+PONG\r\n");
-        assertThat(other.call("BF.EXISTS", "k", "a")).isEqualTo(":1\r\n");
-        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(900));
+        assertThat(other.call("BF.ADD", "k", "b")).isEqualTo(":1\r\n");
       }
+      release.complete(null);
       assertThat(src.reply()).isEqualTo("-IOERR error or timeout reading to target instance\r\n");
-      assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(900));
       assertThat(src.call("EXISTS", "k")).isEqualTo(":1\r\n");
-      assertThat(migrate(silent.getLocalPort(), "k", "0", "-5"))
-          .isEqualTo("-IOERR error or timeout reading to target instance\r\n");
+    } finally {
+      release.complete(null);
+    }
+  }
+
+  @Test
+  void aKeyChangedLocallyWhileInTransitIsKept() throws Exception {
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    try (ServerSocket slow = heldTarget(release, "+OK\r\n+OK\r\n+OK\r\n")) { // SELECT, two RESTOREs
+      src.call("BF.ADD", "changed", "a");
+      src.call("BF.ADD", "unchanged", "a");
+      src.send(RawClient.encode("MIGRATE", "127.0.0.1", Integer.toString(slow.getLocalPort()), "", "0", "60000",
+          "KEYS", "changed", "unchanged"));
+      try (RawClient other = new RawClient(source.port())) {
+        assertThat(other.call("BF.ADD", "changed", "b")).isEqualTo(":1\r\n");
+      }
+      release.complete(null);
+      assertThat(src.reply()).isEqualTo("-ERR MIGRATE kept 1 key(s) that changed locally while in transit: the "
+          + "target holds the value as it was dumped\r\n");
+      assertThat(src.call("BF.EXISTS", "changed", "b")).isEqualTo(":1\r\n");
+      assertThat(src.call("EXISTS", "unchanged")).isEqualTo(":0\r\n");
+    } finally {
+      release.complete(null);
+    }
+  }
+
+  @Test
+  void aTimeoutOfZeroOrLessMeansOneSecond() throws Exception {
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    try (ServerSocket silent = heldTarget(release, "")) {
+      src.call("BF.ADD", "k", "a");
+      for (String timeout : new String[] {"0", "-5"}) {
+        long start = System.nanoTime();
+        assertThat(migrate(silent.getLocalPort(), "k", "0", timeout))
+            .isEqualTo("-IOERR error or timeout reading to target instance\r\n");
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1000));
+      }
+      assertThat(src.call("EXISTS", "k")).isEqualTo(":1\r\n");
     } finally {
       release.complete(null);
     }
@@ -193,22 +224,9 @@ class MigrateTest {
 
   @Test
   void aTargetAnsweringGarbageLeavesTheKey() throws Exception {
-    try (ServerSocket garbage = fakeTarget(s -> {
-      try (s) {
-        s.getOutputStream().write("\u0000\u0001junk without an end".getBytes(StandardCharsets.ISO_8859_1));
-        s.shutdownOutput();
-        drain(s.getInputStream());
-      } catch (IOException e) {
-        // the client went away
-      }
-    }); ServerSocket erring = fakeTarget(s -> {
-      try (s) {
-        s.getOutputStream().write("-WEIRD thing\r\n+OK\r\n-SECOND\r\n".getBytes(StandardCharsets.ISO_8859_1));
-        drain(s.getInputStream());
-      } catch (IOException e) {
-        // the client went away
-      }
-    })) {
+    CompletableFuture<Void> now = CompletableFuture.completedFuture(null);
+    try (ServerSocket garbage = heldTarget(now, "\u0000\u0001junk without an end");
+        ServerSocket erring = heldTarget(now, "-WEIRD thing\r\n+OK\r\n-SECOND\r\n")) {
       src.call("BF.ADD", "k", "a");
       assertThat(migrate(garbage.getLocalPort(), "k", "0", "1000"))
           .isEqualTo("-IOERR error or timeout reading to target instance\r\n");
@@ -218,18 +236,27 @@ class MigrateTest {
     }
   }
 
+  /**
+   * A fake target that says nothing until {@code release} completes, then sends {@code reply}, ends its output and
+   * reads whatever the source still sends until the source hangs up.
+   */
+  private static ServerSocket heldTarget(CompletableFuture<Void> release, String reply) throws IOException {
+    return fakeTarget(s -> {
+      try (s) {
+        release.join();
+        s.getOutputStream().write(reply.getBytes(StandardCharsets.ISO_8859_1));
+        s.shutdownOutput();
+        drain(s.getInputStream());
+      } catch (IOException e) {
+        // the source went away
+      }
+    });
+  }
+
   private static void drain(InputStream in) throws IOException {
     byte[] buf = new byte[8192];
     while (in.read(buf) >= 0) {
       // discard what the source sends
-    }
-  }
-
-  private static void close(Socket s) {
-    try {
-      s.close();
-    } catch (IOException e) {
-      // already gone
     }
   }
 
