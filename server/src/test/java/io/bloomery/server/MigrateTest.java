@@ -136,6 +136,22 @@ class MigrateTest {
   }
 
   @Test
+  void aclKeyPatternsCoverTheKeysAfterKeys() {
+    assertThat(src.call("ACL", "SETUSER", "mover", "on", ">pw", "~allowed:*", "+@all")).isEqualTo("+OK\r\n");
+    try (RawClient mover = new RawClient(source.port())) {
+      src.call("BF.ADD", "secret", "a");
+      assertThat(mover.call("AUTH", "mover", "pw")).isEqualTo("+OK\r\n");
+      assertThat(mover.call("MIGRATE", "127.0.0.1", Integer.toString(target.port()), "", "0", "5000", "KEYS",
+          "allowed:a", "secret")).isEqualTo("-NOPERM No permissions to access a key\r\n");
+      assertThat(mover.call("MIGRATE", "127.0.0.1", Integer.toString(target.port()), "", "0", "5000", "KEYS",
+          "allowed:a")).isEqualTo("+NOKEY\r\n");
+      assertThat(src.call("EXISTS", "secret")).isEqualTo(":1\r\n");
+    } finally {
+      src.call("ACL", "DELUSER", "mover");
+    }
+  }
+
+  @Test
   void anUnreachableTargetIsAnIoErrorAndTheKeyStays() throws IOException {
     int closed;
     try (ServerSocket s = new ServerSocket(0)) {

@@ -360,7 +360,8 @@ public final class Dispatcher implements CommandReplayer {
     if (user == null || user.unrestricted()) {
       return null;
     }
-    return server.acl().check(user, spec.name(), argv, spec.firstKey(), spec.lastKey(), spec.keyStep(), context,
+    int firstKey = spec.has(CommandSpec.Flag.MOVABLEKEYS) ? 0 : spec.firstKey(); // the handler checks its keys
+    return server.acl().check(user, spec.name(), argv, firstKey, spec.lastKey(), spec.keyStep(), context,
         client::info);
   }
 

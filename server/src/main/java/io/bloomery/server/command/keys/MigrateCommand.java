@@ -1,5 +1,6 @@
 package io.bloomery.server.command.keys;
 
+import static io.bloomery.server.command.CommandSpec.Flag.MOVABLEKEYS;
 import static io.bloomery.server.command.CommandSpec.Flag.NOMULTI;
 import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
@@ -71,7 +72,7 @@ public final class MigrateCommand {
 
   /** Adds MIGRATE to {@code t}. */
   public static void register(CommandTable t) {
-    t.add("migrate", -6, flags(WRITE, NOMULTI), 3, 3, 1, "keyspace",
+    t.add("migrate", -6, flags(WRITE, NOMULTI, MOVABLEKEYS), 3, 3, 1, "keyspace",
         "Atomically transfers a key from one Redis instance to another.", MigrateCommand::migrate);
   }
 
@@ -116,15 +117,13 @@ public final class MigrateCommand {
         throw new CommandException(Errors.SYNTAX);
       }
     }
+    checkKeyPermissions(inv, firstKey, firstKey == 3 ? 3 : -1);
     Long timeoutArg = Args.parseLong(inv.arg(5));
     Long dbid = Args.parseLong(inv.arg(4));
     if (timeoutArg == null || dbid == null) {
       throw new CommandException(Errors.NOT_INTEGER);
     }
     long timeout = timeoutArg <= 0 ? 1000 : timeoutArg;
-    if (firstKey != 3) {
-      checkKeyPermissions(inv, firstKey);
-    }
     List<Moving> moving = new ArrayList<>();
     long now = inv.keyspace().now();
     for (int j = 0; j < numKeys; j++) {
@@ -183,13 +182,16 @@ public final class MigrateCommand {
     }
   }
 
-  /** The ACL key check of the keys after {@code KEYS}, which the table's key range does not cover. */
-  private static void checkKeyPermissions(Invocation inv, int firstKey) {
+  /**
+   * The ACL key check of the keys it moves, {@code firstKey} to {@code lastKey} (-1: the last argument): the key
+   * argument, or those after {@code KEYS} (MIGRATE is {@code movablekeys}, the dispatcher checks no key of it).
+   */
+  private static void checkKeyPermissions(Invocation inv, int firstKey, int lastKey) {
     AclUser user = inv.client().user();
     if (user == null || user.unrestricted() || firstKey >= inv.argc()) {
       return;
     }
-    String denied = inv.server().acl().check(user, "migrate", inv.argv(), firstKey, -1, 1, "toplevel",
+    String denied = inv.server().acl().check(user, "migrate", inv.argv(), firstKey, lastKey, 1, "toplevel",
         inv.client()::info);
     if (denied != null) {
       throw new CommandException(denied);
