@@ -68,6 +68,7 @@ class MonitorTest extends SharedServerTest {
       assertThat(monitor.call("MONITOR")).isEqualTo("+OK\r\n");
       c.call("PING");
       assertThat(monitor.reply()).matches(line(c, "\"PING\""));
+      assertThat(c.call("CLIENT", "LIST")).containsPattern(":" + monitor.localPort() + " .* flags=O .* cmd=monitor ");
       assertThat(monitor.call("RESET")).isEqualTo("+RESET\r\n");
       c.call("BF.ADD", "after", "reset");
       assertThat(monitor.call("DBSIZE")).startsWith(":"); // no monitor line before its reply any more

@@ -53,6 +53,8 @@ public final class ClientState {
   private boolean chaining;
   private volatile Runnable killer = () -> {};
   private volatile Monitors.Sink monitorSink;
+  /** Whether it is in MONITOR mode (set by {@link Monitors}; CLIENT LIST's flag {@code O}). */
+  volatile boolean monitoring;
   /** CLIENT NO-TOUCH: the connection's commands leave the keys' idle times alone; its own thread only. */
   private boolean noTouch;
   private boolean closeAfterReply;
@@ -311,7 +313,7 @@ public final class ClientState {
     long now = System.currentTimeMillis();
     return "id=" + c.id() + " addr=" + c.address() + " laddr=" + c.localAddress() + " fd=-1 name=" + c.name()
         + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastInteractionMillis()) / 1000
-        + " flags=" + (c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
+        + " flags=" + (c.monitoring ? "O" : c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
         + (c.inTransaction() ? "0" : "-1") + " watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
         + " oll=0 omem=0 tot-mem=0 events=r cmd=" + c.lastCommand() + " user=" + c.userName() + " redir=-1 resp="
         + c.protocol() + " lib-name=" + c.libName() + " lib-ver=" + c.libVersion();

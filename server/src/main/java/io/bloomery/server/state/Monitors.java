@@ -30,12 +30,14 @@ public final class Monitors {
     if (client.monitorSink() == null) {
       throw new IllegalStateException("client " + client.id() + " has no monitor sink");
     }
+    client.monitoring = true;
     monitors.addIfAbsent(client);
   }
 
   /** {@code RESET} or a closed connection: no more lines for {@code client}. */
   public void remove(ClientState client) {
     monitors.remove(client);
+    client.monitoring = false;
   }
 
   /** Whether {@code client} is monitoring. */
