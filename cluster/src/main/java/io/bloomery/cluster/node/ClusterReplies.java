@@ -130,11 +130,14 @@ final class ClusterReplies {
 
   // ------------------------------------------------------------------------------------------------ views
 
-  /** A shard's members, its leader first (the first member while none is known). */
+  /**
+   * A shard's members, its leader first. While none is known (an election), this node if it is a member (it answers
+   * the shard's commands once the election is over, with MOVED if another member won), else the first member.
+   */
   private List<Topology.Node> membersLeaderFirst(Topology t, Topology.Shard shard) {
     String leader = node.leaderOf(shard);
     if (leader == null || !shard.members().contains(leader)) {
-      leader = shard.members().get(0);
+      leader = shard.members().contains(node.me().id()) ? node.me().id() : shard.members().get(0);
     }
     List<Topology.Node> out = new ArrayList<>();
     out.add(t.node(leader));

@@ -43,6 +43,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachine;
@@ -76,6 +77,8 @@ public final class RaftNode implements ClusterNode {
   /** How long a command waits for its shard to have a leader before the client is told the cluster is down. */
   static final Duration LEADER_WAIT = Duration.ofSeconds(5);
   private static final long POLL_MILLIS = 50;
+  /** The shortest Raft election timeout of every group (the longest is twice it). */
+  static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   private static final Set<String> REFUSED = Set.of("multi", "watch", "bf.loadchunk");
 
   private final NodeIdentity me;
@@ -131,7 +134,7 @@ public final class RaftNode implements ClusterNode {
     Path dir = config.dir();
     NodeIdentity me = NodeIdentity.open(dir, host, config.clusterAnnouncePort(), host, config.clusterPort());
     RaftProperties properties = ShardReplica.properties(dir.resolve("raft"), bind, config.clusterPort(),
-        Duration.ofSeconds(1), ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY,
+        ELECTION_TIMEOUT, ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY,
         ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES);
     MetaStateMachine meta = new MetaStateMachine();
     Map<RaftGroupId, ShardStateMachine> shards = new ConcurrentHashMap<>();
@@ -361,13 +364,23 @@ public final class RaftNode implements ClusterNode {
 
   /**
    * The node id of {@code shard}'s leader: as this node's division knows it when this node is a member, else as the
-   * metadata group last recorded it; {@code null} when unknown (an election).
+   * metadata group last recorded it; {@code null} when unknown: an election, or a leader this node has not heard from
+   * for longer than an election timeout (so that clients wait for its successor here rather than be sent to a
+   * dead node).
    */
   String leaderOf(Topology.Shard shard) {
     RaftServer.Division division = division(shard);
     if (division != null) {
-      RaftPeerId leader = division.getInfo().getLeaderId();
-      return leader == null ? null : leader.toString();
+      DivisionInfo info = division.getInfo();
+      RaftPeerId leader = info.getLeaderId();
+      if (leader == null || info.isCandidate()) {
+        return null;
+      }
+      if (info.isFollower() && info.getRoleInfoProto().getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()
+          > ELECTION_TIMEOUT.toMillis()) {
+        return null; // silent for longer than an election timeout: presumed dead, an election is due
+      }
+      return leader.toString();
     }
     MetaStateMachine.Leader leader = meta.leader(shard.name());
     return leader == null ? null : leader.node();
