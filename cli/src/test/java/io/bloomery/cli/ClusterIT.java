@@ -3,6 +3,7 @@ package io.bloomery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.cluster.slot.HashSlot;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -26,12 +27,13 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * Cluster nodes as real processes ({@code bloomery serve --cluster-enabled yes}) on loopback, made a cluster by
  * {@code bloomery cluster create}, used by cluster clients nobody here wrote (JedisCluster, {@code redis-cli -c}),
- * through a {@code kill -9} of the shard's leader.
+ * through a {@code kill -9} of a shard's leader.
  */
 class ClusterIT {
   @TempDir Path dir;
@@ -45,10 +47,17 @@ class ClusterIT {
     }
   }
 
+  /**
+   * Six nodes, two shards of three: JedisCluster and {@code redis-cli -c} add and check items in keys over every
+   * eighth of the slots; a node answers a key of the other shard with MOVED to that shard's leader; the leader of
+   * the second shard is killed with SIGKILL (so the first shard's nodes learn its successor through the metadata
+   * group), and the same clients keep working with every acknowledged add still there, also on the killed node once
+   * it is back.
+   */
   @Test
   void clusterClientsKeepEveryAcknowledgedAddThroughAKilledLeader() throws Exception {
     List<Integer> ports = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 6; i++) {
       ports.add(freePort());
       busPorts.put(ports.get(i), freePort());
     }
@@ -61,47 +70,68 @@ class ClusterIT {
     String[] addresses = ports.stream().map(p -> "127.0.0.1:" + p).toArray(String[]::new);
     Run created = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
     assertThat(created.status()).as(created.toString()).isZero();
-    assertThat(created.out()).contains("3 nodes, 1 shard(s) of 3 members").contains("myself,master");
+    assertThat(created.out()).contains("6 nodes, 2 shard(s) of 3 members").contains("myself,master");
     Run again = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
     assertThat(again.status()).isEqualTo(1);
     assertThat(again.err()).contains("is already in a cluster");
+    Run status = cli("cluster", "status", addresses[5]);
+    assertThat(status.status()).as(status.toString()).isZero();
+    assertThat(status.out()).contains("cluster_state:ok shards:2 nodes:6").contains("slots 0-8191")
+        .contains("slots 8192-16383").contains("leader").contains("follower").contains("applied ");
 
     Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports.get(1)));
     Map<String, String> acknowledged = new LinkedHashMap<>();
+    String secondShardKey = null;
     try (JedisCluster cluster = new JedisCluster(seeds, DefaultJedisClientConfig.builder().socketTimeoutMillis(10_000)
         .build(), 100, Duration.ofSeconds(40))) {
-      Set<Integer> slots = new HashSet<>();
+      Set<Integer> eighths = new HashSet<>();
       for (int i = 0; i < 200; i++) {
         String key = "key:" + i;
         assertThat(cluster.bfAdd(key, "before-" + i)).isTrue();
         acknowledged.put(key, "before-" + i);
-        slots.add(io.bloomery.cluster.slot.HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) / 2048);
+        int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
+        eighths.add(slot / 2048);
+        if (slot >= 8192) {
+          secondShardKey = key;
+        }
       }
-      assertThat(slots).as("keys in every eighth of the slots").hasSize(8);
+      assertThat(eighths).as("keys in every eighth of the slots").hasSize(8);
       assertThat(redisCli(ports.get(2), "BF.ADD", "cli-key", "cli-item")).isEqualTo("1");
-      assertThat(redisCli(ports.get(0), "BF.EXISTS", "cli-key", "cli-item")).isEqualTo("1");
+      assertThat(redisCli(ports.get(4), "BF.EXISTS", "cli-key", "cli-item")).isEqualTo("1");
 
-      int leader = leaderPort(ports.get(0));
-      nodes.get(leader).destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL
+      int secondLeader = leaderPort(ports.get(0), 8192);
+      assertThat(ports.subList(3, 6)).contains(secondLeader);
+      try (Jedis firstShardNode = new Jedis("127.0.0.1", ports.get(0))) {
+        String key = secondShardKey;
+        assertThatThrownBy(() -> firstShardNode.sendCommand(command("BF.EXISTS"), key, "x"))
+            .isInstanceOf(JedisMovedDataException.class)
+            .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + secondLeader);
+      }
+
+      nodes.get(secondLeader).destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL
       for (int i = 0; i < 200; i++) {
         String key = "key:" + i;
         assertThat(cluster.bfAdd(key, "after-" + i)).isTrue();
         acknowledged.put(key + "#after", "after-" + i);
       }
-      int survivor = ports.stream().filter(p -> p != leader).findFirst().orElseThrow();
-      assertThat(leaderPort(survivor)).as("a new leader").isNotEqualTo(leader);
+      assertThat(leaderPort(ports.get(0), 8192)).as("the first shard's view of the second's leader")
+          .isNotEqualTo(secondLeader);
       for (Map.Entry<String, String> add : acknowledged.entrySet()) {
         assertThat(cluster.bfExists(add.getKey().replace("#after", ""), add.getValue())).as(add.toString()).isTrue();
       }
-      assertThat(redisCliUntil(survivor, "1", "BF.EXISTS", "cli-key", "cli-item")).isEqualTo("1");
+      assertThat(redisCliUntil(ports.get(0), "1", "BF.EXISTS", secondShardKey, "after-"
+          + secondShardKey.substring(4))).isEqualTo("1");
 
-      launch(leader); // the killed node, on its own directory: it catches up as a follower
-      awaitReady(leader);
-      try (Jedis follower = new Jedis("127.0.0.1", leader)) {
+      launch(secondLeader); // the killed node, on its own directory: it catches up as a follower
+      awaitReady(secondLeader);
+      try (Jedis follower = new Jedis("127.0.0.1", secondLeader)) {
         assertThat(follower.sendCommand(command("READONLY"))).isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (Map.Entry<String, String> add : acknowledged.entrySet()) {
           String key = add.getKey().replace("#after", "");
+          if (HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) < 8192) {
+            continue; // the first shard's: this node answers MOVED for it
+          }
           while (!Long.valueOf(1).equals(follower.sendCommand(command("BF.EXISTS"), key, add.getValue()))) {
             assertThat(System.nanoTime()).as("the restarted node has " + add).isLessThan(deadline);
             Thread.sleep(100);
@@ -111,9 +141,9 @@ class ClusterIT {
     }
     try (Jedis node = new Jedis("127.0.0.1", ports.get(0))) {
       assertThat(node.info("cluster")).contains("cluster_enabled:1");
-      assertThat(node.clusterInfo()).contains("cluster_state:ok").contains("cluster_known_nodes:3")
-          .contains("cluster_size:1").contains("cluster_slots_assigned:16384");
-      assertThat(node.clusterSlots()).hasSize(1);
+      assertThat(node.clusterInfo()).contains("cluster_state:ok").contains("cluster_known_nodes:6")
+          .contains("cluster_size:2").contains("cluster_slots_assigned:16384");
+      assertThat(node.clusterSlots()).hasSize(2);
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "COUNTKEYSINSLOT", "16384"))
           .isInstanceOf(JedisDataException.class).hasMessage("ERR Invalid slot");
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "GETKEYSINSLOT", "1", "-1"))
@@ -195,15 +225,18 @@ class ClusterIT {
     }
   }
 
-  /** The client port of the shard's leader, as CLUSTER NODES on {@code port} names it. */
-  private static int leaderPort(int port) throws InterruptedException {
+  /** The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says. */
+  private static int leaderPort(int port, int slot) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {
       try (Jedis jedis = new Jedis("127.0.0.1", port)) {
         for (String line : jedis.clusterNodes().split("\n")) {
           String[] f = line.split(" ");
-          if (f.length > 2 && f[2].contains("master")) {
-            return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+          for (int i = 8; f[2].contains("master") && i < f.length; i++) {
+            String[] range = f[i].split("-");
+            if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
+              return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+            }
           }
         }
       } catch (RuntimeException e) {
