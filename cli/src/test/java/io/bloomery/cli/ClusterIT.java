@@ -39,6 +39,8 @@ class ClusterIT {
   @TempDir Path dir;
   private final Map<Integer, Process> nodes = new LinkedHashMap<>();
   private final Map<Integer, Integer> busPorts = new LinkedHashMap<>();
+  /** The node started with {@code --bind 0.0.0.0}. */
+  private int wildcardNode;
 
   @AfterEach
   void stopNodes() throws InterruptedException {
@@ -61,6 +63,7 @@ class ClusterIT {
       ports.add(freePort());
       busPorts.put(ports.get(i), freePort());
     }
+    wildcardNode = ports.get(4);
     for (int port : ports) {
       launch(port);
     }
@@ -70,7 +73,7 @@ class ClusterIT {
     String[] addresses = ports.stream().map(p -> "127.0.0.1:" + p).toArray(String[]::new);
     Run created = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
     assertThat(created.status()).as(created.toString()).isZero();
-    assertThat(created.out()).contains("6 nodes, 2 shard(s) of 3 members").contains("myself,master");
+    assertThat(created.out()).contains("127.0.0.1:" + wildcardNode + "@" + busPorts.get(wildcardNode)).contains("6 nodes, 2 shard(s) of 3 members").contains("myself,master");
     Run again = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
     assertThat(again.status()).isEqualTo(1);
     assertThat(again.err()).contains("is already in a cluster");
@@ -157,7 +160,7 @@ class ClusterIT {
   }
 
   @Test
-  void aNodeStartedOnAnotherNodesDirectoryIsRefused() throws Exception {
+  void aNodeStartedOnAnotherNodesDirectoryOrWithoutAnAddressToAnnounceIsRefused() throws Exception {
     int port = freePort();
     busPorts.put(port, freePort());
     launch(port);
@@ -169,6 +172,10 @@ class ClusterIT {
     assertThat(refused.status()).isEqualTo(1);
     assertThat(refused.err()).contains("belongs to node").contains("127.0.0.1:" + port)
         .contains("start it with the options it had, or give this node an empty --dir");
+    Run wildcard = cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--bind", "0.0.0.0",
+        "--cluster-port", Integer.toString(freePort()), "--http-port", "0", "--dir", dir.resolve("wildcard").toString());
+    assertThat(wildcard.status()).isEqualTo(1);
+    assertThat(wildcard.err()).contains("a cluster node bound to 0.0.0.0 needs --cluster-announce-ip");
   }
 
   /** Without cluster-enabled, a server loads no class of Ratis (the cluster module stays off the path it takes). */
@@ -205,6 +212,9 @@ class ClusterIT {
     List<String> command = DedupChild.command("serve", "--cluster-enabled", "yes", "--port", Integer.toString(port),
         "--cluster-port", Integer.toString(busPorts.get(port)), "--http-port", "0",
         "--dir", dir.resolve("node-" + port).toString());
+    if (port == wildcardNode) { // on every interface, announcing the loopback address to clients and nodes
+      command.addAll(List.of("--bind", "0.0.0.0", "--cluster-announce-ip", "127.0.0.1"));
+    }
     Process p = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     nodes.put(port, p);
@@ -217,7 +227,7 @@ class ClusterIT {
   private void awaitReady(int port) throws Exception {
     Path log = log(port);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!Files.readString(log).contains("Ready to accept connections tcp on 127.0.0.1:" + port)) {
+    while (!Files.readString(log).contains(":" + port + "\n")) { // Ready to accept connections tcp on HOST:PORT
       if (!nodes.get(port).isAlive() || System.nanoTime() > deadline) {
         throw new AssertionError("node " + port + " did not start:\n" + Files.readString(log));
       }
