@@ -4,6 +4,8 @@ import io.bloomery.cluster.shard.ShardStateMachine;
 import io.bloomery.cluster.slot.HashSlot;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.acl.AclUser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +27,11 @@ final class ClusterReplies {
     this.node = node;
   }
 
-  CompletionStage<Reply> cluster(List<byte[]> argv) {
+  /**
+   * The reply to {@code CLUSTER ...} from {@code client}. JOIN-TOPOLOGY and COMMIT-TOPOLOGY change what the node is
+   * part of: only a user allowed every command may send them.
+   */
+  CompletionStage<Reply> cluster(ClientState client, List<byte[]> argv) {
     if (argv.size() < 2) {
       return RaftNode.done(Reply.error("ERR wrong number of arguments for 'cluster' command"));
     }
@@ -44,6 +50,11 @@ final class ClusterReplies {
     }
     return switch (sub) {
       case "join-topology", "commit-topology" -> {
+        AclUser user = client.user();
+        if (user != null && !user.unrestricted()) {
+          yield RaftNode.done(Reply.error("NOPERM User " + user.name() + " has no permissions to run the 'cluster|"
+              + sub + "' command"));
+        }
         Topology topology;
         try {
           topology = Topology.parse(text(argv.get(2)));

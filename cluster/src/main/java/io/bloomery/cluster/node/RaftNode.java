@@ -90,6 +90,7 @@ public final class RaftNode implements ClusterNode {
   private final ScheduledExecutorService timer;
   private final ExecutorService admin;
   private final Set<String> announcing = ConcurrentHashMap.newKeySet();
+  private final Map<String, RaftGroupId> groupIds = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
   private volatile RaftClient metaClient;
 
@@ -180,7 +181,7 @@ public final class RaftNode implements ClusterNode {
     String name = spec != null ? spec.name() : new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
     switch (name) {
       case "cluster" -> {
-        return replies.cluster(argv);
+        return replies.cluster(client, argv);
       }
       case "readonly" -> {
         client.replicaReads(true);
@@ -343,7 +344,12 @@ public final class RaftNode implements ClusterNode {
 
   /** This node's division of {@code shard}'s group, or {@code null} if it is not a member. */
   RaftServer.Division division(Topology.Shard shard) {
-    return division(meta.topology().group(shard).groupId());
+    return division(groupId(shard));
+  }
+
+  /** A shard's Raft group id (a name-based UUID, computed once per shard). */
+  private RaftGroupId groupId(Topology.Shard shard) {
+    return groupIds.computeIfAbsent(shard.name(), name -> meta.topology().group(shard).groupId());
   }
 
   private RaftServer.Division division(RaftGroupId id) {
@@ -359,7 +365,7 @@ public final class RaftNode implements ClusterNode {
 
   /** This node's replica of {@code shard}, or {@code null}. */
   ShardStateMachine machine(Topology.Shard shard) {
-    return shards.get(meta.topology().group(shard).groupId());
+    return shards.get(groupId(shard));
   }
 
   /**
