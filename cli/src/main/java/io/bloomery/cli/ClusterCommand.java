@@ -217,7 +217,7 @@ final class ClusterCommand implements Callable<Integer> {
   }
 
   @Command(name = "status", header = "Show a cluster's shards: slots, leader, followers, each member's applied log "
-      + "index.")
+      + "index and how far a follower is behind its leader.")
   static final class Status implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;
 
@@ -249,33 +249,40 @@ final class ClusterCommand implements Callable<Integer> {
           ranges.append(ranges.isEmpty() ? "" : ",").append(slots.get(i)).append('-').append(slots.get(i + 1));
         }
         out.println("shard " + n++ + "  slots " + ranges);
+        Long leaderIndex = null;
         for (Object member : (List<Object>) s.get("nodes")) {
           Map<String, Object> m = flatMap(member);
           Address a = new Address(text(m.get("ip")), ((Long) m.get("port")).intValue());
           String id = text(m.get("id"));
-          String role = text(m.get("role")).equals("master") ? "leader  " : "follower";
-          out.println("  " + role + "  " + id + "  " + a + "  " + ownIndex(a, id));
+          boolean leader = text(m.get("role")).equals("master");
+          Long index = ownIndex(a, id);
+          if (leader) {
+            leaderIndex = index;
+          }
+          String applied = index == null ? "unreachable" : "applied " + index
+              + (leader || leaderIndex == null ? "" : "  lag " + Math.max(0, leaderIndex - index));
+          out.println("  " + (leader ? "leader  " : "follower") + "  " + id + "  " + a + "  " + applied);
         }
       }
       out.flush();
       return BloomeryCommand.EXIT_OK;
     }
 
-    /** {@code applied N}: the member's applied log index as it reports it itself, or why it cannot be read. */
-    private String ownIndex(Address a, String id) {
+    /** The member's applied log index as it reports it itself, or {@code null} if it cannot be read. */
+    private Long ownIndex(Address a, String id) {
       try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000,
           auth.password != null ? auth.password : System.getenv("REDISCLI_AUTH"))) {
         for (Object shard : (List<Object>) c.call("CLUSTER", "SHARDS")) {
           for (Object member : (List<Object>) flatMap(shard).get("nodes")) {
             Map<String, Object> m = flatMap(member);
             if (text(m.get("id")).equals(id)) {
-              return "applied " + m.get("replication-offset");
+              return (Long) m.get("replication-offset");
             }
           }
         }
-        return "not in its own view of the cluster";
+        return null;
       } catch (IOException e) {
-        return "unreachable (" + e.getMessage() + ")";
+        return null;
       }
     }
   }

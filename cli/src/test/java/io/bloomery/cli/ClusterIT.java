@@ -80,7 +80,7 @@ class ClusterIT {
     Run status = cli("cluster", "status", addresses[5]);
     assertThat(status.status()).as(status.toString()).isZero();
     assertThat(status.out()).contains("cluster_state:ok shards:2 nodes:6").contains("slots 0-8191")
-        .contains("slots 8192-16383").contains("leader").contains("follower").contains("applied ");
+        .contains("slots 8192-16383").contains("leader").contains("follower").contains("applied ").contains("lag ");
 
     Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports.get(1)));
     Map<String, String> acknowledged = new LinkedHashMap<>();
