@@ -245,7 +245,7 @@ public final class RaftNode implements ClusterNode {
       if (division == null || !division.getInfo().isLeader()) {
         return done(Reply.error("READONLY You can't write against a read only replica."));
       }
-      return submit(division, argv, true, mine, -1);
+      return submit(division, argv, true, mine, -1, System.nanoTime() + LEADER_WAIT.toNanos());
     }
     return localRead(mine, argv);
   }
@@ -255,7 +255,7 @@ public final class RaftNode implements ClusterNode {
       boolean write, long deadline) {
     RaftServer.Division division = division(shard);
     if (division != null && division.getInfo().isLeader()) {
-      return submit(division, argv, write, shard, slot);
+      return submit(division, argv, write, shard, slot, deadline);
     }
     if (!write && division != null && client.replicaReads()) {
       return localRead(shard, argv);
@@ -284,9 +284,12 @@ public final class RaftNode implements ClusterNode {
     return later;
   }
 
-  /** Runs a command on this node's leading division: a write through the log, a read after a read index. */
+  /**
+   * Runs a command on this node's leading division: a write through the log, a read after a read index. A leader
+   * not ready yet (its first entry of the term not committed) is asked again until {@code deadline}.
+   */
   private CompletableFuture<Reply> submit(RaftServer.Division division, List<byte[]> argv, boolean write,
-      Topology.Shard shard, int slot) {
+      Topology.Shard shard, int slot, long deadline) {
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
         .setGroupId(division.getGroup().getGroupId()).setCallId(callIds.incrementAndGet())
         .setMessage(ShardClient.message(argv))
@@ -306,7 +309,11 @@ public final class RaftNode implements ClusterNode {
       }
       if (reply.getLeaderNotReadyException() != null) {
         // a new leader that has not committed its first entry yet: the request was not appended, so ask again
-        return later(() -> submit(division, argv, write, shard, slot));
+        if (System.nanoTime() > deadline) {
+          return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
+              + shard.name() + "'s leader is not ready"));
+        }
+        return later(() -> submit(division, argv, write, shard, slot, deadline));
       }
       if (reply.getNotLeaderException() != null) {
         if (!write && slot >= 0) {
