@@ -79,7 +79,8 @@ final class ClusterReplies {
       case "countkeysinslot" -> {
         Integer slot = slot(argv.get(2));
         if (slot == null) {
-          yield Reply.error(isInteger(argv.get(2)) ? "ERR Invalid slot" : "ERR value is not an integer or out of range");
+          yield Reply.error(isInteger(argv.get(2)) ? "ERR Invalid slot"
+              : "ERR value is not an integer or out of range");
         }
         yield Reply.integer(keysInSlot(t, slot, Long.MAX_VALUE).size());
       }

@@ -94,7 +94,8 @@ public final class RaftNode implements ClusterNode {
   private final ClusterReplies replies;
   private volatile RaftClient metaClient;
 
-  private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta, Map<RaftGroupId, ShardStateMachine> shards) {
+  private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
+      Map<RaftGroupId, ShardStateMachine> shards) {
     this.me = me;
     this.raft = raft;
     this.meta = meta;

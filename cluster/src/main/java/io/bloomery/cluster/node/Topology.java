@@ -159,7 +159,10 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
     return new ShardGroup(shard.name(), peers);
   }
 
-  /** One line per fact: {@code cluster ID}, {@code node ID HOST PORT BUSHOST BUSPORT}, {@code shard NAME RANGES MEMBERS}. */
+  /**
+   * One line per fact: {@code cluster ID}, {@code node ID HOST PORT BUSHOST BUSPORT}, {@code shard NAME RANGES
+   * MEMBERS}.
+   */
   public String encode() {
     StringBuilder out = new StringBuilder("cluster ").append(cluster).append('\n');
     for (Node n : nodes) {
@@ -196,7 +199,8 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
             List<SlotRange> ranges = new ArrayList<>();
             for (String r : f[2].split(",")) {
               int dash = r.indexOf('-');
-              ranges.add(new SlotRange(Integer.parseInt(r.substring(0, dash)), Integer.parseInt(r.substring(dash + 1))));
+              ranges.add(new SlotRange(Integer.parseInt(r.substring(0, dash)),
+                  Integer.parseInt(r.substring(dash + 1))));
             }
             shards.add(new Shard(f[1], ranges, List.of(f[3].split(","))));
           }
