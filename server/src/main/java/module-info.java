@@ -27,4 +27,7 @@ module io.bloomery.server {
   exports io.bloomery.server;
   exports io.bloomery.server.persistence;
   exports io.bloomery.server.rdb;
+
+  // a cluster node (cluster-enabled yes), provided by the cluster module when it is there
+  uses io.bloomery.server.ClusterNode.Provider;
 }

@@ -45,6 +45,7 @@ import picocli.CommandLine.Spec;
       ImportCommand.class,
       CheckLogCommand.class,
       TopCommand.class,
+      ClusterCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

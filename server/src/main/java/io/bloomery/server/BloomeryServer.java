@@ -34,12 +34,14 @@ public final class BloomeryServer implements AutoCloseable {
   private final Transport transport;
   private final MetricsHttpServer http;
   private final Durability durability; // null when nothing is persisted
+  private final ClusterNode cluster; // null unless cluster-enabled
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Runnable afterShutdown = () -> {};
 
   private BloomeryServer(ServerConfig config, ServerContext context, GuardSets guards, Dispatcher dispatcher,
-      Transport transport, MetricsHttpServer http, Durability durability) {
+      Transport transport, MetricsHttpServer http, Durability durability, ClusterNode cluster) {
     this.config = config;
+    this.cluster = cluster;
     this.context = context;
     this.guards = guards;
     this.dispatcher = dispatcher;
@@ -58,7 +60,9 @@ public final class BloomeryServer implements AutoCloseable {
    *
    * <p>With {@code --appendonly yes} (the default), or a {@code save} setting, or a data directory that already
    * holds state, the keyspace is first recovered from {@code --dir} (snapshot, then journal replay) and every
-   * mutating command is journaled from then on; see {@link Durability}.
+   * mutating command is journaled from then on; see {@link Durability}. With {@code cluster-enabled yes} the keys
+   * live in the node's shards instead, replicated by their Raft logs under {@code --dir} ({@link ClusterNode}), and
+   * the local journal is not used.
    *
    * @throws IOException if a port cannot be bound, or the data directory is in use, unreadable or damaged (the
    *     message names the file and the offset)
@@ -72,7 +76,7 @@ public final class BloomeryServer implements AutoCloseable {
       throw new IOException(e.getMessage(), e);
     }
     Keyspace keyspace = new Keyspace(System::currentTimeMillis);
-    boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
+    boolean persistent = persistent(config);
     ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
         .aclFile(config.aclfile())
         .transport(choice.kind().label(), config.ioThreads())
@@ -99,14 +103,23 @@ public final class BloomeryServer implements AutoCloseable {
     }
     Dispatcher dispatcher = CommandFamilies.dispatcher(context, guards);
     keyspace.suspendExpiry(false);
+    ClusterNode cluster = null;
     try {
       try {
         guards.reopenListed();
       } catch (RuntimeException e) {
         throw new IOException(e.getMessage(), e);
       }
-      return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability);
+      if (config.clusterEnabled()) {
+        settings.clusterEnabled(true);
+        cluster = ClusterNode.start(config, context);
+        dispatcher.router(cluster);
+      }
+      return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability, cluster);
     } catch (IOException | RuntimeException e) {
+      if (cluster != null) {
+        cluster.close();
+      }
       guards.close();
       if (durability != null) {
         durability.close(false); // it never served: the directory stays as recovery found it
@@ -122,8 +135,7 @@ public final class BloomeryServer implements AutoCloseable {
    */
   private static Durability openDurability(ServerConfig config, Keyspace keyspace, CommandReplayer replayer)
       throws IOException {
-    boolean persistent = config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir());
-    if (!persistent) {
+    if (!persistent(config)) {
       return null;
     }
     keyspace.suspendExpiry(true);
@@ -133,9 +145,15 @@ public final class BloomeryServer implements AutoCloseable {
     return durability;
   }
 
+  /** Whether the keyspace persists in the data directory: not on a cluster node, whose shards' logs hold the keys. */
+  private static boolean persistent(ServerConfig config) {
+    return !config.clusterEnabled()
+        && (config.appendonly() || !config.save().isBlank() || Durability.holdsState(config.dir()));
+  }
+
   private static BloomeryServer listen(ServerConfig config, Settings settings, Keyspace keyspace,
-      ServerContext context, GuardSets guards, Dispatcher dispatcher, Transport.Choice choice, Durability durability)
-      throws IOException {
+      ServerContext context, GuardSets guards, Dispatcher dispatcher, Transport.Choice choice, Durability durability,
+      ClusterNode cluster) throws IOException {
     RespLimits limits = new RespLimits(config.protoMaxBulkLen(), RespLimits.DEFAULT.maxInlineBytes(),
         config.clientQueryBufferLimit(), RespLimits.DEFAULT.unauthenticatedMaxArguments(),
         RespLimits.DEFAULT.unauthenticatedMaxBulkBytes());
@@ -173,7 +191,7 @@ public final class BloomeryServer implements AutoCloseable {
       LOG.info("Netty runs without sun.misc.Unsafe; start the JVM with --sun-misc-unsafe-memory-access=allow "
           + "(./bloomery does) for about a quarter less CPU per command");
     }
-    return new BloomeryServer(config, context, guards, dispatcher, transport, http, durability);
+    return new BloomeryServer(config, context, guards, dispatcher, transport, http, durability, cluster);
   }
 
   /**
@@ -289,6 +307,9 @@ public final class BloomeryServer implements AutoCloseable {
     LOG.info("shutting down");
     transport.close();
     http.close();
+    if (cluster != null) {
+      cluster.close();
+    }
     guards.close();
     // before the final snapshot: a load still being finished is cancelled (no half key), its files deleted
     context.closeFileLoads();

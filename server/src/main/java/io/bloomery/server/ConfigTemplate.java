@@ -153,6 +153,12 @@ public final class ConfigTemplate {
     d.put("cf-max-iterations", List.of("Cuckoo kicks before a new cuckoo filter adds a layer (1 to 65535)."));
     d.put("cf-expansion-factor", List.of("How much larger each added layer of a new cuckoo filter is (0 to 32768)."));
     d.put("cf-max-expansions", List.of("Layers a new cuckoo filter may add (1 to 65536)."));
+    d.put("cluster-enabled", List.of("yes: run as a node of a Bloomery cluster (Raft replicated shards, Redis Cluster's",
+        "protocol; see docs/CLUSTER.md). dir then holds the node's identity and Raft logs."));
+    d.put("cluster-port", List.of("The cluster bus port the node's Raft server listens on; empty: port + 10000."));
+    d.put("cluster-announce-ip", List.of("The host clients and other nodes are told to use; empty: the first bind",
+        "address (required when that is 0.0.0.0 or ::)."));
+    d.put("cluster-announce-port", List.of("The port clients are told to use in MOVED and CLUSTER SLOTS; empty: port."));
     return d;
   }
 }

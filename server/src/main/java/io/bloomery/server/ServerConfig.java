@@ -33,7 +33,8 @@ public final class ServerConfig {
       "guard-statement-timeout", "guard-build-timeout", "http-auth", "load-idle-timeout", "io-transport",
       "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
       "maxmemory-clients", "auth-fail-delay", "bf-error-rate", "bf-initial-size", "bf-expansion-factor",
-      "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions");
+      "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions", "cluster-enabled", "cluster-port",
+      "cluster-announce-ip", "cluster-announce-port");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -144,6 +145,10 @@ public final class ServerConfig {
     v.put("maxmemory-clients", DEFAULT_MAXMEMORY_CLIENTS_PERCENT + "%");
     v.put("auth-fail-delay", "100");
     v.putAll(new Settings().moduleValues());
+    v.put("cluster-enabled", "no");
+    v.put("cluster-port", "");
+    v.put("cluster-announce-ip", "");
+    v.put("cluster-announce-port", "");
     return v;
   }
 
@@ -229,6 +234,10 @@ public final class ServerConfig {
     httpPort();
     yesNo("appendonly");
     yesNo("protected-mode");
+    if (clusterEnabled()) {
+      clusterPort();
+      clusterAnnouncePort();
+    }
     if (!List.of("always", "everysec", "no").contains(appendfsync())) {
       throw new IllegalArgumentException("appendfsync must be always, everysec or no, not '" + appendfsync() + "'");
     }
@@ -581,6 +590,42 @@ public final class ServerConfig {
         throw new IllegalArgumentException(name + ": " + e.getMessage() + ", not '" + values.get(name) + "'");
       }
     }
+  }
+
+  /** {@code cluster-enabled yes}: this process is a node of a Bloomery cluster (docs/CLUSTER.md). */
+  public boolean clusterEnabled() {
+    return yesNo("cluster-enabled");
+  }
+
+  /**
+   * The cluster bus port, where the node's Raft server listens: {@code cluster-port}, else {@code port} + 10000 as
+   * Redis Cluster's bus.
+   *
+   * @throws IllegalArgumentException if {@code port} is 0 (a node's address must not change between starts) or
+   *     the bus port is out of range
+   */
+  public int clusterPort() {
+    if (port() == 0) {
+      throw new IllegalArgumentException("a cluster node needs a fixed port (port 0 picks another one each start)");
+    }
+    if (values.get("cluster-port").isBlank()) {
+      if (port() + 10000 > 65535) {
+        throw new IllegalArgumentException("port " + port() + " + 10000 is no port: give --cluster-port");
+      }
+      return port() + 10000;
+    }
+    return (int) number("cluster-port", 1, 65535);
+  }
+
+  /** The host clients are told to use ({@code cluster-announce-ip}), or {@code null} for the first bind address. */
+  public String clusterAnnounceIp() {
+    String ip = values.get("cluster-announce-ip").strip();
+    return ip.isEmpty() ? null : ip;
+  }
+
+  /** The port clients are told to use ({@code cluster-announce-port}), else {@code port}. */
+  public int clusterAnnouncePort() {
+    return values.get("cluster-announce-port").isBlank() ? port() : (int) number("cluster-announce-port", 1, 65535);
   }
 
   /** The value of an option as given (for CONFIG GET and logs). */

@@ -88,6 +88,10 @@ class ServerConfigTest {
     m.put("cf-max-iterations", "30");
     m.put("cf-expansion-factor", "2");
     m.put("cf-max-expansions", "16");
+    m.put("cluster-enabled", "yes");
+    m.put("cluster-port", "17000");
+    m.put("cluster-announce-ip", "10.0.0.7");
+    m.put("cluster-announce-port", "7000");
     return m;
   }
 
@@ -115,6 +119,23 @@ class ServerConfigTest {
     List<String> args = new ArrayList<>(List.of(first));
     args.addAll(flags);
     return ServerConfig.parse(env, args.toArray(String[]::new));
+  }
+
+  @Test
+  void aClusterNodesBusPortIsItsPortPlus10000UnlessGivenAndNeedsAFixedPort() {
+    ServerConfig node = ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port", "7000");
+    assertThat(node.clusterEnabled()).isTrue();
+    assertThat(node.clusterPort()).isEqualTo(17000);
+    assertThat(node.clusterAnnouncePort()).isEqualTo(7000);
+    assertThat(node.clusterAnnounceIp()).isNull();
+    assertThat(ServerConfig.parse(Map.of(), "--port", "7000", "--cluster-port", "7100").clusterPort()).isEqualTo(7100);
+    assertThat(ServerConfig.parse(Map.of()).clusterEnabled()).isFalse();
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port", "0"))
+        .hasMessageContaining("a cluster node needs a fixed port");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port", "60000"))
+        .hasMessageContaining("give --cluster-port");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--cluster-enabled", "maybe"))
+        .hasMessage("cluster-enabled must be yes or no, not 'maybe'");
   }
 
   @Test

@@ -72,7 +72,8 @@ public final class ShardClient implements Closeable {
     return out;
   }
 
-  private static Message message(List<byte[]> argv) {
+  /** A command as the message a shard's state machine takes. */
+  public static Message message(List<byte[]> argv) {
     return Message.valueOf(ByteString.copyFrom(ShardCommand.encodeArguments(argv)));
   }
 

@@ -83,21 +83,8 @@ public final class ShardReplica implements Closeable {
   /** Starts the replica: it joins its group's elections and log replication at once. */
   public static ShardReplica start(Options options, Settings settings) throws IOException {
     InetSocketAddress address = options.group().peers().get(options.id());
-    RaftProperties properties = new RaftProperties();
-    Files.createDirectories(options.dir());
-    RaftServerConfigKeys.setStorageDir(properties, List.of(options.dir().toFile()));
-    GrpcConfigKeys.Server.setHost(properties, address.getHostString());
-    GrpcConfigKeys.Server.setPort(properties, address.getPort());
-    long timeout = options.electionTimeout().toMillis();
-    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, options.snapshotEvery());
-    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
-    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
-    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(options.logSegmentBytes()));
-    RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, options.snapshotEvery()));
+    RaftProperties properties = properties(options.dir(), address.getHostString(), address.getPort(),
+        options.electionTimeout(), options.snapshotEvery(), options.logSegmentBytes());
     ShardStateMachine stateMachine = new ShardStateMachine(settings);
     boolean existing = Files.isDirectory(options.dir().resolve(options.group().groupId().getUuid().toString()));
     RaftServer server = RaftServer.newBuilder()
@@ -109,6 +96,31 @@ public final class ShardReplica implements Closeable {
         .build();
     server.start();
     return new ShardReplica(server, stateMachine);
+  }
+
+  /**
+   * A replica's Ratis settings: storage under {@code dir}, gRPC on {@code host:port}, elections between
+   * {@code electionTimeout} and twice it, linearizable reads, a snapshot every {@code snapshotEvery} applied entries
+   * with the log purged up to it, log segments of {@code logSegmentBytes}.
+   */
+  public static RaftProperties properties(Path dir, String host, int port, Duration electionTimeout,
+      long snapshotEvery, long logSegmentBytes) throws IOException {
+    RaftProperties properties = new RaftProperties();
+    Files.createDirectories(dir);
+    RaftServerConfigKeys.setStorageDir(properties, List.of(dir.toFile()));
+    GrpcConfigKeys.Server.setHost(properties, host);
+    GrpcConfigKeys.Server.setPort(properties, port);
+    long timeout = electionTimeout.toMillis();
+    RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotEvery);
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(logSegmentBytes));
+    RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
+    return properties;
   }
 
   /** The state machine: the keyspace this replica has applied. */

@@ -55,6 +55,7 @@ public final class Dispatcher implements CommandReplayer {
   private final CommandTable table = new CommandTable();
   private final ServerContext server;
   private final ClientState recoveryClient;
+  private volatile CommandRouter router;
 
   /**
    * A dispatcher over {@code server} answering the commands {@code families} register, in that order, then MULTI,
@@ -89,6 +90,11 @@ public final class Dispatcher implements CommandReplayer {
     server.acl().install(aclCommands.complete());
   }
 
+  /** Hands commands to {@code router} first (a cluster node's routing); set once, before the server serves. */
+  public void router(CommandRouter value) {
+    this.router = value;
+  }
+
   public CommandTable table() {
     return table;
   }
@@ -110,7 +116,14 @@ public final class Dispatcher implements CommandReplayer {
     if (!leasable) {
       client.releaseLease(); // only one-key writes run under it
     }
+    CommandRouter routing = router;
     if (spec == null) {
+      if (routing != null && client.authenticated()) {
+        CompletionStage<Reply> own = routing.route(client, null, argv);
+        if (own != null) {
+          return routed(own, null, new Invocation(client, argv, server, null, false), start);
+        }
+      }
       return error(Errors.unknownCommand(argv), "unknown", 0);
     }
     if (!spec.arityOk(argv.size())) {
@@ -130,12 +143,18 @@ public final class Dispatcher implements CommandReplayer {
       }
       return error(denied, spec.name(), 0);
     }
+    Invocation inv = new Invocation(client, argv, server, null, false);
+    if (routing != null) {
+      CompletionStage<Reply> routed = routing.route(client, spec, argv);
+      if (routed != null) {
+        return routed(routed, spec, inv, start);
+      }
+    }
     if (name.equals("exec")) {
       Outcome outcome = exec(client);
       monitor(spec, client, argv); // after the commands it ran, as Redis shows them
       return outcome;
     }
-    Invocation inv = new Invocation(client, argv, server, null, false);
     inv.leasable(leasable);
     return run(spec, inv, start);
   }
@@ -181,6 +200,23 @@ public final class Dispatcher implements CommandReplayer {
   }
 
   /**
+   * The outcome of a command the router answered: at once when its reply is at hand, else deferred (the connection
+   * writes it in order when it comes). Counted under its name ({@code spec} null: under the router's own name).
+   */
+  private Outcome routed(CompletionStage<Reply> stage, CommandSpec spec, Invocation inv, long start) {
+    server.stats().commandsProcessed.increment();
+    if (stage instanceof CompletableFuture<Reply> done && done.isDone() && !done.isCompletedExceptionally()) {
+      Reply reply = done.join();
+      inv.client().commandEnded(counted(spec, inv, reply, start));
+      return new Outcome(reply, DONE);
+    }
+    return new Outcome(null, DONE, stage.thenApply(r -> {
+      counted(spec, inv, r, start);
+      return r;
+    }), null);
+  }
+
+  /**
    * Counts a command that answered {@code reply}, and gives its duration to SLOWLOG and LATENCY (each a threshold
    * test unless it was slow); returns the clock at its end.
    */
@@ -190,11 +226,13 @@ public final class Dispatcher implements CommandReplayer {
       server.stats().errorReplies.increment();
     }
     long end = System.nanoTime();
-    server.stats().commands.executed(spec.name(), end - start, isError);
+    String name = spec != null ? spec.name()
+        : new String(inv.argv().get(0), StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT);
+    server.stats().commands.executed(name, end - start, isError);
     long micros = (end - start) / 1000;
     server.stats().slowLog.observe(server.settings(), micros, inv.argv(), inv.client());
-    server.stats().latency.observe(server.settings(), spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command",
-        micros / 1000);
+    server.stats().latency.observe(server.settings(),
+        spec != null && spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command", micros / 1000);
     return end;
   }
 

@@ -62,6 +62,7 @@ public final class ClientState {
   private int authFailures;
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
+  private boolean replicaReads;
   private Keyspace.Lease lease;
   private Watches.Watcher watcher;
 
@@ -292,6 +293,15 @@ public final class ClientState {
     authFailures = 0;
   }
 
+  /** Whether READONLY let this connection read on a cluster node that is not its slot's leader (until READWRITE). */
+  public boolean replicaReads() {
+    return replicaReads;
+  }
+
+  public void replicaReads(boolean value) {
+    replicaReads = value;
+  }
+
   /**
    * RESET: back to a fresh connection's state (the default user, protocol 2, no name, no transaction, no watched
    * keys, NO-TOUCH off, authentication kept off unless the default user needs no password).
@@ -303,6 +313,7 @@ public final class ClientState {
     noTouch = false;
     queued = null;
     transactionFailed = false;
+    replicaReads = false;
     unwatchAll();
     authenticated = authenticatedWithoutPassword;
   }

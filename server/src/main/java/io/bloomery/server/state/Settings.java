@@ -49,6 +49,7 @@ public final class Settings {
   private volatile long hz = 10;
   private volatile String loglevel = "notice";
   private volatile Path configFile;
+  private volatile boolean clusterEnabled;
 
   /** RedisBloom's module options, as Redis 8 names them, in the order CONFIG GET and the config file list them. */
   public static final List<String> MODULE_OPTIONS = List.of("bf-error-rate", "bf-initial-size",
@@ -106,6 +107,15 @@ public final class Settings {
   }
 
   /** Redis's {@code loglevel} name now in effect (see {@link LogLevel}). */
+  /** Whether the server is a cluster node ({@code cluster-enabled yes}); INFO's {@code cluster_enabled}. */
+  public boolean clusterEnabled() {
+    return clusterEnabled;
+  }
+
+  public void clusterEnabled(boolean value) {
+    clusterEnabled = value;
+  }
+
   public String loglevel() {
     return loglevel;
   }

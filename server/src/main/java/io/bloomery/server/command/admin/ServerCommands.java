@@ -474,7 +474,7 @@ public final class ServerCommands {
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
     out.put("cpu", cpu);
     out.put("modules", Map.of("module", IntrospectionCommands.infoModuleLine()));
-    out.put("cluster", Map.of("cluster_enabled", "0"));
+    out.put("cluster", Map.of("cluster_enabled", inv.settings().clusterEnabled() ? "1" : "0"));
     Map<String, String> keyspace = new LinkedHashMap<>();
     long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {

@@ -1,0 +1,316 @@
+package io.bloomery.cli;
+
+import io.bloomery.cluster.node.Topology;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code bloomery cluster}: creates a cluster out of running nodes ({@code bloomery serve --cluster-enabled yes})
+ * and shows its state, over RESP as {@code redis-cli --cluster} does.
+ */
+@Command(
+    name = "cluster",
+    header = "Create a cluster of running nodes, or show its state (docs/CLUSTER.md).",
+    subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class})
+final class ClusterCommand implements Callable<Integer> {
+  @ParentCommand BloomeryCommand root;
+
+  @Override
+  public Integer call() {
+    throw CliException.usage("bloomery cluster needs a subcommand: create or status");
+  }
+
+  /** A node given as HOST:PORT. */
+  record Address(String host, int port) {
+    static Address parse(String text) {
+      int colon = text.lastIndexOf(':');
+      if (colon <= 0 || colon == text.length() - 1) {
+        throw CliException.usage("'" + text + "' is not HOST:PORT");
+      }
+      int port;
+      try {
+        port = Integer.parseInt(text.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw CliException.usage("'" + text + "' has no port number");
+      }
+      if (port < 1 || port > 65535) {
+        throw CliException.usage("'" + text + "': port " + port + " is not in [1, 65535]");
+      }
+      return new Address(text.substring(0, colon), port);
+    }
+
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
+  /** The password option both subcommands take. */
+  static final class Auth {
+    @Option(names = {"-a", "--password"}, description = "The nodes' requirepass (else REDISCLI_AUTH).")
+    String password;
+
+    RespClient connect(Address a, int readTimeoutMillis) {
+      String secret = password != null ? password : System.getenv("REDISCLI_AUTH");
+      try {
+        return RespClient.connect(a.host(), a.port(), 3000, readTimeoutMillis, secret);
+      } catch (IOException e) {
+        throw CliException.failure("cannot reach node " + a + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Command(name = "create", header = "Make shards of --replication-factor nodes each over the nodes given, the "
+      + "16384 slots split evenly between them, and print the topology.")
+  static final class Create implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @Option(names = "--replication-factor", defaultValue = "3", paramLabel = "N",
+        description = "Members of each shard's Raft group, leader included (default: ${DEFAULT-VALUE}).")
+    int factor;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(arity = "1..*", paramLabel = "HOST:PORT", description = "The nodes, each started with "
+        + "--cluster-enabled yes; every --replication-factor of them in a row form one shard.")
+    List<String> nodes;
+
+    @Override
+    public Integer call() throws IOException {
+      if (factor < 1) {
+        throw CliException.usage("--replication-factor must be at least 1, was " + factor);
+      }
+      List<Address> addresses = new ArrayList<>();
+      Set<Address> seen = new HashSet<>();
+      for (String n : nodes) {
+        Address a = Address.parse(n);
+        if (!seen.add(a)) {
+          throw CliException.usage("node " + a + " is given twice");
+        }
+        addresses.add(a);
+      }
+      if (addresses.size() % factor != 0) {
+        throw CliException.usage(addresses.size() + " nodes do not make shards of " + factor + " members: give a "
+            + "multiple of " + factor + " nodes");
+      }
+      List<Topology.Node> found = new ArrayList<>();
+      Set<String> ids = new HashSet<>();
+      for (Address a : addresses) {
+        Topology.Node node = describe(a);
+        if (!ids.add(node.id())) {
+          throw CliException.usage("node " + a + " is the same node (" + node.id() + ") as another address given");
+        }
+        found.add(node);
+      }
+      byte[] random = new byte[20];
+      new SecureRandom().nextBytes(random);
+      Topology topology;
+      try {
+        topology = Topology.plan(HexFormat.of().formatHex(random), found, factor);
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage(e.getMessage(), e);
+      }
+      String text = topology.encode();
+      for (int i = 0; i < addresses.size(); i++) {
+        try (RespClient c = auth.connect(addresses.get(i), 30_000)) {
+          c.call("CLUSTER", "JOIN-TOPOLOGY", text);
+        } catch (RespClient.Failure e) {
+          throw CliException.failure("node " + addresses.get(i) + " did not join: " + e.getMessage(), e);
+        }
+      }
+      try (RespClient c = auth.connect(addresses.get(0), 60_000)) {
+        c.call("CLUSTER", "COMMIT-TOPOLOGY", text);
+      } catch (RespClient.Failure e) {
+        throw CliException.failure("the cluster's metadata group did not take the topology: " + e.getMessage(), e);
+      }
+      awaitOk(addresses);
+      PrintWriter out = parent.root.out();
+      out.println("Cluster " + topology.cluster() + ": " + found.size() + " nodes, " + topology.shards().size()
+          + " shard(s) of " + factor + " members");
+      try (RespClient c = auth.connect(addresses.get(0), 10_000)) {
+        out.print(c.callForText("CLUSTER", "NODES"));
+      } catch (RespClient.Failure e) {
+        throw CliException.failure("cannot read the topology back from " + addresses.get(0) + ": " + e.getMessage(), e);
+      }
+      out.flush();
+      return BloomeryCommand.EXIT_OK;
+    }
+
+    /** A node's id and addresses as it announces them; refused if it is no cluster node or is in a cluster. */
+    private Topology.Node describe(Address a) {
+      try (RespClient c = auth.connect(a, 10_000)) {
+        String myself;
+        Map<String, String> info;
+        try {
+          info = fields(c.callForText("CLUSTER", "INFO"));
+          myself = c.callForText("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst().orElse("");
+        } catch (RespClient.ErrorReply e) {
+          throw CliException.failure("node " + a + " is not a cluster node (start it with --cluster-enabled yes): "
+              + e.getMessage(), e);
+        }
+        if (!"1".equals(info.get("cluster_known_nodes")) || !"0".equals(info.get("cluster_slots_assigned"))) {
+          throw CliException.failure("node " + a + " is already in a cluster (CLUSTER INFO: cluster_known_nodes:"
+              + info.get("cluster_known_nodes") + ", cluster_slots_assigned:" + info.get("cluster_slots_assigned")
+              + ")");
+        }
+        String[] f = myself.split(" ");
+        if (f.length < 2 || !f[1].contains("@")) {
+          throw CliException.failure("node " + a + " answered CLUSTER NODES without its own line: " + myself);
+        }
+        String address = f[1].split(",")[0];
+        int at = address.indexOf('@');
+        int colon = address.lastIndexOf(':', at);
+        String host = address.substring(0, colon);
+        int port = Integer.parseInt(address.substring(colon + 1, at));
+        int bus = Integer.parseInt(address.substring(at + 1));
+        return new Topology.Node(f[0], host, port, host, bus);
+      } catch (RespClient.Failure e) {
+        throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
+      } catch (IOException | RuntimeException e) {
+        if (e instanceof CliException ce) {
+          throw ce;
+        }
+        throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
+      }
+    }
+
+    /** Waits (60 s at most) until every node answers {@code cluster_state:ok}: every shard elected a leader. */
+    private void awaitOk(List<Address> addresses) {
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      for (Address a : addresses) {
+        while (true) {
+          String state;
+          try (RespClient c = auth.connect(a, 10_000)) {
+            state = fields(c.callForText("CLUSTER", "INFO")).get("cluster_state");
+          } catch (IOException e) {
+            state = e.getMessage();
+          }
+          if ("ok".equals(state)) {
+            break;
+          }
+          if (System.nanoTime() > deadline) {
+            throw CliException.failure("node " + a + " is not ready after 60 s (cluster_state: " + state + ")");
+          }
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw CliException.failure("interrupted while waiting for the cluster");
+          }
+        }
+      }
+    }
+  }
+
+  @Command(name = "status", header = "Show a cluster's shards: slots, leader, followers, each member's applied log "
+      + "index and how far a follower is behind its leader.")
+  static final class Status implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(arity = "1", paramLabel = "HOST:PORT", description = "Any node of the cluster.")
+    String node;
+
+    @Override
+    public Integer call() throws IOException {
+      Address first = Address.parse(node);
+      PrintWriter out = parent.root.out();
+      List<Object> shards;
+      Map<String, String> info;
+      try (RespClient c = auth.connect(first, 10_000)) {
+        info = fields(c.callForText("CLUSTER", "INFO"));
+        shards = (List<Object>) c.call("CLUSTER", "SHARDS");
+      } catch (RespClient.Failure e) {
+        throw CliException.failure("cannot read node " + first + ": " + e.getMessage(), e);
+      }
+      out.println("cluster_state:" + info.get("cluster_state") + " shards:" + info.get("cluster_size") + " nodes:"
+          + info.get("cluster_known_nodes") + " epoch:" + info.get("cluster_current_epoch"));
+      int n = 0;
+      for (Object shard : shards) {
+        Map<String, Object> s = flatMap(shard);
+        List<Object> slots = (List<Object>) s.get("slots");
+        StringBuilder ranges = new StringBuilder();
+        for (int i = 0; i + 1 < slots.size(); i += 2) {
+          ranges.append(ranges.isEmpty() ? "" : ",").append(slots.get(i)).append('-').append(slots.get(i + 1));
+        }
+        out.println("shard " + n++ + "  slots " + ranges);
+        Long leaderIndex = null;
+        for (Object member : (List<Object>) s.get("nodes")) {
+          Map<String, Object> m = flatMap(member);
+          Address a = new Address(text(m.get("ip")), ((Long) m.get("port")).intValue());
+          String id = text(m.get("id"));
+          boolean leader = text(m.get("role")).equals("master");
+          Long index = ownIndex(a, id);
+          if (leader) {
+            leaderIndex = index;
+          }
+          String applied = index == null ? "unreachable" : "applied " + index
+              + (leader || leaderIndex == null ? "" : "  lag " + Math.max(0, leaderIndex - index));
+          out.println("  " + (leader ? "leader  " : "follower") + "  " + id + "  " + a + "  " + applied);
+        }
+      }
+      out.flush();
+      return BloomeryCommand.EXIT_OK;
+    }
+
+    /** The member's applied log index as it reports it itself, or {@code null} if it cannot be read. */
+    private Long ownIndex(Address a, String id) {
+      try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000,
+          auth.password != null ? auth.password : System.getenv("REDISCLI_AUTH"))) {
+        for (Object shard : (List<Object>) c.call("CLUSTER", "SHARDS")) {
+          for (Object member : (List<Object>) flatMap(shard).get("nodes")) {
+            Map<String, Object> m = flatMap(member);
+            if (text(m.get("id")).equals(id)) {
+              return (Long) m.get("replication-offset");
+            }
+          }
+        }
+        return null;
+      } catch (IOException e) {
+        return null;
+      }
+    }
+  }
+
+  /** {@code name:value} lines (CLUSTER INFO) as a map. */
+  static Map<String, String> fields(String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String line : text.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0) {
+        out.put(line.substring(0, colon), line.substring(colon + 1).strip());
+      }
+    }
+    return out;
+  }
+
+  /** A RESP2 map (a flat array of names and values) as a map. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> flatMap(Object reply) {
+    List<Object> flat = (List<Object>) reply;
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      out.put(text(flat.get(i)), flat.get(i + 1));
+    }
+    return out;
+  }
+
+  private static String text(Object o) {
+    return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+  }
+}

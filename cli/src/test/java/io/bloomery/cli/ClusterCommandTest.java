@@ -1,0 +1,43 @@
+package io.bloomery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.Test;
+
+/** {@code bloomery cluster}'s refusals of bad input, before or without any node answering. */
+class ClusterCommandTest {
+  @Test
+  void aNodeCountThatMakesNoWholeShardsIsAUsageError() {
+    Cli.Result r = Cli.run("cluster", "create", "--replication-factor", "3", "127.0.0.1:7000", "127.0.0.1:7001",
+        "127.0.0.1:7002", "127.0.0.1:7003");
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(r.err()).contains("4 nodes do not make shards of 3 members: give a multiple of 3 nodes");
+  }
+
+  @Test
+  void anAddressGivenTwiceOrMalformedIsAUsageError() {
+    Cli.Result twice = Cli.run("cluster", "create", "127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7000");
+    assertThat(twice.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(twice.err()).contains("node 127.0.0.1:7000 is given twice");
+    Cli.Result bad = Cli.run("cluster", "status", "localhost");
+    assertThat(bad.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(bad.err()).contains("'localhost' is not HOST:PORT");
+    Cli.Result none = Cli.run("cluster");
+    assertThat(none.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(none.err()).contains("bloomery cluster needs a subcommand: create or status");
+  }
+
+  @Test
+  void anUnreachableNodeIsNamed() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Cli.Result r = Cli.run("cluster", "create", "--replication-factor", "1", "127.0.0.1:" + port);
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(r.err()).contains("cannot reach node 127.0.0.1:" + port);
+  }
+}

@@ -1,0 +1,313 @@
+package io.bloomery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomery.cluster.slot.HashSlot;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
+import redis.clients.jedis.util.SafeEncoder;
+
+/**
+ * Cluster nodes as real processes ({@code bloomery serve --cluster-enabled yes}) on loopback, made a cluster by
+ * {@code bloomery cluster create}, used by cluster clients nobody here wrote (JedisCluster, {@code redis-cli -c}),
+ * through a {@code kill -9} of a shard's leader.
+ */
+class ClusterIT {
+  @TempDir Path dir;
+  private final Map<Integer, Process> nodes = new LinkedHashMap<>();
+  private final Map<Integer, Integer> busPorts = new LinkedHashMap<>();
+  /** The node started with {@code --bind 0.0.0.0}. */
+  private int wildcardNode;
+
+  @AfterEach
+  void stopNodes() throws InterruptedException {
+    for (Process p : nodes.values()) {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Six nodes, two shards of three: JedisCluster and {@code redis-cli -c} add and check items in keys over every
+   * eighth of the slots; a node answers a key of the other shard with MOVED to that shard's leader; the leader of
+   * the second shard is killed with SIGKILL (so the first shard's nodes learn its successor through the metadata
+   * group), and the same clients keep working with every acknowledged add still there, also on the killed node once
+   * it is back.
+   */
+  @Test
+  void clusterClientsKeepEveryAcknowledgedAddThroughAKilledLeader() throws Exception {
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      ports.add(freePort());
+      busPorts.put(ports.get(i), freePort());
+    }
+    wildcardNode = ports.get(4);
+    for (int port : ports) {
+      launch(port);
+    }
+    for (int port : ports) {
+      awaitReady(port);
+    }
+    String[] addresses = ports.stream().map(p -> "127.0.0.1:" + p).toArray(String[]::new);
+    Run created = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
+    assertThat(created.status()).as(created.toString()).isZero();
+    assertThat(created.out()).contains("6 nodes, 2 shard(s) of 3 members").contains(" myself,")
+        .contains(" master - ").contains("127.0.0.1:" + wildcardNode + "@" + busPorts.get(wildcardNode));
+    Run again = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
+    assertThat(again.status()).isEqualTo(1);
+    assertThat(again.err()).contains("is already in a cluster");
+    Run status = cli("cluster", "status", addresses[5]);
+    assertThat(status.status()).as(status.toString()).isZero();
+    assertThat(status.out()).contains("cluster_state:ok shards:2 nodes:6").contains("slots 0-8191")
+        .contains("slots 8192-16383").contains("leader").contains("follower").contains("applied ").contains("lag ");
+
+    Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports.get(1)));
+    Map<String, String> acknowledged = new LinkedHashMap<>();
+    String secondShardKey = null;
+    try (JedisCluster cluster = new JedisCluster(seeds, DefaultJedisClientConfig.builder().socketTimeoutMillis(10_000)
+        .build(), 100, Duration.ofSeconds(40))) {
+      Set<Integer> eighths = new HashSet<>();
+      for (int i = 0; i < 200; i++) {
+        String key = "key:" + i;
+        assertThat(cluster.bfAdd(key, "before-" + i)).isTrue();
+        acknowledged.put(key, "before-" + i);
+        int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
+        eighths.add(slot / 2048);
+        if (slot >= 8192) {
+          secondShardKey = key;
+        }
+      }
+      assertThat(eighths).as("keys in every eighth of the slots").hasSize(8);
+      assertThat(redisCli(ports.get(2), "BF.ADD", "cli-key", "cli-item")).isEqualTo("1");
+      assertThat(redisCli(ports.get(4), "BF.EXISTS", "cli-key", "cli-item")).isEqualTo("1");
+
+      int secondLeader = leaderPort(ports.get(0), 8192);
+      assertThat(ports.subList(3, 6)).contains(secondLeader);
+      try (Jedis firstShardNode = new Jedis("127.0.0.1", ports.get(0))) {
+        String key = secondShardKey;
+        assertThatThrownBy(() -> firstShardNode.sendCommand(command("BF.EXISTS"), key, "x"))
+            .isInstanceOf(JedisMovedDataException.class)
+            .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + secondLeader);
+      }
+
+      nodes.get(secondLeader).destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL
+      for (int i = 0; i < 200; i++) {
+        String key = "key:" + i;
+        assertThat(cluster.bfAdd(key, "after-" + i)).isTrue();
+        acknowledged.put(key + "#after", "after-" + i);
+      }
+      assertThat(leaderPort(ports.get(0), 8192)).as("the first shard's view of the second's leader")
+          .isNotEqualTo(secondLeader);
+      for (Map.Entry<String, String> add : acknowledged.entrySet()) {
+        assertThat(cluster.bfExists(add.getKey().replace("#after", ""), add.getValue())).as(add.toString()).isTrue();
+      }
+      assertThat(redisCliUntil(ports.get(0), "1", "BF.EXISTS", secondShardKey, "after-"
+          + secondShardKey.substring(4))).isEqualTo("1");
+
+      launch(secondLeader); // the killed node, on its own directory: it catches up as a follower
+      awaitReady(secondLeader);
+      try (Jedis follower = new Jedis("127.0.0.1", secondLeader)) {
+        assertThat(follower.sendCommand(command("READONLY"))).isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (Map.Entry<String, String> add : acknowledged.entrySet()) {
+          String key = add.getKey().replace("#after", "");
+          if (HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) < 8192) {
+            continue; // the first shard's: this node answers MOVED for it
+          }
+          while (!Long.valueOf(1).equals(follower.sendCommand(command("BF.EXISTS"), key, add.getValue()))) {
+            assertThat(System.nanoTime()).as("the restarted node has " + add).isLessThan(deadline);
+            Thread.sleep(100);
+          }
+        }
+      }
+    }
+    try (Jedis node = new Jedis("127.0.0.1", ports.get(0))) {
+      assertThat(node.info("cluster")).contains("cluster_enabled:1");
+      assertThat(node.clusterInfo()).contains("cluster_state:ok").contains("cluster_known_nodes:6")
+          .contains("cluster_size:2").contains("cluster_slots_assigned:16384");
+      assertThat(node.clusterSlots()).hasSize(2);
+      assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "COUNTKEYSINSLOT", "16384"))
+          .isInstanceOf(JedisDataException.class).hasMessage("ERR Invalid slot");
+      assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "GETKEYSINSLOT", "1", "-1"))
+          .hasMessage("ERR Invalid slot or number of keys");
+      assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "NOSUCH"))
+          .hasMessage("ERR unknown subcommand 'NOSUCH'. Try CLUSTER HELP.");
+      assertThatThrownBy(() -> node.sendCommand(command("EXISTS"), "a", "b"))
+          .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
+      assertThatThrownBy(() -> node.sendCommand(command("MULTI"))).hasMessageContaining("not available on a cluster");
+    }
+  }
+
+  @Test
+  void aNodeStartedOnAnotherNodesDirectoryOrWithoutAnAddressToAnnounceIsRefused() throws Exception {
+    int port = freePort();
+    busPorts.put(port, freePort());
+    launch(port);
+    awaitReady(port);
+    nodes.remove(port).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    int other = freePort();
+    Run refused = cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--cluster-port",
+        Integer.toString(freePort()), "--http-port", "0", "--dir", dir.resolve("node-" + port).toString());
+    assertThat(refused.status()).isEqualTo(1);
+    assertThat(refused.err()).contains("belongs to node").contains("127.0.0.1:" + port)
+        .contains("start it with the options it had, or give this node an empty --dir");
+    Run wildcard = cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--bind", "0.0.0.0",
+        "--cluster-port", Integer.toString(freePort()), "--http-port", "0",
+        "--dir", dir.resolve("wildcard").toString());
+    assertThat(wildcard.status()).isEqualTo(1);
+    assertThat(wildcard.err()).contains("a cluster node bound to 0.0.0.0 needs --cluster-announce-ip");
+  }
+
+  /** Without cluster-enabled, a server loads no class of Ratis (the cluster module stays off the path it takes). */
+  @Test
+  void aSingleNodeServerLoadsNoRatisClass() throws Exception {
+    Path classes = dir.resolve("classes.log");
+    List<String> command = DedupChild.command("serve", "--port", "0", "--http-port", "0", "--appendonly", "no",
+        "--dir", dir.resolve("single").toString());
+    command.add(1, "-Xlog:class+load=info:file=" + classes);
+    Path log = dir.resolve("single.log");
+    Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    try {
+      int port = ServerReady.port(server, log, 60, TimeUnit.SECONDS);
+      try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        assertThat(jedis.sendCommand(command("BF.ADD"), "k", "v")).isEqualTo(1L);
+        assertThat(jedis.info("cluster")).contains("cluster_enabled:0");
+      }
+    } finally {
+      server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    String loaded = Files.readString(classes);
+    assertThat(loaded).contains("io.bloomery.server.BloomeryServer").doesNotContain("org.apache.ratis")
+        .doesNotContain("io.bloomery.cluster");
+  }
+
+  // ------------------------------------------------------------------------------------------------ helpers
+
+  /** Starts the node of {@code port} on its directory; its output goes to a log of this start's own. */
+  private void launch(int port) throws IOException {
+    Path log = log(port);
+    if (Files.exists(log)) {
+      Files.move(log, log.resolveSibling(log.getFileName() + ".before-" + System.nanoTime()));
+    }
+    List<String> command = DedupChild.command("serve", "--cluster-enabled", "yes", "--port", Integer.toString(port),
+        "--cluster-port", Integer.toString(busPorts.get(port)), "--http-port", "0",
+        "--dir", dir.resolve("node-" + port).toString());
+    if (port == wildcardNode) { // on every interface, announcing the loopback address to clients and nodes
+      command.addAll(List.of("--bind", "0.0.0.0", "--cluster-announce-ip", "127.0.0.1"));
+    }
+    Process p = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    nodes.put(port, p);
+  }
+
+  private Path log(int port) {
+    return dir.resolve("node-" + port + ".log");
+  }
+
+  private void awaitReady(int port) throws Exception {
+    Path log = log(port);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(log).contains(":" + port + "\n")) { // Ready to accept connections tcp on HOST:PORT
+      if (!nodes.get(port).isAlive() || System.nanoTime() > deadline) {
+        throw new AssertionError("node " + port + " did not start:\n" + Files.readString(log));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says. */
+  private static int leaderPort(int port, int slot) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        for (String line : jedis.clusterNodes().split("\n")) {
+          String[] f = line.split(" ");
+          for (int i = 8; f[2].contains("master") && i < f.length; i++) {
+            String[] range = f[i].split("-");
+            if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
+              return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+            }
+          }
+        }
+      } catch (RuntimeException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static ProtocolCommand command(String name) {
+    byte[] raw = SafeEncoder.encode(name);
+    return () -> raw;
+  }
+
+  private record Run(int status, String out, String err) {}
+
+  private Run cli(String... args) throws Exception {
+    Path out = Files.createTempFile(dir, "out", ".txt");
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    Process p = new ProcessBuilder(DedupChild.command(args)).redirectOutput(out.toFile()).redirectError(err.toFile())
+        .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("bloomery " + String.join(" ", args) + " did not end");
+    }
+    return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  /** {@code redis-cli -c -p PORT ARGS...}'s output, trimmed. */
+  private static String redisCli(int port, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("redis-cli", "-c", "-p", Integer.toString(port)));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
+  }
+
+  /** {@link #redisCli} until it answers {@code expected} (20 s at most: the node may still name the old leader). */
+  private static String redisCliUntil(int port, String expected, String... args) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    String out;
+    while (!(out = redisCli(port, args)).equals(expected) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    return out;
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}

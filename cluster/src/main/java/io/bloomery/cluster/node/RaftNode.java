@@ -1,0 +1,551 @@
+package io.bloomery.cluster.node;
+
+import io.bloomery.cluster.shard.ShardClient;
+import io.bloomery.cluster.shard.ShardReplica;
+import io.bloomery.cluster.shard.ShardStateMachine;
+import io.bloomery.cluster.slot.HashSlot;
+import io.bloomery.server.ClusterNode;
+import io.bloomery.server.ServerConfig;
+import io.bloomery.server.command.CommandSpec;
+import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.state.Settings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Where a command runs on a cluster node.
+ *
+ * One Ratis server per node, on the cluster bus port, hosts the node's Raft groups: the metadata group (every node)
+ * and the group of the shard the node replicates. Groups are added once, when `bloomery cluster create` sends the
+ * topology (CLUSTER JOIN-TOPOLOGY), and found again in the storage directory on every later start.
+ *
+ * A keyed command is routed by its keys' slot: to the shard that serves the slot; the shard's Raft leader runs it
+ * (a write through the log, a read after Ratis confirmed the leadership), anyone else answers MOVED with the
+ * leader's announced address. A node knows its own shard's leader from its own Raft division; other shards' leaders
+ * from the metadata group, where each leader announces itself (leaderAnnouncer). Nothing here decides anything of
+ * consensus: who leads, what committed and in what order is Ratis's.
+ */
+
+/**
+ * A Bloomery cluster node ({@code bloomery serve --cluster-enabled yes}): its identity, its Ratis server, and the
+ * routing of every client command ({@link ClusterNode}).
+ */
+public final class RaftNode implements ClusterNode {
+  private static final Logger LOG = LoggerFactory.getLogger(RaftNode.class);
+  /** The metadata group's id: the same on every node of every cluster (a node is in one cluster). */
+  static final RaftGroupId META = RaftGroupId.valueOf(
+      UUID.nameUUIDFromBytes("bloomery-cluster-metadata".getBytes(StandardCharsets.UTF_8)));
+  /** How long a command waits for its shard to have a leader before the client is told the cluster is down. */
+  static final Duration LEADER_WAIT = Duration.ofSeconds(5);
+  private static final long POLL_MILLIS = 50;
+  /** The shortest Raft election timeout of every group (the longest is twice it). */
+  static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
+  private static final Set<String> REFUSED = Set.of("multi", "watch", "bf.loadchunk");
+
+  private final NodeIdentity me;
+  private final RaftServer raft;
+  private final MetaStateMachine meta;
+  private final Map<RaftGroupId, ShardStateMachine> shards;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final ScheduledExecutorService timer;
+  private final ExecutorService admin;
+  private final Set<String> announcing = ConcurrentHashMap.newKeySet();
+  private final Map<String, RaftGroupId> groupIds = new ConcurrentHashMap<>();
+  private final ClusterReplies replies;
+  private volatile RaftClient metaClient;
+
+  private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
+      Map<RaftGroupId, ShardStateMachine> shards) {
+    this.me = me;
+    this.raft = raft;
+    this.meta = meta;
+    this.shards = shards;
+    this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("cluster-timer")
+        .factory());
+    this.admin = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("cluster-admin").factory());
+    this.replies = new ClusterReplies(this);
+    timer.scheduleWithFixedDelay(this::announceLeaders, 100, 100, TimeUnit.MILLISECONDS);
+  }
+
+  /** {@link ClusterNode.Provider} for the server's service lookup. */
+  public static final class Provider implements ClusterNode.Provider {
+    @Override
+    public ClusterNode start(ServerConfig config, ServerContext context) throws IOException {
+      return RaftNode.start(config, context.settings());
+    }
+  }
+
+  /**
+   * Starts the node of {@code config}: its identity ({@link NodeIdentity}, made on the first start), then its Ratis
+   * server on the cluster bus port with the groups its directory holds.
+   *
+   * @param settings the server's settings: the module defaults a leader stamps on the commands it accepts
+   * @throws IOException if the identity does not match the options, the bus port cannot be bound, or the logs are
+   *     damaged
+   */
+  static RaftNode start(ServerConfig config, Settings settings) throws IOException {
+    String bind = config.bind().get(0);
+    String host = config.clusterAnnounceIp();
+    if (host == null) {
+      if (bind.equals("0.0.0.0") || bind.equals("::") || bind.equals("*")) {
+        throw new IOException("a cluster node bound to " + bind + " needs --cluster-announce-ip: the address clients "
+            + "and the other nodes use to reach it");
+      }
+      host = bind;
+    }
+    Path dir = config.dir();
+    NodeIdentity me = NodeIdentity.open(dir, host, config.clusterAnnouncePort(), host, config.clusterPort());
+    RaftProperties properties = ShardReplica.properties(dir.resolve("raft"), bind, config.clusterPort(),
+        ELECTION_TIMEOUT, ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY,
+        ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES);
+    MetaStateMachine meta = new MetaStateMachine();
+    Map<RaftGroupId, ShardStateMachine> shards = new ConcurrentHashMap<>();
+    StateMachine.Registry registry = group -> group.equals(META) ? meta
+        : shards.computeIfAbsent(group, g -> new ShardStateMachine(settings));
+    RaftServer raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(me.id()))
+        .setStateMachineRegistry(registry).setProperties(properties)
+        .setOption(RaftStorage.StartupOption.RECOVER).build();
+    try {
+      raft.start();
+    } catch (IOException | RuntimeException e) {
+      raft.close();
+      throw new IOException("cannot start the cluster bus on " + bind + ":" + config.clusterPort() + ": "
+          + e.getMessage(), e);
+    }
+    LOG.info("cluster node {} ({}:{}, bus {}:{})", me.id(), me.host(), me.port(), me.busHost(), me.busPort());
+    return new RaftNode(me, raft, meta, shards);
+  }
+
+  NodeIdentity me() {
+    return me;
+  }
+
+  /** The topology, or {@code null} before the cluster is created. */
+  Topology topology() {
+    return meta.topology();
+  }
+
+  /** Whether this node joined a cluster (it holds the metadata group). */
+  boolean joined() {
+    for (RaftGroupId g : raft.getGroupIds()) {
+      if (g.equals(META)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------------------------------------ routing
+
+  @Override
+  public CompletionStage<Reply> route(ClientState client, CommandSpec spec, List<byte[]> argv) {
+    String name = spec != null ? spec.name() : new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    switch (name) {
+      case "cluster" -> {
+        return replies.cluster(client, argv);
+      }
+      case "readonly" -> {
+        client.replicaReads(true);
+        return done(Reply.OK);
+      }
+      case "readwrite" -> {
+        client.replicaReads(false);
+        return done(Reply.OK);
+      }
+      case "asking" -> {
+        return argv.size() == 1 ? done(Reply.OK) : done(Reply.error("ERR wrong number of arguments for 'asking' "
+            + "command"));
+      }
+      default -> { }
+    }
+    if (spec == null) {
+      return null;
+    }
+    if (REFUSED.contains(name) || "guard".equals(spec.group())) {
+      return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node: a "
+          + "shard's log carries single commands (docs/CLUSTER.md)"));
+    }
+    boolean write = ShardStateMachine.replicates(spec);
+    boolean read = ShardStateMachine.reads(spec);
+    List<Key> keys = Dispatcher.keysOf(spec, argv);
+    Topology topology = meta.topology();
+    if (keys.isEmpty()) {
+      return keyless(client, argv, topology, write, read);
+    }
+    int slot = HashSlot.of(keys.get(0).bytes());
+    for (int i = 1; i < keys.size(); i++) {
+      if (HashSlot.of(keys.get(i).bytes()) != slot) {
+        return done(Reply.error("CROSSSLOT Keys in request don't hash to the same slot"));
+      }
+    }
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    if (!write && !read) {
+      return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node"));
+    }
+    return keyed(client, argv, topology.shardOf(slot), slot, write, System.nanoTime() + LEADER_WAIT.toNanos());
+  }
+
+  /**
+   * A keyless command: a write goes through this node's shard's log when this node leads it (FLUSHALL), a read
+   * answers from this node's replica (DBSIZE, SCAN: this node's keys, as on a Redis Cluster node); anything else
+   * (PING, INFO, CONFIG, CLIENT, ...) runs locally.
+   */
+  private CompletionStage<Reply> keyless(ClientState client, List<byte[]> argv, Topology topology, boolean write,
+      boolean read) {
+    if (!write && !read) {
+      return null;
+    }
+    Topology.Shard mine = topology == null ? null : topology.shardOfNode(me.id());
+    if (mine == null) {
+      return write ? done(Reply.error("CLUSTERDOWN The cluster is down")) : null;
+    }
+    RaftServer.Division division = division(mine);
+    if (write) {
+      if (division == null || !division.getInfo().isLeader()) {
+        return done(Reply.error("READONLY You can't write against a read only replica."));
+      }
+      return submit(division, argv, true, mine, -1, System.nanoTime() + LEADER_WAIT.toNanos());
+    }
+    return localRead(mine, argv);
+  }
+
+  /** A command of {@code slot}, served by {@code shard}: run here if this node leads it, else redirected. */
+  private CompletionStage<Reply> keyed(ClientState client, List<byte[]> argv, Topology.Shard shard, int slot,
+      boolean write, long deadline) {
+    RaftServer.Division division = division(shard);
+    if (division != null && division.getInfo().isLeader()) {
+      return submit(division, argv, write, shard, slot, deadline);
+    }
+    if (!write && division != null && client.replicaReads()) {
+      return localRead(shard, argv);
+    }
+    String leader = leaderOf(shard);
+    if (leader != null && !leader.equals(me.id())) {
+      Topology.Node node = meta.topology().node(leader);
+      return done(Reply.error("MOVED " + slot + " " + node.host() + ":" + node.port()));
+    }
+    if (System.nanoTime() > deadline) {
+      return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
+    }
+    return later(() -> keyed(client, argv, shard, slot, write, deadline));
+  }
+
+  /** The reply {@code attempt} gives when it runs again after a short pause (a leader being elected or readied). */
+  private CompletableFuture<Reply> later(java.util.function.Supplier<CompletionStage<Reply>> attempt) {
+    CompletableFuture<Reply> later = new CompletableFuture<>();
+    timer.schedule(() -> attempt.get().whenComplete((r, e) -> {
+      if (e != null) {
+        later.completeExceptionally(e);
+      } else {
+        later.complete(r);
+      }
+    }), POLL_MILLIS, TimeUnit.MILLISECONDS);
+    return later;
+  }
+
+  /**
+   * Runs a command on this node's leading division: a write through the log, a read after a read index. A leader
+   * not ready yet (its first entry of the term not committed) is asked again until {@code deadline}.
+   */
+  private CompletableFuture<Reply> submit(RaftServer.Division division, List<byte[]> argv, boolean write,
+      Topology.Shard shard, int slot, long deadline) {
+    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
+        .setGroupId(division.getGroup().getGroupId()).setCallId(callIds.incrementAndGet())
+        .setMessage(ShardClient.message(argv))
+        .setType(write ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType()).build();
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = raft.submitClientRequestAsync(request);
+    } catch (IOException e) {
+      return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": " + e.getMessage()));
+    }
+    return sent.handle((reply, failure) -> {
+      if (failure != null) {
+        return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": " + failure));
+      }
+      if (reply.isSuccess()) {
+        return CompletableFuture.completedFuture(ShardStateMachine.reply(reply.getMessage()));
+      }
+      if (reply.getLeaderNotReadyException() != null) {
+        // a new leader that has not committed its first entry yet: the request was not appended, so ask again
+        if (System.nanoTime() > deadline) {
+          return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
+              + shard.name() + "'s leader is not ready"));
+        }
+        return later(() -> submit(division, argv, write, shard, slot, deadline));
+      }
+      if (reply.getNotLeaderException() != null) {
+        if (!write && slot >= 0) {
+          String leader = leaderOf(shard);
+          Topology.Node node = leader == null ? null : meta.topology().node(leader);
+          if (node != null && !leader.equals(me.id())) {
+            return CompletableFuture.completedFuture(Reply.error("MOVED " + slot + " " + node.host() + ":"
+                + node.port()));
+          }
+        }
+        // the entry may have been appended before this node lost the leadership: a retry could apply it twice
+        return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + " lost its leader while "
+            + "this command was in flight: it may or may not have been applied"));
+      }
+      if (reply.getStateMachineException() != null) {
+        Throwable cause = reply.getStateMachineException().getCause();
+        return CompletableFuture.completedFuture(Reply.error("ERR " + (cause != null ? cause.getMessage()
+            : reply.getStateMachineException().getMessage())));
+      }
+      return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": "
+          + reply.getException()));
+    }).thenCompose(r -> r);
+  }
+
+  /** Answers a read from this node's replica of {@code shard}, as far as it has applied the log. */
+  private CompletionStage<Reply> localRead(Topology.Shard shard, List<byte[]> argv) {
+    ShardStateMachine machine = machine(shard);
+    if (machine == null) {
+      return done(Reply.error("CLUSTERDOWN this node holds no replica of shard " + shard.name()));
+    }
+    return machine.query(ShardClient.message(argv)).thenApply(ShardStateMachine::reply);
+  }
+
+  // ------------------------------------------------------------------------------------------------ leaders
+
+  /** This node's division of {@code shard}'s group, or {@code null} if it is not a member. */
+  RaftServer.Division division(Topology.Shard shard) {
+    return division(groupId(shard));
+  }
+
+  /** A shard's Raft group id (a name-based UUID, computed once per shard). */
+  private RaftGroupId groupId(Topology.Shard shard) {
+    return groupIds.computeIfAbsent(shard.name(), name -> meta.topology().group(shard).groupId());
+  }
+
+  private RaftServer.Division division(RaftGroupId id) {
+    if (!shards.containsKey(id) && !id.equals(META)) {
+      return null;
+    }
+    try {
+      return raft.getDivision(id);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** This node's replica of {@code shard}, or {@code null}. */
+  ShardStateMachine machine(Topology.Shard shard) {
+    return shards.get(groupId(shard));
+  }
+
+  /**
+   * The node id of {@code shard}'s leader: as this node's division knows it when this node is a member, else as the
+   * metadata group last recorded it; {@code null} when unknown: an election, or a leader this node has not heard from
+   * for longer than an election timeout (so that clients wait for its successor here rather than be sent to a
+   * dead node).
+   */
+  String leaderOf(Topology.Shard shard) {
+    RaftServer.Division division = division(shard);
+    if (division != null) {
+      DivisionInfo info = division.getInfo();
+      RaftPeerId leader = info.getLeaderId();
+      if (leader == null || info.isCandidate()) {
+        return null;
+      }
+      if (info.isFollower() && info.getRoleInfoProto().getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()
+          > ELECTION_TIMEOUT.toMillis()) {
+        return null; // silent for longer than an election timeout: presumed dead, an election is due
+      }
+      return leader.toString();
+    }
+    MetaStateMachine.Leader leader = meta.leader(shard.name());
+    return leader == null ? null : leader.node();
+  }
+
+  /** The Raft term of {@code shard}'s current leadership as known here (CLUSTER NODES' config epoch). */
+  long termOf(Topology.Shard shard) {
+    RaftServer.Division division = division(shard);
+    if (division != null) {
+      return division.getInfo().getCurrentTerm();
+    }
+    MetaStateMachine.Leader leader = meta.leader(shard.name());
+    return leader == null ? 0 : leader.term();
+  }
+
+  /**
+   * Records in the metadata group each shard this node leads, with its term, unless the group has it already: how
+   * the nodes outside the shard learn its leader.
+   */
+  private void announceLeaders() {
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return;
+    }
+    try {
+      for (Topology.Shard shard : topology.shards()) {
+        RaftServer.Division division = division(shard);
+        if (division == null || !division.getInfo().isLeader() || !division.getInfo().isLeaderReady()) {
+          continue;
+        }
+        long term = division.getInfo().getCurrentTerm();
+        MetaStateMachine.Leader known = meta.leader(shard.name());
+        if (known != null && known.term() >= term && known.node().equals(me.id())) {
+          continue;
+        }
+        if (announcing.add(shard.name())) {
+          metaClient().async().send(MetaStateMachine.leaderEntry(shard.name(), term, me.id()))
+              .whenComplete((r, e) -> announcing.remove(shard.name()));
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("announcing this node's leaderships failed (retried)", e);
+    }
+  }
+
+  /** A Ratis client of the metadata group, made once the group is known here. */
+  private RaftClient metaClient() {
+    RaftClient c = metaClient;
+    if (c == null) {
+      synchronized (this) {
+        c = metaClient;
+        if (c == null) {
+          RaftServer.Division division = division(META);
+          if (division == null) {
+            throw new IllegalStateException("this node is in no cluster");
+          }
+          c = RaftClient.newBuilder().setRaftGroup(division.getGroup()).setProperties(new RaftProperties())
+              .setClientId(ClientId.randomId())
+              .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
+                  TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+              .build();
+          metaClient = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  // ------------------------------------------------------------------------------------------------ create
+
+  /**
+   * {@code CLUSTER JOIN-TOPOLOGY}: adds the metadata group (all nodes) and this node's shard group to this node's
+   * Raft server, off the event loop. Refused when the node is in a cluster already or the topology does not list
+   * it with its own addresses.
+   */
+  CompletionStage<Reply> join(Topology topology) {
+    Topology.Node listed = topology.node(me.id());
+    if (listed == null) {
+      return done(Reply.error("ERR this node (" + me.id() + ") is not in the topology"));
+    }
+    if (!listed.equals(new Topology.Node(me.id(), me.host(), me.port(), me.busHost(), me.busPort()))) {
+      return done(Reply.error("ERR the topology lists this node as " + listed.address() + ", but it is "
+          + me.host() + ":" + me.port() + "@" + me.busPort()));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      synchronized (this) {
+        if (joined()) {
+          return Reply.error("ERR this node is already in a cluster");
+        }
+        try {
+          List<RaftPeer> peers = new ArrayList<>();
+          for (Topology.Node n : topology.nodes()) {
+            peers.add(RaftPeer.newBuilder().setId(n.id()).setAddress(n.busHost() + ":" + n.busPort()).build());
+          }
+          Topology.Shard mine = topology.shardOfNode(me.id());
+          if (mine != null) {
+            addGroup(topology.group(mine).raftGroup());
+          }
+          addGroup(RaftGroup.valueOf(META, peers));
+          return Reply.OK;
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("joining the cluster failed", e);
+          return Reply.error("ERR joining the cluster failed: " + e.getMessage());
+        }
+      }
+    }, admin);
+  }
+
+  private void addGroup(RaftGroup group) throws IOException {
+    RaftClientReply reply = raft.groupManagement(GroupManagementRequest.newAdd(clientId, raft.getId(),
+        callIds.incrementAndGet(), group));
+    if (!reply.isSuccess()) {
+      throw reply.getException() != null ? reply.getException() : new IOException("group add failed: " + reply);
+    }
+  }
+
+  /**
+   * {@code CLUSTER COMMIT-TOPOLOGY}: writes the topology into the metadata group's log (once a majority of the nodes
+   * joined and elected the group's leader), off the event loop.
+   */
+  CompletionStage<Reply> commit(Topology topology) {
+    if (!joined()) {
+      return done(Reply.error("ERR this node has not joined a cluster (CLUSTER JOIN-TOPOLOGY first)"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        RaftClientReply reply = metaClient().io().send(MetaStateMachine.topologyEntry(topology));
+        String answer = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
+        return answer.equals("OK") ? Reply.OK : Reply.error(answer);
+      } catch (IOException | RuntimeException e) {
+        return Reply.error("ERR the metadata group did not commit the topology: " + e.getMessage());
+      }
+    }, admin);
+  }
+
+  static CompletionStage<Reply> done(Reply reply) {
+    return CompletableFuture.completedFuture(reply);
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    admin.shutdownNow();
+    try {
+      RaftClient c = metaClient;
+      if (c != null) {
+        c.close();
+      }
+      raft.close();
+    } catch (IOException e) {
+      LOG.warn("closing the cluster node failed", e);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+package io.bloomery.cluster.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One node in this JVM ({@link BloomeryServer} with {@code cluster-enabled yes}), first alone, then a cluster of
+ * itself (one shard of one member): its CLUSTER replies byte for byte in RESP2 and RESP3, in the shapes Redis 7.0
+ * sends (recorded from a three-master redis-server 7.0.15 cluster), and its refusals.
+ */
+class ClusterNodeTest {
+  @TempDir Path dir;
+  private BloomeryServer server;
+
+  @AfterEach
+  void close() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aNodeAnswersInRedisClustersShapesAndRefusesWhatItCannotDo() throws Exception {
+    int port = freePort();
+    int bus = freePort();
+    server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
+        Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir", dir.toString()));
+    try (Resp c = new Resp(port)) {
+      String id = c.call("CLUSTER", "MYID");
+      assertThat(id).matches("\\$40\r\n[0-9a-f]{40}\r\n");
+      id = id.substring(5, 45);
+      assertThat(c.call("CLUSTER", "INFO")).contains("cluster_state:fail\r\n").contains("cluster_known_nodes:1\r\n")
+          .contains("cluster_slots_assigned:0\r\n");
+      assertThat(c.call("CLUSTER", "NODES")).contains(id + " 127.0.0.1:" + port + "@" + bus
+          + " myself,master - 0 0 0 connected\n");
+      assertThat(c.call("CLUSTER", "SLOTS")).isEqualTo("*0\r\n");
+      assertThat(c.call("BF.ADD", "k", "v")).isEqualTo("-CLUSTERDOWN Hash slot not served\r\n");
+      assertThat(c.call("EXISTS", "a", "b")).isEqualTo("-CROSSSLOT Keys in request don't hash to the same slot\r\n");
+      assertThat(c.call("CLUSTER", "KEYSLOT", "{user1000}.following")).isEqualTo(":3443\r\n");
+      assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "16384")).isEqualTo("-ERR Invalid slot\r\n");
+      assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "x"))
+          .isEqualTo("-ERR value is not an integer or out of range\r\n");
+      assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "0", "-1")).isEqualTo("-ERR Invalid slot or number of keys\r\n");
+      assertThat(c.call("CLUSTER", "KEYSLOT")).isEqualTo("-ERR wrong number of arguments for 'cluster|keyslot' "
+          + "command\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", id)).isEqualTo("-ERR unknown subcommand 'FORGET'. Try CLUSTER HELP.\r\n");
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", "cluster nothex")).startsWith("-ERR bad topology: ");
+      String stranger = Topology.plan("c".repeat(40), List.of(new Topology.Node("d".repeat(40), "127.0.0.1", 1,
+          "127.0.0.1", 2)), 1).encode();
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", stranger)).isEqualTo("-ERR this node (" + id + ") is not in the "
+          + "topology\r\n");
+      assertThat(c.call("ACL", "SETUSER", "reader", "on", ">pw", "+@all", "~*")).isEqualTo("+OK\r\n");
+      assertThat(c.call("ACL", "SETUSER", "limited", "on", ">pw", "+@read", "+cluster", "~*")).isEqualTo("+OK\r\n");
+      try (Resp limited = new Resp(port)) {
+        assertThat(limited.call("AUTH", "limited", "pw")).isEqualTo("+OK\r\n");
+        assertThat(limited.call("CLUSTER", "JOIN-TOPOLOGY", stranger)).isEqualTo("-NOPERM User limited has no "
+            + "permissions to run the 'cluster|join-topology' command\r\n");
+      }
+
+      String topology = Topology.plan("c".repeat(40), List.of(new Topology.Node(id, "127.0.0.1", port, "127.0.0.1",
+          bus)), 1).encode();
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", topology)).isEqualTo("-ERR this node is already in a cluster\r\n");
+      assertThat(c.call("CLUSTER", "COMMIT-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (!c.call("CLUSTER", "INFO").contains("cluster_state:ok")) {
+        assertThat(System.nanoTime()).as("the one-member shard elects itself").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      assertThat(c.call("BF.ADD", "k", "v")).isEqualTo(":1\r\n");
+      assertThat(c.call("BF.EXISTS", "k", "v")).isEqualTo(":1\r\n");
+      assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "7629")).isEqualTo(":1\r\n");
+      assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
+      assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
+      assertThat(c.call("MULTI")).startsWith("-ERR MULTI is not available on a cluster node");
+      assertThat(c.call("GUARD.EXISTS", "g", "x")).startsWith("-ERR GUARD.EXISTS is not available on a cluster node");
+      String entry = "*4\r\n$9\r\n127.0.0.1\r\n:" + port + "\r\n$40\r\n" + id + "\r\n";
+      assertThat(c.call("CLUSTER", "SLOTS")).isEqualTo("*1\r\n*3\r\n:0\r\n:16383\r\n" + entry + "*0\r\n");
+      String node = "%7\r\n$2\r\nid\r\n$40\r\n" + id + "\r\n$4\r\nport\r\n:" + port + "\r\n$2\r\nip\r\n$9\r\n127.0.0.1"
+          + "\r\n$8\r\nendpoint\r\n$9\r\n127.0.0.1\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$18\r\nreplication-offset\r\n:";
+      assertThat(c.call("HELLO", "3")).startsWith("%");
+      assertThat(c.call("CLUSTER", "SLOTS")).isEqualTo("*1\r\n*3\r\n:0\r\n:16383\r\n" + entry + "%0\r\n");
+      assertThat(c.call("CLUSTER", "SHARDS")).startsWith("*1\r\n%2\r\n$5\r\nslots\r\n*2\r\n:0\r\n:16383\r\n$5\r\nnodes"
+          + "\r\n*1\r\n" + node).endsWith("\r\n$6\r\nhealth\r\n$6\r\nonline\r\n");
+      assertThat(c.call("CLUSTER", "INFO")).startsWith("=").contains("\r\ntxt:cluster_state:ok\r\n");
+      assertThat(c.call("CLUSTER", "NODES")).contains("txt:" + id + " 127.0.0.1:" + port + "@" + bus
+          + " myself,master - 0 0 ").contains(" connected 0-16383\n");
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** A connection that sends one command and returns its reply's bytes exactly, as text. */
+  private static final class Resp implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    Resp(int port) throws IOException {
+      socket = new Socket("127.0.0.1", port);
+      socket.setSoTimeout(30_000);
+      in = socket.getInputStream();
+      out = socket.getOutputStream();
+    }
+
+    String call(String... args) throws IOException {
+      StringBuilder cmd = new StringBuilder("*").append(args.length).append("\r\n");
+      for (String a : args) {
+        cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+      }
+      out.write(cmd.toString().getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      ByteArrayOutputStream reply = new ByteArrayOutputStream();
+      read(reply);
+      return reply.toString(StandardCharsets.UTF_8);
+    }
+
+    private void read(ByteArrayOutputStream reply) throws IOException {
+      int type = in.read();
+      reply.write(type);
+      String line = line(reply);
+      switch (type) {
+        case '$', '=' -> {
+          int n = Integer.parseInt(line);
+          if (n >= 0) {
+            reply.write(in.readNBytes(n + 2));
+          }
+        }
+        case '*', '~' -> {
+          for (int i = Integer.parseInt(line); i > 0; i--) {
+            read(reply);
+          }
+        }
+        case '%' -> {
+          for (int i = 2 * Integer.parseInt(line); i > 0; i--) {
+            read(reply);
+          }
+        }
+        default -> { }
+      }
+    }
+
+    private String line(ByteArrayOutputStream reply) throws IOException {
+      StringBuilder line = new StringBuilder();
+      for (int b; (b = in.read()) != '\r'; ) {
+        line.append((char) b);
+      }
+      in.read();
+      reply.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+      return line.toString();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package io.bloomery.server.command;
+
+import io.bloomery.server.resp.Reply;
+import io.bloomery.server.state.ClientState;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Decides where a command runs when the server is a cluster node: the {@link Dispatcher} asks it after its own
+ * checks (arity, authentication, ACL) and before it runs a command itself. A single-node server has none.
+ */
+public interface CommandRouter {
+  /**
+   * The reply of a command this router answers (a completed stage for an answer at hand: a redirection, an error, a
+   * reply the router computed; an incomplete one for a reply that comes later, such as a write waiting for its
+   * shard's log), or {@code null} for a command the server runs as a single node would.
+   *
+   * @param spec the command's entry in the table, or {@code null} for a name the table does not know (the
+   *     cluster's own commands); the client is authenticated then
+   */
+  CompletionStage<Reply> route(ClientState client, CommandSpec spec, List<byte[]> argv);
+}
