@@ -73,7 +73,7 @@ public final class KeyCommands {
   private static Reply exists(Invocation inv) {
     long n = 0;
     for (int i = 1; i < inv.argc(); i++) {
-      if (inv.keyspace().read(inv.key(i)) != null || guarded(inv, inv.key(i))) {
+      if (inv.keyspace().peek(inv.key(i)) != null || guarded(inv, inv.key(i))) {
         n++;
       }
     }
@@ -120,7 +120,7 @@ public final class KeyCommands {
    * in the keyspace), {@code null} if there is no such key.
    */
   private static ValueType typeOf(Invocation inv, Key k) {
-    Object v = inv.keyspace().read(k);
+    Object v = inv.keyspace().peek(k);
     return v != null ? ValueType.of(v) : guarded(inv, k) ? ValueType.GUARDED_SET : null;
   }
 
