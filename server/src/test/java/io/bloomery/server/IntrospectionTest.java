@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * MODULE LIST, INFO modules and cluster, SLOWLOG and LATENCY over the wire: the parts the conformance recording
- * cannot hold because they name the server or carry times (the rest is replayed from admin.recording).
+ * MODULE LIST, INFO modules, cluster and persistence, SLOWLOG, LATENCY and the active-defrag options over the wire:
+ * the parts the conformance recording cannot hold because they name the server or carry times, or because Bloomery's
+ * words differ from a Redis built without jemalloc (the rest is replayed from admin.recording).
  */
 class IntrospectionTest {
 
@@ -20,6 +21,41 @@ class IntrospectionTest {
           + "usedby=[],using=[],options=[handle-io-errors]\r\n");
       assertThat(c.call("INFO")).contains("# Modules\r\n").contains("# Cluster\r\ncluster_enabled:0\r\n");
       assertThat(c.call("HELLO", "3")).contains("ver\r\n:999999\r\n");
+    }
+  }
+
+  /**
+   * Without persistence, INFO persistence still has Redis's fields at their never-saved values: RLTest's existing-env
+   * mode (RedisBloom's tests/flow) reads rdb_bgsave_in_progress after every FLUSHALL and fails without it.
+   */
+  @Test
+  void infoPersistenceWithoutPersistenceHasRedisIdleFields() {
+    try (BloomeryServer server = TestServer.start();
+        RawClient c = new RawClient(server.port())) {
+      assertThat(c.call("INFO", "persistence")).contains("\r\nloading:0\r\n")
+          .contains("\r\nrdb_bgsave_in_progress:0\r\n").contains("\r\nrdb_last_bgsave_status:ok\r\n")
+          .contains("\r\nrdb_saves:0\r\n").contains("\r\naof_enabled:0\r\n")
+          .contains("\r\naof_rewrite_in_progress:0\r\n").contains("\r\naof_last_write_status:ok\r\n");
+    }
+  }
+
+  /**
+   * The active-defrag tuning options are kept as a Redis without jemalloc keeps them, and {@code activedefrag yes} is
+   * refused with the reason, so a client that tries to enable it (RedisBloom's test_defrag) learns it cannot. The
+   * ranges and Redis's words are replayed from admin.recording (admin/config-active-defrag).
+   */
+  @Test
+  void activeDefragOptionsAreKeptAndEnablingItIsRefused() {
+    try (BloomeryServer server = TestServer.start();
+        RawClient c = new RawClient(server.port())) {
+      assertThat(c.call("CONFIG", "SET", "active-defrag-ignore-bytes", "1", "active-defrag-cycle-min", "99"))
+          .isEqualTo("+OK\r\n");
+      assertThat(c.call("CONFIG", "GET", "active-defrag-ignore-bytes"))
+          .isEqualTo("*2\r\n$26\r\nactive-defrag-ignore-bytes\r\n$1\r\n1\r\n");
+      assertThat(c.call("CONFIG", "SET", "activedefrag", "yes")).startsWith("-ERR CONFIG SET failed (possibly "
+          + "related to argument 'activedefrag') - Active defragmentation cannot be enabled: ");
+      assertThat(c.call("CONFIG", "SET", "activedefrag", "no")).isEqualTo("+OK\r\n");
+      assertThat(c.call("CONFIG", "GET", "activedefrag")).isEqualTo("*2\r\n$12\r\nactivedefrag\r\n$2\r\nno\r\n");
     }
   }
 

@@ -1,6 +1,8 @@
 package io.bloomery.server.persistence;
 
 import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -16,8 +18,34 @@ public interface PersistenceControl {
     @Override public boolean backgroundSave() { return false; }
     @Override public boolean backgroundRewrite() { return false; }
     @Override public long lastSaveUnixSeconds() { return 0; }
-    @Override public Map<String, String> infoFields() { return Map.of("loading", "0", "aof_enabled", "0"); }
+    @Override public Map<String, String> infoFields() { return idleInfo(); }
   };
+
+  /**
+   * INFO persistence without persistence: Redis's fields with the values of a server that has never saved, as a
+   * Redis with {@code save ""} and {@code appendonly no} prints them (clients such as RLTest poll
+   * {@code rdb_bgsave_in_progress} after FLUSHALL).
+   */
+  private static Map<String, String> idleInfo() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("loading", "0");
+    m.put("async_loading", "0");
+    m.put("rdb_bgsave_in_progress", "0");
+    m.put("rdb_last_save_time", "0");
+    m.put("rdb_last_bgsave_status", "ok");
+    m.put("rdb_last_bgsave_time_sec", "-1");
+    m.put("rdb_current_bgsave_time_sec", "-1");
+    m.put("rdb_saves", "0");
+    m.put("aof_enabled", "0");
+    m.put("aof_rewrite_in_progress", "0");
+    m.put("aof_rewrite_scheduled", "0");
+    m.put("aof_last_rewrite_time_sec", "-1");
+    m.put("aof_current_rewrite_time_sec", "-1");
+    m.put("aof_last_bgrewrite_status", "ok");
+    m.put("aof_rewrites", "0");
+    m.put("aof_last_write_status", "ok");
+    return Collections.unmodifiableMap(m);
+  }
 
   /** {@code SAVE}: writes a snapshot now and returns when it is durable (temp, fsync, rename, fsync dir). */
   void save() throws IOException;

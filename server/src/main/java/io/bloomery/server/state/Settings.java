@@ -4,10 +4,12 @@ import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.resp.RespEncoder;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The values {@code CONFIG GET} / {@code CONFIG SET} see: RedisBloom's module defaults for new filters and the
@@ -103,6 +105,78 @@ public final class Settings {
     m.put("cf-max-iterations", Long.toString(cfMaxIterations));
     m.put("cf-expansion-factor", Long.toString(cfExpansion));
     m.put("cf-max-expansions", Long.toString(cfMaxExpansions));
+    return m;
+  }
+
+  /**
+   * Redis's active-defragmentation options, in the order CONFIG GET lists them, each with its range and default
+   * ({@code activedefrag} itself, yes or no, is kept apart). Bloomery has no allocator to defragment (the JVM's
+   * garbage collector compacts the heap), so it answers them as a Redis built without jemalloc does: the tuning
+   * values are checked, kept and shown, and {@code activedefrag} stays {@code no}.
+   */
+  private static final Map<String, DefragRange> DEFRAG_RANGES = defragRanges();
+
+  private final Map<String, Long> defrag = new ConcurrentHashMap<>();
+
+  /** One active-defrag option's range and default, as Redis 8 declares them. */
+  private record DefragRange(long min, long max, long fallback) {}
+
+  private static Map<String, DefragRange> defragRanges() {
+    Map<String, DefragRange> m = new LinkedHashMap<>();
+    m.put("active-defrag-ignore-bytes", new DefragRange(1, Long.MAX_VALUE, 100L << 20));
+    m.put("active-defrag-threshold-lower", new DefragRange(0, 1000, 10));
+    m.put("active-defrag-threshold-upper", new DefragRange(0, 1000, 100));
+    m.put("active-defrag-cycle-min", new DefragRange(1, 99, 1));
+    m.put("active-defrag-cycle-max", new DefragRange(1, 99, 25));
+    m.put("active-defrag-max-scan-fields", new DefragRange(1, Long.MAX_VALUE, 1000));
+    return Collections.unmodifiableMap(m);
+  }
+
+  /** Whether {@code name} is one of Redis's active-defragmentation options ({@link #setDefragOption}). */
+  public static boolean isDefragOption(String name) {
+    return name.equals("activedefrag") || DEFRAG_RANGES.containsKey(name);
+  }
+
+  /**
+   * Sets one of Redis's active-defragmentation options from CONFIG SET's text, with Redis's ranges and words.
+   *
+   * @throws IllegalArgumentException for a value out of range or not a number (Redis's text), for
+   *     {@code activedefrag} other than yes or no, and for {@code activedefrag yes}, which Bloomery cannot honour
+   */
+  public void setDefragOption(String name, String value) {
+    if (name.equals("activedefrag")) {
+      String v = value.strip().toLowerCase(Locale.ROOT);
+      if (v.equals("yes")) {
+        throw new IllegalArgumentException("Active defragmentation cannot be enabled: Bloomery's memory is "
+            + "compacted by the JVM's garbage collector, there is no allocator to defragment");
+      }
+      if (!v.equals("no")) {
+        throw new IllegalArgumentException("argument must be 'yes' or 'no'");
+      }
+      return;
+    }
+    DefragRange range = DEFRAG_RANGES.get(name);
+    if (range == null) {
+      throw new IllegalArgumentException("not an active-defrag option: '" + name + "'");
+    }
+    long v;
+    try {
+      v = name.equals("active-defrag-ignore-bytes") ? parseBytes(value) : Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("argument couldn't be parsed into an integer");
+    }
+    if (v < range.min() || v > range.max()) {
+      throw new IllegalArgumentException("argument must be between " + range.min() + " and " + range.max()
+          + " inclusive");
+    }
+    defrag.put(name, v);
+  }
+
+  /** The active-defragmentation options' values as CONFIG GET shows them ({@code activedefrag} is always no). */
+  public Map<String, String> defragValues() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("activedefrag", "no");
+    DEFRAG_RANGES.forEach((name, range) -> m.put(name, Long.toString(defrag.getOrDefault(name, range.fallback()))));
     return m;
   }
 

@@ -243,6 +243,7 @@ public final class ServerCommands {
     m.put("latency-monitor-threshold", Long.toString(s.latencyMonitorThreshold()));
     m.put("loglevel", s.loglevel());
     m.putAll(s.moduleValues());
+    m.putAll(s.defragValues());
     m.put("client-output-buffer-limit", "normal " + s.outputBufferLimit() + " " + s.outputBufferSoftLimit() + " "
         + s.outputBufferStallSeconds());
     m.put("client-query-buffer-limit", Long.toString(s.clientQueryBufferLimit()));
@@ -356,8 +357,12 @@ public final class ServerCommands {
         }
         case "bf-error-rate", "bf-initial-size", "bf-expansion-factor", "cf-bucket-size", "cf-initial-size",
             "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions" -> s.setModuleOption(name, value);
-        default -> throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '"
-            + name + "'");
+        default -> {
+          if (!Settings.isDefragOption(name)) {
+            throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+          }
+          s.setDefragOption(name, value);
+        }
       }
     } catch (IllegalArgumentException e) {
       throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
