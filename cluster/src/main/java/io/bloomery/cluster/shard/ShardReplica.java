@@ -61,14 +61,16 @@ public final class ShardReplica implements Closeable {
       }
     }
 
+    /** The shortest election timeout unless told otherwise. */
+    public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofSeconds(1);
     /** Applied entries between snapshots unless told otherwise. */
     public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
     /** Log segments of 32 MiB. */
     public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
 
-    /** Defaults: a one-second election timeout, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
+    /** Defaults: {@link #DEFAULT_ELECTION_TIMEOUT}, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
     public Options(ShardGroup group, String id, Path dir) {
-      this(group, id, dir, Duration.ofSeconds(1), DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
+      this(group, id, dir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
     }
   }
 
