@@ -70,7 +70,8 @@ class HistoryCheckerTest {
     t(10).op(w).ok(5);
     Op r = t(20).contains("bf", "a", "b");
     t(30).op(r).ok(List.of(0L, 0L));
-    assertThat(violations()).singleElement().asString().contains("read answered 0 for bf a").contains("#0").contains("#1");
+    assertThat(violations()).singleElement().asString().contains("read answered 0 for bf a").contains("#0")
+        .contains("#1");
   }
 
   @Test
