@@ -62,7 +62,7 @@ public final class ShardReplica implements Closeable {
     }
 
     /** The shortest election timeout unless told otherwise. */
-    public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(300);
     /** Applied entries between snapshots unless told otherwise. */
     public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
     /** Log segments of 32 MiB. */
