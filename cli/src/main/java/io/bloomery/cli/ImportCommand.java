@@ -144,6 +144,7 @@ final class ImportCommand implements Callable<Integer> {
       }
     } else {
       try (RespClient source = connectSource()) {
+        SourceExpiry expiry = new SourceExpiry();
         if (db != 0) {
           source.call("SELECT", db);
         }
@@ -161,14 +162,39 @@ final class ImportCommand implements Callable<Integer> {
               continue;
             }
             Object payload = source.call("DUMP", key);
-            long pttl = (Long) source.call("PTTL", key);
-            if (payload == null || pttl == -2) {
+            long expireAt = expiry.of(source, key);
+            if (payload == null || expireAt == -2) {
               continue; // deleted or expired since SCAN saw it
             }
-            restore(target, key, pttl < 0 ? -1 : System.currentTimeMillis() + pttl, (byte[]) payload, tally);
+            restore(target, key, expireAt, (byte[]) payload, tally);
           }
         } while (!cursor.equals("0"));
       }
+    }
+  }
+
+  /**
+   * A source key's absolute expiry in Unix milliseconds, -1 without one, -2 if the key is gone. Read with
+   * PEXPIRETIME (Redis 7+), which does not move between two reads; a source without it is asked PTTL once it has
+   * refused PEXPIRETIME, and the time left is added to this machine's clock, which may place the expiry a
+   * millisecond or so later than the source's.
+   */
+  private static final class SourceExpiry {
+    private boolean absolute = true;
+
+    long of(RespClient source, byte[] key) throws IOException {
+      if (absolute) {
+        try {
+          return (Long) source.call("PEXPIRETIME", key);
+        } catch (RespClient.ErrorReply e) {
+          if (!e.getMessage().startsWith("ERR unknown command")) {
+            throw e;
+          }
+          absolute = false;
+        }
+      }
+      long pttl = (Long) source.call("PTTL", key);
+      return pttl < 0 ? pttl : System.currentTimeMillis() + pttl;
     }
   }
 

@@ -156,6 +156,21 @@ final class BloomLayer {
     return true;
   }
 
+  /**
+   * {@code hit[j] &= 0} unless every bit of key j, placed by ({@code a[j]}, {@code b[j]}), is set, for j &lt;
+   * {@code count}: bit 0 of {@code hit[j]} then answers {@link #contains} for that key. The loads go round by round
+   * (the i-th bit of every key, then the (i+1)-th) with no branch on what a load returns, so the cache misses of
+   * the keys are in flight together.
+   */
+  void gather(long[] a, long[] b, int count, long[] hit) {
+    for (int i = 0; i < hashes; i++) {
+      for (int j = 0; j < count; j++) {
+        long x = position(a[j] + i * b[j]);
+        hit[j] &= words[(int) (x >>> 6)] >>> x;
+      }
+    }
+  }
+
   /** Sets the item's bits; {@code true} if at least one was unset (RedisBloom: "not previously present"). */
   boolean set(long a, long b) {
     boolean changed = false;

@@ -116,6 +116,8 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
   private volatile Frozen[] frozen = NO_VIEWS;
 
   private static final Frozen[] NO_VIEWS = new Frozen[0];
+  /** Items per group of {@link #addAllAsSoleWriter} and {@link #mightContainAll}: misses in flight, within L1. */
+  static final int BATCH = 32;
   private static final VarHandle SIZE;
 
   static {
@@ -265,6 +267,126 @@ public final class ScalableBloomFilter implements BoundedFilter, Mergeable<Scala
     long a = hashA(item, offset, length);
     long b = hashB(item, offset, length, a);
     return addHashed(a, b, false);
+  }
+
+  /**
+   * {@link #addAsSoleWriter} for {@code items[from, to)} in order, under the same caller guarantee: {@code
+   * added[i]} becomes what {@code addAsSoleWriter(items[i])} would return at that point of the sequence (an item
+   * equal to an earlier one of the run answers {@code false}). Stops before the first item that no layer holds while
+   * the newest layer is full (it needs a new layer, or a full NONSCALING filter refuses it) and
+   * returns its index, or {@code to} when every item was added; the caller adds that item with {@code
+   * addAsSoleWriter}, which grows the chain or throws as documented there, and goes on from the next one.
+   *
+   * <p>The items go in groups of {@value #BATCH}: every item of a group is hashed first and every word its bits
+   * fall in is read in the newest layer, so the cache misses of the group overlap; then each item is added as
+   * {@code addAsSoleWriter} adds it, on lines now in cache, and an item found with every bit set in that read is
+   * answered {@code false} at once (bits are never cleared).
+   *
+   * @return the index of the first item not added, {@code to} if none
+   * @throws IndexOutOfBoundsException if {@code [from, to)} is not within {@code items} or {@code added}
+   * @throws NullPointerException if one of the items is null (the items before it are added)
+   */
+  public int addAllAsSoleWriter(byte[][] items, int from, int to, boolean[] added) {
+    Group group = new Group(items, from, to, added);
+    long[] a = group.a;
+    long[] b = group.b;
+    long[] hit = group.hit;
+    for (int start = from; start < to; start += group.size) {
+      group.hash(items, start, to);
+      BloomLayer[] chain = layers;
+      BloomLayer newest = chain[chain.length - 1];
+      Arrays.fill(hit, 0, group.size, 1L);
+      newest.gather(a, b, group.size, hit);
+      for (int j = 0; j < group.size; j++) {
+        if ((hit[j] & 1) != 0) {
+          added[start + j] = false;
+        } else if (Long.compareUnsigned(newest.size, newest.entries) >= 0) {
+          if (!containsIn(chain, a[j], b[j])) {
+            return start + j;
+          }
+          added[start + j] = false;
+        } else {
+          added[start + j] = addHashed(a[j], b[j], false);
+        }
+      }
+    }
+    return to;
+  }
+
+  /**
+   * {@link #mightContain} for {@code items[from, to)}: {@code out[i]} becomes {@code mightContain(items[i])}. The
+   * items go in groups of {@value #BATCH}, each hashed first and then read layer by layer (newest first), round by
+   * round, so that the cache misses of a group overlap; a group is read under one optimistic stamp, as one lookup
+   * is. Safe to call concurrently with adds, with the same one-sided guarantee as {@code mightContain}.
+   *
+   * @return the number of {@code true} answers
+   * @throws IndexOutOfBoundsException if {@code [from, to)} is not within {@code items} or {@code out}
+   * @throws NullPointerException if one of the items is null
+   */
+  public int mightContainAll(byte[][] items, int from, int to, boolean[] out) {
+    Group group = new Group(items, from, to, out);
+    long[] found = new long[group.a.length];
+    int maybe = 0;
+    for (int start = from; start < to; start += group.size) {
+      group.hash(items, start, to);
+      lock.readBoolean(() -> probeGroup(group, found));
+      for (int j = 0; j < group.size; j++) {
+        boolean answer = found[j] != 0;
+        out[start + j] = answer;
+        maybe += answer ? 1 : 0;
+      }
+    }
+    return maybe;
+  }
+
+  /** {@code found[j]} = 1 if key j of the group is in some layer, else 0; stops when every key is found. */
+  private boolean probeGroup(Group group, long[] found) {
+    long published = (long) SIZE.getAcquire(this); // read for its ordering only, as containsPublished
+    BloomLayer[] chain = layers;
+    int size = group.size;
+    long[] hit = group.hit;
+    Arrays.fill(found, 0, size, 0L);
+    int missing = size;
+    for (int layer = chain.length - 1; layer >= 0 && missing > 0; layer--) {
+      Arrays.fill(hit, 0, size, 1L);
+      chain[layer].gather(group.a, group.b, size, hit);
+      missing = 0;
+      for (int j = 0; j < size; j++) {
+        found[j] |= hit[j] & 1;
+        missing += (int) (found[j] ^ 1);
+      }
+    }
+    return true;
+  }
+
+  /** A batched call's current group of up to {@value #BATCH} items: their hashes, and room for one read. */
+  private final class Group {
+    final long[] a;
+    final long[] b;
+    final long[] hit;
+    /** How many items the group holds now. */
+    int size;
+
+    /** A group for a call over {@code [from, to)}, which must lie within {@code items} and {@code answers}. */
+    Group(byte[][] items, int from, int to, boolean[] answers) {
+      Objects.checkFromToIndex(from, to, items.length);
+      Objects.checkFromToIndex(from, to, answers.length);
+      int capacity = Math.min(BATCH, to - from);
+      a = new long[capacity];
+      b = new long[capacity];
+      hit = new long[capacity];
+    }
+
+    /** Takes {@code items[start, ...)} up to {@code to} or the group's capacity and hashes each into a, b. */
+    void hash(byte[][] items, int start, int to) {
+      size = Math.min(a.length, to - start);
+      for (int j = 0; j < size; j++) {
+        byte[] item = Objects.requireNonNull(items[start + j], "items[]");
+        long x = hashA(item, 0, item.length);
+        a[j] = x;
+        b[j] = hashB(item, 0, item.length, x);
+      }
+    }
   }
 
   /*

@@ -14,6 +14,7 @@ import io.bloomery.server.command.guard.GuardCommands;
 import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
+import io.bloomery.server.command.keys.MigrateCommand;
 import io.bloomery.server.command.sketch.SketchCommands;
 import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.command.tdigest.TDigestCommands;
@@ -36,6 +37,7 @@ public final class CommandFamilies {
         TDigestCommands::register,
         KeyCommands::register,
         DumpCommands::register,
+        MigrateCommand::register,
         ConnectionCommands::register,
         ServerCommands::register,
         AccessControlCommands::register,

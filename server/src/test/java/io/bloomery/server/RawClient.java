@@ -118,6 +118,11 @@ final class RawClient implements AutoCloseable {
     return buf.toString(StandardCharsets.ISO_8859_1);
   }
 
+  /** The port this connection comes from, as the server sees it. */
+  int localPort() {
+    return socket.getLocalPort();
+  }
+
   /** Whether the server closed the connection (reads until EOF or timeout). */
   boolean closedByServer() {
     try {

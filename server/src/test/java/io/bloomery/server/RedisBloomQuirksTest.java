@@ -49,6 +49,64 @@ class RedisBloomQuirksTest extends SharedServerTest {
     assertThat(c.call("BF.ADD", "x", "zz")).isEqualTo("-ERR non scaling filter is full\r\n");
   }
 
+  /**
+   * BF.MADD, BF.INSERT and BF.MEXISTS of many items (several of the filter's batch groups, duplicates within one
+   * call, a chain that grows mid-call, a NONSCALING filter that fills mid-call) answer, item for item, what BF.ADD
+   * and BF.EXISTS one by one answer on a twin key, and leave the same filter.
+   */
+  @Test
+  void multiItemCommandsAnswerAsTheOneItemCommandsInOrder() {
+    java.util.Random random = new java.util.Random(27);
+    for (String[] reserve : new String[][] {{"0.01", "10"}, {"0.01", "40", "NONSCALING"}, {"0.001", "5000"},
+        {"0.01", "7", "EXPANSION", "1"}}) {
+      assertThat(c.call("FLUSHALL")).isEqualTo("+OK\r\n");
+      for (String key : new String[] {"batch", "single", "inserted"}) {
+        java.util.List<String> words = new java.util.ArrayList<>(java.util.List.of("BF.RESERVE", key));
+        words.addAll(java.util.List.of(reserve));
+        assertThat(c.call(words.toArray(String[]::new))).isEqualTo("+OK\r\n");
+      }
+      for (int call = 0; call < 4; call++) {
+        java.util.List<String> items = new java.util.ArrayList<>();
+        for (int i = 0, n = 1 + random.nextInt(150); i < n; i++) {
+          items.add("item-" + random.nextInt(120));
+        }
+        StringBuilder expected = new StringBuilder();
+        int answered = 0;
+        for (String item : items) {
+          String one = c.call("BF.ADD", "single", item);
+          expected.append(one);
+          answered++;
+          if (one.equals("-ERR non scaling filter is full\r\n")) {
+            break;
+          }
+        }
+        String reply = "*" + answered + "\r\n" + expected;
+        java.util.List<String> madd = new java.util.ArrayList<>(java.util.List.of("BF.MADD", "batch"));
+        madd.addAll(items);
+        assertThat(c.call(madd.toArray(String[]::new))).as("%s call %d", String.join(" ", reserve), call)
+            .isEqualTo(reply);
+        java.util.List<String> insert = new java.util.ArrayList<>(java.util.List.of("BF.INSERT", "inserted", "ITEMS"));
+        insert.addAll(items);
+        assertThat(c.call(insert.toArray(String[]::new))).isEqualTo(reply);
+        java.util.List<String> probes = new java.util.ArrayList<>(items);
+        for (int i = 0; i < 40; i++) {
+          probes.add("probe-" + random.nextInt(1000));
+        }
+        StringBuilder exists = new StringBuilder("*" + probes.size() + "\r\n");
+        for (String probe : probes) {
+          exists.append(c.call("BF.EXISTS", "single", probe));
+        }
+        java.util.List<String> mexists = new java.util.ArrayList<>(java.util.List.of("BF.MEXISTS", "batch"));
+        mexists.addAll(probes);
+        assertThat(c.call(mexists.toArray(String[]::new))).isEqualTo(exists.toString());
+      }
+      String info = c.call("BF.INFO", "single");
+      assertThat(c.call("BF.INFO", "batch")).isEqualTo(info);
+      assertThat(c.call("BF.INFO", "inserted")).isEqualTo(info);
+      assertThat(c.call("BF.DEBUG", "batch")).isEqualTo(c.call("BF.DEBUG", "single"));
+    }
+  }
+
   @Test
   void missingAndWrongTypeKeysReadAsZero() {
     c.call("CF.ADD", "cf", "a");

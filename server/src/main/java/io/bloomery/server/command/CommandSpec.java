@@ -17,7 +17,12 @@ public record CommandSpec(String name, int arity, Set<Flag> flags, int firstKey,
     /** Needs exclusive access to the whole keyspace (FLUSHALL); runs under {@code Keyspace.writeAll}. */
     GLOBAL("global"),
     /** Not allowed inside MULTI (it would change the connection, not the keyspace). */
-    NOMULTI("no-multi"), LOADING("loading"), STALE("stale");
+    NOMULTI("no-multi"), LOADING("loading"), STALE("stale"),
+    /**
+     * Some of its keys lie outside the key range (MIGRATE's {@code KEYS}): the dispatcher checks only the ACL
+     * command rules, and the handler checks the key patterns of the keys it finds.
+     */
+    MOVABLEKEYS("movablekeys");
 
     private final String redisName;
 

@@ -7,6 +7,7 @@ import io.bloomery.server.keyspace.Watches;
 import io.bloomery.server.persistence.CommandReplayer;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
+import io.bloomery.server.state.Monitors;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.acl.AclCommands;
 import io.bloomery.server.state.acl.AclUser;
@@ -47,6 +48,7 @@ public final class Dispatcher implements CommandReplayer {
     }
   }
 
+  private static final long ADMIN = AclCommands.categoryBit("admin");
   private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
   private static final Set<String> TRANSACTION_CONTROL = Set.of("exec", "discard", "multi", "quit", "reset", "watch");
 
@@ -129,7 +131,9 @@ public final class Dispatcher implements CommandReplayer {
       return error(denied, spec.name(), 0);
     }
     if (name.equals("exec")) {
-      return exec(client);
+      Outcome outcome = exec(client);
+      monitor(spec, client, argv); // after the commands it ran, as Redis shows them
+      return outcome;
     }
     Invocation inv = new Invocation(client, argv, server, null, false);
     inv.leasable(leasable);
@@ -148,7 +152,8 @@ public final class Dispatcher implements CommandReplayer {
     }
     Reply reply;
     try {
-      reply = spec.handler().run(inv);
+      reply = inv.client().noTouch() ? server.keyspace().withoutTouching(() -> spec.handler().run(inv))
+          : spec.handler().run(inv);
     } catch (CommandException e) {
       reply = Reply.error(e.reply());
     } catch (FilterFullException e) {
@@ -161,6 +166,9 @@ public final class Dispatcher implements CommandReplayer {
       reply = Reply.error("ERR internal error: " + e.getClass().getSimpleName());
     }
     server.stats().commandsProcessed.increment();
+    if (!inv.replaying()) {
+      monitor(spec, inv.client(), inv.argv());
+    }
     CompletionStage<Reply> deferred = inv.deferred();
     if (deferred != null && reply == null) {
       return new Outcome(null, DONE, deferred.thenApply(r -> {
@@ -188,6 +196,26 @@ public final class Dispatcher implements CommandReplayer {
     server.stats().latency.observe(server.settings(), spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command",
         micros / 1000);
     return end;
+  }
+
+  /**
+   * Shows a command that ran to the MONITOR connections, unless it is administrative (Redis's {@code @admin}
+   * commands and subcommands, MONITOR itself among them, are never shown).
+   */
+  private void monitor(CommandSpec spec, ClientState client, List<byte[]> argv) {
+    Monitors monitors = server.monitors();
+    if (!monitors.active()) {
+      return;
+    }
+    AclCommands commands = server.acl().commands();
+    int id = commands.id(spec.name());
+    if (id >= 0 && argv.size() > 1) {
+      id = commands.subcommand(id, argv.get(1));
+    }
+    if (id >= 0 && (commands.categories(id) & ADMIN) != 0) {
+      return;
+    }
+    monitors.feed(client, argv);
   }
 
   private Outcome error(String text, String command, long start) {
@@ -332,7 +360,8 @@ public final class Dispatcher implements CommandReplayer {
     if (user == null || user.unrestricted()) {
       return null;
     }
-    return server.acl().check(user, spec.name(), argv, spec.firstKey(), spec.lastKey(), spec.keyStep(), context,
+    int firstKey = spec.has(CommandSpec.Flag.MOVABLEKEYS) ? 0 : spec.firstKey(); // the handler checks its keys
+    return server.acl().check(user, spec.name(), argv, firstKey, spec.lastKey(), spec.keyStep(), context,
         client::info);
   }
 

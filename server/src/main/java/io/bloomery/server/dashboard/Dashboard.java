@@ -62,7 +62,7 @@ public final class Dashboard implements AutoCloseable {
   /** One key's health, {@code null} if it is gone; kinds unsafe for concurrent reads are read under the key lock. */
   static KeyHealth healthOf(ServerContext context, Key key) {
     long expireAt = context.keyspace().expireAt(key);
-    Object value = context.keyspace().read(key);
+    Object value = context.keyspace().peek(key);
     if (value == null || expireAt == -2) {
       return null;
     }

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -56,16 +57,28 @@ import java.util.function.LongSupplier;
  */
 public final class Keyspace implements SnapshotSource {
 
-  /** A key's value with its expiry ({@code -1}: none) and the bytes it counts against {@code maxmemory}. */
+  /**
+   * A key's value with its expiry ({@code -1}: none), the bytes it counts against {@code maxmemory}, and its last
+   * access on the {@linkplain #lruClock LRU clock}.
+   */
   static final class Entry {
     final Object value;
     volatile long expireAt;
     long bytes;
+    /** Written only when the clock moved on since, so that readers of a hot key do not share a written line. */
+    volatile int lru;
 
-    Entry(Object value, long expireAt) {
+    Entry(Object value, long expireAt, int lru) {
       this.value = value;
       this.expireAt = expireAt;
       this.bytes = ValueType.of(value).memoryUsage(value);
+      this.lru = lru;
+    }
+
+    void touch(int now) {
+      if (lru != now) {
+        lru = now;
+      }
     }
 
     boolean expired(long now) {
@@ -110,6 +123,50 @@ public final class Keyspace implements SnapshotSource {
     this.clock = clock;
   }
 
+  /** Redis's {@code LRU_CLOCK_MAX}: the LRU clock counts seconds in 24 bits and wraps. */
+  static final int LRU_CLOCK_MAX = (1 << 24) - 1;
+
+  /** Redis's LRU clock at {@code millis}: whole seconds ({@code LRU_CLOCK_RESOLUTION} 1000 ms), 24 bits. */
+  static int lruClock(long millis) {
+    return (int) ((millis / 1000) & LRU_CLOCK_MAX);
+  }
+
+  private int lruNow() {
+    return lruClock(clock.getAsLong());
+  }
+
+  /** Set on a thread while it runs a command of a CLIENT NO-TOUCH connection ({@link #withoutTouching}). */
+  private static final ThreadLocal<boolean[]> NOT_TOUCHING = ThreadLocal.withInitial(() -> new boolean[1]);
+  /** Threads inside {@link #withoutTouching} now: while 0, no access needs to look at the thread-local. */
+  private final AtomicInteger notTouching = new AtomicInteger();
+
+  /**
+   * Runs {@code body} (one command of a {@code CLIENT NO-TOUCH} connection) on this thread without any of its
+   * reads or writes counting as an access of a key ({@link #idleSeconds} unchanged), as Redis's {@code
+   * CLIENT_NO_TOUCH}.
+   */
+  public <T> T withoutTouching(java.util.function.Supplier<T> body) {
+    boolean[] flag = NOT_TOUCHING.get();
+    if (flag[0]) {
+      return body.get();
+    }
+    notTouching.incrementAndGet();
+    flag[0] = true;
+    try {
+      return body.get();
+    } finally {
+      flag[0] = false;
+      notTouching.decrementAndGet();
+    }
+  }
+
+  /** Counts an access of {@code e} now, unless this thread runs a NO-TOUCH command. */
+  private void accessed(Entry e) {
+    if (notTouching.get() == 0 || !NOT_TOUCHING.get()[0]) {
+      e.touch(lruNow());
+    }
+  }
+
   /** The clients' {@code WATCH}ed keys, which every change of a key here touches. */
   public Watches watches() {
     return watches;
@@ -144,10 +201,40 @@ public final class Keyspace implements SnapshotSource {
 
   // ------------------------------------------------------------------------------------------------ reads
 
-  /** The value of a live key, or {@code null}; takes no lock. */
+  /**
+   * The value of a live key, or {@code null}; takes no lock. Counts as an access of the key (its idle time starts
+   * again), as Redis's {@code lookupKeyRead} does.
+   */
   public Object read(Key key) {
     Entry e = map.get(key);
+    if (e == null || e.expired(this)) {
+      return null;
+    }
+    accessed(e);
+    return e.value;
+  }
+
+  /**
+   * {@link #read} without counting as an access ({@code LOOKUP_NOTOUCH}): for EXISTS, TYPE, OBJECT, MEMORY USAGE
+   * and what is not a client's command.
+   */
+  public Object peek(Key key) {
+    Entry e = map.get(key);
     return e == null || e.expired(this) ? null : e.value;
+  }
+
+  /**
+   * Seconds since a live key was last accessed, as Redis's {@code OBJECT IDLETIME} estimates them on its wrapping
+   * LRU clock; {@code -1} if the key does not exist.
+   */
+  public long idleSeconds(Key key) {
+    Entry e = map.get(key);
+    if (e == null || e.expired(this)) {
+      return -1;
+    }
+    int now = lruNow();
+    int lru = e.lru;
+    return now >= lru ? now - lru : now + (LRU_CLOCK_MAX - (long) lru);
   }
 
   /** The absolute expiry of a live key in Unix ms, {@code -1} for none, {@code -2} if the key does not exist. */
@@ -417,6 +504,7 @@ public final class Keyspace implements SnapshotSource {
       return e == null ? null : e.value;
     }
 
+    /** The live entry, touched as Redis's {@code lookupKeyWrite} touches it; an expired one is removed. */
     private Entry liveEntry(Key key) {
       Entry e = map.get(key);
       if (e != null && e.expired(Keyspace.this)) {
@@ -424,7 +512,27 @@ public final class Keyspace implements SnapshotSource {
         journal(List.of(DEL, key.bytes()));
         return null;
       }
+      if (e != null) {
+        accessed(e);
+      }
       return e;
+    }
+
+    /**
+     * Sets a live key's last access {@code seconds} back ({@code RESTORE ... IDLETIME}), with the arithmetic of
+     * Redis's {@code objectSetLRUOrLFU}, wrap included.
+     */
+    public void idle(Key key, long seconds) {
+      check(key);
+      Entry e = map.get(key);
+      if (e == null) {
+        throw new IllegalStateException("no such key: " + key);
+      }
+      long at = lruNow() - seconds;
+      if (at < 0) {
+        at += LRU_CLOCK_MAX;
+      }
+      e.lru = (int) (at & LRU_CLOCK_MAX);
     }
 
     /** Stores {@code value} at {@code key} with no expiry, replacing what was there. */
@@ -432,7 +540,7 @@ public final class Keyspace implements SnapshotSource {
       check(key);
       preserve(key, false);
       watches.touch(key);
-      Entry old = map.put(key, new Entry(value, -1));
+      Entry old = map.put(key, new Entry(value, -1, lruNow()));
       expiring.remove(key);
       Entry now = map.get(key);
       usedBytes.addAndGet(now.bytes - (old == null ? 0 : old.bytes));

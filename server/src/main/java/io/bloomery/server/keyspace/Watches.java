@@ -35,7 +35,7 @@ public final class Watches {
         return;
       }
       byKey.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(this);
-      liveAtWatch.put(key, keyspace.read(key) != null);
+      liveAtWatch.put(key, keyspace.peek(key) != null);
     }
 
     /** Whether it watches any key. */
@@ -52,7 +52,7 @@ public final class Watches {
         return true;
       }
       for (Map.Entry<Key, Boolean> e : liveAtWatch.entrySet()) {
-        if (e.getValue() && keyspace.read(e.getKey()) == null) {
+        if (e.getValue() && keyspace.peek(e.getKey()) == null) {
           return true;
         }
       }

@@ -10,6 +10,7 @@ import io.bloomery.server.state.ClientState;
 import io.bloomery.server.state.RateLimitedLog;
 import io.bloomery.server.state.ServerContext;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,6 +22,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -68,6 +71,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   /** Whether this connection's unexpected error was logged (it is logged once, however often it is raised). */
   private boolean failureLogged;
   private ScheduledFuture<?> stallCheck;
+  /** Bytes of MONITOR lines handed to the loop and not yet written. */
+  private final AtomicLong monitorQueued = new AtomicLong();
+  private final AtomicBoolean monitorOverflow = new AtomicBoolean();
 
   ClientHandler(ServerContext server, Dispatcher dispatcher, ClientState client, long stallMillis) {
     this.server = server;
@@ -80,6 +86,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     client.killer(() -> ctx.channel().eventLoop().execute(() -> ctx.close()));
+    client.monitorSink(line -> monitorLine(ctx, line));
     if (server.clientCount() > server.settings().maxclients()) {
       server.stats().rejectedConnections.increment();
       refuse(ctx, Errors.MAX_CLIENTS);
@@ -264,6 +271,48 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       handOff(ctx);
     }
     return true;
+  }
+
+  /**
+   * A MONITOR line for this connection, from any thread: written on the connection's loop, under the output limits
+   * of every reply (a monitor is a normal client to them, as in Redis). Lines that wait for the loop count too, so
+   * that a loop that falls behind cannot queue them without bound either.
+   */
+  private void monitorLine(ChannelHandlerContext ctx, byte[] line) {
+    long queued = monitorQueued.addAndGet(line.length);
+    if (queued > server.settings().outputBufferLimit()) {
+      monitorQueued.addAndGet(-line.length);
+      if (monitorOverflow.compareAndSet(false, true)) {
+        ctx.channel().eventLoop().execute(() -> disconnectSlowClient(ctx, "monitor lines above "
+            + server.settings().outputBufferLimit() + " bytes"));
+      }
+      return;
+    }
+    ctx.channel().eventLoop().execute(() -> {
+      monitorQueued.addAndGet(-line.length);
+      if (closing || !ctx.channel().isActive()) {
+        return;
+      }
+      if (batch != null) {
+        batch.writeBytes(line); // behind replies not yet handed over, in the order they were made
+      } else {
+        lastHandOff = ctx.write(Unpooled.wrappedBuffer(line));
+      }
+      ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
+      long limit = server.settings().outputBufferLimit();
+      long unsent = (batch == null ? 0 : batch.readableBytes())
+          + (buffer == null ? 0 : buffer.totalPendingWriteBytes());
+      if (unsent > limit) {
+        disconnectSlowClient(ctx, "output buffer above " + limit + " bytes");
+        return;
+      }
+      if (batch == null) {
+        ctx.flush();
+      }
+      if (!ctx.channel().isWritable()) {
+        watchStall(ctx);
+      }
+    });
   }
 
   private void disconnectSlowClient(ChannelHandlerContext ctx, String why) {

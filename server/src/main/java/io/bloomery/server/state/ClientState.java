@@ -52,6 +52,11 @@ public final class ClientState {
   private long chainedNanos;
   private boolean chaining;
   private volatile Runnable killer = () -> {};
+  private volatile Monitors.Sink monitorSink;
+  /** Whether it is in MONITOR mode (set by {@link Monitors}; CLIENT LIST's flag {@code O}). */
+  volatile boolean monitoring;
+  /** CLIENT NO-TOUCH: the connection's commands leave the keys' idle times alone; its own thread only. */
+  private boolean noTouch;
   private boolean closeAfterReply;
   /** Wrong passwords since the connection last authenticated; the connection's thread only. */
   private int authFailures;
@@ -208,6 +213,24 @@ public final class ClientState {
     this.killer = action;
   }
 
+  /** Whether CLIENT NO-TOUCH is on: the connection's commands do not count as accesses of the keys they read. */
+  public boolean noTouch() {
+    return noTouch;
+  }
+
+  public void noTouch(boolean on) {
+    this.noTouch = on;
+  }
+
+  /** Where this connection takes MONITOR lines; {@code null} where it cannot monitor (recovery, in-process). */
+  public Monitors.Sink monitorSink() {
+    return monitorSink;
+  }
+
+  public void monitorSink(Monitors.Sink sink) {
+    this.monitorSink = sink;
+  }
+
   /** Set by QUIT: the connection closes once this reply is written. */
   public boolean closeAfterReply() {
     return closeAfterReply;
@@ -271,12 +294,13 @@ public final class ClientState {
 
   /**
    * RESET: back to a fresh connection's state (the default user, protocol 2, no name, no transaction, no watched
-   * keys, authentication kept off unless the default user needs no password).
+   * keys, NO-TOUCH off, authentication kept off unless the default user needs no password).
    */
   public void reset(AclUser defaultUser, boolean authenticatedWithoutPassword) {
     user = defaultUser;
     protocol = 2;
     name = "";
+    noTouch = false;
     queued = null;
     transactionFailed = false;
     unwatchAll();
@@ -289,7 +313,7 @@ public final class ClientState {
     long now = System.currentTimeMillis();
     return "id=" + c.id() + " addr=" + c.address() + " laddr=" + c.localAddress() + " fd=-1 name=" + c.name()
         + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastInteractionMillis()) / 1000
-        + " flags=" + (c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
+        + " flags=" + (c.monitoring ? "O" : c.inTransaction() ? "x" : "N") + " db=0 sub=0 psub=0 ssub=0 multi="
         + (c.inTransaction() ? "0" : "-1") + " watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
         + " oll=0 omem=0 tot-mem=0 events=r cmd=" + c.lastCommand() + " user=" + c.userName() + " redir=-1 resp="
         + c.protocol() + " lib-name=" + c.libName() + " lib-ver=" + c.libVersion();

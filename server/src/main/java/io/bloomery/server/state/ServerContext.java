@@ -36,6 +36,7 @@ public final class ServerContext {
   private final FileLoads fileLoads;
   private final QueryMemory queryMemory;
   private final Acl acl;
+  private final Monitors monitors = new Monitors();
 
   /**
    * A context with no persistence, no guarded sets, and BF.LOADCHUNK staging in a temporary directory: what the
@@ -247,6 +248,11 @@ public final class ServerContext {
     return acl;
   }
 
+  /** The connections in MONITOR mode. */
+  public Monitors monitors() {
+    return monitors;
+  }
+
   public ClientState connect(String address, String localAddress) {
     ClientState c = new ClientState(nextClientId.incrementAndGet(), address, localAddress, System.currentTimeMillis(),
         acl.defaultUser().openWithoutPassword());
@@ -258,6 +264,7 @@ public final class ServerContext {
 
   public void disconnect(ClientState client) {
     clients.remove(client.id());
+    monitors.remove(client);
     client.unwatchAll();
     fileLoads.clientGone(client.id());
   }

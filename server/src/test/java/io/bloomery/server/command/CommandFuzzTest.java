@@ -39,7 +39,8 @@ class CommandFuzzTest {
     Dispatcher names = CommandFamilies.dispatcher(new ServerContext(new Keyspace(System::currentTimeMillis), new Settings()));
     List<String> commands = new ArrayList<>();
     for (CommandSpec spec : names.table().all()) {
-      if (!spec.name().equals("debug") && !spec.name().equals("quit")) {
+      // MIGRATE would connect to the hosts its random arguments name; MigrateTest covers its arguments
+      if (!spec.name().equals("debug") && !spec.name().equals("quit") && !spec.name().equals("migrate")) {
         commands.add(spec.name());
       }
     }

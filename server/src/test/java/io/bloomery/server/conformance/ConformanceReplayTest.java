@@ -41,6 +41,8 @@ class ConformanceReplayTest {
    * same server into their own file.
    */
   static final String ADMIN_RECORDING = "/conformance/admin.recording";
+  /** MIGRATE, MONITOR and OBJECT IDLETIME (tools/conformance/cases/parity.cases), from the same server. */
+  static final String PARITY_RECORDING = "/conformance/parity.recording";
   static final String DIVERGENCES = "/conformance/known-divergences.txt";
 
   private static final List<String> FAILURES = Collections.synchronizedList(new ArrayList<>());
@@ -87,6 +89,7 @@ class ConformanceReplayTest {
   static List<Recording.Case> allCases() throws IOException {
     List<Recording.Case> cases = new ArrayList<>(recording().cases());
     cases.addAll(recording(ADMIN_RECORDING).cases());
+    cases.addAll(recording(PARITY_RECORDING).cases());
     return cases;
   }
 

@@ -57,6 +57,20 @@ class RecordingCoverageTest {
         "SLOWLOG", "LATENCY", "OBJECT", "MODULE", "CONFIG", "INFO");
   }
 
+  /** The parity recording: MIGRATE's errors, MONITOR in a transaction, OBJECT IDLETIME and RESTORE IDLETIME. */
+  @Test
+  void parityRecordingCoversMigrateMonitorAndIdletime() throws IOException {
+    Recording recording = ConformanceReplayTest.recording(ConformanceReplayTest.PARITY_RECORDING);
+    Set<String> sent = new TreeSet<>();
+    for (Recording.Case c : recording.cases()) {
+      assertThat(c.name()).startsWith("parity/");
+      for (Recording.Step step : c.steps()) {
+        sent.add(commandName(step.sent()));
+      }
+    }
+    assertThat(sent).contains("MIGRATE", "MONITOR", "OBJECT", "RESTORE");
+  }
+
   @Test
   void knownDivergencesParseAndEachHasAReason() throws IOException {
     assertThat(ConformanceReplayTest.knownDivergences()).allSatisfy((name, reason) -> assertThat(reason).isNotBlank());

@@ -30,7 +30,8 @@ public final class IntrospectionCommands {
       "help", 2);
   private static final Map<String, Integer> SLOWLOG = Map.of("get", -2, "len", 2, "reset", 2, "help", 2);
   private static final Map<String, Integer> LATENCY = Map.of("latest", 2, "history", 3, "reset", -2, "help", 2);
-  private static final Map<String, Integer> OBJECT = Map.of("encoding", 3, "freq", 3, "refcount", 3, "help", 2);
+  private static final Map<String, Integer> OBJECT = Map.of("encoding", 3, "freq", 3, "idletime", 3, "refcount", 3,
+      "help", 2);
 
   /** Adds MODULE, ROLE, SLOWLOG, LATENCY and OBJECT to {@code t}. */
   public static void register(CommandTable t) {
@@ -176,17 +177,22 @@ public final class IntrospectionCommands {
           "FREQ <key>",
           "    Return the access frequency index of the <key>. The returned integer is",
           "    proportional to the logarithm of the recent access frequency of the key.",
+          "IDLETIME <key>",
+          "    Return the idle time of the <key>, that is the approximated number of",
+          "    seconds elapsed since the last access to the key.",
           "REFCOUNT <key>",
           "    Return the number of references of the value associated with the specified",
           "    <key>.");
     }
-    boolean exists = inv.keyspace().read(inv.key(2)) != null || inv.server().guards().usedBytes(inv.key(2)) >= 0;
+    boolean exists = inv.keyspace().peek(inv.key(2)) != null || inv.server().guards().usedBytes(inv.key(2)) >= 0;
     if (!exists) {
       return Reply.NIL;
     }
     return switch (sub) {
       case "encoding" -> Reply.bulk("raw"); // what Redis answers for every module type's value
       case "refcount" -> Reply.integer(1);
+      // the maxmemory policy is always noeviction, never LFU: access times are tracked (a guarded key: not here)
+      case "idletime" -> Reply.integer(Math.max(0, inv.keyspace().idleSeconds(inv.key(2))));
       default -> throw new CommandException("ERR An LFU maxmemory policy is not selected, access frequency not "
           + "tracked. Please note that when switching between policies at runtime LRU and LFU data will take some "
           + "time to adjust.");

@@ -97,7 +97,7 @@ public final class ServerCommands {
             throw new CommandException(Errors.SYNTAX);
           }
         }
-        Object v = inv.keyspace().read(inv.key(2));
+        Object v = inv.keyspace().peek(inv.key(2));
         if (v == null) {
           long guarded = inv.server().guards().usedBytes(inv.key(2));
           return guarded < 0 ? Reply.NIL : Reply.integer(guarded);

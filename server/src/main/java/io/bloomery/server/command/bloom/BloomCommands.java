@@ -349,15 +349,31 @@ public final class BloomCommands {
   }
 
   /**
-   * Adds argv[from..] one by one and journals them: a boolean per item, an error element per failed item, stopping
+   * Adds argv[from..] in order and journals them: a boolean per item, an error element per failed item, stopping
    * when full. A new layer refused by {@code maxmemory} (scaling blocked keys, which admit each layer) also stops
    * the run with an OOM element; the journal then records only the items before it, so that a replay under another
-   * budget cannot add more than this run did.
+   * budget cannot add more than this run did. A RedisBloom key takes the run through its batched add ({@link
+   * ScalableBloomFilter#addAllAsSoleWriter}), which answers each item as {@link #addOne} would and hands back the
+   * items that need the chain grown (or refused) to {@code addOne}.
    */
   private static Reply addAll(Invocation inv, Keyspace.Write w, MembershipFilter f, int from) {
     List<byte[]> argv = inv.argv();
-    List<Reply> out = new ArrayList<>(argv.size() - from);
-    for (int i = from; i < argv.size(); i++) {
+    int end = argv.size();
+    List<Reply> out = new ArrayList<>(end - from);
+    ScalableBloomFilter batched = f instanceof ScalableBloomFilter s ? s : null;
+    byte[][] items = batched == null ? null : items(argv, from);
+    boolean[] added = batched == null ? null : new boolean[items.length];
+    int i = from;
+    while (i < end) {
+      if (batched != null) {
+        int stop = from + batched.addAllAsSoleWriter(items, i - from, items.length, added);
+        for (; i < stop; i++) {
+          out.add(Reply.bool(added[i - from]));
+        }
+        if (i == end) {
+          break;
+        }
+      }
       try {
         out.add(Reply.bool(addOne(inv, f, argv.get(i))));
       } catch (FilterFullException e) {
@@ -375,9 +391,19 @@ public final class BloomCommands {
         }
         return Reply.array(out);
       }
+      i++;
     }
     inv.journalVerbatim(w);
     return Reply.array(out);
+  }
+
+  /** {@code argv[from..]} as an array, for the filters' batched calls. */
+  private static byte[][] items(List<byte[]> argv, int from) {
+    byte[][] items = new byte[argv.size() - from][];
+    for (int i = 0; i < items.length; i++) {
+      items[i] = argv.get(from + i);
+    }
+    return items;
   }
 
   // ------------------------------------------------------------------------------------------------ INSERT
@@ -488,9 +514,19 @@ public final class BloomCommands {
     return Reply.bool(f != null && f.mightContain(inv.arg(2)));
   }
 
+  /** BF.MEXISTS: a RedisBloom key answers through its batched lookup, the other forms item by item. */
   private static Reply mexists(Invocation inv) {
     MembershipFilter f = lookup(inv);
     List<Reply> out = new ArrayList<>(inv.argc() - 2);
+    if (f instanceof ScalableBloomFilter s) {
+      byte[][] items = items(inv.argv(), 2);
+      boolean[] found = new boolean[items.length];
+      s.mightContainAll(items, 0, items.length, found);
+      for (boolean answer : found) {
+        out.add(Reply.bool(answer));
+      }
+      return Reply.array(out);
+    }
     for (int i = 2; i < inv.argc(); i++) {
       out.add(Reply.bool(f != null && f.mightContain(inv.arg(i))));
     }

@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
-/** PING ECHO HELLO AUTH SELECT QUIT RESET and CLIENT: what every client library sends on connect. */
+/**
+ * PING ECHO HELLO AUTH SELECT QUIT RESET and CLIENT: what every client library sends on connect; and MONITOR, which
+ * turns the connection into a stream of every command the server runs ({@code state.Monitors}).
+ */
 public final class ConnectionCommands {
   private ConnectionCommands() {}
 
@@ -79,8 +82,11 @@ public final class ConnectionCommands {
         inv -> {
           AclUser defaultUser = inv.server().acl().defaultUser();
           inv.client().reset(defaultUser, defaultUser.openWithoutPassword());
+          inv.server().monitors().remove(inv.client());
           return new Reply.Simple("RESET");
         });
+    t.add("monitor", 1, flags(LOADING, STALE), 0, 0, 0, "server",
+        "Listens for all requests received by the server in real-time.", ConnectionCommands::monitor);
     t.add("client", -2, flags(LOADING, STALE), 0, 0, 0, "connection",
         "A container for client connection commands.", ConnectionCommands::client);
   }
@@ -218,6 +224,22 @@ public final class ConnectionCommands {
     }
   }
 
+  /**
+   * MONITOR: from now on the connection is also sent a line per command ({@code state.Monitors}) until RESET, QUIT
+   * or its end; its own commands still run. Refused inside a transaction, as Redis refuses a client that must get one
+   * reply per command.
+   */
+  private static Reply monitor(Invocation inv) {
+    if (!inv.mayDefer()) {
+      throw new CommandException("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    }
+    if (inv.client().monitorSink() == null) {
+      throw new CommandException("ERR MONITOR needs a network connection");
+    }
+    inv.server().monitors().add(inv.client());
+    return Reply.OK;
+  }
+
   private static Reply client(Invocation inv) {
     String sub = Args.lower(inv.arg(1));
     ClientState c = inv.client();
@@ -287,8 +309,19 @@ public final class ConnectionCommands {
       case "kill" -> {
         return kill(inv);
       }
-      case "no-evict", "no-touch" -> {
+      case "no-evict" -> {
         requireArgs(inv, 3, "client|" + sub);
+        return Reply.OK;
+      }
+      case "no-touch" -> {
+        requireArgs(inv, 3, "client|" + sub);
+        if (Args.is(inv.arg(2), "ON")) {
+          inv.client().noTouch(true);
+        } else if (Args.is(inv.arg(2), "OFF")) {
+          inv.client().noTouch(false);
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
         return Reply.OK;
       }
       case "help" -> {

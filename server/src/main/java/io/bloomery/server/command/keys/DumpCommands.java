@@ -25,6 +25,9 @@ import java.util.List;
  * between Redis + RedisBloom and Bloomery in either direction. RESTORE checks its arguments in Redis's order (options,
  * an existing key, the TTL, the payload's footer, then its object) and answers Redis's errors; a restored key is
  * journaled as {@code RESTORE key <absolute ms or 0> payload REPLACE [ABSTTL]}, so replay recreates it exactly.
+ * {@code IDLETIME} sets the key's last access that many seconds back ({@code OBJECT IDLETIME}); {@code FREQ} is
+ * checked and then ignored, as Redis ignores it under a maxmemory policy that is not LFU (here always
+ * {@code noeviction}). Neither is journaled: idle times start afresh on restart, as Redis's do after loading.
  */
 public final class DumpCommands {
   static final String BAD_PAYLOAD = "ERR DUMP payload version or checksum are wrong";
@@ -62,7 +65,7 @@ public final class DumpCommands {
   private static Reply restore(Invocation inv) {
     boolean replace = false;
     boolean absoluteTtl = false;
-    boolean idle = false;
+    long idle = -1;
     boolean frequency = false;
     for (int j = 4; j < inv.argc(); j++) {
       boolean more = j + 1 < inv.argc();
@@ -71,6 +74,7 @@ public final class DumpCommands {
       } else if (Args.is(inv.arg(j), "ABSTTL")) {
         absoluteTtl = true;
       } else if (Args.is(inv.arg(j), "IDLETIME") && more && !frequency) {
+        // Redis refuses IDLETIME after FREQ and FREQ after IDLETIME: each is a syntax error then
         Long seconds = Args.parseLong(inv.arg(++j));
         if (seconds == null) {
           throw new CommandException(Errors.NOT_INTEGER);
@@ -78,8 +82,8 @@ public final class DumpCommands {
         if (seconds < 0) {
           throw new CommandException(BAD_IDLETIME);
         }
-        idle = true;
-      } else if (Args.is(inv.arg(j), "FREQ") && more && !idle) {
+        idle = seconds;
+      } else if (Args.is(inv.arg(j), "FREQ") && more && idle < 0) {
         Long freq = Args.parseLong(inv.arg(++j));
         if (freq == null) {
           throw new CommandException(Errors.NOT_INTEGER);
@@ -124,6 +128,9 @@ public final class DumpCommands {
       w.put(key, value);
       if (expireAt >= 0) {
         w.expire(key, expireAt);
+      }
+      if (idle >= 0) {
+        w.idle(key, idle);
       }
       List<byte[]> record = new ArrayList<>(List.of(Args.bytes("RESTORE"), key.bytes(),
           Args.bytes(Long.toString(Math.max(expireAt, 0))), inv.arg(3), Args.bytes("REPLACE")));

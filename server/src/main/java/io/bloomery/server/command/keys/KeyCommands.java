@@ -21,7 +21,8 @@ import java.util.List;
 
 /**
  * The generic keyspace commands: DBSIZE EXISTS DEL UNLINK TYPE KEYS SCAN RENAME, expiry (EXPIRE PEXPIRE EXPIREAT
- * PEXPIREAT TTL PTTL PERSIST, journaled as absolute PEXPIREAT so that replay is exact) and FLUSHDB / FLUSHALL.
+ * PEXPIREAT TTL PTTL EXPIRETIME PEXPIRETIME PERSIST, journaled as absolute PEXPIREAT so that replay is exact) and
+ * FLUSHDB / FLUSHALL.
  */
 public final class KeyCommands {
   private KeyCommands() {}
@@ -57,6 +58,10 @@ public final class KeyCommands {
         inv -> ttl(inv, false));
     t.add("pttl", 2, flags(READONLY, FAST), 1, 1, 1, "keyspace",
         "Returns the expiration time in milliseconds of a key.", inv -> ttl(inv, true));
+    t.add("expiretime", 2, flags(READONLY, FAST), 1, 1, 1, "keyspace",
+        "Returns the expiration time of a key as a Unix timestamp.", inv -> expireTime(inv, false));
+    t.add("pexpiretime", 2, flags(READONLY, FAST), 1, 1, 1, "keyspace",
+        "Returns the expiration time of a key as a Unix milliseconds timestamp.", inv -> expireTime(inv, true));
     t.add("persist", 2, flags(WRITE, FAST), 1, 1, 1, "keyspace", "Removes the expiration time of a key.",
         KeyCommands::persist);
     t.add("flushdb", -1, flags(WRITE, GLOBAL), 0, 0, 0, "server", "Removes all keys from the current database.",
@@ -68,7 +73,7 @@ public final class KeyCommands {
   private static Reply exists(Invocation inv) {
     long n = 0;
     for (int i = 1; i < inv.argc(); i++) {
-      if (inv.keyspace().read(inv.key(i)) != null || guarded(inv, inv.key(i))) {
+      if (inv.keyspace().peek(inv.key(i)) != null || guarded(inv, inv.key(i))) {
         n++;
       }
     }
@@ -115,7 +120,7 @@ public final class KeyCommands {
    * in the keyspace), {@code null} if there is no such key.
    */
   private static ValueType typeOf(Invocation inv, Key k) {
-    Object v = inv.keyspace().read(k);
+    Object v = inv.keyspace().peek(k);
     return v != null ? ValueType.of(v) : guarded(inv, k) ? ValueType.GUARDED_SET : null;
   }
 
@@ -276,6 +281,15 @@ public final class KeyCommands {
     }
     long left = Math.max(0, at - inv.keyspace().now());
     return Reply.integer(millis ? left : (left + 500) / 1000);
+  }
+
+  /**
+   * EXPIRETIME / PEXPIRETIME: the absolute expiry, which unlike a TTL does not move with the clock between two
+   * reads; -1 without an expiry, -2 without the key. Seconds round as Redis rounds them, half up.
+   */
+  private static Reply expireTime(Invocation inv, boolean millis) {
+    long at = inv.keyspace().expireAt(inv.key(1));
+    return Reply.integer(at < 0 || millis ? at : (at + 500) / 1000);
   }
 
   private static Reply persist(Invocation inv) {
