@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -144,9 +145,9 @@ class ShardChaosIT {
       return files.filter(f -> {
         String name = f.getFileName().toString();
         return name.startsWith(".snapshot.") && name.endsWith(".tmp");
-      }).collect(Collectors.toSet());
+      }).collect(Collectors.toCollection(HashSet::new));
     } catch (java.io.UncheckedIOException e) { // a file renamed while the walk listed it
-      return Set.of();
+      return new HashSet<>();
     }
   }
 
