@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The command's log lines on stderr: credentials redacted (through {@link Credentials#redact}, the
  * guard's one redaction helper) in messages and stack traces, and one line per event unless
- * {@code --verbose}. {@code logback.xml} uses the two converters; {@link #configure} switches the
+ * {@code --verbose}. {@link LogConfigurator} uses the two converters; {@link #configure} switches the
  * verbose form on: stack traces and the connection pool's own warnings, which are otherwise off
  * (the command's one-line error already says what failed).
  */

@@ -22,9 +22,8 @@ final class DedupChild {
   static List<String> command(String... args) {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // The product's logging (LogConfigurator), which ranks above the guard test-jar's logback-test.xml.
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        // The product's logging configuration, not the guard test-jar's logback-test.xml.
-        "-Dlogback.configurationFile=logback.xml",
         "-cp", System.getProperty("java.class.path"), BloomeryCommand.class.getName()));
     command.addAll(List.of(args));
     return command;

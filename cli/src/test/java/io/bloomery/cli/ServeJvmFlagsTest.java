@@ -73,6 +73,20 @@ class ServeJvmFlagsTest {
   void theCollectorGivesMemoryBack() throws Exception {
     assertThat(flags(Map.of(), "--maxmemory", "100mb")).contains("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=15000",
         "-XX:MaxHeapFreeRatio=30").noneMatch(f -> f.contains("ParallelGC"));
+    assertThat(flags(Map.of(), "--maxmemory", "100mb")).contains("-XX:TrimNativeHeapInterval=5000");
+  }
+
+  /** This JDK (the one the launchers run, Temurin 25) starts with every flag the script gives. */
+  @Test
+  void theJvmAcceptsEveryFlag() throws Exception {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(flags(Map.of(), "--maxmemory", "100mb"));
+    command.add("-version");
+    Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(java.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(java.exitValue()).as(out).isZero();
   }
 
   @Test

@@ -28,8 +28,15 @@ public final class Main {
    */
   public static int run(String[] args, PrintWriter out, PrintWriter err) {
     if (System.getProperty("logback.configurationFile") == null && Main.class.getResource("/logback.xml") == null
-        && Main.class.getResource("/logback-test.xml") == null) {
+        && Main.class.getResource("/logback-test.xml") == null
+        && Main.class.getResource("/META-INF/services/ch.qos.logback.classic.spi.Configurator") == null) {
       System.setProperty("logback.configurationFile", "bloomery-server-logback.xml");
+    }
+    if (System.getProperty("io.netty.jfr.enabled") == null) {
+      // Netty's allocator events (a chunk or buffer allocated or freed) make the first buffer it allocates register
+      // them with the JDK's Flight Recorder, which reads their annotations through reflection: about 0.2-0.3 s of
+      // CPU on the event loop before the first reply. -Dio.netty.jfr.enabled=true turns them back on.
+      System.setProperty("io.netty.jfr.enabled", "false");
     }
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       // Netty's default samples one buffer in 128 with a captured stack trace: a debugging aid that costs every
