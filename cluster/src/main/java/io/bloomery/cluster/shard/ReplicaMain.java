@@ -20,7 +20,7 @@ public final class ReplicaMain {
     String id = null;
     String peers = null;
     Path dir = null;
-    long electionMillis = 1000;
+    long electionMillis = ShardReplica.Options.DEFAULT_ELECTION_TIMEOUT.toMillis();
     long snapshotEvery = ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY;
     long segmentBytes = ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES;
     try {

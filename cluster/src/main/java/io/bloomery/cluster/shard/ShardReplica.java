@@ -61,14 +61,16 @@ public final class ShardReplica implements Closeable {
       }
     }
 
+    /** The shortest election timeout unless told otherwise. */
+    public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(300);
     /** Applied entries between snapshots unless told otherwise. */
     public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
     /** Log segments of 32 MiB. */
     public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
 
-    /** Defaults: a one-second election timeout, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
+    /** Defaults: {@link #DEFAULT_ELECTION_TIMEOUT}, {@link #DEFAULT_SNAPSHOT_EVERY}, {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
     public Options(ShardGroup group, String id, Path dir) {
-      this(group, id, dir, Duration.ofSeconds(1), DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
+      this(group, id, dir, DEFAULT_ELECTION_TIMEOUT, DEFAULT_SNAPSHOT_EVERY, DEFAULT_LOG_SEGMENT_BYTES);
     }
   }
 
@@ -113,6 +115,12 @@ public final class ShardReplica implements Closeable {
     long timeout = electionTimeout.toMillis();
     RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+    // A leader that heard from no majority for the longest election timeout steps down and then stays out of
+    // elections for this long. Ratis's default, 10 s, leaves a shard without a leader for those 10 s whenever the
+    // replica that stepped down holds the only log that can win (an entry the live followers lack): one election
+    // round lets another replica win first where it can, and no more.
+    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties,
+        TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotEvery);

@@ -13,6 +13,7 @@ import io.bloomery.server.resp.Reply;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -120,8 +121,25 @@ public final class ShardStateMachine extends BaseStateMachine {
     getLifeCycle().startAndTransition(() -> {
       super.initialize(server, groupId, raftStorage);
       storage.init(raftStorage);
+      deleteUnfinishedSnapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
       load(storage.getLatestSnapshot());
     }, IOException.class);
+  }
+
+  /**
+   * Deletes the temporary files of snapshots a crash interrupted ({@code .snapshot.TERM_INDEX.RANDOM.tmp}: a snapshot
+   * is written through one and renamed into place whole), which nothing else would ever remove.
+   */
+  private void deleteUnfinishedSnapshots(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (DirectoryStream<Path> unfinished = Files.newDirectoryStream(dir, ".snapshot.*.tmp")) {
+      for (Path file : unfinished) {
+        Files.deleteIfExists(file);
+        LOG.info("{}: deleted {}, a snapshot a crash interrupted", getId(), file.getFileName());
+      }
+    }
   }
 
   /** Before Ratis installs a snapshot from the leader: no entry is applied until {@link #reinitialize}. */

@@ -52,7 +52,7 @@ final class ReplicaProcesses implements AutoCloseable {
         .append(address.getHostString()).append(':').append(address.getPort()));
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), ReplicaMain.class.getName(),
-        "--shard", group.shard(), "--id", id, "--peers", peers.toString(), "--dir", root.resolve(id).toString(),
+        "--shard", group.shard(), "--id", id, "--peers", peers.toString(), "--dir", dir(id).toString(),
         "--election-timeout-ms", Long.toString(electionTimeoutMillis), "--snapshot-every", Long.toString(snapshotEvery),
         "--log-segment-bytes", Long.toString(logSegmentBytes)));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log(id).toFile()))
@@ -92,6 +92,32 @@ final class ReplicaProcesses implements AutoCloseable {
     if (!p.waitFor(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException(id + " survived SIGKILL for 30 s");
     }
+  }
+
+  /** Stops replica {@code id} with SIGSTOP: a paused process, as a long GC pause or a partition looks to the others. */
+  void pause(String id) throws Exception {
+    signal(id, "STOP");
+  }
+
+  /** Lets replica {@code id} run again after {@link #pause} (SIGCONT). */
+  void resume(String id) throws Exception {
+    signal(id, "CONT");
+  }
+
+  private void signal(String id, String signal) throws Exception {
+    Process p = running.get(id);
+    if (p == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start();
+    if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+    }
+  }
+
+  /** The directory replica {@code id} keeps its log and snapshots in. */
+  Path dir(String id) {
+    return root.resolve(id);
   }
 
   /** The file replica {@code id}'s stderr goes to. */
