@@ -72,6 +72,24 @@ final class ClusterCommand implements Callable<Integer> {
         throw CliException.failure("cannot reach node " + a + ": " + e.getMessage(), e);
       }
     }
+
+    /** Node {@code id}'s applied log index of its shard as it reports it itself, or {@code null} if unreadable. */
+    Long ownIndex(Address a, String id) {
+      try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000,
+          password != null ? password : System.getenv("REDISCLI_AUTH"))) {
+        for (Object shard : (List<Object>) c.call("CLUSTER", "SHARDS")) {
+          for (Object member : (List<Object>) flatMap(shard).get("nodes")) {
+            Map<String, Object> m = flatMap(member);
+            if (text(m.get("id")).equals(id)) {
+              return (Long) m.get("replication-offset");
+            }
+          }
+        }
+        return null;
+      } catch (IOException e) {
+        return null;
+      }
+    }
   }
 
   @Command(name = "create", header = "Make shards of --replication-factor nodes each over the nodes given, the "
@@ -138,6 +156,7 @@ final class ClusterCommand implements Callable<Integer> {
         throw CliException.failure("the cluster's metadata group did not take the topology: " + e.getMessage(), e);
       }
       awaitOk(addresses);
+      awaitFormed(topology, addresses, found);
       PrintWriter out = parent.root.out();
       out.println("Cluster " + topology.cluster() + ": " + found.size() + " nodes, " + topology.shards().size()
           + " shard(s) of " + factor + " members");
@@ -188,6 +207,33 @@ final class ClusterCommand implements Callable<Integer> {
       }
     }
 
+    /**
+     * Waits (60 s at most) until every shard member has applied its group's first entry. Until then its Raft log is
+     * empty, and Ratis counts no vote from an empty log once a group has committed anything (a replica whose disk was
+     * wiped must not help elect a leader that lacks acknowledged writes): a leader lost before then would leave its
+     * two followers unable to elect a successor.
+     */
+    private void awaitFormed(Topology topology, List<Address> addresses, List<Topology.Node> found) {
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      for (int i = 0; i < found.size(); i++) {
+        String id = found.get(i).id();
+        if (topology.shardOfNode(id) == null) {
+          continue;
+        }
+        while (true) {
+          Long index = auth.ownIndex(addresses.get(i), id);
+          if (index != null && index >= 0) {
+            break;
+          }
+          if (System.nanoTime() > deadline) {
+            throw CliException.failure("node " + addresses.get(i) + " has applied none of its shard's log after 60 s"
+                + " (applied index " + index + ")");
+          }
+          pause();
+        }
+      }
+    }
+
     /** Waits (60 s at most) until every node answers {@code cluster_state:ok}: every shard elected a leader. */
     private void awaitOk(List<Address> addresses) {
       long deadline = System.nanoTime() + 60_000_000_000L;
@@ -205,13 +251,17 @@ final class ClusterCommand implements Callable<Integer> {
           if (System.nanoTime() > deadline) {
             throw CliException.failure("node " + a + " is not ready after 60 s (cluster_state: " + state + ")");
           }
-          try {
-            Thread.sleep(100);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw CliException.failure("interrupted while waiting for the cluster");
-          }
+          pause();
         }
+      }
+    }
+
+    private static void pause() {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw CliException.failure("interrupted while waiting for the cluster");
       }
     }
   }
@@ -255,7 +305,7 @@ final class ClusterCommand implements Callable<Integer> {
           Address a = new Address(text(m.get("ip")), ((Long) m.get("port")).intValue());
           String id = text(m.get("id"));
           boolean leader = text(m.get("role")).equals("master");
-          Long index = ownIndex(a, id);
+          Long index = auth.ownIndex(a, id);
           if (leader) {
             leaderIndex = index;
           }
@@ -268,23 +318,6 @@ final class ClusterCommand implements Callable<Integer> {
       return BloomeryCommand.EXIT_OK;
     }
 
-    /** The member's applied log index as it reports it itself, or {@code null} if it cannot be read. */
-    private Long ownIndex(Address a, String id) {
-      try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000,
-          auth.password != null ? auth.password : System.getenv("REDISCLI_AUTH"))) {
-        for (Object shard : (List<Object>) c.call("CLUSTER", "SHARDS")) {
-          for (Object member : (List<Object>) flatMap(shard).get("nodes")) {
-            Map<String, Object> m = flatMap(member);
-            if (text(m.get("id")).equals(id)) {
-              return (Long) m.get("replication-offset");
-            }
-          }
-        }
-        return null;
-      } catch (IOException e) {
-        return null;
-      }
-    }
   }
 
   /** {@code name:value} lines (CLUSTER INFO) as a map. */

@@ -115,6 +115,12 @@ public final class ShardReplica implements Closeable {
     long timeout = electionTimeout.toMillis();
     RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(timeout, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
+    // A leader that heard from no majority for the longest election timeout steps down and then stays out of
+    // elections for this long. Ratis's default, 10 s, leaves a shard without a leader for those 10 s whenever the
+    // replica that stepped down holds the only log that can win (an entry the live followers lack): one election
+    // round lets another replica win first where it can, and no more.
+    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties,
+        TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotEvery);

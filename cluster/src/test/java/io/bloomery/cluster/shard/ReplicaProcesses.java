@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,10 +36,35 @@ final class ReplicaProcesses implements AutoCloseable {
     this.snapshotEvery = snapshotEvery;
   }
 
-  /** Starts every replica. */
+  /**
+   * Starts every replica and waits (120 s at most) until the group is formed: every replica holds the group's first
+   * committed entry. Until then a replica's log is empty, and Ratis counts no vote from an empty log once the group
+   * has committed anything (so that a replica whose disk was wiped cannot help elect a leader that lacks acknowledged
+   * writes): were the leader to die before the last replica received anything, the other two could elect no one.
+   */
   void startAll() throws Exception {
     for (String id : group.peers().keySet()) {
       start(id);
+    }
+    explainFailures(this::awaitFormed);
+  }
+
+  private void awaitFormed() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    try (ShardClient client = new ShardClient(group, Duration.ofSeconds(120))) {
+      for (String id : group.peers().keySet()) {
+        while (true) {
+          try {
+            client.readAt(id, 0, ShardClient.argv("EXISTS", "formed"));
+            break;
+          } catch (IOException notYet) { // no leader yet, or this replica has not committed index 0
+            if (System.nanoTime() > deadline) {
+              throw new AssertionError("replica " + id + " holds no committed entry after 120 s", notYet);
+            }
+            Thread.sleep(50);
+          }
+        }
+      }
     }
   }
 
@@ -126,12 +152,17 @@ final class ReplicaProcesses implements AutoCloseable {
   }
 
   /**
-   * For a failure message: the first three errors in replica {@code id}'s log with the 15 lines after each (their
-   * exception and stack), then its last 10 lines.
+   * For a failure message: replica {@code id}'s last 20 role and leader changes (what a stalled election shows), the
+   * first three errors in its log with the 15 lines after each (their exception and stack), then its last 10 lines.
    */
   String logSummary(String id) throws IOException {
     List<String> lines = Files.readAllLines(log(id), StandardCharsets.UTF_8);
     StringBuilder out = new StringBuilder();
+    List<String> changes = lines.stream()
+        .filter(l -> l.contains("changes role") || l.contains("change Leader") || l.contains("shutdown"))
+        .toList();
+    changes.subList(Math.max(0, changes.size() - 20), changes.size()).forEach(l -> out.append(l).append('\n'));
+    out.append("...\n");
     int errors = 0;
     for (int i = 0; i < lines.size() && errors < 3; i++) {
       if (lines.get(i).contains(" ERROR ")) {
