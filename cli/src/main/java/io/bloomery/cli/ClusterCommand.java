@@ -24,14 +24,14 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(
     name = "cluster",
-    header = "Create a cluster of running nodes, or show its state (docs/CLUSTER.md).",
-    subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class})
+    header = "Create a cluster of running nodes, show its state, or move a shard's leadership (docs/CLUSTER.md).",
+    subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class})
 final class ClusterCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Override
   public Integer call() {
-    throw CliException.usage("bloomery cluster needs a subcommand: create or status");
+    throw CliException.usage("bloomery cluster needs a subcommand: create, status or failover");
   }
 
   /** A node given as HOST:PORT. */
@@ -263,6 +263,34 @@ final class ClusterCommand implements Callable<Integer> {
         Thread.currentThread().interrupt();
         throw CliException.failure("interrupted while waiting for the cluster");
       }
+    }
+  }
+
+  @Command(name = "failover", header = "Make the node at HOST:PORT its shard's leader: a Raft leadership transfer "
+      + "(CLUSTER FAILOVER sent to that node), which loses no acknowledged write. Prints the shard's leader after it.")
+  static final class Failover implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(arity = "1", paramLabel = "HOST:PORT", description = "A follower of the shard whose leader it becomes.")
+    String node;
+
+    @Override
+    public Integer call() throws IOException {
+      Address a = Address.parse(node);
+      try (RespClient c = auth.connect(a, 30_000)) {
+        c.call("CLUSTER", "FAILOVER");
+        String myself = c.callForText("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst()
+            .orElse("");
+        PrintWriter out = parent.root.out();
+        out.println("node " + a + " now leads its shard:");
+        out.println(myself);
+        out.flush();
+      } catch (RespClient.Failure e) {
+        throw CliException.failure("failover to " + a + " failed: " + e.getMessage(), e);
+      }
+      return BloomeryCommand.EXIT_OK;
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.apache.ratis.server.RaftServer;
 
@@ -29,7 +30,7 @@ final class ClusterReplies {
 
   /**
    * The reply to {@code CLUSTER ...} from {@code client}. JOIN-TOPOLOGY and COMMIT-TOPOLOGY change what the node is
-   * part of: only a user allowed every command may send them.
+   * part of, FAILOVER which node leads its shard: only a user allowed every command may send them.
    */
   CompletionStage<Reply> cluster(ClientState client, List<byte[]> argv) {
     if (argv.size() < 2) {
@@ -40,20 +41,30 @@ final class ClusterReplies {
       case "myid", "slots", "shards", "nodes", "info", "help" -> 2;
       case "keyslot", "countkeysinslot", "join-topology", "commit-topology" -> 3;
       case "getkeysinslot" -> 4;
+      case "failover" -> 2; // or 3: checked below
       default -> -1;
     };
     if (arity < 0) {
       return RaftNode.done(Reply.error("ERR unknown subcommand '" + text(argv.get(1)) + "'. Try CLUSTER HELP."));
+    }
+    if (sub.equals("failover")) {
+      if (argv.size() > 3) {
+        return RaftNode.done(Reply.error("ERR syntax error"));
+      }
+      if (argv.size() == 3 && !Set.of("force", "takeover").contains(text(argv.get(2)).toLowerCase(Locale.ROOT))) {
+        return RaftNode.done(Reply.error("ERR syntax error"));
+      }
+      Reply refused = refusedUnlessUnrestricted(client, sub);
+      return refused != null ? RaftNode.done(refused) : node.failover();
     }
     if (argv.size() != arity) {
       return RaftNode.done(Reply.error("ERR wrong number of arguments for 'cluster|" + sub + "' command"));
     }
     return switch (sub) {
       case "join-topology", "commit-topology" -> {
-        AclUser user = client.user();
-        if (user != null && !user.unrestricted()) {
-          yield RaftNode.done(Reply.error("NOPERM User " + user.name() + " has no permissions to run the 'cluster|"
-              + sub + "' command"));
+        Reply refused = refusedUnlessUnrestricted(client, sub);
+        if (refused != null) {
+          yield RaftNode.done(refused);
         }
         Topology topology;
         try {
@@ -65,6 +76,16 @@ final class ClusterReplies {
       }
       default -> RaftNode.done(answer(sub, argv));
     };
+  }
+
+  /**
+   * The NOPERM reply for a subcommand that changes what the cluster is (its topology, a shard's leader), unless
+   * {@code client}'s user may run every command; {@code null} when it may.
+   */
+  private static Reply refusedUnlessUnrestricted(ClientState client, String sub) {
+    AclUser user = client.user();
+    return user == null || user.unrestricted() ? null
+        : Reply.error("NOPERM User " + user.name() + " has no permissions to run the 'cluster|" + sub + "' command");
   }
 
   private Reply answer(String sub, List<byte[]> argv) {
@@ -134,6 +155,7 @@ final class ClusterReplies {
         "SHARDS", "    Return information about slot range mappings and the nodes that own them.",
         "SLOTS", "    Return information about slots range mappings. Each range is made of:",
         "    start, end, master and replicas IP addresses, ports and ids",
+        "FAILOVER [FORCE|TAKEOVER]", "    Make this replica its shard's leader (a Raft leadership transfer).",
         "HELP", "    Print this help.")) {
       lines.add(new Reply.Simple(l));
     }

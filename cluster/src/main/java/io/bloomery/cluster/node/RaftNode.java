@@ -77,6 +77,8 @@ public final class RaftNode implements ClusterNode {
   /** How long a command waits for its shard to have a leader before the client is told the cluster is down. */
   static final Duration LEADER_WAIT = Duration.ofSeconds(5);
   private static final long POLL_MILLIS = 50;
+  /** How long CLUSTER FAILOVER waits for the leader to bring this replica up to date and hand over. */
+  private static final long FAILOVER_MILLIS = 10_000;
   /** The shortest Raft election timeout of every group (the longest is twice it). */
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   private static final Set<String> REFUSED = Set.of("multi", "watch", "bf.loadchunk");
@@ -526,6 +528,41 @@ public final class RaftNode implements ClusterNode {
         return answer.equals("OK") ? Reply.OK : Reply.error(answer);
       } catch (IOException | RuntimeException e) {
         return Reply.error("ERR the metadata group did not commit the topology: " + e.getMessage());
+      }
+    }, admin);
+  }
+
+  /**
+   * {@code CLUSTER FAILOVER [FORCE|TAKEOVER]}: makes this node its shard's leader by a Raft leadership transfer, off
+   * the event loop, and answers once it leads (or why it does not). The leader first brings this replica up to its
+   * log, so no acknowledged write is lost; a majority of the shard must be up, as for any write. FORCE and TAKEOVER,
+   * which in Redis skip the master's agreement or the cluster's, are accepted and do the same: nothing here is
+   * decided without the shard's majority.
+   */
+  CompletionStage<Reply> failover() {
+    Topology t = topology();
+    Topology.Shard mine = t == null ? null : t.shardOfNode(me.id());
+    RaftServer.Division division = mine == null ? null : division(mine);
+    if (division == null) {
+      return done(Reply.error("ERR this node serves no shard of a cluster"));
+    }
+    if (division.getInfo().isLeader()) {
+      return done(Reply.error("ERR You should send CLUSTER FAILOVER to a replica"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try (RaftClient client = RaftClient.newBuilder().setRaftGroup(division.getGroup())
+          .setProperties(new RaftProperties()).setClientId(ClientId.randomId())
+          .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+              TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+          .build()) {
+        RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(me.id()), FAILOVER_MILLIS);
+        if (!reply.isSuccess()) {
+          return Reply.error("ERR the failover did not complete: " + reply.getException());
+        }
+        LOG.info("cluster node {} leads shard {} after CLUSTER FAILOVER", me.id(), mine.name());
+        return Reply.OK;
+      } catch (IOException | RuntimeException e) {
+        return Reply.error("ERR the failover did not complete: " + e.getMessage());
       }
     }, admin);
   }

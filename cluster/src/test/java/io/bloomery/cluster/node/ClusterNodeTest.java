@@ -4,14 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +29,11 @@ class ClusterNodeTest {
 
   @Test
   void aNodeAnswersInRedisClustersShapesAndRefusesWhatItCannotDo() throws Exception {
-    int port = freePort();
-    int bus = freePort();
+    int port = RespConnection.freePort();
+    int bus = RespConnection.freePort();
     server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
         Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir", dir.toString()));
-    try (Resp c = new Resp(port)) {
+    try (RespConnection c = new RespConnection(port)) {
       String id = c.call("CLUSTER", "MYID");
       assertThat(id).matches("\\$40\r\n[0-9a-f]{40}\r\n");
       id = id.substring(5, 45);
@@ -60,6 +52,9 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "KEYSLOT")).isEqualTo("-ERR wrong number of arguments for 'cluster|keyslot' "
           + "command\r\n");
       assertThat(c.call("CLUSTER", "FORGET", id)).isEqualTo("-ERR unknown subcommand 'FORGET'. Try CLUSTER HELP.\r\n");
+      assertThat(c.call("CLUSTER", "FAILOVER")).isEqualTo("-ERR this node serves no shard of a cluster\r\n");
+      assertThat(c.call("CLUSTER", "FAILOVER", "SOON")).isEqualTo("-ERR syntax error\r\n");
+      assertThat(c.call("CLUSTER", "FAILOVER", "FORCE", "NOW")).isEqualTo("-ERR syntax error\r\n");
       assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", "cluster nothex")).startsWith("-ERR bad topology: ");
       String stranger = Topology.plan("c".repeat(40), List.of(new Topology.Node("d".repeat(40), "127.0.0.1", 1,
           "127.0.0.1", 2)), 1).encode();
@@ -67,7 +62,7 @@ class ClusterNodeTest {
           + "topology\r\n");
       assertThat(c.call("ACL", "SETUSER", "reader", "on", ">pw", "+@all", "~*")).isEqualTo("+OK\r\n");
       assertThat(c.call("ACL", "SETUSER", "limited", "on", ">pw", "+@read", "+cluster", "~*")).isEqualTo("+OK\r\n");
-      try (Resp limited = new Resp(port)) {
+      try (RespConnection limited = new RespConnection(port)) {
         assertThat(limited.call("AUTH", "limited", "pw")).isEqualTo("+OK\r\n");
         assertThat(limited.call("CLUSTER", "JOIN-TOPOLOGY", stranger)).isEqualTo("-NOPERM User limited has no "
             + "permissions to run the 'cluster|join-topology' command\r\n");
@@ -85,6 +80,8 @@ class ClusterNodeTest {
       }
       assertThat(c.call("BF.ADD", "k", "v")).isEqualTo(":1\r\n");
       assertThat(c.call("BF.EXISTS", "k", "v")).isEqualTo(":1\r\n");
+      assertThat(c.call("CLUSTER", "FAILOVER", "TAKEOVER")).isEqualTo("-ERR You should send CLUSTER FAILOVER to a "
+          + "replica\r\n");
       assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "7629")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
@@ -101,78 +98,6 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "INFO")).startsWith("=").contains("\r\ntxt:cluster_state:ok\r\n");
       assertThat(c.call("CLUSTER", "NODES")).contains("txt:" + id + " 127.0.0.1:" + port + "@" + bus
           + " myself,master - 0 0 ").contains(" connected 0-16383\n");
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
-  /** A connection that sends one command and returns its reply's bytes exactly, as text. */
-  private static final class Resp implements AutoCloseable {
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
-
-    Resp(int port) throws IOException {
-      socket = new Socket("127.0.0.1", port);
-      socket.setSoTimeout(30_000);
-      in = socket.getInputStream();
-      out = socket.getOutputStream();
-    }
-
-    String call(String... args) throws IOException {
-      StringBuilder cmd = new StringBuilder("*").append(args.length).append("\r\n");
-      for (String a : args) {
-        cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
-      }
-      out.write(cmd.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      ByteArrayOutputStream reply = new ByteArrayOutputStream();
-      read(reply);
-      return reply.toString(StandardCharsets.UTF_8);
-    }
-
-    private void read(ByteArrayOutputStream reply) throws IOException {
-      int type = in.read();
-      reply.write(type);
-      String line = line(reply);
-      switch (type) {
-        case '$', '=' -> {
-          int n = Integer.parseInt(line);
-          if (n >= 0) {
-            reply.write(in.readNBytes(n + 2));
-          }
-        }
-        case '*', '~' -> {
-          for (int i = Integer.parseInt(line); i > 0; i--) {
-            read(reply);
-          }
-        }
-        case '%' -> {
-          for (int i = 2 * Integer.parseInt(line); i > 0; i--) {
-            read(reply);
-          }
-        }
-        default -> { }
-      }
-    }
-
-    private String line(ByteArrayOutputStream reply) throws IOException {
-      StringBuilder line = new StringBuilder();
-      for (int b; (b = in.read()) != '\r'; ) {
-        line.append((char) b);
-      }
-      in.read();
-      reply.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
-      return line.toString();
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
     }
   }
 }

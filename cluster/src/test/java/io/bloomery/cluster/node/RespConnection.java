@@ -1,0 +1,83 @@
+package io.bloomery.cluster.node;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/** A test's RESP connection that sends one command and returns its reply's bytes exactly, as text. */
+final class RespConnection implements AutoCloseable {
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+
+  RespConnection(int port) throws IOException {
+    socket = new Socket("127.0.0.1", port);
+    socket.setSoTimeout(30_000);
+    in = socket.getInputStream();
+    out = socket.getOutputStream();
+  }
+
+  String call(String... args) throws IOException {
+    StringBuilder cmd = new StringBuilder("*").append(args.length).append("\r\n");
+    for (String a : args) {
+      cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+    }
+    out.write(cmd.toString().getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    ByteArrayOutputStream reply = new ByteArrayOutputStream();
+    read(reply);
+    return reply.toString(StandardCharsets.UTF_8);
+  }
+
+  private void read(ByteArrayOutputStream reply) throws IOException {
+    int type = in.read();
+    reply.write(type);
+    String line = line(reply);
+    switch (type) {
+      case '$', '=' -> {
+        int n = Integer.parseInt(line);
+        if (n >= 0) {
+          reply.write(in.readNBytes(n + 2));
+        }
+      }
+      case '*', '~' -> {
+        for (int i = Integer.parseInt(line); i > 0; i--) {
+          read(reply);
+        }
+      }
+      case '%' -> {
+        for (int i = 2 * Integer.parseInt(line); i > 0; i--) {
+          read(reply);
+        }
+      }
+      default -> { }
+    }
+  }
+
+  private String line(ByteArrayOutputStream reply) throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int b; (b = in.read()) != '\r'; ) {
+      line.append((char) b);
+    }
+    in.read();
+    reply.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+    return line.toString();
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+
+  /** A free port on the loopback interface. */
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
