@@ -333,6 +333,9 @@ public final class RaftNode implements ClusterNode {
       }
       if (reply.getStateMachineException() != null) {
         Throwable cause = reply.getStateMachineException().getCause();
+        if (cause instanceof ShardStateMachine.RefusedException refused) {
+          return CompletableFuture.completedFuture(Reply.error(refused.getMessage()));
+        }
         return CompletableFuture.completedFuture(Reply.error("ERR " + (cause != null ? cause.getMessage()
             : reply.getStateMachineException().getMessage())));
       }

@@ -4,6 +4,7 @@ import io.bloomery.server.state.ClientState;
 import io.bloomery.server.CommandFamilies;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.Errors;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.Settings;
 import io.bloomery.server.keyspace.CommandClock;
@@ -208,9 +209,10 @@ public final class ShardStateMachine extends BaseStateMachine {
   }
 
   /**
-   * On the leader, before the command enters the log: checks that the log carries it and stamps the leader's clock
-   * and module defaults on it ({@link ShardCommand}). A command the log does not carry fails the request without an
-   * entry.
+   * On the leader, before the command enters the log: checks that the log carries it, refuses a {@code denyoom}
+   * command while the shard's keys hold more than this node's {@code maxmemory} (as Redis refuses it before it runs;
+   * the check is the leader's alone, so every replica applies the same entries), and stamps the leader's clock and
+   * module defaults on it ({@link ShardCommand}). A refused command fails the request without an entry.
    */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
@@ -222,13 +224,29 @@ public final class ShardStateMachine extends BaseStateMachine {
       if (!replicates(spec)) {
         throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
       }
-    } catch (IllegalArgumentException e) {
+      long max = node.maxmemory();
+      if (max > 0 && spec.has(CommandSpec.Flag.DENYOOM) && keyspace.usedBytes() > max) {
+        throw new RefusedException(Errors.OOM);
+      }
+    } catch (IllegalArgumentException | RefusedException e) {
       TransactionContext refused = trx.build();
       refused.setException(e);
       return refused;
     }
     ShardCommand command = new ShardCommand(System.currentTimeMillis(), ShardCommand.ModuleDefaults.of(node), argv);
     return trx.setLogData(ByteString.copyFrom(command.encode())).build();
+  }
+
+  /**
+   * A command the leader refuses before it enters the log, with the error reply the client gets verbatim (Redis's
+   * {@code OOM ...} when the shard's keys hold more than the leader's {@code maxmemory}).
+   */
+  public static final class RefusedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RefusedException(String reply) {
+      super(reply, null, false, false);
+    }
   }
 
   /** Applies one committed entry and answers the command's reply ({@link ReplyCodec}). */

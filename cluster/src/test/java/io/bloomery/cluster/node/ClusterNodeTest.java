@@ -82,6 +82,13 @@ class ClusterNodeTest {
       assertThat(c.call("BF.EXISTS", "k", "v")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "FAILOVER", "TAKEOVER")).isEqualTo("-ERR You should send CLUSTER FAILOVER to a "
           + "replica\r\n");
+      assertThat(c.call("CONFIG", "SET", "maxmemory", "1")).isEqualTo("+OK\r\n");
+      assertThat(c.call("BF.ADD", "k", "w")).as("a denyoom write over maxmemory is refused by the leader")
+          .isEqualTo("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+      assertThat(c.call("BF.EXISTS", "k", "w")).as("and never reached the log").isEqualTo(":0\r\n");
+      assertThat(c.call("DEL", "k")).as("a write that frees memory is not refused").isEqualTo(":1\r\n");
+      assertThat(c.call("BF.ADD", "k", "v")).isEqualTo(":1\r\n");
+      assertThat(c.call("CONFIG", "SET", "maxmemory", "0")).isEqualTo("+OK\r\n");
       assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "7629")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
