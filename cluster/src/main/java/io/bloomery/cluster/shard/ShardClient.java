@@ -3,6 +3,7 @@ package io.bloomery.cluster.shard;
 import io.bloomery.server.resp.Reply;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.time.Duration;
@@ -13,6 +14,8 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
@@ -26,12 +29,14 @@ import org.apache.ratis.util.TimeDuration;
 public final class ShardClient implements Closeable {
   private static final TimeDuration RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
   private final RaftClient client;
+  private final Duration retryFor;
 
   /**
    * A client of {@code group} that retries a request for up to {@code retryFor} (a leader being elected, a replica
    * restarting) before it fails.
    */
   public ShardClient(ShardGroup group, Duration retryFor) {
+    this.retryFor = retryFor;
     long attempts = Math.max(1, retryFor.toMillis() / RETRY_SLEEP.toLong(TimeUnit.MILLISECONDS));
     this.client = RaftClient.newBuilder().setRaftGroup(group.raftGroup()).setProperties(new RaftProperties())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.min(Integer.MAX_VALUE, attempts),
@@ -52,9 +57,31 @@ public final class ShardClient implements Closeable {
     return answer(client.io().sendReadOnly(message(argv)));
   }
 
-  /** Runs a read-only command on {@code replica}, which answers once it has applied {@code minIndex}. */
+  /**
+   * Runs a read-only command on {@code replica}, which answers once it has applied {@code minIndex}: a replica that
+   * has not committed it yet (a follower learns the leader's commit index with its next append) is asked again every
+   * 20 ms for as long as this client retries.
+   */
   public Answer readAt(String replica, long minIndex, List<byte[]> argv) throws IOException {
-    return answer(client.io().sendStaleRead(message(argv), minIndex, RaftPeerId.valueOf(replica)));
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    while (true) {
+      try {
+        return answer(client.io().sendStaleRead(message(argv), minIndex, RaftPeerId.valueOf(replica)));
+      } catch (StateMachineException e) {
+        // over gRPC the cause arrives as its class name in the message, in process as the cause itself
+        boolean stale = e.getCause() instanceof StaleReadException
+            || String.valueOf(e.getMessage()).contains(StaleReadException.class.getName());
+        if (!stale || System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while " + replica + " catches up to index " + minIndex);
+      }
+    }
   }
 
   /** The current leader's id as this client last learned it, or {@code null}. */

@@ -6,10 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.server.state.Settings;
 import io.bloomery.server.resp.Reply;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -93,6 +97,30 @@ class ShardReplicaTest {
       assertThat(client.readAt(id, last, argv("CF.COUNT", "seen", "b")).reply()).isEqualTo(new Reply.Int(20));
     }
     assertThat(client.read(argv("BF.MEXISTS", "missing", "x")).reply()).isEqualTo(new Reply.Array(List.of(new Reply.Bool(false))));
+  }
+
+  /** A read at a log index the replica has not committed yet waits for it rather than failing. */
+  @Test
+  void aReadAtAnIndexNotCommittedYetWaitsForIt() throws Exception {
+    start();
+    long last = client.write(argv("BF.ADD", "later", "first")).logIndex();
+    String follower = group.peers().keySet().stream().filter(id -> !id.equals(client.leader())).findFirst()
+        .orElseThrow();
+    try (ShardClient reader = new ShardClient(group, Duration.ofSeconds(60))) {
+      CompletableFuture<Reply> read = CompletableFuture.supplyAsync(() -> {
+        try {
+          return reader.readAt(follower, last + 3, argv("BF.EXISTS", "later", "third")).reply();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      Thread.sleep(300); // lets the read reach the follower first; the assertion below holds either way
+      client.write(argv("BF.ADD", "later", "second"));
+      client.write(argv("BF.ADD", "later", "third"));
+      client.write(argv("BF.ADD", "later", "fourth"));
+      assertThat(read.get(60, TimeUnit.SECONDS)).as("read at index %d on %s", last + 3, follower)
+          .isEqualTo(new Reply.Bool(true));
+    }
   }
 
   @Test
