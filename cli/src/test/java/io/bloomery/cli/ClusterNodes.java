@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.resps.ClusterShardInfo;
+import redis.clients.jedis.resps.ClusterShardNodeInfo;
 import redis.clients.jedis.util.SafeEncoder;
 
 /**
@@ -99,6 +101,40 @@ final class ClusterNodes implements AutoCloseable {
     p.destroyForcibly();
     if (!p.waitFor(30, TimeUnit.SECONDS)) {
       throw new AssertionError("node " + port + " did not end 30 s after SIGKILL");
+    }
+  }
+
+  /**
+   * Waits (60 s at most) until the node of {@code port} has applied as much of its shard's log as the node of {@code
+   * leader} had applied when this began, each as the node reports it itself ({@code CLUSTER SHARDS}).
+   */
+  void awaitCaughtUp(int port, int leader) throws InterruptedException {
+    long target = appliedIndex(leader);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long applied;
+    while ((applied = appliedIndex(port)) < target) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("node " + port + " applied index " + applied + " of its shard after 60 s; the "
+            + "leader " + leader + " had applied " + target);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** The node's own applied log index of its shard, as its {@code CLUSTER SHARDS} says; -1 while it cannot tell. */
+  static long appliedIndex(int port) {
+    try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+      String id = jedis.clusterMyId();
+      for (ClusterShardInfo shard : jedis.clusterShards()) {
+        for (ClusterShardNodeInfo node : shard.getNodes()) {
+          if (node.getId().equals(id) && node.getReplicationOffset() != null) {
+            return node.getReplicationOffset();
+          }
+        }
+      }
+      return -1;
+    } catch (RuntimeException e) {
+      return -1;
     }
   }
 
