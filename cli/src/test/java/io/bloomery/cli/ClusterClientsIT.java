@@ -7,8 +7,6 @@ import io.bloomery.cli.ClusterNodes.Run;
 import io.bloomery.cluster.slot.HashSlot;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
@@ -100,11 +98,7 @@ class ClusterClientsIT {
   @Test
   void lettuceRedisClusterClientKeepsEveryAcknowledgedAddThroughAKilledLeader() throws Exception {
     RedisClusterClient client = RedisClusterClient.create(RedisURI.Builder.redis("127.0.0.1", ports.get(1))
-        .withTimeout(Duration.ofSeconds(10)).build());
-    // Lettuce follows MOVED by itself; these make it reread the topology on MOVED and on reconnects to a dead node.
-    client.setOptions(ClusterClientOptions.builder().topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-        .enableAllAdaptiveRefreshTriggers().adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
-        .refreshTriggersReconnectAttempts(2).build()).build());
+        .withTimeout(Duration.ofSeconds(10)).build()); // else Lettuce's defaults, topology refresh options included
     try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
       RedisAdvancedClusterCommands<String, String> redis = connection.sync();
       List<String> tags = new ArrayList<>();
