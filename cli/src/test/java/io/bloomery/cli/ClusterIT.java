@@ -1,12 +1,13 @@
 package io.bloomery.cli;
 
+import static io.bloomery.cli.ClusterNodes.command;
+import static io.bloomery.cli.ClusterNodes.freePort;
+import static io.bloomery.cli.ClusterNodes.leaderPort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomery.cli.ClusterNodes.Run;
 import io.bloomery.cluster.slot.HashSlot;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,16 +20,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisMovedDataException;
-import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * Cluster nodes as real processes ({@code bloomery serve --cluster-enabled yes}) on loopback, made a cluster by
@@ -37,16 +37,16 @@ import redis.clients.jedis.util.SafeEncoder;
  */
 class ClusterIT {
   @TempDir Path dir;
-  private final Map<Integer, Process> nodes = new LinkedHashMap<>();
-  private final Map<Integer, Integer> busPorts = new LinkedHashMap<>();
-  /** The node started with {@code --bind 0.0.0.0}. */
-  private int wildcardNode;
+  private ClusterNodes nodes;
+
+  @BeforeEach
+  void nodes() {
+    nodes = new ClusterNodes(dir);
+  }
 
   @AfterEach
   void stopNodes() throws InterruptedException {
-    for (Process p : nodes.values()) {
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
+    nodes.close();
   }
 
   /**
@@ -58,27 +58,17 @@ class ClusterIT {
    */
   @Test
   void clusterClientsKeepEveryAcknowledgedAddThroughAKilledLeader() throws Exception {
-    List<Integer> ports = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      ports.add(freePort());
-      busPorts.put(ports.get(i), freePort());
-    }
-    wildcardNode = ports.get(4);
-    for (int port : ports) {
-      launch(port);
-    }
-    for (int port : ports) {
-      awaitReady(port);
-    }
-    String[] addresses = ports.stream().map(p -> "127.0.0.1:" + p).toArray(String[]::new);
-    Run created = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
+    List<Integer> ports = nodes.start(6, 4);
+    int wildcardNode = ports.get(4);
+    String[] addresses = ClusterNodes.addresses(ports);
+    Run created = nodes.create(3, addresses);
     assertThat(created.status()).as(created.toString()).isZero();
     assertThat(created.out()).contains("6 nodes, 2 shard(s) of 3 members").contains(" myself,")
-        .contains(" master - ").contains("127.0.0.1:" + wildcardNode + "@" + busPorts.get(wildcardNode));
-    Run again = cli(concat(new String[] {"cluster", "create", "--replication-factor", "3"}, addresses));
+        .contains(" master - ").contains("127.0.0.1:" + wildcardNode + "@" + nodes.busPort(wildcardNode));
+    Run again = nodes.create(3, addresses);
     assertThat(again.status()).isEqualTo(1);
     assertThat(again.err()).contains("is already in a cluster");
-    Run status = cli("cluster", "status", addresses[5]);
+    Run status = nodes.cli("cluster", "status", addresses[5]);
     assertThat(status.status()).as(status.toString()).isZero();
     assertThat(status.out()).contains("cluster_state:ok shards:2 nodes:6").contains("slots 0-8191")
         .contains("slots 8192-16383").contains("leader").contains("follower").contains("applied ").contains("lag ");
@@ -112,7 +102,7 @@ class ClusterIT {
             .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + secondLeader);
       }
 
-      nodes.get(secondLeader).destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL
+      nodes.kill(secondLeader);
       for (int i = 0; i < 200; i++) {
         String key = "key:" + i;
         assertThat(cluster.bfAdd(key, "after-" + i)).isTrue();
@@ -126,8 +116,8 @@ class ClusterIT {
       assertThat(redisCliUntil(ports.get(0), "1", "BF.EXISTS", secondShardKey, "after-"
           + secondShardKey.substring(4))).isEqualTo("1");
 
-      launch(secondLeader); // the killed node, on its own directory: it catches up as a follower
-      awaitReady(secondLeader);
+      nodes.launch(secondLeader); // the killed node, on its own directory: it catches up as a follower
+      nodes.awaitReady(secondLeader);
       try (Jedis follower = new Jedis("127.0.0.1", secondLeader)) {
         assertThat(follower.sendCommand(command("READONLY"))).isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -162,18 +152,15 @@ class ClusterIT {
 
   @Test
   void aNodeStartedOnAnotherNodesDirectoryOrWithoutAnAddressToAnnounceIsRefused() throws Exception {
-    int port = freePort();
-    busPorts.put(port, freePort());
-    launch(port);
-    awaitReady(port);
-    nodes.remove(port).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    int port = nodes.start(1, -1).get(0);
+    nodes.kill(port);
     int other = freePort();
-    Run refused = cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--cluster-port",
-        Integer.toString(freePort()), "--http-port", "0", "--dir", dir.resolve("node-" + port).toString());
+    Run refused = nodes.cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--cluster-port",
+        Integer.toString(freePort()), "--http-port", "0", "--dir", nodes.directory(port).toString());
     assertThat(refused.status()).isEqualTo(1);
     assertThat(refused.err()).contains("belongs to node").contains("127.0.0.1:" + port)
         .contains("start it with the options it had, or give this node an empty --dir");
-    Run wildcard = cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--bind", "0.0.0.0",
+    Run wildcard = nodes.cli("serve", "--cluster-enabled", "yes", "--port", Integer.toString(other), "--bind", "0.0.0.0",
         "--cluster-port", Integer.toString(freePort()), "--http-port", "0",
         "--dir", dir.resolve("wildcard").toString());
     assertThat(wildcard.status()).isEqualTo(1);
@@ -205,86 +192,6 @@ class ClusterIT {
 
   // ------------------------------------------------------------------------------------------------ helpers
 
-  /** Starts the node of {@code port} on its directory; its output goes to a log of this start's own. */
-  private void launch(int port) throws IOException {
-    Path log = log(port);
-    if (Files.exists(log)) {
-      Files.move(log, log.resolveSibling(log.getFileName() + ".before-" + System.nanoTime()));
-    }
-    List<String> command = DedupChild.command("serve", "--cluster-enabled", "yes", "--port", Integer.toString(port),
-        "--cluster-port", Integer.toString(busPorts.get(port)), "--http-port", "0",
-        "--dir", dir.resolve("node-" + port).toString());
-    if (port == wildcardNode) { // on every interface, announcing the loopback address to clients and nodes
-      command.addAll(List.of("--bind", "0.0.0.0", "--cluster-announce-ip", "127.0.0.1"));
-    }
-    Process p = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-    nodes.put(port, p);
-  }
-
-  private Path log(int port) {
-    return dir.resolve("node-" + port + ".log");
-  }
-
-  private void awaitReady(int port) throws Exception {
-    Path log = log(port);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!Files.readString(log).contains(":" + port + "\n")) { // Ready to accept connections tcp on HOST:PORT
-      if (!nodes.get(port).isAlive() || System.nanoTime() > deadline) {
-        throw new AssertionError("node " + port + " did not start:\n" + Files.readString(log));
-      }
-      Thread.sleep(100);
-    }
-  }
-
-  /** The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says. */
-  private static int leaderPort(int port, int slot) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-        for (String line : jedis.clusterNodes().split("\n")) {
-          String[] f = line.split(" ");
-          for (int i = 8; f[2].contains("master") && i < f.length; i++) {
-            String[] range = f[i].split("-");
-            if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
-              return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
-            }
-          }
-        }
-      } catch (RuntimeException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-      }
-      Thread.sleep(100);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static ProtocolCommand command(String name) {
-    byte[] raw = SafeEncoder.encode(name);
-    return () -> raw;
-  }
-
-  private record Run(int status, String out, String err) {}
-
-  private Run cli(String... args) throws Exception {
-    Path out = Files.createTempFile(dir, "out", ".txt");
-    Path err = Files.createTempFile(dir, "err", ".txt");
-    Process p = new ProcessBuilder(DedupChild.command(args)).redirectOutput(out.toFile()).redirectError(err.toFile())
-        .start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("bloomery " + String.join(" ", args) + " did not end");
-    }
-    return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-  }
-
   /** {@code redis-cli -c -p PORT ARGS...}'s output, trimmed. */
   private static String redisCli(int port, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("redis-cli", "-c", "-p", Integer.toString(port)));
@@ -302,12 +209,6 @@ class ClusterIT {
     while (!(out = redisCli(port, args)).equals(expected) && System.nanoTime() < deadline) {
       Thread.sleep(200);
     }
-    return out;
-  }
-
-  private static String[] concat(String[] a, String[] b) {
-    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
 }
