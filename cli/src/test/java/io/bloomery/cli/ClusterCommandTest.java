@@ -25,9 +25,12 @@ class ClusterCommandTest {
     Cli.Result bad = Cli.run("cluster", "status", "localhost");
     assertThat(bad.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
     assertThat(bad.err()).contains("'localhost' is not HOST:PORT");
+    Cli.Result badFailover = Cli.run("cluster", "failover", "127.0.0.1:70000");
+    assertThat(badFailover.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(badFailover.err()).contains("'127.0.0.1:70000': port 70000 is not in [1, 65535]");
     Cli.Result none = Cli.run("cluster");
     assertThat(none.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
-    assertThat(none.err()).contains("bloomery cluster needs a subcommand: create or status");
+    assertThat(none.err()).contains("bloomery cluster needs a subcommand: create, status or failover");
   }
 
   @Test
@@ -39,5 +42,8 @@ class ClusterCommandTest {
     Cli.Result r = Cli.run("cluster", "create", "--replication-factor", "1", "127.0.0.1:" + port);
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
     assertThat(r.err()).contains("cannot reach node 127.0.0.1:" + port);
+    Cli.Result failover = Cli.run("cluster", "failover", "127.0.0.1:" + port);
+    assertThat(failover.exitCode()).as(failover.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(failover.err()).contains("cannot reach node 127.0.0.1:" + port);
   }
 }
