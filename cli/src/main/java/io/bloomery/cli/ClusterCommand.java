@@ -64,10 +64,14 @@ final class ClusterCommand implements Callable<Integer> {
     @Option(names = {"-a", "--password"}, description = "The nodes' requirepass (else REDISCLI_AUTH).")
     String password;
 
+    /** The password given, else REDISCLI_AUTH (as redis-cli reads it), else {@code null}. */
+    private String secret() {
+      return password != null ? password : System.getenv("REDISCLI_AUTH");
+    }
+
     RespClient connect(Address a, int readTimeoutMillis) {
-      String secret = password != null ? password : System.getenv("REDISCLI_AUTH");
       try {
-        return RespClient.connect(a.host(), a.port(), 3000, readTimeoutMillis, secret);
+        return RespClient.connect(a.host(), a.port(), 3000, readTimeoutMillis, secret());
       } catch (IOException e) {
         throw CliException.failure("cannot reach node " + a + ": " + e.getMessage(), e);
       }
@@ -75,8 +79,7 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** Node {@code id}'s applied log index of its shard as it reports it itself, or {@code null} if unreadable. */
     Long ownIndex(Address a, String id) {
-      try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000,
-          password != null ? password : System.getenv("REDISCLI_AUTH"))) {
+      try (RespClient c = RespClient.connect(a.host(), a.port(), 2000, 5000, secret())) {
         for (Object shard : (List<Object>) c.call("CLUSTER", "SHARDS")) {
           for (Object member : (List<Object>) flatMap(shard).get("nodes")) {
             Map<String, Object> m = flatMap(member);
