@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -93,6 +94,7 @@ public final class RaftNode implements ClusterNode {
   private final ExecutorService admin;
   private final Set<String> announcing = ConcurrentHashMap.newKeySet();
   private final Map<String, RaftGroupId> groupIds = new ConcurrentHashMap<>();
+  private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
   private volatile RaftClient metaClient;
 
@@ -179,6 +181,17 @@ public final class RaftNode implements ClusterNode {
 
   // ------------------------------------------------------------------------------------------------ routing
 
+  /**
+   * A keyed write: it either queues for its shard's log here ({@link Proposals}, in the order it arrived), or is
+   * answered with a redirection or an error, so a client's later writes may run before its earlier ones are
+   * answered.
+   */
+  @Override
+  public boolean pipelines(CommandSpec spec, List<byte[]> argv) {
+    return ShardStateMachine.replicates(spec) && !REFUSED.contains(spec.name())
+        && !Dispatcher.keysOf(spec, argv).isEmpty();
+  }
+
   @Override
   public CompletionStage<Reply> route(ClientState client, CommandSpec spec, List<byte[]> argv) {
     String name = spec != null ? spec.name() : new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
@@ -248,7 +261,8 @@ public final class RaftNode implements ClusterNode {
       if (division == null || !division.getInfo().isLeader()) {
         return done(Reply.error("READONLY You can't write against a read only replica."));
       }
-      return submit(division, argv, true, mine, -1, System.nanoTime() + LEADER_WAIT.toNanos());
+      return propose(division, argv, mine, System.nanoTime() + LEADER_WAIT.toNanos(),
+          () -> done(Reply.error("READONLY You can't write against a read only replica.")));
     }
     return localRead(mine, argv);
   }
@@ -258,7 +272,8 @@ public final class RaftNode implements ClusterNode {
       boolean write, long deadline) {
     RaftServer.Division division = division(shard);
     if (division != null && division.getInfo().isLeader()) {
-      return submit(division, argv, write, shard, slot, deadline);
+      return write ? propose(division, argv, shard, deadline, () -> keyed(client, argv, shard, slot, true, deadline))
+          : read(division, argv, shard, slot, deadline);
     }
     if (!write && division != null && client.replicaReads()) {
       return localRead(shard, argv);
@@ -288,18 +303,36 @@ public final class RaftNode implements ClusterNode {
   }
 
   /**
-   * Runs a command on this node's leading division: a write through the log, a read after a read index. A leader
-   * not ready yet (its first entry of the term not committed) is asked again until {@code deadline}.
+   * Queues a write for this node's leading division's log ({@link Proposals}): it is applied after every write this
+   * node queued for the shard before it, and answered once a majority has its entry.
+   *
+   * @param elsewhere the reply if this node no longer leads the shard when the write's turn comes
    */
-  private CompletableFuture<Reply> submit(RaftServer.Division division, List<byte[]> argv, boolean write,
-      Topology.Shard shard, int slot, long deadline) {
+  private CompletableFuture<Reply> propose(RaftServer.Division division, List<byte[]> argv, Topology.Shard shard,
+      long deadline, java.util.function.Supplier<CompletionStage<Reply>> elsewhere) {
+    ShardStateMachine machine = shards.get(division.getGroup().getGroupId());
+    CommandSpec spec = machine == null ? null : machine.spec(argv.get(0));
+    String refused = spec == null ? null : machine.refusal(spec);
+    if (refused != null) {
+      return CompletableFuture.completedFuture(Reply.error(refused));
+    }
+    return proposals.computeIfAbsent(division.getGroup().getGroupId(), g -> new Proposals(raft, g, shard.name(),
+        clientId, callIds::incrementAndGet, timer)).add(argv, deadline, elsewhere);
+  }
+
+  /**
+   * Runs a read on this node's leading division, once Ratis confirmed the leadership (its lease, or a round of
+   * heartbeats). A leader not ready yet (its first entry of the term not committed) is asked again until
+   * {@code deadline}.
+   */
+  private CompletableFuture<Reply> read(RaftServer.Division division, List<byte[]> argv, Topology.Shard shard,
+      int slot, long deadline) {
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
         .setGroupId(division.getGroup().getGroupId()).setCallId(callIds.incrementAndGet())
-        .setMessage(ShardClient.message(argv))
-        .setType(write ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType()).build();
+        .setMessage(ShardClient.message(argv)).setType(RaftClientRequest.readRequestType()).build();
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = raft.submitClientRequestAsync(request);
+      sent = submit(raft, division, request);
     } catch (IOException e) {
       return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": " + e.getMessage()));
     }
@@ -311,37 +344,40 @@ public final class RaftNode implements ClusterNode {
         return CompletableFuture.completedFuture(ShardStateMachine.reply(reply.getMessage()));
       }
       if (reply.getLeaderNotReadyException() != null) {
-        // a new leader that has not committed its first entry yet: the request was not appended, so ask again
         if (System.nanoTime() > deadline) {
           return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
               + shard.name() + "'s leader is not ready"));
         }
-        return later(() -> submit(division, argv, write, shard, slot, deadline));
+        return later(() -> read(division, argv, shard, slot, deadline));
       }
       if (reply.getNotLeaderException() != null) {
-        if (!write && slot >= 0) {
-          String leader = leaderOf(shard);
-          Topology.Node node = leader == null ? null : meta.topology().node(leader);
-          if (node != null && !leader.equals(me.id())) {
-            return CompletableFuture.completedFuture(Reply.error("MOVED " + slot + " " + node.host() + ":"
-                + node.port()));
-          }
+        String leader = leaderOf(shard);
+        Topology.Node node = leader == null ? null : meta.topology().node(leader);
+        if (node != null && !leader.equals(me.id())) {
+          return CompletableFuture.completedFuture(Reply.error("MOVED " + slot + " " + node.host() + ":"
+              + node.port()));
         }
-        // the entry may have been appended before this node lost the leadership: a retry could apply it twice
-        return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + " lost its leader while "
-            + "this command was in flight: it may or may not have been applied"));
-      }
-      if (reply.getStateMachineException() != null) {
-        Throwable cause = reply.getStateMachineException().getCause();
-        if (cause instanceof ShardStateMachine.RefusedException refused) {
-          return CompletableFuture.completedFuture(Reply.error(refused.getMessage()));
-        }
-        return CompletableFuture.completedFuture(Reply.error("ERR " + (cause != null ? cause.getMessage()
-            : reply.getStateMachineException().getMessage())));
+        return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
+            + shard.name() + " is electing a leader"));
       }
       return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": "
-          + reply.getException()));
+          + (reply.getStateMachineException() != null ? reply.getStateMachineException().getMessage()
+              : reply.getException())));
     }).thenCompose(r -> r);
+  }
+
+  /**
+   * Hands {@code request} to this node's division of its group on the calling thread. Ratis's server-wide entry
+   * point ({@link RaftServer#submitClientRequestAsync}) runs each request on a thread of its client pool and blocks
+   * the caller until that thread took it: two thread switches per command, most of the CPU a read on a leader
+   * costs. A division is Ratis's client protocol itself, so it is asked directly where it is one.
+   */
+  static CompletableFuture<RaftClientReply> submit(RaftServer raft, RaftServer.Division division,
+      RaftClientRequest request) throws IOException {
+    if (division instanceof RaftClientAsynchronousProtocol direct) {
+      return direct.submitClientRequestAsync(request);
+    }
+    return raft.submitClientRequestAsync(request);
   }
 
   /** Answers a read from this node's replica of {@code shard}, as far as it has applied the log. */

@@ -102,7 +102,7 @@ public final class ShardReplica implements Closeable {
 
   /**
    * A replica's Ratis settings: storage under {@code dir}, gRPC on {@code host:port}, elections between
-   * {@code electionTimeout} and twice it, linearizable reads, a snapshot every {@code snapshotEvery} applied entries
+   * {@code electionTimeout} and twice it, linearizable reads (on a leader's lease), a snapshot every {@code snapshotEvery} applied entries
    * with the log purged up to it, log segments of {@code logSegmentBytes}.
    */
   public static RaftProperties properties(Path dir, String host, int port, Duration electionTimeout,
@@ -122,6 +122,12 @@ public final class ShardReplica implements Closeable {
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties,
         TimeDuration.valueOf(2 * timeout, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    // A linearizable read on the leader needs proof that no other replica leads. With the lease, that proof is a
+    // majority having answered an append sent less than 0.9 election timeouts ago (no follower starts an election
+    // sooner than one timeout after the leader's last append, and Ratis drops the lease during a leadership
+    // transfer); without it, every read waits for a round of heartbeats. The lease assumes the replicas' clocks run
+    // at nearly the same rate (not that they agree), as etcd's and TiKV's lease reads do.
+    RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, snapshotEvery);
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);

@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -209,32 +210,45 @@ public final class ShardStateMachine extends BaseStateMachine {
   }
 
   /**
-   * On the leader, before the command enters the log: checks that the log carries it, refuses a {@code denyoom}
-   * command while the shard's keys hold more than this node's {@code maxmemory} (as Redis refuses it before it runs;
-   * the check is the leader's alone, so every replica applies the same entries), and stamps the leader's clock and
-   * module defaults on it ({@link ShardCommand}). A refused command fails the request without an entry.
+   * On the leader, before the command (or batch, {@link ShardCommand}) enters the log: checks that the log carries
+   * every command, refuses a lone {@code denyoom} command while the shard's keys hold more than this node's
+   * {@code maxmemory} ({@link #refusal}; a batch's sender checks each of its commands before it batches them), and
+   * stamps the leader's clock and module defaults on the entry. A refused request fails without an entry.
    */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
     TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
-    List<byte[]> argv;
+    ShardCommand.Request commands;
     try {
-      argv = ShardCommand.decodeArguments(request.getMessage().getContent().asReadOnlyByteBuffer());
-      CommandSpec spec = spec(argv.get(0));
-      if (!replicates(spec)) {
-        throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
-      }
-      long max = node.maxmemory();
-      if (max > 0 && spec.has(CommandSpec.Flag.DENYOOM) && keyspace.usedBytes() > max) {
-        throw new RefusedException(Errors.OOM);
+      commands = ShardCommand.decodeRequest(request.getMessage().getContent().asReadOnlyByteBuffer());
+      for (List<byte[]> argv : commands.commands()) {
+        CommandSpec spec = spec(argv.get(0));
+        if (!replicates(spec)) {
+          throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
+        }
+        String refused = commands.batch() ? null : refusal(spec);
+        if (refused != null) {
+          throw new RefusedException(refused);
+        }
       }
     } catch (IllegalArgumentException | RefusedException e) {
       TransactionContext refused = trx.build();
       refused.setException(e);
       return refused;
     }
-    ShardCommand command = new ShardCommand(System.currentTimeMillis(), ShardCommand.ModuleDefaults.of(node), argv);
+    ShardCommand command = ShardCommand.of(System.currentTimeMillis(), ShardCommand.ModuleDefaults.of(node), commands);
     return trx.setLogData(ByteString.copyFrom(command.encode())).build();
+  }
+
+  /**
+   * The error reply the leader gives instead of accepting {@code spec} into the log, or {@code null} to accept it:
+   * Redis's {@code OOM ...} for a {@code denyoom} command while the shard's keys hold more than this node's
+   * {@code maxmemory} (as Redis refuses it before it runs). The check is the leader's alone, so every replica applies
+   * the same entries.
+   */
+  public String refusal(CommandSpec spec) {
+    long max = node.maxmemory();
+    return max > 0 && spec.has(CommandSpec.Flag.DENYOOM) && keyspace.usedBytes() > max ? Errors.OOM : null;
   }
 
   /**
@@ -249,7 +263,10 @@ public final class ShardStateMachine extends BaseStateMachine {
     }
   }
 
-  /** Applies one committed entry and answers the command's reply ({@link ReplyCodec}). */
+  /**
+   * Applies one committed entry and answers its reply ({@link ReplyCodec}): the command's, or for a batch an array of
+   * its commands' replies in order.
+   */
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
@@ -262,7 +279,16 @@ public final class ShardStateMachine extends BaseStateMachine {
           + " is not a shard command: " + e.getMessage(), e));
     }
     command.defaults().applyTo(applied);
-    Reply reply = CommandClock.at(command.timeMillis(), () -> dispatcher.execute(applier, command.argv()).reply());
+    Reply reply = CommandClock.at(command.timeMillis(), () -> {
+      if (!command.batch()) {
+        return dispatcher.execute(applier, command.argv()).reply();
+      }
+      List<Reply> replies = new ArrayList<>(command.commands().size());
+      for (List<byte[]> argv : command.commands()) {
+        replies.add(dispatcher.execute(applier, argv).reply());
+      }
+      return new Reply.Array(replies);
+    });
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     return CompletableFuture.completedFuture(message(reply));
   }

@@ -8,8 +8,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
-/** A test's RESP connection that sends one command and returns its reply's bytes exactly, as text. */
+/** A test's RESP connection that sends commands and returns each reply's bytes exactly, as text. */
 final class RespConnection implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
@@ -23,15 +25,27 @@ final class RespConnection implements AutoCloseable {
   }
 
   String call(String... args) throws IOException {
-    StringBuilder cmd = new StringBuilder("*").append(args.length).append("\r\n");
-    for (String a : args) {
-      cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+    return pipeline(List.<String[]>of(args)).get(0);
+  }
+
+  /** Sends every command in one write, then reads their replies, in order. */
+  List<String> pipeline(List<String[]> commands) throws IOException {
+    StringBuilder cmd = new StringBuilder();
+    for (String[] args : commands) {
+      cmd.append('*').append(args.length).append("\r\n");
+      for (String a : args) {
+        cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+      }
     }
     out.write(cmd.toString().getBytes(StandardCharsets.UTF_8));
     out.flush();
-    ByteArrayOutputStream reply = new ByteArrayOutputStream();
-    read(reply);
-    return reply.toString(StandardCharsets.UTF_8);
+    List<String> replies = new ArrayList<>(commands.size());
+    for (int i = 0; i < commands.size(); i++) {
+      ByteArrayOutputStream reply = new ByteArrayOutputStream();
+      read(reply);
+      replies.add(reply.toString(StandardCharsets.UTF_8));
+    }
+    return replies;
   }
 
   private void read(ByteArrayOutputStream reply) throws IOException {

@@ -19,4 +19,14 @@ public interface CommandRouter {
    *     cluster's own commands); the client is authenticated then
    */
   CompletionStage<Reply> route(ClientState client, CommandSpec spec, List<byte[]> argv);
+
+  /**
+   * Whether {@code spec} may run while earlier commands of the same client still wait for their replies: this
+   * router applies such commands in the order the client sent them and answers each in its turn (a cluster node's
+   * writes to a shard it leads, which queue for the shard's log). The client's replies still go out in order; any
+   * other command waits until every earlier reply went out. {@code false} unless a router says so.
+   */
+  default boolean pipelines(CommandSpec spec, List<byte[]> argv) {
+    return false;
+  }
 }

@@ -103,6 +103,19 @@ public final class Dispatcher implements CommandReplayer {
     return server;
   }
 
+  /**
+   * Whether {@code argv} may run while earlier commands of {@code client} still wait for their replies
+   * ({@link CommandRouter#pipelines}): never on a single node, nor inside a transaction.
+   */
+  public boolean pipelines(ClientState client, List<byte[]> argv) {
+    CommandRouter routing = router;
+    if (routing == null || client.inTransaction()) {
+      return false;
+    }
+    CommandSpec spec = table.get(argv.get(0));
+    return spec != null && spec.arityOk(argv.size()) && routing.pipelines(spec, argv);
+  }
+
   /** Executes one command from a client. */
   public Outcome execute(ClientState client, List<byte[]> argv) {
     CommandSpec spec = table.get(argv.get(0));

@@ -30,7 +30,9 @@ import org.slf4j.event.Level;
 
 /**
  * One client connection: runs its commands in arrival order on the connection's event loop and writes each reply
- * in the same order, also when a reply must wait for its journal record's fsync (later commands wait behind it).
+ * in the same order, also when a reply must wait (for its journal record's fsync, an external store, a shard's log).
+ * Commands behind a waiting reply wait too, unless the dispatcher pipelines them ({@link Dispatcher#pipelines}: a
+ * cluster node's writes, which its router keeps in order); their replies wait in turn.
  *
  * <p>Output is bounded: while the socket's buffer is above the high-water mark, no further commands are executed
  * and no more bytes are read; a client whose unsent replies pass the hard limit, or that stays unwritable for the
@@ -66,7 +68,15 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   private ByteBuf batch;
   /** The future of the latest batch handed to the channel (the one holding a reply that filled the batch). */
   private ChannelFuture lastHandOff;
-  private boolean waitingForJournal;
+  /**
+   * Replies owed, in command order ({@link Owed}): while any is, only commands the dispatcher pipelines run, and only
+   * if every owed reply is of such a command, up to {@link #MAX_OWED} of them; any other command waits until all
+   * went out.
+   */
+  private final ArrayDeque<Owed> owed = new ArrayDeque<>();
+  private boolean owedPipelined = true;
+  /** At most this many replies owed to one client at a time (the commands behind them wait unread). */
+  static final int MAX_OWED = 512;
   private boolean closing;
   /** Whether this connection's unexpected error was logged (it is logged once, however often it is raised). */
   private boolean failureLogged;
@@ -176,14 +186,19 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void drain(ChannelHandlerContext ctx) {
-    while (!waitingForJournal && !closing && !pending.isEmpty()) {
+    while (!closing && !pending.isEmpty()) {
       if (!ctx.channel().isWritable()) {
         client.releaseLease();
         ctx.channel().config().setAutoRead(false);
         watchStall(ctx);
         return;
       }
-      RespRequest request = pending.poll();
+      RespRequest request = pending.peek();
+      boolean pipelined = dispatcher.pipelines(client, request.argv());
+      if (!owed.isEmpty() && !(owedPipelined && pipelined && owed.size() < MAX_OWED)) {
+        return; // runs once the replies owed before it went out
+      }
+      pending.poll();
       Dispatcher.Outcome outcome;
       try {
         outcome = dispatcher.execute(client, request.argv());
@@ -193,51 +208,97 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       if (outcome.deferred() != null) {
         client.releaseLease();
-        // the reply comes from another thread (an external store); later commands wait behind it
-        waitingForJournal = true;
+        // the reply comes from another thread (an external store, a shard's log); it is owed until then
+        Owed o = owe(outcome, pipelined);
         outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
-          waitingForJournal = false;
           if (failure != null) {
             LOG.error("deferred reply failed", failure);
-            write(ctx, Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
-            outcome.written(false);
+            o.failed = true;
+            o.ready(Reply.error("ERR internal error: " + failure.getClass().getSimpleName()));
           } else {
-            // write() may itself have handed the batch over (a large reply, or a close after it): then the
-            // reply is in the latest hand-off, whose future says when it reached the socket.
-            ChannelFuture sent = !write(ctx, reply) ? null : batch != null ? handOff(ctx) : lastHandOff;
-            if (sent == null) {
-              outcome.written(false);
-            } else {
-              sent.addListener(f -> outcome.written(f.isSuccess()));
-            }
+            o.ready(reply);
           }
-          drainReleasing(ctx); // replies of commands behind it that answer at once
+          payOwed(ctx);
+          drainReleasing(ctx); // commands behind it, and replies of those that answer at once
           flush(ctx);
         }));
-        return;
+        continue;
       }
       if (outcome.durable() instanceof java.util.concurrent.CompletableFuture<Void> done && done.isDone()
           && !done.isCompletedExceptionally()) {
-        write(ctx, outcome.reply());
+        if (owed.isEmpty()) {
+          write(ctx, outcome.reply());
+        } else {
+          owe(outcome, pipelined).ready(outcome.reply()); // after the replies owed before it
+        }
       } else {
         client.releaseLease(); // never held while a reply waits for its fsync
-        waitingForJournal = true;
+        Owed o = owe(outcome, false);
         outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
-          waitingForJournal = false;
           if (failure != null) {
             LOG.error("journal append failed; the client gets an error, not an acknowledgement", failure);
-            write(ctx, Reply.error("ERR write not persisted: " + failure.getMessage()));
+            o.ready(Reply.error("ERR write not persisted: " + failure.getMessage()));
           } else {
-            write(ctx, outcome.reply());
+            o.ready(outcome.reply());
           }
+          payOwed(ctx);
           drainReleasing(ctx); // replies of commands behind it that answer at once, flushed with it
           flush(ctx);
         }));
-        return;
       }
     }
     if (!closing && pending.isEmpty() && !ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
       ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  /**
+   * A reply owed to the client: of a command whose reply comes later (a deferred reply, a journal's fsync), or of
+   * one that answered at once behind such a command. Replies go out in command order, so an owed reply waits for
+   * the ones owed before it.
+   */
+  private static final class Owed {
+    final Dispatcher.Outcome outcome;
+    final boolean deferred;
+    /** Whether the deferred reply failed: the client gets an error instead, so the command's reply never went out. */
+    boolean failed;
+    Reply reply;
+
+    Owed(Dispatcher.Outcome outcome) {
+      this.outcome = outcome;
+      this.deferred = outcome.deferred() != null;
+    }
+
+    void ready(Reply r) {
+      reply = r;
+    }
+  }
+
+  private Owed owe(Dispatcher.Outcome outcome, boolean pipelined) {
+    Owed o = new Owed(outcome);
+    owed.add(o);
+    owedPipelined &= pipelined;
+    return o;
+  }
+
+  /** Writes the owed replies that are ready, from the oldest, up to the first that is not. */
+  private void payOwed(ChannelHandlerContext ctx) {
+    while (!owed.isEmpty() && owed.peek().reply != null) {
+      Owed o = owed.poll();
+      boolean written = write(ctx, o.reply);
+      if (o.deferred) {
+        // write() may itself have handed the batch over (a large reply, or a close after it): then the reply is in
+        // the latest hand-off, whose future says when it reached the socket.
+        ChannelFuture sent = !written || o.failed ? null : batch != null ? handOff(ctx) : lastHandOff;
+        if (sent == null) {
+          o.outcome.written(false);
+        } else {
+          sent.addListener(f -> o.outcome.written(f.isSuccess()));
+        }
+      }
+    }
+    if (owed.isEmpty()) {
+      owedPipelined = true;
     }
   }
 

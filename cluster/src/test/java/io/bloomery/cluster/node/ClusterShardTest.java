@@ -1,0 +1,151 @@
+package io.bloomery.cluster.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomery.cluster.slot.HashSlot;
+import io.bloomery.server.BloomeryServer;
+import io.bloomery.server.ServerConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A shard of three nodes in this JVM: a client's pipelined writes apply in order, batched into fewer log entries;
+ * {@code CLUSTER FAILOVER} makes the follower it is sent to the shard's leader, the other nodes redirect to it, and
+ * every write acknowledged before the transfer is there after it.
+ */
+class ClusterShardTest {
+  @TempDir Path dir;
+  private final List<BloomeryServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    servers.forEach(BloomeryServer::close);
+  }
+
+  @Test
+  void pipelinedWritesApplyInOrderInFewerLogEntriesAndAReadWaitsForThem() throws Exception {
+    Topology.Node leader = awaitLeader(startShard(), null);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("CMS.INITBYDIM", "counts", "1000", "5")).isEqualTo("+OK\r\n");
+      long before = appliedIndex(c);
+      List<String[]> commands = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        commands.add(new String[] {"CMS.INCRBY", "counts", "x", "1"});
+      }
+      commands.add(new String[] {"CMS.QUERY", "counts", "x"}); // a read: runs once the 200 writes are answered
+      for (int i = 0; i < 200; i++) {
+        commands.add(new String[] {"CMS.INCRBY", "counts", "x", "1"});
+        commands.add(new String[] {"BF.ADD", "seen", "item-" + (i % 100)}); // the second add of an item answers 0
+      }
+      List<String> replies = c.pipeline(commands);
+      List<String> expected = new ArrayList<>();
+      for (int i = 1; i <= 200; i++) {
+        expected.add("*1\r\n:" + i + "\r\n");
+      }
+      expected.add("*1\r\n:200\r\n");
+      for (int i = 0; i < 200; i++) {
+        expected.add("*1\r\n:" + (201 + i) + "\r\n");
+        expected.add(i < 100 ? ":1\r\n" : ":0\r\n");
+      }
+      assertThat(replies).containsExactlyElementsOf(expected);
+      long entries = appliedIndex(c) - before;
+      assertThat(entries).as("log entries for 400 pipelined writes").isPositive().isLessThan(400);
+    }
+  }
+
+  /** The shard leader's applied log index, from CLUSTER SHARDS on it (the largest replication offset it lists). */
+  private static long appliedIndex(RespConnection c) throws Exception {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("replication-offset\r\n:(\\d+)")
+        .matcher(c.call("CLUSTER", "SHARDS"));
+    long max = -1;
+    while (m.find()) {
+      max = Math.max(max, Long.parseLong(m.group(1)));
+    }
+    assertThat(max).as("CLUSTER SHARDS names a replication offset").isNotNegative();
+    return max;
+  }
+
+  @Test
+  void theReplicaSentClusterFailoverLeadsItsShardAndHoldsEveryAcknowledgedWrite() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    Topology.Node successor = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+
+    List<String> items = new ArrayList<>();
+    try (RespConnection c = new RespConnection(leader.port())) {
+      for (int i = 0; i < 50; i++) {
+        items.add("https://example.com/" + i);
+        assertThat(c.call("BF.ADD", "urls", items.get(i))).isEqualTo(":1\r\n");
+      }
+      assertThat(c.call("CLUSTER", "FAILOVER")).isEqualTo("-ERR You should send CLUSTER FAILOVER to a replica\r\n");
+    }
+    try (RespConnection c = new RespConnection(successor.port())) {
+      assertThat(c.call("CLUSTER", "FAILOVER")).isEqualTo("+OK\r\n");
+      assertThat(c.call("CLUSTER", "NODES")).contains(successor.id() + " 127.0.0.1:" + successor.port() + "@"
+          + successor.busPort() + " myself,master ");
+      List<String> args = new ArrayList<>(List.of("BF.MEXISTS", "urls"));
+      args.addAll(items);
+      assertThat(c.call(args.toArray(String[]::new))).isEqualTo("*50\r\n" + ":1\r\n".repeat(50));
+      assertThat(c.call("BF.ADD", "urls", "after the failover")).isEqualTo(":1\r\n");
+    }
+    assertThat(awaitLeader(nodes, successor)).isEqualTo(successor);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("BF.ADD", "urls", "sent to the old leader")).isEqualTo("-MOVED " + HashSlot.of("urls".getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:"
+          + successor.port() + "\r\n");
+    }
+  }
+
+  private List<Topology.Node> startShard() throws Exception {
+    List<Topology.Node> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int port = RespConnection.freePort();
+      int bus = RespConnection.freePort();
+      servers.add(BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
+          Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir",
+          dir.resolve("n" + i).toString())));
+      try (RespConnection c = new RespConnection(port)) {
+        nodes.add(new Topology.Node(c.call("CLUSTER", "MYID").substring(5, 45), "127.0.0.1", port, "127.0.0.1",
+            bus));
+      }
+    }
+    String topology = Topology.plan("e".repeat(40), nodes, 3).encode();
+    for (Topology.Node n : nodes) {
+      try (RespConnection c = new RespConnection(n.port())) {
+        assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
+      }
+    }
+    try (RespConnection c = new RespConnection(nodes.get(0).port())) {
+      assertThat(c.call("CLUSTER", "COMMIT-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
+    }
+    return nodes;
+  }
+
+  /**
+   * The shard's leader once every node names the same one in CLUSTER NODES (and, if {@code expected} is given,
+   * names it): 60 s at most.
+   */
+  private static Topology.Node awaitLeader(List<Topology.Node> nodes, Topology.Node expected) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (true) {
+      List<String> named = new ArrayList<>();
+      for (Topology.Node n : nodes) {
+        try (RespConnection c = new RespConnection(n.port())) {
+          c.call("CLUSTER", "NODES").lines().filter(l -> l.contains(" master ") || l.contains(",master "))
+              .forEach(l -> named.add(l.replaceFirst("^txt:", "").split(" ")[0]));
+        }
+      }
+      if (named.size() == nodes.size() && named.stream().distinct().count() == 1
+          && (expected == null || named.get(0).equals(expected.id()))) {
+        return nodes.stream().filter(n -> n.id().equals(named.get(0))).findFirst().orElseThrow();
+      }
+      assertThat(System.nanoTime()).as("every node names one leader (%s)", named).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+}
