@@ -25,13 +25,14 @@ import picocli.CommandLine.ParentCommand;
 @Command(
     name = "cluster",
     header = "Create a cluster of running nodes, show its state, or move a shard's leadership (docs/CLUSTER.md).",
-    subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class})
+    subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
+        ClusterCommand.AddNode.class, ClusterCommand.DelNode.class})
 final class ClusterCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Override
   public Integer call() {
-    throw CliException.usage("bloomery cluster needs a subcommand: create, status or failover");
+    throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node or del-node");
   }
 
   /** A node given as HOST:PORT. */
@@ -65,7 +66,7 @@ final class ClusterCommand implements Callable<Integer> {
     String password;
 
     /** The password given, else REDISCLI_AUTH (as redis-cli reads it), else {@code null}. */
-    private String secret() {
+    String secret() {
       return password != null ? password : System.getenv("REDISCLI_AUTH");
     }
 
@@ -131,7 +132,7 @@ final class ClusterCommand implements Callable<Integer> {
       List<Topology.Node> found = new ArrayList<>();
       Set<String> ids = new HashSet<>();
       for (Address a : addresses) {
-        Topology.Node node = describe(a);
+        Topology.Node node = describe(auth, a);
         if (!ids.add(node.id())) {
           throw CliException.usage("node " + a + " is the same node (" + node.id() + ") as another address given");
         }
@@ -158,8 +159,8 @@ final class ClusterCommand implements Callable<Integer> {
       } catch (RespClient.Failure e) {
         throw CliException.failure("the cluster's metadata group did not take the topology: " + e.getMessage(), e);
       }
-      awaitOk(addresses);
-      awaitFormed(topology, addresses, found);
+      awaitOk(auth, addresses);
+      awaitFormed(auth, topology, addresses, found);
       PrintWriter out = parent.root.out();
       out.println("Cluster " + topology.cluster() + ": " + found.size() + " nodes, " + topology.shards().size()
           + " shard(s) of " + factor + " members");
@@ -172,100 +173,225 @@ final class ClusterCommand implements Callable<Integer> {
       return BloomeryCommand.EXIT_OK;
     }
 
-    /** A node's id and addresses as it announces them; refused if it is no cluster node or is in a cluster. */
-    private Topology.Node describe(Address a) {
-      try (RespClient c = auth.connect(a, 10_000)) {
-        String myself;
-        Map<String, String> info;
-        try {
-          info = fields(c.callForText("CLUSTER", "INFO"));
-          myself = c.callForText("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst().orElse("");
-        } catch (RespClient.ErrorReply e) {
-          throw CliException.failure("node " + a + " is not a cluster node (start it with --cluster-enabled yes): "
-              + e.getMessage(), e);
-        }
-        if (!"1".equals(info.get("cluster_known_nodes")) || !"0".equals(info.get("cluster_slots_assigned"))) {
-          throw CliException.failure("node " + a + " is already in a cluster (CLUSTER INFO: cluster_known_nodes:"
-              + info.get("cluster_known_nodes") + ", cluster_slots_assigned:" + info.get("cluster_slots_assigned")
-              + ")");
-        }
-        String[] f = myself.split(" ");
-        if (f.length < 2 || !f[1].contains("@")) {
-          throw CliException.failure("node " + a + " answered CLUSTER NODES without its own line: " + myself);
-        }
-        String address = f[1].split(",")[0];
-        int at = address.indexOf('@');
-        int colon = address.lastIndexOf(':', at);
-        String host = address.substring(0, colon);
-        int port = Integer.parseInt(address.substring(colon + 1, at));
-        int bus = Integer.parseInt(address.substring(at + 1));
-        return new Topology.Node(f[0], host, port, host, bus);
-      } catch (RespClient.Failure e) {
-        throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
-      } catch (IOException | RuntimeException e) {
-        if (e instanceof CliException ce) {
-          throw ce;
-        }
-        throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
-      }
-    }
+  }
 
-    /**
-     * Waits (60 s at most) until every shard member has applied its group's first entry. Until then its Raft log is
-     * empty, and Ratis counts no vote from an empty log once a group has committed anything (a replica whose disk was
-     * wiped must not help elect a leader that lacks acknowledged writes): a leader lost before then would leave its
-     * two followers unable to elect a successor.
-     */
-    private void awaitFormed(Topology topology, List<Address> addresses, List<Topology.Node> found) {
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      for (int i = 0; i < found.size(); i++) {
-        String id = found.get(i).id();
-        if (topology.shardOfNode(id) == null) {
-          continue;
-        }
-        while (true) {
-          Long index = auth.ownIndex(addresses.get(i), id);
-          if (index != null && index >= 0) {
-            break;
-          }
-          if (System.nanoTime() > deadline) {
-            throw CliException.failure("node " + addresses.get(i) + " has applied none of its shard's log after 60 s"
-                + " (applied index " + index + ")");
-          }
-          pause();
-        }
-      }
-    }
-
-    /** Waits (60 s at most) until every node answers {@code cluster_state:ok}: every shard elected a leader. */
-    private void awaitOk(List<Address> addresses) {
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      for (Address a : addresses) {
-        while (true) {
-          String state;
-          try (RespClient c = auth.connect(a, 10_000)) {
-            state = fields(c.callForText("CLUSTER", "INFO")).get("cluster_state");
-          } catch (IOException e) {
-            state = e.getMessage();
-          }
-          if ("ok".equals(state)) {
-            break;
-          }
-          if (System.nanoTime() > deadline) {
-            throw CliException.failure("node " + a + " is not ready after 60 s (cluster_state: " + state + ")");
-          }
-          pause();
-        }
-      }
-    }
-
-    private static void pause() {
+  /** A node's id and addresses as it announces them; refused if it is no cluster node or is in a cluster. */
+  static Topology.Node describe(Auth auth, Address a) {
+    try (RespClient c = auth.connect(a, 10_000)) {
+      String myself;
+      Map<String, String> info;
       try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw CliException.failure("interrupted while waiting for the cluster");
+        info = fields(c.callForText("CLUSTER", "INFO"));
+        myself = c.callForText("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst().orElse("");
+      } catch (RespClient.ErrorReply e) {
+        throw CliException.failure("node " + a + " is not a cluster node (start it with --cluster-enabled yes): "
+            + e.getMessage(), e);
       }
+      if (!"1".equals(info.get("cluster_known_nodes")) || !"0".equals(info.get("cluster_slots_assigned"))) {
+        throw CliException.failure("node " + a + " is already in a cluster (CLUSTER INFO: cluster_known_nodes:"
+            + info.get("cluster_known_nodes") + ", cluster_slots_assigned:" + info.get("cluster_slots_assigned")
+            + ")");
+      }
+      String[] f = myself.split(" ");
+      if (f.length < 2 || !f[1].contains("@")) {
+        throw CliException.failure("node " + a + " answered CLUSTER NODES without its own line: " + myself);
+      }
+      String address = f[1].split(",")[0];
+      int at = address.indexOf('@');
+      int colon = address.lastIndexOf(':', at);
+      String host = address.substring(0, colon);
+      int port = Integer.parseInt(address.substring(colon + 1, at));
+      int bus = Integer.parseInt(address.substring(at + 1));
+      return new Topology.Node(f[0], host, port, host, bus);
+    } catch (RespClient.Failure e) {
+      throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof CliException ce) {
+        throw ce;
+      }
+      throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Waits (60 s at most) until every shard member has applied its group's first entry. Until then its Raft log is
+   * empty, and Ratis counts no vote from an empty log once a group has committed anything (a replica whose disk was
+   * wiped must not help elect a leader that lacks acknowledged writes): a leader lost before then would leave its
+   * two followers unable to elect a successor.
+   */
+  static void awaitFormed(Auth auth, Topology topology, List<Address> addresses, List<Topology.Node> found) {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    for (int i = 0; i < found.size(); i++) {
+      String id = found.get(i).id();
+      if (topology.shardOfNode(id) == null) {
+        continue;
+      }
+      while (true) {
+        Long index = auth.ownIndex(addresses.get(i), id);
+        if (index != null && index >= 0) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw CliException.failure("node " + addresses.get(i) + " has applied none of its shard's log after 60 s"
+              + " (applied index " + index + ")");
+        }
+        pause();
+      }
+    }
+  }
+
+  /** Waits (60 s at most) until every node answers {@code cluster_state:ok}: every shard elected a leader. */
+  static void awaitOk(Auth auth, List<Address> addresses) {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    for (Address a : addresses) {
+      while (true) {
+        String state;
+        try (RespClient c = auth.connect(a, 10_000)) {
+          state = fields(c.callForText("CLUSTER", "INFO")).get("cluster_state");
+        } catch (IOException e) {
+          state = e.getMessage();
+        }
+        if ("ok".equals(state)) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw CliException.failure("node " + a + " is not ready after 60 s (cluster_state: " + state + ")");
+        }
+        pause();
+      }
+    }
+  }
+
+  static void pause() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CliException.failure("interrupted while waiting for the cluster");
+    }
+  }
+
+  /** The cluster's topology as node {@code a}'s metadata group holds it. */
+  static Topology topologyOf(Auth auth, Address a) {
+    try (RespClient c = auth.connect(a, 10_000)) {
+      return Topology.parse(c.callForText("CLUSTER", "TOPOLOGY"));
+    } catch (RespClient.Failure e) {
+      throw CliException.failure("cannot read the cluster's topology from " + a + ": " + e.getMessage(), e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw CliException.failure("cannot read the cluster's topology from " + a + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Sends {@code CLUSTER SET-TOPOLOGY next} to {@code a}: the membership change, answered once it committed. */
+  static void setTopology(Auth auth, Address a, Topology next) {
+    try (RespClient c = auth.connect(a, 120_000)) {
+      c.call("CLUSTER", "SET-TOPOLOGY", next.encode());
+    } catch (IOException e) {
+      throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  static void printNodes(Auth auth, Address a, PrintWriter out) {
+    try (RespClient c = auth.connect(a, 10_000)) {
+      out.print(c.callForText("CLUSTER", "NODES"));
+    } catch (IOException e) {
+      throw CliException.failure("cannot read the topology back from " + a + ": " + e.getMessage(), e);
+    }
+    out.flush();
+  }
+
+  @Command(name = "add-node", header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
+      + "cluster of the node at EXISTING, as a member of a shard: the shard's Raft group brings it up to its log "
+      + "first, then counts it. Prints the topology.")
+  static final class AddNode implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Option(names = "--shard", paramLabel = "NAME", description = "The shard it joins (default: the one with the "
+        + "fewest members, the first of them on a tie).")
+    String shard;
+
+    @Parameters(index = "0", paramLabel = "NEW", description = "HOST:PORT of the node to add.")
+    String added;
+
+    @Parameters(index = "1", paramLabel = "EXISTING", description = "HOST:PORT of a node of the cluster.")
+    String existing;
+
+    @Override
+    public Integer call() {
+      Address newAddress = Address.parse(added);
+      Address at = Address.parse(existing);
+      Topology current = topologyOf(auth, at);
+      Topology.Node node = describe(auth, newAddress);
+      String target = shard;
+      if (target == null) {
+        target = current.shards().stream().min(java.util.Comparator.comparingInt(s -> s.members().size()))
+            .orElseThrow().name();
+      }
+      Topology next;
+      try {
+        next = current.withMember(target, node);
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("cannot add " + newAddress + ": " + e.getMessage(), e);
+      }
+      try (RespClient c = auth.connect(newAddress, 60_000)) {
+        c.call("CLUSTER", "JOIN-TOPOLOGY", next.encode());
+      } catch (IOException e) {
+        throw CliException.failure("node " + newAddress + " did not join: " + e.getMessage(), e);
+      }
+      setTopology(auth, at, next);
+      awaitFormed(auth, next, List.of(newAddress), List.of(node));
+      PrintWriter out = parent.root.out();
+      out.println("Node " + node.id() + " (" + newAddress + ") is a member of shard " + target + ":");
+      printNodes(auth, at, out);
+      return BloomeryCommand.EXIT_OK;
+    }
+  }
+
+  @Command(name = "del-node", header = "Remove node NODE_ID from the cluster of the node at EXISTING (another node): "
+      + "its shard's Raft group and the metadata group stop counting it, and the node, if it is up, drops its groups "
+      + "and serves no slot. Prints the topology.")
+  static final class DelNode implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(index = "0", paramLabel = "EXISTING", description = "HOST:PORT of a node that stays in the cluster.")
+    String existing;
+
+    @Parameters(index = "1", paramLabel = "NODE_ID", description = "The id of the node to remove (CLUSTER NODES).")
+    String id;
+
+    @Override
+    public Integer call() {
+      Address at = Address.parse(existing);
+      Topology current = topologyOf(auth, at);
+      Topology.Node gone = current.node(id);
+      if (gone == null) {
+        throw CliException.usage("node " + id + " is not in cluster " + current.cluster());
+      }
+      if (gone.host().equals(at.host()) && gone.port() == at.port()) {
+        throw CliException.usage("send del-node to another node than the one it removes");
+      }
+      Topology next;
+      try {
+        next = current.without(id);
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("cannot remove " + id + ": " + e.getMessage(), e);
+      }
+      setTopology(auth, at, next);
+      PrintWriter out = parent.root.out();
+      Address goneAddress = new Address(gone.host(), gone.port());
+      try (RespClient c = RespClient.connect(goneAddress.host(), goneAddress.port(), 3000, 30_000, auth.secret())) {
+        c.call("CLUSTER", "LEAVE");
+        out.println("Node " + id + " (" + goneAddress + ") left the cluster and serves no slot.");
+      } catch (IOException e) {
+        out.println("Node " + id + " (" + goneAddress + ") is no longer counted; it did not answer LEAVE ("
+            + e.getMessage() + "): stop it, or restart it, before it is used again.");
+      }
+      printNodes(auth, at, out);
+      return BloomeryCommand.EXIT_OK;
     }
   }
 

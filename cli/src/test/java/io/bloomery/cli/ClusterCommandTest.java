@@ -30,7 +30,14 @@ class ClusterCommandTest {
     assertThat(badFailover.err()).contains("'127.0.0.1:70000': port 70000 is not in [1, 65535]");
     Cli.Result none = Cli.run("cluster");
     assertThat(none.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
-    assertThat(none.err()).contains("bloomery cluster needs a subcommand: create, status or failover");
+    assertThat(none.err()).contains("bloomery cluster needs a subcommand: create, status, failover, add-node or "
+        + "del-node");
+    Cli.Result oneAddress = Cli.run("cluster", "add-node", "127.0.0.1:7000");
+    assertThat(oneAddress.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(oneAddress.err()).contains("Missing required parameter: 'EXISTING'");
+    Cli.Result noId = Cli.run("cluster", "del-node", "127.0.0.1:7000");
+    assertThat(noId.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(noId.err()).contains("Missing required parameter: 'NODE_ID'");
   }
 
   @Test
@@ -42,6 +49,9 @@ class ClusterCommandTest {
     Cli.Result r = Cli.run("cluster", "create", "--replication-factor", "1", "127.0.0.1:" + port);
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
     assertThat(r.err()).contains("cannot reach node 127.0.0.1:" + port);
+    Cli.Result add = Cli.run("cluster", "add-node", "127.0.0.1:" + port, "127.0.0.1:" + port);
+    assertThat(add.exitCode()).as(add.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(add.err()).contains("cannot reach node 127.0.0.1:" + port);
     Cli.Result failover = Cli.run("cluster", "failover", "127.0.0.1:" + port);
     assertThat(failover.exitCode()).as(failover.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
     assertThat(failover.err()).contains("cannot reach node 127.0.0.1:" + port);

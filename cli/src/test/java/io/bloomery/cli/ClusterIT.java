@@ -150,6 +150,61 @@ class ClusterIT {
     }
   }
 
+  /**
+   * A machine dies for good: {@code cluster add-node} puts a new node in its shard, {@code cluster del-node} stops
+   * counting the dead one, and the shard then survives the loss of its leader too, with every acknowledged add.
+   */
+  @Test
+  void aDeadNodeIsReplacedWithAddNodeAndDelNode() throws Exception {
+    List<Integer> ports = nodes.start(4, -1);
+    String[] addresses = ClusterNodes.addresses(ports);
+    Run created = nodes.create(3, java.util.Arrays.copyOf(addresses, 3));
+    assertThat(created.status()).as(created.toString()).isZero();
+    int leader = leaderPort(ports.get(0), 0);
+    List<String> items = new java.util.ArrayList<>();
+    try (Jedis jedis = new Jedis("127.0.0.1", leader)) {
+      for (int i = 0; i < 100; i++) {
+        items.add("https://example.com/" + i);
+        assertThat(jedis.sendCommand(command("BF.ADD"), "urls", items.get(i))).isEqualTo(1L);
+      }
+    }
+    int dead = ports.subList(0, 3).stream().filter(p -> p != leader).findFirst().orElseThrow();
+    String deadId;
+    try (Jedis jedis = new Jedis("127.0.0.1", dead)) {
+      deadId = jedis.clusterMyId();
+    }
+    nodes.kill(dead);
+
+    Run unknownShard = nodes.cli("cluster", "add-node", "--shard", "s9", addresses[3], "127.0.0.1:" + leader);
+    assertThat(unknownShard.status()).as(unknownShard.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(unknownShard.err()).contains("no shard s9 (shards: s0)");
+    Run added = nodes.cli("cluster", "add-node", addresses[3], "127.0.0.1:" + leader);
+    assertThat(added.status()).as(added.toString()).isZero();
+    assertThat(added.out()).contains("is a member of shard s0").contains("127.0.0.1:" + ports.get(3) + "@");
+    Run twice = nodes.cli("cluster", "add-node", addresses[3], "127.0.0.1:" + leader);
+    assertThat(twice.status()).as(twice.toString()).isEqualTo(BloomeryCommand.EXIT_FAILURE);
+    assertThat(twice.err()).contains("is already in a cluster");
+    Run unknownNode = nodes.cli("cluster", "del-node", "127.0.0.1:" + leader, "f".repeat(40));
+    assertThat(unknownNode.status()).as(unknownNode.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(unknownNode.err()).contains("node " + "f".repeat(40) + " is not in cluster");
+    Run removed = nodes.cli("cluster", "del-node", "127.0.0.1:" + leader, deadId);
+    assertThat(removed.status()).as(removed.toString()).isZero();
+    assertThat(removed.out()).contains("Node " + deadId + " (127.0.0.1:" + dead + ") is no longer counted");
+    assertThat(removed.out().lines().skip(1)).as("CLUSTER NODES after it").hasSize(3)
+        .noneMatch(line -> line.contains(deadId));
+
+    nodes.kill(leader); // two members of three are left: the survivor of the first three and the new node
+    int survivor = ports.subList(0, 3).stream().filter(p -> p != leader && p != dead).findFirst().orElseThrow();
+    Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", survivor), new HostAndPort("127.0.0.1",
+        ports.get(3)));
+    try (JedisCluster cluster = new JedisCluster(seeds, DefaultJedisClientConfig.builder().socketTimeoutMillis(10_000)
+        .build(), 100, Duration.ofSeconds(40))) {
+      assertThat(cluster.bfAdd("urls", "after the replacement")).isTrue();
+      assertThat(cluster.bfMExists("urls", items.toArray(String[]::new))).hasSize(100).containsOnly(true);
+    }
+    assertThat(leaderPort(survivor, 0)).isIn(survivor, ports.get(3));
+  }
+
   @Test
   void aNodeStartedOnAnotherNodesDirectoryOrWithoutAnAddressToAnnounceIsRefused() throws Exception {
     int port = nodes.start(1, -1).get(0);

@@ -19,7 +19,8 @@ import org.apache.ratis.server.RaftServer;
 /**
  * The {@code CLUSTER} command of a node, in Redis Cluster's reply shapes (RESP2 and RESP3): a shard's Raft leader is
  * its master, its other members are its replicas, and a shard's config epoch is its leader's Raft term. Also
- * Bloomery's own {@code JOIN-TOPOLOGY} and {@code COMMIT-TOPOLOGY}, which {@code bloomery cluster create} sends.
+ * Bloomery's own {@code TOPOLOGY}, {@code JOIN-TOPOLOGY}, {@code COMMIT-TOPOLOGY}, {@code SET-TOPOLOGY} and
+ * {@code LEAVE}, which {@code bloomery cluster create}, {@code add-node} and {@code del-node} send.
  */
 final class ClusterReplies {
   private final RaftNode node;
@@ -29,8 +30,9 @@ final class ClusterReplies {
   }
 
   /**
-   * The reply to {@code CLUSTER ...} from {@code client}. JOIN-TOPOLOGY and COMMIT-TOPOLOGY change what the node is
-   * part of, FAILOVER which node leads its shard: only a user allowed every command may send them.
+   * The reply to {@code CLUSTER ...} from {@code client}. JOIN-TOPOLOGY, COMMIT-TOPOLOGY, SET-TOPOLOGY and LEAVE
+   * change what the node is part of, FAILOVER which node leads its shard: only a user allowed every command may send
+   * them. TOPOLOGY answers the topology as the metadata group holds it ({@link Topology#encode}).
    */
   CompletionStage<Reply> cluster(ClientState client, List<byte[]> argv) {
     if (argv.size() < 2) {
@@ -38,8 +40,8 @@ final class ClusterReplies {
     }
     String sub = text(argv.get(1)).toLowerCase(Locale.ROOT);
     int arity = switch (sub) {
-      case "myid", "slots", "shards", "nodes", "info", "help" -> 2;
-      case "keyslot", "countkeysinslot", "join-topology", "commit-topology" -> 3;
+      case "myid", "slots", "shards", "nodes", "info", "help", "topology", "leave" -> 2;
+      case "keyslot", "countkeysinslot", "join-topology", "commit-topology", "set-topology" -> 3;
       case "getkeysinslot" -> 4;
       case "failover" -> 2; // or 3: checked below
       default -> -1;
@@ -61,7 +63,11 @@ final class ClusterReplies {
       return RaftNode.done(Reply.error("ERR wrong number of arguments for 'cluster|" + sub + "' command"));
     }
     return switch (sub) {
-      case "join-topology", "commit-topology" -> {
+      case "leave" -> {
+        Reply refused = refusedUnlessUnrestricted(client, sub);
+        yield refused != null ? RaftNode.done(refused) : node.leave();
+      }
+      case "join-topology", "commit-topology", "set-topology" -> {
         Reply refused = refusedUnlessUnrestricted(client, sub);
         if (refused != null) {
           yield RaftNode.done(refused);
@@ -72,7 +78,11 @@ final class ClusterReplies {
         } catch (IllegalArgumentException e) {
           yield RaftNode.done(Reply.error("ERR bad topology: " + e.getMessage()));
         }
-        yield sub.equals("join-topology") ? node.join(topology) : node.commit(topology);
+        yield switch (sub) {
+          case "join-topology" -> node.join(topology);
+          case "commit-topology" -> node.commit(topology);
+          default -> node.setTopology(topology);
+        };
       }
       default -> RaftNode.done(answer(sub, argv));
     };
@@ -92,6 +102,7 @@ final class ClusterReplies {
     Topology t = node.topology();
     return switch (sub) {
       case "myid" -> Reply.bulk(node.me().id());
+      case "topology" -> t == null ? Reply.error("CLUSTERDOWN Hash slot not served") : Reply.bulk(t.encode());
       case "keyslot" -> Reply.integer(HashSlot.of(argv.get(2)));
       case "info" -> new Reply.Verbatim("txt", info(t));
       case "nodes" -> new Reply.Verbatim("txt", nodes(t));
@@ -156,6 +167,13 @@ final class ClusterReplies {
         "SLOTS", "    Return information about slots range mappings. Each range is made of:",
         "    start, end, master and replicas IP addresses, ports and ids",
         "FAILOVER [FORCE|TAKEOVER]", "    Make this replica its shard's leader (a Raft leadership transfer).",
+        "TOPOLOGY", "    Return the cluster's topology as its metadata group holds it (Bloomery).",
+        "JOIN-TOPOLOGY <topology>", "    Host the Raft groups <topology> gives this node (bloomery cluster create, "
+            + "add-node).",
+        "COMMIT-TOPOLOGY <topology>", "    Write a new cluster's topology (bloomery cluster create).",
+        "SET-TOPOLOGY <topology>", "    Change the members of shards and of the cluster (bloomery cluster add-node, "
+            + "del-node).",
+        "LEAVE", "    Drop this node's Raft groups once the cluster no longer lists it (bloomery cluster del-node).",
         "HELP", "    Print this help.")) {
       lines.add(new Reply.Simple(l));
     }

@@ -14,9 +14,12 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  * by {@code cluster create}) and, for each shard, the latest leader a node announced with its Raft term, so that a
  * node outside a shard can name its leader in {@code MOVED} and {@code CLUSTER SLOTS}.
  *
- * <p>Entries are UTF-8 text: {@code topology\nTEXT} ({@link Topology#encode}) and {@code leader SHARD TERM NODE}. An
+ * <p>Entries are UTF-8 text: {@code topology\nTEXT} ({@link Topology#encode}), {@code membership DIGEST\nTEXT} (a
+ * membership change: the new topology, applied only if the current one's {@link #digest} is {@code DIGEST}, so that
+ * of two changes planned from the same topology only the first applies) and {@code leader SHARD TERM NODE}. An
  * announcement with a lower term than the one recorded is ignored, so a deposed leader's late announcement never
- * overwrites its successor's. The log is small (one entry per election) and replayed whole on a start.
+ * overwrites its successor's. The log is small (one entry per election or membership change) and replayed whole on
+ * a start.
  */
 final class MetaStateMachine extends BaseStateMachine {
   /** A shard's leader as announced: the node and the Raft term it leads in. */
@@ -37,6 +40,39 @@ final class MetaStateMachine extends BaseStateMachine {
 
   static Message topologyEntry(Topology t) {
     return Message.valueOf("topology\n" + t.encode());
+  }
+
+  static Message membershipEntry(Topology current, Topology next) {
+    return Message.valueOf("membership " + digest(current) + "\n" + next.encode());
+  }
+
+  /** A topology's SHA-256, hex: what a membership change names as the topology it was planned from. */
+  static String digest(Topology t) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+          .digest(t.encode().getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  /** A read of the topology ({@link #query}). */
+  static final Message TOPOLOGY_QUERY = Message.valueOf("topology");
+
+  /** Answers {@link #TOPOLOGY_QUERY} with the topology's text (empty before the cluster is created). */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    if (!request.getContent().toStringUtf8().equals("topology")) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("not a metadata query"));
+    }
+    Topology t = topology;
+    return CompletableFuture.completedFuture(Message.valueOf(t == null ? "" : t.encode()));
+  }
+
+  /** Forgets the cluster: this node left it ({@code CLUSTER LEAVE}). */
+  void forget() {
+    topology = null;
+    leaders.clear();
   }
 
   static Message leaderEntry(String shard, long term, String node) {
@@ -64,6 +100,19 @@ final class MetaStateMachine extends BaseStateMachine {
         return topology.equals(t) ? "OK" : "ERR the cluster " + topology.cluster() + " exists already";
       }
       topology = t;
+      return "OK";
+    }
+    if (text.startsWith("membership ")) {
+      int newline = text.indexOf('\n');
+      String planned = text.substring("membership ".length(), newline < 0 ? text.length() : newline);
+      Topology next = Topology.parse(newline < 0 ? "" : text.substring(newline + 1));
+      if (topology == null || !topology.sameSlots(next)) {
+        return "ERR a membership change keeps the cluster and its shards' slots";
+      }
+      if (!digest(topology).equals(planned)) {
+        return "ERR the topology changed since this change was planned: read it again";
+      }
+      topology = next;
       return "OK";
     }
     String[] f = text.split(" ");

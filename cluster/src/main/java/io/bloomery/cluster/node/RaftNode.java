@@ -97,6 +97,8 @@ public final class RaftNode implements ClusterNode {
   private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
   private volatile RaftClient metaClient;
+  /** Whether this node left its cluster ({@link #leave}) since it started. */
+  private volatile boolean left;
 
   private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
       Map<RaftGroupId, ShardStateMachine> shards) {
@@ -522,14 +524,14 @@ public final class RaftNode implements ClusterNode {
     }
     return CompletableFuture.supplyAsync(() -> {
       synchronized (this) {
+        if (left) {
+          return Reply.error("ERR this node left a cluster: restart it to join one");
+        }
         if (joined()) {
           return Reply.error("ERR this node is already in a cluster");
         }
         try {
-          List<RaftPeer> peers = new ArrayList<>();
-          for (Topology.Node n : topology.nodes()) {
-            peers.add(RaftPeer.newBuilder().setId(n.id()).setAddress(n.busHost() + ":" + n.busPort()).build());
-          }
+          List<RaftPeer> peers = metaPeers(topology);
           Topology.Shard mine = topology.shardOfNode(me.id());
           if (mine != null) {
             addGroup(topology.group(mine).raftGroup());
@@ -567,6 +569,110 @@ public final class RaftNode implements ClusterNode {
         return answer.equals("OK") ? Reply.OK : Reply.error(answer);
       } catch (IOException | RuntimeException e) {
         return Reply.error("ERR the metadata group did not commit the topology: " + e.getMessage());
+      }
+    }, admin);
+  }
+
+  /**
+   * {@code CLUSTER SET-TOPOLOGY}: a membership change, off the event loop. For each shard whose members change, the
+   * shard's Raft group gets its new configuration (Ratis's membership change: a node added is first brought up to the
+   * leader's log, then counted; a majority of the old and of the new members must agree); then the metadata group's
+   * likewise; then the new topology is written into the metadata group's log, if the topology there is still the one
+   * this change was planned from. A node being added must have joined with the new topology first
+   * ({@code CLUSTER JOIN-TOPOLOGY}), so that it hosts the groups it is added to.
+   */
+  CompletionStage<Reply> setTopology(Topology next) {
+    Topology current = topology();
+    if (current == null) {
+      return done(Reply.error("ERR this node is in no cluster"));
+    }
+    if (!current.sameSlots(next)) {
+      return done(Reply.error("ERR a membership change keeps the cluster and its shards' slots"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        for (Topology.Shard shard : next.shards()) {
+          Topology.Shard old = current.shard(shard.name());
+          if (!old.members().equals(shard.members())) {
+            reconfigure(current.group(old).raftGroup(), next.group(shard).raftGroup().getPeers());
+            LOG.info("shard {} members: {} -> {}", shard.name(), old.members(), shard.members());
+          }
+        }
+        if (!current.nodes().equals(next.nodes())) {
+          RaftServer.Division meta = division(META);
+          reconfigure(meta.getGroup(), metaPeers(next));
+        }
+        RaftClientReply reply = metaClient().io().send(MetaStateMachine.membershipEntry(current, next));
+        String answer = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
+        return answer.equals("OK") ? Reply.OK : Reply.error(answer);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("membership change failed", e);
+        return Reply.error("ERR the membership change did not complete: " + e.getMessage());
+      }
+    }, admin);
+  }
+
+  /** Sets {@code group}'s members to {@code peers} through its leader (found from the group's current members). */
+  private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers) throws IOException {
+    try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build()) {
+      RaftClientReply reply = client.admin().setConfiguration(List.copyOf(peers));
+      if (!reply.isSuccess()) {
+        throw reply.getException() != null ? reply.getException()
+            : new IOException("the configuration change failed: " + reply);
+      }
+    }
+  }
+
+  /** The metadata group's members for {@code topology}: every node. */
+  private static List<RaftPeer> metaPeers(Topology topology) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (Topology.Node n : topology.nodes()) {
+      peers.add(RaftPeer.newBuilder().setId(n.id()).setAddress(n.busHost() + ":" + n.busPort()).build());
+    }
+    return peers;
+  }
+
+  /**
+   * {@code CLUSTER LEAVE}: after {@code bloomery cluster del-node} removed this node from the cluster, drops its Raft
+   * groups (Ratis keeps their directories, renamed) and forgets the topology: the node then serves no slot until it
+   * is restarted, and can join a cluster again. Refused unless the metadata group, read through its leader
+   * (linearizable), no longer lists this node.
+   */
+  CompletionStage<Reply> leave() {
+    Topology t = topology();
+    if (t == null) {
+      return done(Reply.error("ERR this node is in no cluster"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      synchronized (this) {
+        try {
+          String now = metaClient().io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).getMessage().getContent()
+              .toStringUtf8();
+          if (now.isEmpty() || Topology.parse(now).node(me.id()) != null) {
+            return Reply.error("ERR the cluster still lists this node: remove it first (bloomery cluster del-node)");
+          }
+          for (RaftGroupId g : raft.getGroupIds()) {
+            RaftClientReply reply = raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
+                callIds.incrementAndGet(), g, false, true));
+            if (!reply.isSuccess()) {
+              throw reply.getException() != null ? reply.getException()
+                  : new IOException("removing group " + g + " failed: " + reply);
+            }
+            shards.remove(g);
+            proposals.remove(g);
+          }
+          left = true;
+          meta.forget();
+          LOG.info("cluster node {} left cluster {}", me.id(), t.cluster());
+          return Reply.OK;
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("leaving the cluster failed", e);
+          return Reply.error("ERR leaving the cluster failed: " + e.getMessage());
+        }
       }
     }, admin);
   }

@@ -117,6 +117,78 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
     return new Topology(cluster, nodes, shards);
   }
 
+  /**
+   * This topology with {@code node} added to the cluster as a member of {@code shard}: what {@code bloomery cluster
+   * add-node} asks for.
+   *
+   * @throws IllegalArgumentException if the shard does not exist, or the node's id or an address is taken
+   */
+  public Topology withMember(String shard, Node node) {
+    if (shard(shard) == null) {
+      throw new IllegalArgumentException("no shard " + shard + " (shards: "
+          + String.join(", ", shards.stream().map(Shard::name).toList()) + ")");
+    }
+    List<Node> moreNodes = new ArrayList<>(nodes);
+    moreNodes.add(node);
+    List<Shard> next = new ArrayList<>();
+    for (Shard s : shards) {
+      List<String> members = new ArrayList<>(s.members());
+      if (s.name().equals(shard)) {
+        members.add(node.id());
+      }
+      next.add(new Shard(s.name(), s.slots(), members));
+    }
+    return new Topology(cluster, moreNodes, next);
+  }
+
+  /**
+   * This topology without the node {@code id}: what {@code bloomery cluster del-node} asks for.
+   *
+   * @throws IllegalArgumentException if no such node is in the cluster, or it is the last member of its shard
+   */
+  public Topology without(String id) {
+    if (node(id) == null) {
+      throw new IllegalArgumentException("node " + id + " is not in cluster " + cluster);
+    }
+    List<Shard> next = new ArrayList<>();
+    for (Shard s : shards) {
+      List<String> members = new ArrayList<>(s.members());
+      if (members.remove(id) && members.isEmpty()) {
+        throw new IllegalArgumentException("node " + id + " is the last member of shard " + s.name()
+            + ": its slots would have no replica");
+      }
+      next.add(new Shard(s.name(), s.slots(), members));
+    }
+    return new Topology(cluster, nodes.stream().filter(n -> !n.id().equals(id)).toList(), next);
+  }
+
+  /** The shard named {@code name}, or {@code null}. */
+  public Shard shard(String name) {
+    for (Shard s : shards) {
+      if (s.name().equals(name)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether {@code next} differs from this topology only in its nodes and the shards' members: the same cluster, the
+   * same shards serving the same slots.
+   */
+  public boolean sameSlots(Topology next) {
+    if (!cluster.equals(next.cluster()) || shards.size() != next.shards().size()) {
+      return false;
+    }
+    for (Shard s : shards) {
+      Shard other = next.shard(s.name());
+      if (other == null || !other.slots().equals(s.slots())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The node with {@code id}, or {@code null}. */
   public Node node(String id) {
     for (Node n : nodes) {

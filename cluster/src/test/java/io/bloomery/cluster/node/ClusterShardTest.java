@@ -22,10 +22,93 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterShardTest {
   @TempDir Path dir;
   private final List<BloomeryServer> servers = new ArrayList<>();
+  private final Map<String, BloomeryServer> byId = new java.util.HashMap<>();
 
   @AfterEach
   void close() {
     servers.forEach(BloomeryServer::close);
+  }
+
+  @Test
+  void aNodeAddedToAShardCatchesUpAndOutlivesTheRemovalOfAnother() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    List<String> items = new ArrayList<>(List.of("BF.MEXISTS", "urls"));
+    try (RespConnection c = new RespConnection(leader.port())) {
+      for (int i = 0; i < 50; i++) {
+        items.add("https://example.com/" + i);
+        assertThat(c.call("BF.ADD", "urls", items.get(items.size() - 1))).isEqualTo(":1\r\n");
+      }
+    }
+    String all = "*50\r\n" + ":1\r\n".repeat(50);
+
+    Topology.Node fourth = startNode(3);
+    Topology current = topologyOf(leader);
+    Topology added = current.withMember("s0", fourth);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      Topology otherSlots = Topology.plan(current.cluster(), added.nodes(), 2);
+      assertThat(c.call("CLUSTER", "SET-TOPOLOGY", otherSlots.encode()))
+          .isEqualTo("-ERR a membership change keeps the cluster and its shards' slots\r\n");
+    }
+    try (RespConnection c = new RespConnection(fourth.port())) {
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", added.encode())).isEqualTo("+OK\r\n");
+    }
+    Topology.Node follower = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+    try (RespConnection c = new RespConnection(follower.port())) {
+      assertThat(c.call("CLUSTER", "SET-TOPOLOGY", added.encode())).isEqualTo("+OK\r\n");
+      assertThat(c.call("CLUSTER", "SET-TOPOLOGY", added.encode())).as("the same change again changes nothing")
+          .isEqualTo("+OK\r\n");
+    }
+    try (RespConnection c = new RespConnection(fourth.port())) {
+      assertThat(c.call("READONLY")).isEqualTo("+OK\r\n");
+      awaitReply(c, items, all);
+      assertThat(c.call("CLUSTER", "NODES").lines().filter(l -> l.contains(" connected")).count()).isEqualTo(4);
+    }
+
+    Topology removed = topologyOf(leader).without(follower.id());
+    try (RespConnection c = new RespConnection(follower.port())) {
+      assertThat(c.call("CLUSTER", "LEAVE")).as("still a member")
+          .isEqualTo("-ERR the cluster still lists this node: remove it first (bloomery cluster del-node)\r\n");
+    }
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("CLUSTER", "SET-TOPOLOGY", removed.encode())).isEqualTo("+OK\r\n");
+    }
+    try (RespConnection c = new RespConnection(follower.port())) {
+      assertThat(c.call("CLUSTER", "LEAVE")).isEqualTo("+OK\r\n");
+      assertThat(c.call("BF.ADD", "urls", "x")).isEqualTo("-CLUSTERDOWN Hash slot not served\r\n");
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", added.encode()))
+          .isEqualTo("-ERR this node left a cluster: restart it to join one\r\n");
+    }
+    byId.get(follower.id()).close();
+
+    // the leader goes too: the two members left of three elect one of them, which holds every acknowledged add
+    byId.get(leader.id()).close();
+    Topology.Node other = nodes.stream().filter(n -> !n.equals(leader) && !n.equals(follower)).findFirst()
+        .orElseThrow();
+    Topology.Node successor = awaitLeader(List.of(other, fourth), null);
+    try (RespConnection c = new RespConnection(successor.port())) {
+      assertThat(c.call("BF.ADD", "urls", "after both left")).isEqualTo(":1\r\n");
+      assertThat(c.call(items.toArray(String[]::new))).isEqualTo(all);
+    }
+  }
+
+  /** The topology {@code node}'s metadata group holds. */
+  private static Topology topologyOf(Topology.Node node) throws Exception {
+    try (RespConnection c = new RespConnection(node.port())) {
+      String reply = c.call("CLUSTER", "TOPOLOGY");
+      return Topology.parse(reply.substring(reply.indexOf("\r\n") + 2, reply.length() - 2));
+    }
+  }
+
+  /** Sends {@code command} until it answers {@code expected}: 30 s at most. */
+  private static void awaitReply(RespConnection c, List<String> command, String expected) throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    String last;
+    while (!(last = c.call(command.toArray(String[]::new))).equals(expected)) {
+      assertThat(System.nanoTime()).as("%s answers %s (last: %s)", command.get(0), expected, last)
+          .isLessThan(deadline);
+      Thread.sleep(50);
+    }
   }
 
   @Test
@@ -104,15 +187,7 @@ class ClusterShardTest {
   private List<Topology.Node> startShard() throws Exception {
     List<Topology.Node> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      int port = RespConnection.freePort();
-      int bus = RespConnection.freePort();
-      servers.add(BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
-          Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir",
-          dir.resolve("n" + i).toString())));
-      try (RespConnection c = new RespConnection(port)) {
-        nodes.add(new Topology.Node(c.call("CLUSTER", "MYID").substring(5, 45), "127.0.0.1", port, "127.0.0.1",
-            bus));
-      }
+      nodes.add(startNode(i));
     }
     String topology = Topology.plan("e".repeat(40), nodes, 3).encode();
     for (Topology.Node n : nodes) {
@@ -124,6 +199,22 @@ class ClusterShardTest {
       assertThat(c.call("CLUSTER", "COMMIT-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
     }
     return nodes;
+  }
+
+  /** Starts cluster node {@code i} (not in a cluster yet). */
+  private Topology.Node startNode(int i) throws Exception {
+    int port = RespConnection.freePort();
+    int bus = RespConnection.freePort();
+    BloomeryServer server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
+        Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir",
+        dir.resolve("n" + i).toString()));
+    servers.add(server);
+    try (RespConnection c = new RespConnection(port)) {
+      Topology.Node node = new Topology.Node(c.call("CLUSTER", "MYID").substring(5, 45), "127.0.0.1", port,
+          "127.0.0.1", bus);
+      byId.put(node.id(), server);
+      return node;
+    }
   }
 
   /**

@@ -32,6 +32,27 @@ class TopologyTest {
   }
 
   @Test
+  void membershipChangesKeepTheSlotsAndRefuseWhatWouldBreakAShard() {
+    Topology t = Topology.plan("a".repeat(40), nodes(6), 3);
+    Topology.Node extra = new Topology.Node("f".repeat(40), "127.0.0.1", 7100, "127.0.0.1", 17100);
+    Topology added = t.withMember("s1", extra);
+    assertThat(added.shard("s1").members()).hasSize(4).endsWith(extra.id());
+    assertThat(added.sameSlots(t)).isTrue();
+    assertThat(Topology.parse(added.encode())).isEqualTo(added);
+    assertThat(added.without(extra.id())).isEqualTo(t);
+    assertThatThrownBy(() -> t.withMember("s7", extra)).hasMessage("no shard s7 (shards: s0, s1)");
+    assertThatThrownBy(() -> added.withMember("s0", extra)).hasMessageContaining("is listed twice");
+    Topology.Node sameAddress = new Topology.Node("e".repeat(40), "127.0.0.1", 7000, "127.0.0.1", 17999);
+    assertThatThrownBy(() -> t.withMember("s0", sameAddress)).hasMessage("address 127.0.0.1:7000 is listed twice");
+    assertThatThrownBy(() -> t.without("e".repeat(40))).hasMessageContaining("is not in cluster");
+    Topology one = Topology.plan("b".repeat(40), nodes(1), 1);
+    assertThatThrownBy(() -> one.without(String.format("%040x", 1)))
+        .hasMessageContaining("is the last member of shard s0");
+    assertThat(t.sameSlots(Topology.plan("a".repeat(40), nodes(6), 2))).isFalse();
+    assertThat(t.sameSlots(Topology.plan("c".repeat(40), nodes(6), 3))).isFalse();
+  }
+
+  @Test
   void threeShardsCoverEverySlotOnce() {
     Topology t = Topology.plan("b".repeat(40), nodes(9), 3);
     assertThat(t.shards().stream().mapToInt(Topology.Shard::slotCount).sum()).isEqualTo(16384);
