@@ -582,25 +582,26 @@ public final class RaftNode implements ClusterNode {
    * ({@code CLUSTER JOIN-TOPOLOGY}), so that it hosts the groups it is added to.
    */
   CompletionStage<Reply> setTopology(Topology next) {
-    Topology current = topology();
-    if (current == null) {
+    if (topology() == null) {
       return done(Reply.error("ERR this node is in no cluster"));
-    }
-    if (!current.sameSlots(next)) {
-      return done(Reply.error("ERR a membership change keeps the cluster and its shards' slots"));
     }
     return CompletableFuture.supplyAsync(() -> {
       try {
+        Topology current = committedTopology();
+        if (current == null || !current.sameSlots(next)) {
+          return Reply.error("ERR a membership change keeps the cluster and its shards' slots");
+        }
         for (Topology.Shard shard : next.shards()) {
           Topology.Shard old = current.shard(shard.name());
           if (!old.members().equals(shard.members())) {
-            reconfigure(current.group(old).raftGroup(), next.group(shard).raftGroup().getPeers());
+            reconfigure(current.group(old).raftGroup(), next.group(shard).raftGroup().getPeers(), leaderOf(old));
             LOG.info("shard {} members: {} -> {}", shard.name(), old.members(), shard.members());
           }
         }
         if (!current.nodes().equals(next.nodes())) {
           RaftServer.Division meta = division(META);
-          reconfigure(meta.getGroup(), metaPeers(next));
+          RaftPeerId metaLeader = meta.getInfo().getLeaderId();
+          reconfigure(meta.getGroup(), metaPeers(next), metaLeader == null ? null : metaLeader.toString());
         }
         RaftClientReply reply = metaClient().io().send(MetaStateMachine.membershipEntry(current, next));
         String answer = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
@@ -612,13 +613,54 @@ public final class RaftNode implements ClusterNode {
     }, admin);
   }
 
-  /** Sets {@code group}'s members to {@code peers} through its leader (found from the group's current members). */
-  private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers) throws IOException {
+  /**
+   * The topology as the metadata group has committed it, read through its leader (linearizable: this node's own
+   * replica may not have applied the latest change yet); {@code null} before the cluster is created.
+   */
+  private Topology committedTopology() throws IOException {
+    String text = metaClient().io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).getMessage().getContent()
+        .toStringUtf8();
+    return text.isEmpty() ? null : Topology.parse(text);
+  }
+
+  /**
+   * Sets {@code group}'s members to {@code peers} through its leader (found from the group's current members). A
+   * leader that the change removes first hands its leadership to a member that stays: a Ratis leader that commits a
+   * configuration without itself shuts its own division down while the change's request still waits on it.
+   *
+   * @param leader the group's leader as this node knows it, or {@code null}
+   */
+  private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers, String leader)
+      throws IOException {
     try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
         .setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build()) {
+      boolean leaderStays = leader == null || peers.stream().anyMatch(p -> p.getId().toString().equals(leader));
+      if (!leaderStays) {
+        IOException last = null;
+        for (RaftPeer successor : peers) {
+          if (group.getPeer(successor.getId()) == null) {
+            continue; // a member being added cannot lead before it is one
+          }
+          try {
+            RaftClientReply moved = client.admin().transferLeadership(successor.getId(), FAILOVER_MILLIS);
+            if (moved.isSuccess()) {
+              last = null;
+              break;
+            }
+            last = moved.getException() != null ? moved.getException()
+                : new IOException("leadership transfer failed: " + moved);
+          } catch (IOException e) {
+            last = e;
+          }
+        }
+        if (last != null) {
+          throw new IOException("the leader " + leader + " being removed could not hand over its leadership: "
+              + last.getMessage(), last);
+        }
+      }
       RaftClientReply reply = client.admin().setConfiguration(List.copyOf(peers));
       if (!reply.isSuccess()) {
         throw reply.getException() != null ? reply.getException()
@@ -650,23 +692,44 @@ public final class RaftNode implements ClusterNode {
     return CompletableFuture.supplyAsync(() -> {
       synchronized (this) {
         try {
-          String now = metaClient().io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).getMessage().getContent()
-              .toStringUtf8();
-          if (now.isEmpty() || Topology.parse(now).node(me.id()) != null) {
+          Topology now = committedTopology();
+          if (now == null || now.node(me.id()) != null) {
             return Reply.error("ERR the cluster still lists this node: remove it first (bloomery cluster del-node)");
           }
-          for (RaftGroupId g : raft.getGroupIds()) {
-            RaftClientReply reply = raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
-                callIds.incrementAndGet(), g, false, true));
-            if (!reply.isSuccess()) {
-              throw reply.getException() != null ? reply.getException()
-                  : new IOException("removing group " + g + " failed: " + reply);
-            }
-            shards.remove(g);
-            proposals.remove(g);
-          }
+          // from here on the node serves no slot, whatever Ratis takes to close the groups
           left = true;
           meta.forget();
+          RaftClient c = metaClient;
+          metaClient = null;
+          if (c != null) {
+            c.close();
+          }
+          for (RaftGroupId g : raft.getGroupIds()) {
+            shards.remove(g);
+            proposals.remove(g);
+            // a division being closed can wait on its election threads: bounded, on a thread of its own
+            CompletableFuture<RaftClientReply> removal = CompletableFuture.supplyAsync(() -> {
+              try {
+                return raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
+                    callIds.incrementAndGet(), g, false, true));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }, task -> Thread.ofPlatform().daemon().name("cluster-leave").start(task));
+            try {
+              RaftClientReply reply = removal.get(20, TimeUnit.SECONDS);
+              if (!reply.isSuccess()) {
+                LOG.warn("removing Raft group {} after leaving the cluster failed: {}", g, reply.getException());
+              }
+            } catch (java.util.concurrent.TimeoutException e) {
+              LOG.warn("Raft group {} is still closing 20 s after this node left the cluster", g);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IOException("interrupted while leaving the cluster", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+              LOG.warn("removing Raft group {} after leaving the cluster failed", g, e.getCause());
+            }
+          }
           LOG.info("cluster node {} left cluster {}", me.id(), t.cluster());
           return Reply.OK;
         } catch (IOException | RuntimeException e) {

@@ -104,16 +104,32 @@ public final class Dispatcher implements CommandReplayer {
   }
 
   /**
-   * Whether {@code argv} may run while earlier commands of {@code client} still wait for their replies
-   * ({@link CommandRouter#pipelines}): never on a single node, nor inside a transaction.
+   * Whether {@code argv} may run while earlier commands of {@code client} still wait for their replies: on a cluster
+   * node, what the router pipelines ({@link CommandRouter#pipelines}); on a single node, a keyed write that runs here
+   * to its end (not a transaction's, not {@code GUARD.*}, whose reply waits for an external store). Such a write
+   * behind one whose reply waits for its journal record's fsync runs at once: its record follows the earlier one in
+   * the journal, and its reply still goes out after the earlier reply, once its own record is forced. Anything else
+   * (a read, {@code HELLO}, {@code CLIENT}, {@code MULTI}, ...) waits until every earlier reply went out.
    */
   public boolean pipelines(ClientState client, List<byte[]> argv) {
-    CommandRouter routing = router;
-    if (routing == null || client.inTransaction()) {
+    if (client.inTransaction()) {
       return false;
     }
     CommandSpec spec = table.get(argv.get(0));
-    return spec != null && spec.arityOk(argv.size()) && routing.pipelines(spec, argv);
+    if (spec == null || !spec.arityOk(argv.size())) {
+      return false;
+    }
+    CommandRouter routing = router;
+    if (routing != null) {
+      return routing.pipelines(spec, argv);
+    }
+    return spec.has(CommandSpec.Flag.WRITE) && !spec.has(CommandSpec.Flag.NOMULTI) && !"guard".equals(spec.group())
+        && !spec.name().equals("bf.loadchunk") && !keysOf(spec, argv).isEmpty();
+  }
+
+  /** Whether a router decides where commands run (a cluster node). */
+  public boolean routed() {
+    return router != null;
   }
 
   /** Executes one command from a client. */

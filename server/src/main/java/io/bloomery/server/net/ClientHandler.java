@@ -31,8 +31,8 @@ import org.slf4j.event.Level;
 /**
  * One client connection: runs its commands in arrival order on the connection's event loop and writes each reply
  * in the same order, also when a reply must wait (for its journal record's fsync, an external store, a shard's log).
- * Commands behind a waiting reply wait too, unless the dispatcher pipelines them ({@link Dispatcher#pipelines}: a
- * cluster node's writes, which its router keeps in order); their replies wait in turn.
+ * Commands behind a waiting reply wait too, unless the dispatcher pipelines them ({@link Dispatcher#pipelines}: keyed
+ * writes, whose journal records or log entries keep their order); their replies wait in turn.
  *
  * <p>Output is bounded: while the socket's buffer is above the high-water mark, no further commands are executed
  * and no more bytes are read; a client whose unsent replies pass the hard limit, or that stays unwritable for the
@@ -208,8 +208,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
       if (outcome.deferred() != null) {
         client.releaseLease();
-        // the reply comes from another thread (an external store, a shard's log); it is owed until then
-        Owed o = owe(outcome, pipelined);
+        // the reply comes from another thread (an external store, a shard's log); it is owed until then. Only a
+        // router keeps later commands behind such a reply in order (a shard's log); a command that deferred its
+        // reply here (MIGRATE, a file load) has its later commands wait.
+        Owed o = owe(outcome, pipelined && dispatcher.routed());
         outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
           if (failure != null) {
             LOG.error("deferred reply failed", failure);
@@ -233,7 +235,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         }
       } else {
         client.releaseLease(); // never held while a reply waits for its fsync
-        Owed o = owe(outcome, false);
+        Owed o = owe(outcome, pipelined);
         outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
           if (failure != null) {
             LOG.error("journal append failed; the client gets an error, not an acknowledgement", failure);
