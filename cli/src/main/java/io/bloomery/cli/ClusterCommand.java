@@ -388,7 +388,8 @@ final class ClusterCommand implements Callable<Integer> {
         out.println("Node " + id + " (" + goneAddress + ") left the cluster and serves no slot.");
       } catch (IOException e) {
         out.println("Node " + id + " (" + goneAddress + ") is no longer counted; it did not answer LEAVE ("
-            + e.getMessage() + "): stop it, or restart it, before it is used again.");
+            + e.getMessage() + "): keep it stopped, and empty its --dir before it serves again (its Raft logs hold the old "
+            + "topology).");
       }
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
