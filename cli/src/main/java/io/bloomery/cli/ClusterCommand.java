@@ -284,10 +284,21 @@ final class ClusterCommand implements Callable<Integer> {
 
   /** Sends {@code CLUSTER SET-TOPOLOGY next} to {@code a}: the membership change, answered once it committed. */
   static void setTopology(Auth auth, Address a, Topology next) {
-    try (RespClient c = auth.connect(a, 120_000)) {
-      c.call("CLUSTER", "SET-TOPOLOGY", next.encode());
-    } catch (IOException e) {
-      throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
+    // The change is idempotent (the node plans it from the committed topology and changes only what differs), so a
+    // change that did not complete (a group still electing a leader, a new member slow to catch up) is asked again.
+    for (int attempt = 1; ; attempt++) {
+      try (RespClient c = auth.connect(a, 180_000)) {
+        c.call("CLUSTER", "SET-TOPOLOGY", next.encode());
+        return;
+      } catch (RespClient.ErrorReply e) {
+        if (attempt >= 3 || !String.valueOf(e.getMessage()).contains("did not complete")) {
+          throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
+        }
+        System.err.println("bloomery cluster: the membership change did not complete (" + e.getMessage()
+            + "); asking again");
+      } catch (IOException e) {
+        throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
+      }
     }
   }
 

@@ -632,9 +632,10 @@ public final class RaftNode implements ClusterNode {
    */
   private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers, String leader)
       throws IOException {
+    // 30 s of retries: the group may be electing a leader (its old one just died), and a new member catching up
     try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
         .setClientId(ClientId.randomId())
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build()) {
       boolean leaderStays = leader == null || peers.stream().anyMatch(p -> p.getId().toString().equals(leader));
