@@ -347,7 +347,7 @@ final class ClusterCommand implements Callable<Integer> {
         throw CliException.usage("cannot add " + newAddress + ": " + e.getMessage(), e);
       }
       try (RespClient c = auth.connect(newAddress, 60_000)) {
-        c.call("CLUSTER", "JOIN-TOPOLOGY", next.encode());
+        c.call("CLUSTER", "JOIN-TOPOLOGY", next.encode(), current.encode());
       } catch (IOException e) {
         throw CliException.failure("node " + newAddress + " did not join: " + e.getMessage(), e);
       }

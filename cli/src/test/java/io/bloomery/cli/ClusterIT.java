@@ -155,9 +155,6 @@ class ClusterIT {
    * counting the dead one, and the shard then survives the loss of its leader too, with every acknowledged add.
    */
   @Test
-  @org.junit.jupiter.api.Disabled("failed 2 of 2 fresh-clone CI runs (passed 13 of 13 runs outside CI): the new node's "
-      + "replica of the metadata group closed itself before the leader's first append, so the change never completed "
-      + "(docs/CLUSTER.md, Known defects)")
   void aDeadNodeIsReplacedWithAddNodeAndDelNode() throws Exception {
     List<Integer> ports = nodes.start(4, -1);
     String[] addresses = ClusterNodes.addresses(ports);

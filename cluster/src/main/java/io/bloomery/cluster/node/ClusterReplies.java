@@ -49,6 +49,17 @@ final class ClusterReplies {
     if (arity < 0) {
       return RaftNode.done(Reply.error("ERR unknown subcommand '" + text(argv.get(1)) + "'. Try CLUSTER HELP."));
     }
+    if (sub.equals("join-topology") && argv.size() == 4) {
+      Reply refused = refusedUnlessUnrestricted(client, sub);
+      if (refused != null) {
+        return RaftNode.done(refused);
+      }
+      try {
+        return node.join(Topology.parse(text(argv.get(2))), Topology.parse(text(argv.get(3))));
+      } catch (IllegalArgumentException e) {
+        return RaftNode.done(Reply.error("ERR bad topology: " + e.getMessage()));
+      }
+    }
     if (sub.equals("failover")) {
       if (argv.size() > 3) {
         return RaftNode.done(Reply.error("ERR syntax error"));
@@ -79,7 +90,7 @@ final class ClusterReplies {
           yield RaftNode.done(Reply.error("ERR bad topology: " + e.getMessage()));
         }
         yield switch (sub) {
-          case "join-topology" -> node.join(topology);
+          case "join-topology" -> node.join(topology, null);
           case "commit-topology" -> node.commit(topology);
           default -> node.setTopology(topology);
         };
@@ -168,8 +179,8 @@ final class ClusterReplies {
         "    start, end, master and replicas IP addresses, ports and ids",
         "FAILOVER [FORCE|TAKEOVER]", "    Make this replica its shard's leader (a Raft leadership transfer).",
         "TOPOLOGY", "    Return the cluster's topology as its metadata group holds it (Bloomery).",
-        "JOIN-TOPOLOGY <topology>", "    Host the Raft groups <topology> gives this node (bloomery cluster create, "
-            + "add-node).",
+        "JOIN-TOPOLOGY <topology> [<current>]", "    Host the Raft groups <topology> gives this node (bloomery cluster "
+            + "create); with the running cluster's <current> topology, wait for their leaders to add it (add-node).",
         "COMMIT-TOPOLOGY <topology>", "    Write a new cluster's topology (bloomery cluster create).",
         "SET-TOPOLOGY <topology>", "    Change the members of shards and of the cluster (bloomery cluster add-node, "
             + "del-node).",

@@ -513,7 +513,10 @@ public final class RaftNode implements ClusterNode {
    * Raft server, off the event loop. Refused when the node is in a cluster already or the topology does not list
    * it with its own addresses.
    */
-  CompletionStage<Reply> join(Topology topology) {
+  CompletionStage<Reply> join(Topology topology, Topology current) {
+    if (current != null && (!current.sameSlots(topology) || current.node(me.id()) != null)) {
+      return done(Reply.error("ERR the current topology must be the same cluster and slots, without this node"));
+    }
     Topology.Node listed = topology.node(me.id());
     if (listed == null) {
       return done(Reply.error("ERR this node (" + me.id() + ") is not in the topology"));
@@ -531,12 +534,16 @@ public final class RaftNode implements ClusterNode {
           return Reply.error("ERR this node is already in a cluster");
         }
         try {
-          List<RaftPeer> peers = metaPeers(topology);
+          // Joining a running cluster (add-node), the groups are added with their current members, which do not
+          // include this node: Ratis then starts each in its initializing state, with no election timer, until the
+          // group's leader adds it. Listed as a member, it would stand for election before the leader knows it, and
+          // the leader answers such a candidate with a shutdown: its replica closes for good.
+          Topology members = current != null ? current : topology;
           Topology.Shard mine = topology.shardOfNode(me.id());
           if (mine != null) {
-            addGroup(topology.group(mine).raftGroup());
+            addGroup(members.group(members.shard(mine.name())).raftGroup());
           }
-          addGroup(RaftGroup.valueOf(META, peers));
+          addGroup(RaftGroup.valueOf(META, metaPeers(members)));
           return Reply.OK;
         } catch (IOException | RuntimeException e) {
           LOG.warn("joining the cluster failed", e);

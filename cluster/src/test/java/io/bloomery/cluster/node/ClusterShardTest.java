@@ -51,8 +51,10 @@ class ClusterShardTest {
           .isEqualTo("-ERR a membership change keeps the cluster and its shards' slots\r\n");
     }
     try (RespConnection c = new RespConnection(fourth.port())) {
-      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", added.encode())).isEqualTo("+OK\r\n");
+      assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", added.encode(), current.encode())).isEqualTo("+OK\r\n");
     }
+    // the new node's groups wait, without elections, for their leaders to add it: it would be shut out otherwise
+    Thread.sleep(3 * RaftNode.ELECTION_TIMEOUT.toMillis());
     Topology.Node follower = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     try (RespConnection c = new RespConnection(follower.port())) {
       assertThat(c.call("CLUSTER", "SET-TOPOLOGY", added.encode())).isEqualTo("+OK\r\n");
