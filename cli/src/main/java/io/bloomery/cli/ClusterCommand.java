@@ -282,8 +282,11 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  /** Sends {@code CLUSTER SET-TOPOLOGY next} to {@code a}: the membership change, answered once it committed. */
-  static void setTopology(Auth auth, Address a, Topology next) {
+  /**
+   * Sends {@code CLUSTER SET-TOPOLOGY next} to {@code a}: the membership change, answered once it committed. Each
+   * retry is reported on {@code err}.
+   */
+  static void setTopology(Auth auth, Address a, Topology next, PrintWriter err) {
     // The change is idempotent (the node plans it from the committed topology and changes only what differs), so a
     // change that did not complete (a group still electing a leader, a new member slow to catch up) is asked again.
     for (int attempt = 1; ; attempt++) {
@@ -294,8 +297,9 @@ final class ClusterCommand implements Callable<Integer> {
         if (attempt >= 3 || !String.valueOf(e.getMessage()).contains("did not complete")) {
           throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
         }
-        System.err.println("bloomery cluster: the membership change did not complete (" + e.getMessage()
+        err.println("bloomery cluster: the membership change did not complete (" + e.getMessage()
             + "); asking again");
+        err.flush();
       } catch (IOException e) {
         throw CliException.failure("the membership change through " + a + " failed: " + e.getMessage(), e);
       }
@@ -351,7 +355,7 @@ final class ClusterCommand implements Callable<Integer> {
       } catch (IOException e) {
         throw CliException.failure("node " + newAddress + " did not join: " + e.getMessage(), e);
       }
-      setTopology(auth, at, next);
+      setTopology(auth, at, next, parent.root.err());
       awaitFormed(auth, next, List.of(newAddress), List.of(node));
       PrintWriter out = parent.root.out();
       out.println("Node " + node.id() + " (" + newAddress + ") is a member of shard " + target + ":");
@@ -391,7 +395,7 @@ final class ClusterCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw CliException.usage("cannot remove " + id + ": " + e.getMessage(), e);
       }
-      setTopology(auth, at, next);
+      setTopology(auth, at, next, parent.root.err());
       PrintWriter out = parent.root.out();
       Address goneAddress = new Address(gone.host(), gone.port());
       try (RespClient c = RespClient.connect(goneAddress.host(), goneAddress.port(), 3000, 30_000, auth.secret())) {

@@ -152,8 +152,7 @@ final class Proposals {
       List<Proposal> again = new ArrayList<>(batch.size());
       for (Proposal p : batch) {
         if (System.nanoTime() > p.deadline()) {
-          p.reply().complete(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard
-              + "'s leader is not ready"));
+          p.reply().complete(ShardErrors.leaderNotReady(shard));
         } else {
           again.add(p);
         }
@@ -167,9 +166,7 @@ final class Proposals {
       return;
     }
     try {
-      if (failure != null) {
-        failAll(batch, Reply.error("ERR shard " + shard + ": " + failure));
-      } else if (reply.isSuccess()) {
+      if (failure == null && reply.isSuccess()) {
         Reply replies = ShardStateMachine.reply(reply.getMessage());
         if (!(replies instanceof Reply.Array array) || array.elements().size() != batch.size()) {
           failAll(batch, Reply.error("ERR shard " + shard + " answered a batch of " + batch.size()
@@ -179,16 +176,12 @@ final class Proposals {
             batch.get(i).reply().complete(array.elements().get(i));
           }
         }
-      } else if (reply.getNotLeaderException() != null) {
+      } else if (failure == null && reply.getNotLeaderException() != null) {
         // the entry may have been appended before this node lost the leadership: a retry could apply it twice
         failAll(batch, Reply.error("ERR shard " + shard + " lost its leader while this command was in flight: it "
             + "may or may not have been applied"));
-      } else if (reply.getStateMachineException() != null) {
-        Throwable cause = reply.getStateMachineException().getCause();
-        failAll(batch, Reply.error(cause instanceof ShardStateMachine.RefusedException refused ? refused.getMessage()
-            : "ERR " + (cause != null ? cause.getMessage() : reply.getStateMachineException().getMessage())));
       } else {
-        failAll(batch, Reply.error("ERR shard " + shard + ": " + reply.getException()));
+        failAll(batch, ShardErrors.of(shard, reply, failure));
       }
     } finally {
       sendNext();

@@ -340,15 +340,14 @@ public final class RaftNode implements ClusterNode {
     }
     return sent.handle((reply, failure) -> {
       if (failure != null) {
-        return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": " + failure));
+        return CompletableFuture.completedFuture(ShardErrors.of(shard.name(), null, failure));
       }
       if (reply.isSuccess()) {
         return CompletableFuture.completedFuture(ShardStateMachine.reply(reply.getMessage()));
       }
       if (reply.getLeaderNotReadyException() != null) {
         if (System.nanoTime() > deadline) {
-          return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
-              + shard.name() + "'s leader is not ready"));
+          return CompletableFuture.completedFuture(ShardErrors.leaderNotReady(shard.name()));
         }
         return later(() -> read(division, argv, shard, slot, deadline));
       }
@@ -362,9 +361,7 @@ public final class RaftNode implements ClusterNode {
         return CompletableFuture.completedFuture(Reply.error("CLUSTERDOWN The cluster is down: shard "
             + shard.name() + " is electing a leader"));
       }
-      return CompletableFuture.completedFuture(Reply.error("ERR shard " + shard.name() + ": "
-          + (reply.getStateMachineException() != null ? reply.getStateMachineException().getMessage()
-              : reply.getException())));
+      return CompletableFuture.completedFuture(ShardErrors.of(shard.name(), reply, null));
     }).thenCompose(r -> r);
   }
 

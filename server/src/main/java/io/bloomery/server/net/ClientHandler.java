@@ -194,8 +194,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         return;
       }
       RespRequest request = pending.peek();
-      boolean pipelined = dispatcher.pipelines(client, request.argv());
-      if (!owed.isEmpty() && !(owedPipelined && pipelined && owed.size() < MAX_OWED)) {
+      // asked only where it decides something (a reply owed before this command, or this command's own reply
+      // owed), so a command answered at once with nothing owed costs no second look-up of its spec
+      boolean owing = !owed.isEmpty();
+      boolean pipelined = owing && dispatcher.pipelines(client, request.argv());
+      if (owing && !(owedPipelined && pipelined && owed.size() < MAX_OWED)) {
         return; // runs once the replies owed before it went out
       }
       pending.poll();
@@ -211,7 +214,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         // the reply comes from another thread (an external store, a shard's log); it is owed until then. Only a
         // router keeps later commands behind such a reply in order (a shard's log); a command that deferred its
         // reply here (MIGRATE, a file load) has its later commands wait.
-        Owed o = owe(outcome, pipelined && dispatcher.routed());
+        Owed o = owe(outcome, dispatcher.routed()
+            && (owing ? pipelined : dispatcher.pipelines(client, request.argv())));
         outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
           if (failure != null) {
             LOG.error("deferred reply failed", failure);
@@ -235,7 +239,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         }
       } else {
         client.releaseLease(); // never held while a reply waits for its fsync
-        Owed o = owe(outcome, pipelined);
+        Owed o = owe(outcome, owing ? pipelined : dispatcher.pipelines(client, request.argv()));
         outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
           if (failure != null) {
             LOG.error("journal append failed; the client gets an error, not an acknowledgement", failure);
