@@ -114,6 +114,7 @@ public final class BloomeryServer implements AutoCloseable {
         settings.clusterEnabled(true);
         cluster = ClusterNode.start(config, context);
         dispatcher.router(cluster);
+        context.replica(cluster);
       }
       return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability, cluster);
     } catch (IOException | RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.bloomery.server;
 
 import io.bloomery.server.command.CommandRouter;
+import io.bloomery.server.state.ReplicaView;
 import io.bloomery.server.state.ServerContext;
 import java.io.IOException;
 import java.util.ServiceLoader;
@@ -10,7 +11,7 @@ import java.util.ServiceLoader;
  * ({@link CommandRouter}) and owns the node's Raft server. The {@code cluster} module provides it through
  * {@link java.util.ServiceLoader}, looked up only when a node starts, so a single-node server loads none of it.
  */
-public interface ClusterNode extends CommandRouter, AutoCloseable {
+public interface ClusterNode extends CommandRouter, ReplicaView, AutoCloseable {
 
   /** Leaves the node's Raft groups (their logs stay in the data directory for the next start). */
   @Override

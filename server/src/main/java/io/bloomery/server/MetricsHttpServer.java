@@ -70,7 +70,7 @@ public final class MetricsHttpServer implements AutoCloseable {
         .description("Connections refused (maxclients, protected mode)").register(registry);
     Gauge.builder("bloomery_commands_processed", context, c -> c.stats().commandsProcessed.sum())
         .register(registry);
-    Gauge.builder("bloomery_keys", context, c -> c.keyspace().size()).register(registry);
+    Gauge.builder("bloomery_keys", context, c -> c.servedKeyspace().size()).register(registry);
     Gauge.builder("bloomery_filter_bytes", context, c -> c.usedMemory())
         .description("Bytes held by filters, the figure maxmemory is compared with").register(registry);
     Gauge.builder("bloomery_maxmemory_bytes", context, c -> c.settings().maxmemory()).register(registry);
@@ -177,7 +177,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   }
 
   private Response health(Request request) {
-    return Response.of(200, "application/json", "{\"status\":\"ok\",\"keys\":" + context.keyspace().size()
+    return Response.of(200, "application/json", "{\"status\":\"ok\",\"keys\":" + context.servedKeyspace().size()
         + ",\"clients\":" + context.clientCount() + "}\n");
   }
 
@@ -200,7 +200,7 @@ public final class MetricsHttpServer implements AutoCloseable {
     List<MultiGauge.Row<?>> layers = new ArrayList<>();
     List<MultiGauge.Row<?>> bytes = new ArrayList<>();
     int[] reported = {0};
-    context.keyspace().forEach((key, value) -> {
+    context.servedKeyspace().forEach((key, value) -> {
       ValueType type = ValueType.of(value);
       if (reported[0]++ >= MAX_KEYS_REPORTED || !type.concurrentReads()) {
         return;

@@ -331,16 +331,10 @@ final class ClusterReplies {
     if (member.equals(node.me().id())) {
       return division.getInfo().getLastAppliedIndex();
     }
-    if (division.getInfo().isLeader()) {
-      List<String> followers = new ArrayList<>();
-      division.getRaftConf().getCurrentPeers().forEach(p -> {
-        if (!p.getId().toString().equals(node.me().id())) {
-          followers.add(p.getId().toString());
-        }
-      });
-      long[] match = division.getInfo().getFollowerMatchIndices();
-      int i = followers.indexOf(member);
-      return i >= 0 && i < match.length ? match[i] : 0;
+    for (RaftNode.Follower f : RaftNode.followers(division)) {
+      if (f.id().equals(member)) {
+        return f.matchIndex();
+      }
     }
     return 0;
   }

@@ -9,6 +9,7 @@ import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.Dispatcher;
 import io.bloomery.server.keyspace.Key;
+import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.ClientState;
 import io.bloomery.server.state.ServerContext;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -388,6 +390,68 @@ public final class RaftNode implements ClusterNode {
     return machine.query(ShardClient.message(argv)).thenApply(ShardStateMachine::reply);
   }
 
+  // ------------------------------------------------------------------------------------------------ INFO
+
+  /** The shard this node is a member of, as the topology it holds lists it; {@code null} if none, or it left. */
+  private Topology.Shard ownShard() {
+    Topology t = meta.topology();
+    return t == null || left ? null : t.shardOfNode(me.id());
+  }
+
+  @Override
+  public Keyspace replicaKeyspace() {
+    Topology.Shard mine = ownShard();
+    ShardStateMachine machine = mine == null ? null : machine(mine);
+    return machine == null ? null : machine.keyspace();
+  }
+
+  /**
+   * As a Redis Cluster node words it: on its shard's leader {@code role:master} and a {@code slaveN} line for each
+   * follower that answered within an election timeout ({@code offset} its matching log index); on a follower
+   * {@code role:slave}, the leader's address, and whether it hears from it. Offsets are Raft log indexes.
+   */
+  @Override
+  public Map<String, String> replicationInfo() {
+    Map<String, String> info = new LinkedHashMap<>();
+    Topology.Shard mine = ownShard();
+    RaftServer.Division division = mine == null ? null : division(mine);
+    if (division == null) {
+      info.put("role", "master");
+      info.put("connected_slaves", "0");
+      return info;
+    }
+    Topology topology = meta.topology();
+    long applied = division.getInfo().getLastAppliedIndex();
+    if (division.getInfo().isLeader()) {
+      info.put("role", "master");
+      List<String> lines = new ArrayList<>();
+      for (Follower f : followers(division)) {
+        Topology.Node n = topology.node(f.id());
+        if (n != null && f.lastRpcElapsedMillis() <= ELECTION_TIMEOUT.toMillis()) {
+          lines.add("ip=" + n.host() + ",port=" + n.port() + ",state=online,offset=" + f.matchIndex() + ",lag="
+              + f.lastRpcElapsedMillis() / 1000);
+        }
+      }
+      info.put("connected_slaves", Integer.toString(lines.size()));
+      for (int i = 0; i < lines.size(); i++) {
+        info.put("slave" + i, lines.get(i));
+      }
+      info.put("master_repl_offset", Long.toString(applied));
+      return info;
+    }
+    String leader = leaderOf(mine);
+    Topology.Node at = leader == null ? null : topology.node(leader);
+    info.put("role", "slave");
+    info.put("master_host", at == null ? "?" : at.host());
+    info.put("master_port", at == null ? "0" : Integer.toString(at.port()));
+    info.put("master_link_status", at == null ? "down" : "up");
+    info.put("slave_repl_offset", Long.toString(applied));
+    info.put("slave_read_only", "1");
+    info.put("connected_slaves", "0");
+    info.put("master_repl_offset", Long.toString(applied));
+    return info;
+  }
+
   // ------------------------------------------------------------------------------------------------ leaders
 
   /** This node's division of {@code shard}'s group, or {@code null} if it is not a member. */
@@ -414,6 +478,29 @@ public final class RaftNode implements ClusterNode {
   /** This node's replica of {@code shard}, or {@code null}. */
   ShardStateMachine machine(Topology.Shard shard) {
     return shards.get(groupId(shard));
+  }
+
+  /** A follower as its leader sees it: how far its log matches the leader's, and when it last answered. */
+  record Follower(String id, long matchIndex, long lastRpcElapsedMillis) {}
+
+  /**
+   * The followers of {@code division} as its leader tracks them, in no particular order; none unless this node
+   * leads it.
+   */
+  static List<Follower> followers(RaftServer.Division division) {
+    DivisionInfo info = division.getInfo();
+    if (!info.isLeader()) {
+      return List.of();
+    }
+    // both come from the leader's log appenders, in the same order, unless the members changed between the calls
+    var rpc = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+    long[] match = info.getFollowerMatchIndices();
+    List<Follower> out = new ArrayList<>(rpc.size());
+    for (int i = 0; i < rpc.size(); i++) {
+      out.add(new Follower(rpc.get(i).getId().getId().toStringUtf8(), rpc.size() == match.length ? match[i] : 0,
+          rpc.get(i).getLastRpcElapsedTimeMs()));
+    }
+    return out;
   }
 
   /**

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomery.cluster.slot.HashSlot;
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -186,6 +190,54 @@ class ClusterShardTest {
     }
   }
 
+  @Test
+  void infoMetricsAndHealthDescribeTheShardReplicaOnEveryMember() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("BF.ADD", "{u}a", "x")).isEqualTo(":1\r\n");
+      assertThat(c.call("CF.ADD", "{u}b", "x")).isEqualTo(":1\r\n");
+      assertThat(c.call("CMS.INITBYDIM", "{u}c", "100", "5")).isEqualTo("+OK\r\n");
+      String info = c.call("INFO");
+      assertThat(info).contains("redis_mode:cluster\r\n").contains("# Replication\r\nrole:master\r\n")
+          .contains("db0:keys=3,expires=0,").contains("keys_bloom:1\r\n").contains("keys_cuckoo:1\r\n");
+      assertThat(info).as("the replica's filters, not the node's empty keyspace")
+          .doesNotContain("\r\nused_memory:0\r\n");
+      awaitReply(c, List.of("INFO", "replication"), s -> s.contains("connected_slaves:2\r\n"));
+      assertThat(c.call("INFO", "replication")).containsPattern("slave0:ip=127\\.0\\.0\\.1,port=\\d+,state=online,"
+          + "offset=\\d+,lag=0\r\n");
+    }
+    for (Topology.Node n : nodes) {
+      if (n.equals(leader)) {
+        continue;
+      }
+      try (RespConnection c = new RespConnection(n.port())) {
+        awaitReply(c, List.of("INFO", "keyspace"), s -> s.contains("db0:keys=3,"));
+        assertThat(c.call("INFO", "replication")).contains("role:slave\r\nmaster_host:127.0.0.1\r\nmaster_port:"
+            + leader.port() + "\r\nmaster_link_status:up\r\n");
+      }
+      BloomeryServer server = byId.get(n.id());
+      HttpClient http = HttpClient.newHttpClient();
+      String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort()
+          + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(metrics).contains("\nbloomery_keys 3.0\n");
+      String health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort()
+          + "/health")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(health).contains("\"keys\":3");
+    }
+  }
+
+  /** Sends {@code command} until its reply passes {@code check}: 30 s at most. */
+  private static void awaitReply(RespConnection c, List<String> command, java.util.function.Predicate<String> check)
+      throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    String last;
+    while (!check.test(last = c.call(command.toArray(String[]::new)))) {
+      assertThat(System.nanoTime()).as("%s (last: %s)", command, last).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
   private List<Topology.Node> startShard() throws Exception {
     List<Topology.Node> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -208,8 +260,8 @@ class ClusterShardTest {
     int port = RespConnection.freePort();
     int bus = RespConnection.freePort();
     BloomeryServer server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
-        Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port", "0", "--dir",
-        dir.resolve("n" + i).toString()));
+        Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port",
+        Integer.toString(RespConnection.freePort()), "--dir", dir.resolve("n" + i).toString()));
     servers.add(server);
     try (RespConnection c = new RespConnection(port)) {
       Topology.Node node = new Topology.Node(c.call("CLUSTER", "MYID").substring(5, 45), "127.0.0.1", port,

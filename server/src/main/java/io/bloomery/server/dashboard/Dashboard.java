@@ -46,7 +46,7 @@ public final class Dashboard implements AutoCloseable {
   /** Every live key's health (at most {@code limit}), sorted by key. */
   static List<KeyHealth> healthOfAll(ServerContext context, int limit) {
     List<KeyHealth> all = new ArrayList<>();
-    for (Key key : context.keyspace().keys()) {
+    for (Key key : context.servedKeyspace().keys()) {
       if (all.size() >= limit) {
         break;
       }
@@ -61,15 +61,15 @@ public final class Dashboard implements AutoCloseable {
 
   /** One key's health, {@code null} if it is gone; kinds unsafe for concurrent reads are read under the key lock. */
   static KeyHealth healthOf(ServerContext context, Key key) {
-    long expireAt = context.keyspace().expireAt(key);
-    Object value = context.keyspace().peek(key);
+    long expireAt = context.servedKeyspace().expireAt(key);
+    Object value = context.servedKeyspace().peek(key);
     if (value == null || expireAt == -2) {
       return null;
     }
     if (ValueType.of(value).concurrentReads()) {
       return KeyHealth.of(key.toString(), value, expireAt);
     }
-    return context.keyspace().readLocked(key, v -> v == null ? null : KeyHealth.of(key.toString(), v, expireAt));
+    return context.servedKeyspace().readLocked(key, v -> v == null ? null : KeyHealth.of(key.toString(), v, expireAt));
   }
 
   /**

@@ -42,7 +42,7 @@ final class DashboardPages {
       ServerContext context) {
     StringBuilder html = head("Bloomery dashboard", true);
     html.append("<h1>Bloomery</h1><p class=\"muted\">")
-        .append(field("keys", context.keyspace().size(), Html.count(context.keyspace().size()))).append(" keys, ");
+        .append(field("keys", context.servedKeyspace().size(), Html.count(context.servedKeyspace().size()))).append(" keys, ");
     if (!guarded.isEmpty()) { // not in the keyspace's count, but keys all the same (DBSIZE counts them)
       html.append(field("guarded_keys", guarded.size(), Html.count(guarded.size()))).append(" guarded keys, ");
     }

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Everything commands reach beyond their own connection: keyspace, settings, clients, stats, persistence, the
  * guarded sets. Made complete by a {@link Builder} and never rewired: the server builds one context to replay the
- * journal into and, once recovery has produced the persistence layer, the one that serves clients.
+ * journal into and, once recovery has produced the persistence layer, the one that serves clients. The one thing
+ * set later is the {@link ReplicaView} of a cluster node started on it ({@link #replica}), which decides what
+ * {@link #servedKeyspace()} describes.
  */
 public final class ServerContext {
   private final Keyspace keyspace;
@@ -37,6 +39,7 @@ public final class ServerContext {
   private final QueryMemory queryMemory;
   private final Acl acl;
   private final Monitors monitors = new Monitors();
+  private volatile ReplicaView replica;
 
   /**
    * A context with no persistence, no guarded sets, and BF.LOADCHUNK staging in a temporary directory: what the
@@ -177,11 +180,38 @@ public final class ServerContext {
   }
 
   /**
-   * The bytes counted against {@code maxmemory} and shown as INFO's {@code used_memory}: the keyspace's filters and
-   * the guarded keys' filters.
+   * The keyspace whose keys this server serves, as INFO, {@code /metrics}, {@code /health} and the dashboard
+   * describe it: {@link #keyspace()}, or on a cluster node its shard replica's (none, so an empty one, before it
+   * joins or after it left).
+   */
+  public Keyspace servedKeyspace() {
+    ReplicaView view = replica;
+    if (view == null) {
+      return keyspace;
+    }
+    Keyspace held = view.replicaKeyspace();
+    return held != null ? held : keyspace;
+  }
+
+  /** The cluster node started on this context, once ({@code null} on a single node). */
+  public void replica(ReplicaView view) {
+    if (replica != null) {
+      throw new IllegalStateException("a cluster node is already started on this context");
+    }
+    replica = view;
+  }
+
+  /** The cluster node's replica ({@code null} on a single node). */
+  public ReplicaView replica() {
+    return replica;
+  }
+
+  /**
+   * The bytes counted against {@code maxmemory} and shown as INFO's {@code used_memory}: the served keyspace's
+   * filters and the guarded keys' filters.
    */
   public long usedMemory() {
-    return keyspace.usedBytes() + guards.usedBytes();
+    return servedKeyspace().usedBytes() + guards.usedBytes();
   }
 
   public Settings settings() {

@@ -30,6 +30,7 @@ import io.bloomery.server.rdb.RdbFormatException;
 import io.bloomery.server.resp.Reply;
 import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.state.LogLevel;
+import io.bloomery.server.state.ReplicaView;
 import io.bloomery.server.state.ServerContext;
 import io.bloomery.server.state.ServerStats;
 import io.bloomery.server.state.Settings;
@@ -419,7 +420,7 @@ public final class ServerCommands {
     long uptime = (System.currentTimeMillis() - server.startMillis()) / 1000;
     srv.put("redis_version", ConnectionCommands.REDIS_VERSION);
     srv.put("bloomery_version", BloomeryServer.VERSION);
-    srv.put("redis_mode", "standalone");
+    srv.put("redis_mode", inv.settings().clusterEnabled() ? "cluster" : "standalone");
     srv.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
         + System.getProperty("os.arch"));
     srv.put("arch_bits", "64");
@@ -470,10 +471,9 @@ public final class ServerCommands {
     stats.put("auth_failures_delayed", Long.toString(st.authFailuresDelayed.sum()));
     out.put("stats", stats);
     out.put("commandstats", st.commands.infoFields());
-    Map<String, String> replication = new LinkedHashMap<>();
-    replication.put("role", "master");
-    replication.put("connected_slaves", "0");
-    out.put("replication", replication);
+    ReplicaView replica = server.replica();
+    out.put("replication", replica != null ? replica.replicationInfo()
+        : Map.of("role", "master", "connected_slaves", "0"));
     Map<String, String> cpu = new LinkedHashMap<>();
     cpu.put("used_cpu_user", String.format(Locale.ROOT, "%.6f",
         ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0));
@@ -481,14 +481,15 @@ public final class ServerCommands {
     out.put("modules", Map.of("module", IntrospectionCommands.infoModuleLine()));
     out.put("cluster", Map.of("cluster_enabled", inv.settings().clusterEnabled() ? "1" : "0"));
     Map<String, String> keyspace = new LinkedHashMap<>();
-    long keys = inv.keyspace().size() + (long) inv.server().guards().count(); // as DBSIZE counts them
+    Keyspace served = server.servedKeyspace();
+    long keys = served.size() + (long) inv.server().guards().count(); // as DBSIZE counts them
     if (keys > 0) {
-      keyspace.put("db0", "keys=" + keys + ",expires=" + inv.keyspace().expiringCount() + ",avg_ttl=0");
+      keyspace.put("db0", "keys=" + keys + ",expires=" + served.expiringCount() + ",avg_ttl=0");
     }
     out.put("keyspace", keyspace);
     Map<String, String> bloomery = new LinkedHashMap<>();
     Map<String, Long> byKind = new TreeMap<>();
-    inv.keyspace().forEach((k, v) -> byKind.merge(ValueType.of(v).label(), 1L, Long::sum));
+    served.forEach((k, v) -> byKind.merge(ValueType.of(v).label(), 1L, Long::sum));
     bloomery.put("filter_bytes", Long.toString(used));
     byKind.forEach((kind, n) -> bloomery.put("keys_" + kind, Long.toString(n)));
     bloomery.put("transport", server.transport());
