@@ -1,13 +1,20 @@
 package io.bloomery.cluster.node;
 
+import io.bloomery.cluster.shard.FileSnapshotStateMachine;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.statemachine.TransactionContext;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
 
 /**
  * The state machine of a cluster's metadata group, which every node is a member of: the {@link Topology} (set once,
@@ -18,10 +25,15 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
  * membership change: the new topology, applied only if the current one's {@link #digest} is {@code DIGEST}, so that
  * of two changes planned from the same topology only the first applies) and {@code leader SHARD TERM NODE}. An
  * announcement with a lower term than the one recorded is ignored, so a deposed leader's late announcement never
- * overwrites its successor's. The log is small (one entry per election or membership change) and replayed whole on
- * a start.
+ * overwrites its successor's.
+ *
+ * <p>The log is small (one entry per election or membership change), but it is snapshotted as the shards' logs are,
+ * so that Ratis can purge it and bring a new or far-behind member up to date from a snapshot: a UTF-8 file
+ * ({@link #encodeState}; {@link FileSnapshotStateMachine} does the Ratis side).
  */
-final class MetaStateMachine extends BaseStateMachine {
+final class MetaStateMachine extends FileSnapshotStateMachine {
+  private static final String STATE_HEADER = "bloomery-meta 1";
+
   /** A shard's leader as announced: the node and the Raft term it leads in. */
   record Leader(String node, long term) {}
 
@@ -73,6 +85,84 @@ final class MetaStateMachine extends BaseStateMachine {
   void forget() {
     topology = null;
     leaders.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------------ snapshots
+
+  @Override
+  protected String writeSnapshot(Path file) throws IOException {
+    Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+    Files.writeString(tmp, encodeState(topology, leaders), StandardCharsets.UTF_8);
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    return leaders.size() + " shard leaders, " + (topology == null ? "no topology" : "the topology");
+  }
+
+  @Override
+  protected String loadSnapshot(Path file) throws IOException {
+    if (file == null) {
+      return "nothing";
+    }
+    Map<String, Leader> read = new HashMap<>();
+    Topology t;
+    try {
+      t = decodeState(Files.readString(file, StandardCharsets.UTF_8), read);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("metadata snapshot " + file + " is damaged: " + e.getMessage(), e);
+    }
+    leaders.clear();
+    leaders.putAll(read);
+    topology = t;
+    return read.size() + " shard leaders, " + (t == null ? "no topology" : "the topology");
+  }
+
+  /**
+   * The state as a snapshot holds it: {@code bloomery-meta 1}, a {@code leader SHARD TERM NODE} line per shard, then
+   * {@code topology} and the topology's text ({@link Topology#encode}), or {@code none} before the cluster exists.
+   */
+  static String encodeState(Topology topology, Map<String, Leader> leaders) {
+    StringBuilder sb = new StringBuilder(STATE_HEADER).append('\n');
+    new java.util.TreeMap<>(leaders).forEach((shard, l) -> sb.append("leader ").append(shard).append(' ')
+        .append(l.term()).append(' ').append(l.node()).append('\n'));
+    return topology == null ? sb.append("none\n").toString() : sb.append("topology\n").append(topology.encode())
+        .toString();
+  }
+
+  /**
+   * Reads {@link #encodeState}'s text into {@code leaders} and returns its topology ({@code null} for none).
+   *
+   * @throws IllegalArgumentException if the text is not such a state
+   */
+  static Topology decodeState(String text, Map<String, Leader> leaders) {
+    int at = text.indexOf('\n');
+    if (at < 0 || !text.substring(0, at).equals(STATE_HEADER)) {
+      throw new IllegalArgumentException("not a metadata snapshot (no \"" + STATE_HEADER + "\" line)");
+    }
+    while (true) {
+      int from = at + 1;
+      at = text.indexOf('\n', from);
+      String line = at < 0 ? text.substring(from) : text.substring(from, at);
+      if (line.equals("none") && (at < 0 || at == text.length() - 1)) {
+        return null;
+      }
+      if (line.equals("topology")) {
+        if (at < 0) {
+          throw new IllegalArgumentException("the topology is missing");
+        }
+        return Topology.parse(text.substring(at + 1));
+      }
+      String[] f = line.split(" ");
+      if (f.length != 4 || !f[0].equals("leader") || at < 0) {
+        throw new IllegalArgumentException("unexpected line: " + line);
+      }
+      try {
+        leaders.put(f[1], new Leader(f[3], Long.parseLong(f[2])));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("bad term in: " + line, e);
+      }
+    }
   }
 
   static Message leaderEntry(String shard, long term, String node) {

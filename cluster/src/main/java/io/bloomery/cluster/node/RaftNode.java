@@ -45,6 +45,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -84,6 +85,8 @@ public final class RaftNode implements ClusterNode {
   private static final long FAILOVER_MILLIS = 10_000;
   /** The shortest Raft election timeout of every group (the longest is twice it). */
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
+  /** How long Ratis may take to write a group's snapshot for {@code SAVE}: a shard's filters can be gigabytes. */
+  private static final Duration SNAPSHOT_WAIT = Duration.ofMinutes(10);
   private static final Set<String> REFUSED = Set.of("multi", "watch", "bf.loadchunk");
 
   private final NodeIdentity me;
@@ -210,6 +213,9 @@ public final class RaftNode implements ClusterNode {
       case "readwrite" -> {
         client.replicaReads(false);
         return done(Reply.OK);
+      }
+      case "save", "bgsave" -> {
+        return snapshot(name.equals("save"));
       }
       case "asking" -> {
         return argv.size() == 1 ? done(Reply.OK) : done(Reply.error("ERR wrong number of arguments for 'asking' "
@@ -388,6 +394,35 @@ public final class RaftNode implements ClusterNode {
       return done(Reply.error("CLUSTERDOWN this node holds no replica of shard " + shard.name()));
     }
     return machine.query(ShardClient.message(argv)).thenApply(ShardStateMachine::reply);
+  }
+
+  // ------------------------------------------------------------------------------------------------ SAVE
+
+  /**
+   * {@code SAVE} and {@code BGSAVE} on a cluster node: a Ratis snapshot of each of its groups (its shard's replica
+   * and the metadata group), after which Ratis may purge their logs up to it. The server's own snapshot file would
+   * hold its local keyspace, which a cluster node does not use. A group with no entry applied since its last
+   * snapshot keeps that one. {@code SAVE} answers once every snapshot is written; {@code BGSAVE} at once, logging a
+   * failure.
+   */
+  private CompletionStage<Reply> snapshot(boolean wait) {
+    List<CompletableFuture<Reply>> taken = new ArrayList<>();
+    for (RaftGroupId g : raft.getGroupIds()) {
+      CompletableFuture<RaftClientReply> sent = raft.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
+          clientId, raft.getId(), g, callIds.incrementAndGet(), SNAPSHOT_WAIT.toMillis(), 1));
+      taken.add(sent.handle((reply, failure) -> {
+        Throwable why = failure != null ? failure : reply.isSuccess() ? null : reply.getException();
+        if (why != null) {
+          LOG.warn("the snapshot of group {} failed", g, why);
+          return Reply.error("ERR the snapshot of Raft group " + g.getUuid() + " failed: " + why.getMessage());
+        }
+        return Reply.OK;
+      }));
+    }
+    CompletableFuture<Reply> all = CompletableFuture.allOf(taken.toArray(CompletableFuture[]::new))
+        .thenApply(v -> taken.stream().map(CompletableFuture::join).filter(r -> r != Reply.OK).findFirst()
+            .orElse(Reply.OK));
+    return wait ? all : done(new Reply.Simple("Background saving started"));
   }
 
   // ------------------------------------------------------------------------------------------------ INFO

@@ -11,36 +11,20 @@ import io.bloomery.server.keyspace.CommandClock;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.persistence.SnapshotFiles;
 import io.bloomery.server.resp.Reply;
-import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.raftlog.RaftLog;
-import org.apache.ratis.server.storage.FileInfo;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
  * How a shard's replicas stay identical.
@@ -68,10 +52,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #reads}) are answered from the keyspace by {@link #query}, after the leader confirmed its leadership for
  * linearizable reads.
  */
-public final class ShardStateMachine extends BaseStateMachine {
-  private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
+public final class ShardStateMachine extends FileSnapshotStateMachine {
 
-  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final Keyspace keyspace = new Keyspace(CommandClock::now);
   private final Settings applied = new Settings();
   private final Settings node;
@@ -117,96 +99,24 @@ public final class ShardStateMachine extends BaseStateMachine {
     return dispatcher.table().get(name);
   }
 
-  /** Loads the latest snapshot, if any; the state machine is then running (Ratis pauses it to install a snapshot). */
+  /** Replaces the keyspace with {@code file}'s keys (none for {@code null}); no query sees it half done. */
   @Override
-  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-    getLifeCycle().startAndTransition(() -> {
-      super.initialize(server, groupId, raftStorage);
-      storage.init(raftStorage);
-      deleteUnfinishedSnapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
-      load(storage.getLatestSnapshot());
-    }, IOException.class);
-  }
-
-  /**
-   * Deletes the temporary files of snapshots a crash interrupted ({@code .snapshot.TERM_INDEX.RANDOM.tmp}: a snapshot
-   * is written through one and renamed into place whole), which nothing else would ever remove.
-   */
-  private void deleteUnfinishedSnapshots(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return;
-    }
-    try (DirectoryStream<Path> unfinished = Files.newDirectoryStream(dir, ".snapshot.*.tmp")) {
-      for (Path file : unfinished) {
-        Files.deleteIfExists(file);
-        LOG.info("{}: deleted {}, a snapshot a crash interrupted", getId(), file.getFileName());
-      }
-    }
-  }
-
-  /** Before Ratis installs a snapshot from the leader: no entry is applied until {@link #reinitialize}. */
-  @Override
-  public void pause() {
-    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
-      getLifeCycle().transition(LifeCycle.State.PAUSING);
-      getLifeCycle().transition(LifeCycle.State.PAUSED);
-    }
-  }
-
-  /**
-   * After Ratis paused the state machine and put a snapshot from the leader in its directory: replaces the keyspace
-   * with that snapshot and runs again.
-   */
-  @Override
-  public void reinitialize() throws IOException {
-    load(storage.loadLatestSnapshot());
-    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
-      getLifeCycle().transition(LifeCycle.State.STARTING);
-      getLifeCycle().transition(LifeCycle.State.RUNNING);
-    }
-  }
-
-  @Override
-  public SimpleStateMachineStorage getStateMachineStorage() {
-    return storage;
-  }
-
-  /** Replaces the keyspace with {@code snapshot}'s keys (none for {@code null}) and its position in the log. */
-  private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+  protected String loadSnapshot(Path file) throws IOException {
     loading.writeLock().lock();
     try {
       try (Keyspace.Write all = keyspace.writeAll()) {
         all.clear();
       }
-      if (snapshot == null) {
-        return;
-      }
-      Path file = snapshot.getFile().getPath();
-      MD5Hash md5 = snapshot.getFile().getFileDigest();
-      if (md5 != null) {
-        MD5FileUtil.verifySavedMD5(file.toFile(), md5);
-      }
-      long keys = SnapshotFiles.read(file, keyspace::restore);
-      setLastAppliedTermIndex(snapshot.getTermIndex());
-      LOG.info("{}: loaded snapshot {} ({} keys) at {}", getId(), file.getFileName(), keys, snapshot.getTermIndex());
+      return file == null ? "no keys" : SnapshotFiles.read(file, keyspace::restore) + " keys";
     } finally {
       loading.writeLock().unlock();
     }
   }
 
+  /** The server's snapshot file of the keyspace: its copy-on-write cut lets reads go on meanwhile. */
   @Override
-  public long takeSnapshot() throws IOException {
-    TermIndex last = getLastAppliedTermIndex();
-    if (last == null || last.getIndex() < 0) {
-      return RaftLog.INVALID_LOG_INDEX;
-    }
-    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    Files.createDirectories(file.toPath().getParent());
-    long keys = SnapshotFiles.write(keyspace, file.toPath(), System::currentTimeMillis);
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
-    LOG.info("{}: snapshot {} written ({} keys)", getId(), file.getName(), keys);
-    return last.getIndex();
+  protected String writeSnapshot(Path file) throws IOException {
+    return SnapshotFiles.write(keyspace, file, System::currentTimeMillis) + " keys";
   }
 
   /**

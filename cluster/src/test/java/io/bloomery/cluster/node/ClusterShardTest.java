@@ -10,6 +10,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -227,6 +228,57 @@ class ClusterShardTest {
     }
   }
 
+  /**
+   * SAVE on a cluster node snapshots its shard's replica and the metadata group. Restarted, the node applies only
+   * the entries after its snapshots (Ratis starts applying at a snapshot's index), so it knows the cluster and holds
+   * its keys through the two snapshots, and it follows the log written while it was down.
+   */
+  @Test
+  void saveSnapshotsBothGroupsAndAMemberRestartsFromThem() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    List<String> exists = new ArrayList<>(List.of("BF.MEXISTS", "urls"));
+    try (RespConnection c = new RespConnection(leader.port())) {
+      for (int i = 0; i < 20; i++) {
+        exists.add("https://example.com/" + i);
+        assertThat(c.call("BF.ADD", "urls", exists.get(exists.size() - 1))).isEqualTo(":1\r\n");
+      }
+    }
+    int x = nodes.indexOf(nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow());
+    Topology.Node follower = nodes.get(x);
+    try (RespConnection c = new RespConnection(follower.port())) {
+      awaitReply(c, List.of("INFO", "keyspace"), r -> r.contains("db0:keys=1,"));
+      assertThat(c.call("SAVE")).isEqualTo("+OK\r\n");
+      assertThat(c.call("BGSAVE")).isEqualTo("+Background saving started\r\n");
+    }
+    BloomeryServer stopped = byId.get(follower.id());
+    stopped.close();
+    servers.remove(stopped);
+    Path raftDir = dir.resolve("n" + x).resolve("raft");
+    List<Path> groups;
+    try (var listed = Files.list(raftDir)) {
+      groups = listed.filter(Files::isDirectory).filter(g -> Files.isDirectory(g.resolve("current"))).toList();
+    }
+    assertThat(groups).as("the shard's group and the metadata group").hasSize(2);
+    for (Path g : groups) {
+      try (var files = Files.list(g.resolve("sm"))) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .as("snapshots in %s", g).anyMatch(f -> f.matches("snapshot\\.\\d+_\\d+"));
+      }
+    }
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("BF.ADD", "urls", "while it was down")).isEqualTo(":1\r\n");
+    }
+    exists.add("while it was down");
+    String all = "*21\r\n" + ":1\r\n".repeat(21);
+    startNode(x, follower.port(), follower.busPort());
+    try (RespConnection c = new RespConnection(follower.port())) {
+      awaitReply(c, List.of("CLUSTER", "NODES"), r -> nodes.stream().allMatch(n -> r.contains(n.id())));
+      assertThat(c.call("READONLY")).isEqualTo("+OK\r\n");
+      awaitReply(c, exists, r -> r.equals(all));
+    }
+  }
+
   /** Sends {@code command} until its reply passes {@code check}: 30 s at most. */
   private static void awaitReply(RespConnection c, List<String> command, java.util.function.Predicate<String> check)
       throws Exception {
@@ -257,8 +309,11 @@ class ClusterShardTest {
 
   /** Starts cluster node {@code i} (not in a cluster yet). */
   private Topology.Node startNode(int i) throws Exception {
-    int port = RespConnection.freePort();
-    int bus = RespConnection.freePort();
+    return startNode(i, RespConnection.freePort(), RespConnection.freePort());
+  }
+
+  /** Starts cluster node {@code i} on these ports (its directory as it is: new, or of a stopped node). */
+  private Topology.Node startNode(int i, int port, int bus) throws Exception {
     BloomeryServer server = BloomeryServer.start(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port",
         Integer.toString(port), "--cluster-port", Integer.toString(bus), "--http-port",
         Integer.toString(RespConnection.freePort()), "--dir", dir.resolve("n" + i).toString()));

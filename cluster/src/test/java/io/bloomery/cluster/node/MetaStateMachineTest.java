@@ -1,0 +1,58 @@
+package io.bloomery.cluster.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The metadata group's snapshot text: what it holds round trips, and a damaged file is refused, not half read. */
+class MetaStateMachineTest {
+
+  private static Topology sixNodes() {
+    List<Topology.Node> nodes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      nodes.add(new Topology.Node(String.format("%040x", i + 1), "127.0.0.1", 7000 + i, "127.0.0.1", 17000 + i));
+    }
+    return Topology.plan("a".repeat(40), nodes, 3);
+  }
+
+  @Test
+  void theTopologyAndEveryShardsLeaderRoundTrip() {
+    Topology t = sixNodes();
+    Map<String, MetaStateMachine.Leader> leaders = Map.of("s0", new MetaStateMachine.Leader("1".repeat(40), 7),
+        "s1", new MetaStateMachine.Leader("4".repeat(40), 12));
+    Map<String, MetaStateMachine.Leader> read = new HashMap<>();
+    assertThat(MetaStateMachine.decodeState(MetaStateMachine.encodeState(t, leaders), read)).isEqualTo(t);
+    assertThat(read).isEqualTo(leaders);
+
+    read.clear();
+    assertThat(MetaStateMachine.decodeState(MetaStateMachine.encodeState(null, Map.of()), read)).isNull();
+    assertThat(read).isEmpty();
+  }
+
+  @Test
+  void aDamagedSnapshotIsRefusedWithWhatIsWrong() {
+    String good = MetaStateMachine.encodeState(sixNodes(), Map.of("s0", new MetaStateMachine.Leader("b", 3)));
+    Map<String, MetaStateMachine.Leader> read = new HashMap<>();
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("", read)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a metadata snapshot");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 2\nnone\n", read))
+        .hasMessageContaining("not a metadata snapshot");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 1\nleader s0 x b\nnone\n", read))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad term");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 1\nleader s0 3\nnone\n", read))
+        .hasMessageContaining("unexpected line");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 1\nleader s0 3 b", read))
+        .as("cut before its topology").hasMessageContaining("unexpected line");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 1\ntopology", read))
+        .hasMessageContaining("the topology is missing");
+    assertThatThrownBy(() -> MetaStateMachine.decodeState(good.substring(0, good.length() / 2), read))
+        .as("cut inside its topology").isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MetaStateMachine.decodeState("bloomery-meta 1\nnone\ntrailing", read))
+        .hasMessageContaining("unexpected line");
+  }
+}
