@@ -7,6 +7,7 @@ import io.bloomery.server.state.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -53,6 +54,21 @@ public final class Main {
     }
     LogLevel.apply(config.loglevel());
     rememberSecrets(config);
+    // Until the server has started (recovery can take a while), SIGTERM and SIGINT end the process at once with
+    // status 0 and SIGHUP is ignored: left to the JVM they would exit 143 and 129. A server half started holds
+    // nothing a crash would not lose, and the shutdown hook closes it cleanly once start has returned it.
+    AtomicReference<BloomeryServer> started = new AtomicReference<>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      BloomeryServer s = started.get();
+      if (s != null) {
+        s.close();
+      }
+    }, "bloomery-shutdown"));
+    installSignalHandlers(() -> {
+      LoggerFactory.getLogger(Main.class).info("stopped while starting: exiting before serving");
+      System.exit(0);
+    });
+    handle("HUP", () -> LoggerFactory.getLogger(Main.class).info("SIGHUP while starting: ignored"));
     BloomeryServer server;
     try {
       server = BloomeryServer.start(config);
@@ -61,6 +77,7 @@ public final class Main {
       err.flush();
       return 1;
     }
+    started.set(server);
     CountDownLatch stopped = new CountDownLatch(1);
     Runnable stop = () -> {
       try {
@@ -72,7 +89,6 @@ public final class Main {
     server.afterShutdown(stopped::countDown); // SHUTDOWN: closed already, exit 0
     installSignalHandlers(stop);
     handle("HUP", () -> reload(args, server.context().settings()));
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "bloomery-shutdown"));
     String host = config.bind().get(0);
     out.println("Ready to accept connections tcp on " + host + ":" + server.port());
     String http = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + server.httpPort();

@@ -96,6 +96,69 @@ class MainProcessIT {
     }
   }
 
+  /**
+   * A signal while the server starts (sent as the log says the data is loaded, before it binds its ports): SIGTERM
+   * ends it with status 0, not the JVM's 143; SIGHUP is ignored, not the JVM's exit 129, and the server comes up.
+   * Either way the key written before is there afterwards.
+   */
+  @Test
+  void aSignalWhileStartingStopsWithZeroOrIsIgnoredAndLosesNothing() throws Exception {
+    int[] port = new int[1];
+    Process first = serve(List.of("--appendonly", "yes", "--dir", dir.toString()), port);
+    try (RawClient c = new RawClient(port[0])) {
+      assertThat(c.call("BF.ADD", "k", "x")).isEqualTo(":1\r\n");
+    } finally {
+      first.destroy();
+      assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    for (String signal : List.of("TERM", "HUP")) {
+      Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+          "io.bloomery.server.Main", "--port", "0", "--http-port", "0", "--appendonly", "yes", "--dir",
+          dir.toString()).start();
+      try {
+        BufferedReader err = new BufferedReader(new InputStreamReader(process.getErrorStream(),
+            StandardCharsets.UTF_8));
+        String line;
+        while ((line = err.readLine()) != null && !line.contains("DB loaded from disk")) {
+          // the JVM's warnings, then the server's log up to the end of recovery
+        }
+        assertThat(line).as("the server logs its recovery").isNotNull();
+        if (signal.equals("TERM")) {
+          process.destroy();
+        } else {
+          assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(process.pid())).start().waitFor()).isZero();
+        }
+        Thread.ofPlatform().daemon().start(() -> err.lines().forEach(l -> { })); // keep draining its log
+        if (signal.equals("TERM")) {
+          assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+          assertThat(process.exitValue()).as("exit status after SIGTERM while starting").isZero();
+          continue;
+        }
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+            StandardCharsets.UTF_8));
+        Matcher m = Pattern.compile("Ready to accept connections tcp on 127\\.0\\.0\\.1:(\\d+)")
+            .matcher(String.valueOf(out.readLine()));
+        assertThat(m.matches()).as("the server came up after SIGHUP while starting").isTrue();
+        try (RawClient c = new RawClient(Integer.parseInt(m.group(1)))) {
+          assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
+        }
+        process.destroy();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isZero();
+      } finally {
+        process.destroyForcibly();
+      }
+    }
+    Process last = serve(List.of("--appendonly", "yes", "--dir", dir.toString()), port);
+    try (RawClient c = new RawClient(port[0])) {
+      assertThat(c.call("BF.EXISTS", "k", "x")).isEqualTo(":1\r\n");
+    } finally {
+      last.destroy();
+      assertThat(last.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
   /** Starts {@code bloomery serve} with {@code args} and returns it with its port (from the Ready line). */
   private static Process serve(List<String> args, int[] port) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
