@@ -271,9 +271,12 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  /** The cluster's topology as node {@code a}'s metadata group holds it. */
+  /**
+   * The cluster's topology as the metadata group has committed it, asked of node {@code a} (which waits up to 20 s
+   * for the group to have a leader).
+   */
   static Topology topologyOf(Auth auth, Address a) {
-    try (RespClient c = auth.connect(a, 10_000)) {
+    try (RespClient c = auth.connect(a, 30_000)) {
       return Topology.parse(c.callForText("CLUSTER", "TOPOLOGY"));
     } catch (RespClient.Failure e) {
       throw CliException.failure("cannot read the cluster's topology from " + a + ": " + e.getMessage(), e);

@@ -95,6 +95,7 @@ final class ClusterReplies {
           default -> node.setTopology(topology);
         };
       }
+      case "topology" -> node.committedTopologyReply();
       default -> RaftNode.done(answer(sub, argv));
     };
   }
@@ -113,7 +114,6 @@ final class ClusterReplies {
     Topology t = node.topology();
     return switch (sub) {
       case "myid" -> Reply.bulk(node.me().id());
-      case "topology" -> t == null ? Reply.error("CLUSTERDOWN Hash slot not served") : Reply.bulk(t.encode());
       case "keyslot" -> Reply.integer(HashSlot.of(argv.get(2)));
       case "info" -> new Reply.Verbatim("txt", info(t));
       case "nodes" -> new Reply.Verbatim("txt", nodes(t));

@@ -80,6 +80,8 @@ public final class RaftNode implements ClusterNode {
       UUID.nameUUIDFromBytes("bloomery-cluster-metadata".getBytes(StandardCharsets.UTF_8)));
   /** How long a command waits for its shard to have a leader before the client is told the cluster is down. */
   static final Duration LEADER_WAIT = Duration.ofSeconds(5);
+  /** How long CLUSTER TOPOLOGY asks the metadata group again while it has no leader (its leader was just lost). */
+  private static final Duration TOPOLOGY_WAIT = Duration.ofSeconds(20);
   private static final long POLL_MILLIS = 50;
   /** How long CLUSTER FAILOVER waits for the leader to bring this replica up to date and hand over. */
   private static final long FAILOVER_MILLIS = 10_000;
@@ -102,6 +104,8 @@ public final class RaftNode implements ClusterNode {
   private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
   private volatile RaftClient metaClient;
+  /** The metadata group's members {@link #metaClient} was made for. */
+  private java.util.Collection<RaftPeer> metaClientPeers;
   /** Whether this node left its cluster ({@link #leave}) since it started. */
   private volatile boolean left;
 
@@ -603,26 +607,43 @@ public final class RaftNode implements ClusterNode {
   }
 
   /** A Ratis client of the metadata group, made once the group is known here. */
+  /**
+   * A client of the metadata group, made for its members as this node's replica knows them and made again when they
+   * changed: a client knows only the peers it was made with, and a removed node's bus port may now be another
+   * node's, which answers for no such group.
+   */
   private RaftClient metaClient() {
-    RaftClient c = metaClient;
-    if (c == null) {
-      synchronized (this) {
-        c = metaClient;
-        if (c == null) {
-          RaftServer.Division division = division(META);
-          if (division == null) {
-            throw new IllegalStateException("this node is in no cluster");
-          }
-          c = RaftClient.newBuilder().setRaftGroup(division.getGroup()).setProperties(new RaftProperties())
-              .setClientId(ClientId.randomId())
-              .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
-                  TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-              .build();
-          metaClient = c;
-        }
-      }
+    RaftServer.Division division = division(META);
+    if (division == null) {
+      throw new IllegalStateException("this node is in no cluster");
     }
-    return c;
+    RaftGroup group = division.getGroup();
+    synchronized (this) {
+      RaftClient c = metaClient;
+      if (c != null && group.getPeers().equals(metaClientPeers)) {
+        return c;
+      }
+      RaftClient made = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+          .setClientId(ClientId.randomId())
+          .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
+              TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+          .build();
+      metaClient = made;
+      metaClientPeers = group.getPeers();
+      if (c != null) {
+        // requests in flight on the old client complete or fail on their own; close it once they had time to
+        timer.schedule(() -> closeQuietly(c), 60, TimeUnit.SECONDS);
+      }
+      return made;
+    }
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing a metadata client failed", e);
+    }
   }
 
   // ------------------------------------------------------------------------------------------------ create
@@ -737,6 +758,39 @@ public final class RaftNode implements ClusterNode {
         return Reply.error("ERR the membership change did not complete: " + e.getMessage());
       }
     }, admin);
+  }
+
+  /**
+   * {@code CLUSTER TOPOLOGY}: the topology as the metadata group has committed it, read through its leader, not this
+   * node's replica, which may not have applied the latest change yet (a node just restarted): {@code bloomery
+   * cluster add-node} and {@code del-node} plan their change from it.
+   */
+  CompletionStage<Reply> committedTopologyReply() {
+    return committedTopologyReply(System.nanoTime() + TOPOLOGY_WAIT.toNanos());
+  }
+
+  /** As {@link #committedTopologyReply()}, asking again while the metadata group elects a leader until deadline. */
+  private CompletionStage<Reply> committedTopologyReply(long deadline) {
+    RaftClient client;
+    try {
+      client = left || !joined() ? null : metaClient();
+    } catch (IllegalStateException e) {
+      client = null;
+    }
+    if (client == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    return client.async().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).handle((reply, failure) -> {
+      if (failure != null || !reply.isSuccess()) {
+        if (System.nanoTime() < deadline) {
+          return later(() -> committedTopologyReply(deadline));
+        }
+        return done(Reply.error("CLUSTERDOWN the metadata group did not answer: "
+            + (failure != null ? failure.getMessage() : reply.getException())));
+      }
+      String text = reply.getMessage().getContent().toStringUtf8();
+      return done(text.isEmpty() ? Reply.error("CLUSTERDOWN Hash slot not served") : Reply.bulk(text));
+    }).thenCompose(r -> r);
   }
 
   /**
