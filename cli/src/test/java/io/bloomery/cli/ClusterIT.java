@@ -133,6 +133,15 @@ class ClusterIT {
         }
       }
     }
+    // a transaction through Jedis's own MULTI/EXEC, on the leader of its keys' slot
+    try (Jedis jedis = new Jedis("127.0.0.1", leaderPort(ports.get(0), HashSlot.of("{tx}a".getBytes(
+        StandardCharsets.UTF_8))))) {
+      redis.clients.jedis.Transaction tx = jedis.multi();
+      tx.sendCommand(command("BF.ADD"), "{tx}a", "x");
+      tx.sendCommand(command("CF.ADD"), "{tx}b", "x");
+      tx.sendCommand(command("BF.EXISTS"), "{tx}a", "x");
+      assertThat(tx.exec()).containsExactly(1L, 1L, 1L);
+    }
     try (Jedis node = new Jedis("127.0.0.1", ports.get(0))) {
       assertThat(node.info("cluster")).contains("cluster_enabled:1");
       assertThat(node.clusterInfo()).contains("cluster_state:ok").contains("cluster_known_nodes:6")
@@ -146,7 +155,8 @@ class ClusterIT {
           .hasMessage("ERR unknown subcommand 'NOSUCH'. Try CLUSTER HELP.");
       assertThatThrownBy(() -> node.sendCommand(command("EXISTS"), "a", "b"))
           .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
-      assertThatThrownBy(() -> node.sendCommand(command("MULTI"))).hasMessageContaining("not available on a cluster");
+      assertThatThrownBy(() -> node.sendCommand(command("WATCH"), "k"))
+          .hasMessageContaining("not available on a cluster");
     }
   }
 

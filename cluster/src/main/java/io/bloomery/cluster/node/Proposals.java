@@ -57,17 +57,19 @@ final class Proposals {
   private boolean inFlight;
 
   /**
-   * A write waiting for its entry.
+   * A write, or a transaction's commands, waiting for its entry. A transaction's commands stay together in one entry,
+   * so they apply with no other command between them, as {@code EXEC} runs them.
    *
-   * @param argv the command
-   * @param size its arguments' bytes
+   * @param commands the command, or the transaction's commands in order
+   * @param transaction whether {@code commands} are a transaction's: its reply is the array of theirs
+   * @param size their arguments' bytes
    * @param deadline when ({@link System#nanoTime}) a leader not ready yet stops being waited for
    * @param elsewhere where the command goes if this node no longer leads the shard when its turn comes (a
    *     redirection)
-   * @param reply completed with the command's reply
+   * @param reply completed with the command's reply, or the transaction's array of replies
    */
-  record Proposal(List<byte[]> argv, long size, long deadline, Supplier<CompletionStage<Reply>> elsewhere,
-      CompletableFuture<Reply> reply) {}
+  record Proposal(List<List<byte[]>> commands, boolean transaction, long size, long deadline,
+      Supplier<CompletionStage<Reply>> elsewhere, CompletableFuture<Reply> reply) {}
 
   Proposals(RaftServer raft, RaftGroupId group, String shard, ClientId clientId, LongSupplier callIds,
       ScheduledExecutorService timer) {
@@ -81,11 +83,27 @@ final class Proposals {
 
   /** Queues a write; the returned stage completes with its reply, after every write queued before it. */
   CompletableFuture<Reply> add(List<byte[]> argv, long deadline, Supplier<CompletionStage<Reply>> elsewhere) {
+    return add(List.of(argv), false, deadline, elsewhere);
+  }
+
+  /**
+   * Queues a transaction's commands, to be applied together in one entry; the returned stage completes with the
+   * array of their replies, after every write queued before them.
+   */
+  CompletableFuture<Reply> addTransaction(List<List<byte[]>> commands, long deadline,
+      Supplier<CompletionStage<Reply>> elsewhere) {
+    return add(commands, true, deadline, elsewhere);
+  }
+
+  private CompletableFuture<Reply> add(List<List<byte[]>> commands, boolean transaction, long deadline,
+      Supplier<CompletionStage<Reply>> elsewhere) {
     long size = 0;
-    for (byte[] a : argv) {
-      size += a.length;
+    for (List<byte[]> argv : commands) {
+      for (byte[] a : argv) {
+        size += a.length;
+      }
     }
-    Proposal p = new Proposal(argv, size, deadline, elsewhere, new CompletableFuture<>());
+    Proposal p = new Proposal(commands, transaction, size, deadline, elsewhere, new CompletableFuture<>());
     boolean send;
     synchronized (this) {
       queue.add(p);
@@ -103,10 +121,12 @@ final class Proposals {
     List<Proposal> batch = new ArrayList<>();
     synchronized (this) {
       long bytes = 0;
-      while (!queue.isEmpty() && batch.size() < MAX_COMMANDS
-          && (batch.isEmpty() || bytes + queue.peek().size() <= MAX_BYTES)) {
+      int count = 0;
+      while (!queue.isEmpty() && (batch.isEmpty() || count + queue.peek().commands().size() <= MAX_COMMANDS
+          && bytes + queue.peek().size() <= MAX_BYTES)) { // a larger transaction or command goes alone
         Proposal p = queue.poll();
         bytes += p.size();
+        count += p.commands().size();
         batch.add(p);
       }
       if (batch.isEmpty()) {
@@ -130,7 +150,7 @@ final class Proposals {
     }
     List<List<byte[]>> commands = new ArrayList<>(batch.size());
     for (Proposal p : batch) {
-      commands.add(p.argv());
+      commands.addAll(p.commands());
     }
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
         .setGroupId(group).setCallId(callIds.getAsLong())
@@ -168,12 +188,17 @@ final class Proposals {
     try {
       if (failure == null && reply.isSuccess()) {
         Reply replies = ShardStateMachine.reply(reply.getMessage());
-        if (!(replies instanceof Reply.Array array) || array.elements().size() != batch.size()) {
-          failAll(batch, Reply.error("ERR shard " + shard + " answered a batch of " + batch.size()
+        int count = batch.stream().mapToInt(p -> p.commands().size()).sum();
+        if (!(replies instanceof Reply.Array array) || array.elements().size() != count) {
+          failAll(batch, Reply.error("ERR shard " + shard + " answered a batch of " + count
               + " commands with " + replies));
         } else {
-          for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).reply().complete(array.elements().get(i));
+          int at = 0;
+          for (Proposal p : batch) {
+            int n = p.commands().size();
+            p.reply().complete(p.transaction() ? Reply.array(new ArrayList<>(array.elements().subList(at, at + n)))
+                : array.elements().get(at));
+            at += n;
           }
         }
       } else if (failure == null && reply.getNotLeaderException() != null) {

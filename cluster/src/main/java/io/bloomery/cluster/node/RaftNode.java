@@ -89,7 +89,7 @@ public final class RaftNode implements ClusterNode {
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   /** How long Ratis may take to write a group's snapshot for {@code SAVE}: a shard's filters can be gigabytes. */
   private static final Duration SNAPSHOT_WAIT = Duration.ofMinutes(10);
-  private static final Set<String> REFUSED = Set.of("multi", "watch", "bf.loadchunk");
+  private static final Set<String> REFUSED = Set.of("watch", "bf.loadchunk");
 
   private final NodeIdentity me;
   private final RaftServer raft;
@@ -231,8 +231,8 @@ public final class RaftNode implements ClusterNode {
       return null;
     }
     if (REFUSED.contains(name) || "guard".equals(spec.group())) {
-      return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node: a "
-          + "shard's log carries single commands (docs/CLUSTER.md)"));
+      return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node "
+          + "(docs/CLUSTER.md)"));
     }
     boolean write = ShardStateMachine.replicates(spec);
     boolean read = ShardStateMachine.reads(spec);
@@ -281,6 +281,69 @@ public final class RaftNode implements ClusterNode {
     return localRead(mine, argv);
   }
 
+  /**
+   * {@code EXEC}: a transaction's commands go to their shard's log together, as one entry with nothing between them
+   * (reads included, so that they see the transaction's earlier writes), and the reply is the array of theirs. As in
+   * Redis Cluster, every key of a transaction must hash to one slot, which this node's shard must lead (else
+   * {@code MOVED}); a command that is not a keyed data command, or one refused for memory, discards it.
+   */
+  @Override
+  public CompletionStage<Reply> transaction(ClientState client, List<CommandSpec> specs,
+      List<List<byte[]>> commands) {
+    if (commands.isEmpty()) {
+      return done(Reply.array(List.of()));
+    }
+    int slot = -1;
+    for (int i = 0; i < commands.size(); i++) {
+      CommandSpec spec = specs.get(i);
+      List<Key> keys = Dispatcher.keysOf(spec, commands.get(i));
+      if (!(ShardStateMachine.replicates(spec) || ShardStateMachine.reads(spec)) || REFUSED.contains(spec.name())
+          || "guard".equals(spec.group()) || keys.isEmpty()) {
+        return done(Reply.error("EXECABORT Transaction discarded because of: " + spec.name().toUpperCase(Locale.ROOT)
+            + " is not available in a transaction on a cluster node (keyed data commands only)"));
+      }
+      for (Key k : keys) {
+        int s = HashSlot.of(k.bytes());
+        if (slot >= 0 && s != slot) {
+          return done(Reply.error("EXECABORT Transaction discarded because of: CROSSSLOT Keys in request don't hash "
+              + "to the same slot"));
+        }
+        slot = s;
+      }
+    }
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    return transactionAt(specs, commands, topology.shardOf(slot), slot,
+        System.nanoTime() + LEADER_WAIT.toNanos());
+  }
+
+  private CompletionStage<Reply> transactionAt(List<CommandSpec> specs, List<List<byte[]>> commands,
+      Topology.Shard shard, int slot, long deadline) {
+    RaftServer.Division division = division(shard);
+    if (division != null && division.getInfo().isLeader()) {
+      ShardStateMachine machine = shards.get(division.getGroup().getGroupId());
+      for (CommandSpec spec : specs) {
+        String refused = machine == null ? null : machine.refusal(spec);
+        if (refused != null) {
+          return done(Reply.error("EXECABORT Transaction discarded because of: " + refused));
+        }
+      }
+      return proposalsOf(division, shard).addTransaction(commands, deadline,
+              () -> transactionAt(specs, commands, shard, slot, deadline));
+    }
+    String leader = leaderOf(shard);
+    if (leader != null && !leader.equals(me.id())) {
+      Topology.Node node = meta.topology().node(leader);
+      return done(Reply.error("MOVED " + slot + " " + node.host() + ":" + node.port()));
+    }
+    if (System.nanoTime() > deadline) {
+      return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
+    }
+    return later(() -> transactionAt(specs, commands, shard, slot, deadline));
+  }
+
   /** A command of {@code slot}, served by {@code shard}: run here if this node leads it, else redirected. */
   private CompletionStage<Reply> keyed(ClientState client, List<byte[]> argv, Topology.Shard shard, int slot,
       boolean write, long deadline) {
@@ -301,6 +364,12 @@ public final class RaftNode implements ClusterNode {
       return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
     }
     return later(() -> keyed(client, argv, shard, slot, write, deadline));
+  }
+
+  /** The queue of writes for the shard this node leads through {@code division}. */
+  private Proposals proposalsOf(RaftServer.Division division, Topology.Shard shard) {
+    return proposals.computeIfAbsent(division.getGroup().getGroupId(), g -> new Proposals(raft, g, shard.name(),
+        clientId, callIds::incrementAndGet, timer));
   }
 
   /** The reply {@code attempt} gives when it runs again after a short pause (a leader being elected or readied). */
@@ -330,8 +399,7 @@ public final class RaftNode implements ClusterNode {
     if (refused != null) {
       return CompletableFuture.completedFuture(Reply.error(refused));
     }
-    return proposals.computeIfAbsent(division.getGroup().getGroupId(), g -> new Proposals(raft, g, shard.name(),
-        clientId, callIds::incrementAndGet, timer)).add(argv, deadline, elsewhere);
+    return proposalsOf(division, shard).add(argv, deadline, elsewhere);
   }
 
   /**

@@ -133,7 +133,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       commands = ShardCommand.decodeRequest(request.getMessage().getContent().asReadOnlyByteBuffer());
       for (List<byte[]> argv : commands.commands()) {
         CommandSpec spec = spec(argv.get(0));
-        if (!replicates(spec)) {
+        if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
           throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
         }
         String refused = commands.batch() ? null : refusal(spec);

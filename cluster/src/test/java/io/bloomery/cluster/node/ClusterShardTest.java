@@ -279,6 +279,50 @@ class ClusterShardTest {
     }
   }
 
+  /**
+   * MULTI/EXEC on a cluster node: the commands of one slot apply together through the shard's log (a read sees the
+   * transaction's earlier writes) and reach the followers; a transaction across slots or with a keyless command is
+   * discarded, one sent to a follower is redirected, and WATCH is refused.
+   */
+  @Test
+  void aTransactionOfOneSlotAppliesTogetherThroughTheLog() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      assertThat(c.call("BF.ADD", "{t}seen", "x")).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("CMS.INITBYDIM", "{t}counts", "100", "5")).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("CMS.INCRBY", "{t}counts", "x", "2")).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("BF.EXISTS", "{t}seen", "x")).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("EXEC")).isEqualTo("*4\r\n:1\r\n+OK\r\n*1\r\n:2\r\n:1\r\n");
+
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      assertThat(c.call("EXEC")).isEqualTo("*0\r\n");
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("BF.ADD", "a", "x");
+      c.call("BF.ADD", "b", "x");
+      assertThat(c.call("EXEC")).isEqualTo("-EXECABORT Transaction discarded because of: CROSSSLOT Keys in request "
+          + "don't hash to the same slot\r\n");
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("PING");
+      assertThat(c.call("EXEC")).startsWith("-EXECABORT Transaction discarded because of: PING is not available in "
+          + "a transaction on a cluster node");
+      assertThat(c.call("BF.EXISTS", "a", "x")).as("nothing of a discarded transaction ran").isEqualTo(":0\r\n");
+      assertThat(c.call("WATCH", "{t}seen")).startsWith("-ERR WATCH is not available on a cluster node");
+    }
+    Topology.Node follower = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+    try (RespConnection c = new RespConnection(follower.port())) {
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("BF.ADD", "{t}seen", "y");
+      assertThat(c.call("EXEC")).isEqualTo("-MOVED " + HashSlot.of("{t}seen".getBytes(StandardCharsets.UTF_8))
+          + " 127.0.0.1:" + leader.port() + "\r\n");
+      assertThat(c.call("READONLY")).isEqualTo("+OK\r\n");
+      awaitReply(c, List.of("CMS.QUERY", "{t}counts", "x"), r -> r.equals("*1\r\n:2\r\n"));
+      assertThat(c.call("BF.EXISTS", "{t}seen", "y")).as("the redirected transaction did not run")
+          .isEqualTo(":0\r\n");
+    }
+  }
+
   /** Sends {@code command} until its reply passes {@code check}: 30 s at most. */
   private static void awaitReply(RespConnection c, List<String> command, java.util.function.Predicate<String> check)
       throws Exception {

@@ -29,4 +29,14 @@ public interface CommandRouter {
   default boolean pipelines(CommandSpec spec, List<byte[]> argv) {
     return false;
   }
+
+  /**
+   * The reply of {@code EXEC} for the commands a transaction queued ({@code specs[i]} is {@code commands[i]}'s entry;
+   * each passed the ACL), run by this router as one unit: the array of their replies, or an error for the whole
+   * transaction. {@code null} (the default) runs it on this server as a single node would.
+   */
+  default CompletionStage<Reply> transaction(ClientState client, List<CommandSpec> specs,
+      List<List<byte[]>> commands) {
+    return null;
+  }
 }

@@ -375,6 +375,13 @@ public final class Dispatcher implements CommandReplayer {
       client.unwatchAll();
       return error(Errors.EXECABORT, "exec", 0);
     }
+    CommandRouter routing = router;
+    if (routing != null) {
+      Outcome routed = routedExec(routing, client, queued);
+      if (routed != null) {
+        return routed;
+      }
+    }
     boolean global = false;
     boolean writes = false;
     Set<Key> keys = new LinkedHashSet<>();
@@ -416,6 +423,44 @@ public final class Dispatcher implements CommandReplayer {
     }
     server.stats().commandsProcessed.increment();
     return new Outcome(Reply.array(replies), write.journaled());
+  }
+
+  /**
+   * {@code EXEC} on a cluster node: the router runs the queued commands the client's ACL user may still run (its
+   * rules may have changed since {@code MULTI}), and a denied one answers its {@code -NOPERM} in its place, as a
+   * single node answers it. {@code null} if the router leaves the transaction to this server.
+   */
+  private Outcome routedExec(CommandRouter routing, ClientState client, List<List<byte[]>> queued) {
+    client.unwatchAll();
+    List<Reply> denials = new ArrayList<>(queued.size());
+    List<CommandSpec> specs = new ArrayList<>(queued.size());
+    List<List<byte[]>> allowed = new ArrayList<>(queued.size());
+    for (List<byte[]> argv : queued) {
+      CommandSpec spec = table.get(argv.get(0));
+      String denied = denied(client, spec, argv, "multi");
+      denials.add(denied == null ? null : Reply.error(denied));
+      if (denied == null) {
+        specs.add(spec);
+        allowed.add(argv);
+      }
+    }
+    CompletionStage<Reply> stage = routing.transaction(client, specs, allowed);
+    if (stage == null) {
+      return null;
+    }
+    CommandSpec exec = table.get("exec");
+    Invocation inv = new Invocation(client, List.of("EXEC".getBytes(StandardCharsets.UTF_8)), server, null, false);
+    return routed(stage.thenApply(reply -> {
+      if (!(reply instanceof Reply.Array ran) || ran.elements().size() != allowed.size()) {
+        return reply; // the transaction as a whole failed, or was redirected
+      }
+      List<Reply> replies = new ArrayList<>(queued.size());
+      int next = 0;
+      for (Reply denial : denials) {
+        replies.add(denial != null ? denial : ran.elements().get(next++));
+      }
+      return Reply.array(replies);
+    }), exec, inv, System.nanoTime());
   }
 
   /**
