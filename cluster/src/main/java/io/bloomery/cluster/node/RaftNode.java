@@ -333,15 +333,7 @@ public final class RaftNode implements ClusterNode {
       return proposalsOf(division, shard).addTransaction(commands, deadline,
               () -> transactionAt(specs, commands, shard, slot, deadline));
     }
-    String leader = leaderOf(shard);
-    if (leader != null && !leader.equals(me.id())) {
-      Topology.Node node = meta.topology().node(leader);
-      return done(Reply.error("MOVED " + slot + " " + node.host() + ":" + node.port()));
-    }
-    if (System.nanoTime() > deadline) {
-      return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
-    }
-    return later(() -> transactionAt(specs, commands, shard, slot, deadline));
+    return elsewhere(shard, slot, deadline, () -> transactionAt(specs, commands, shard, slot, deadline));
   }
 
   /** A command of {@code slot}, served by {@code shard}: run here if this node leads it, else redirected. */
@@ -355,6 +347,15 @@ public final class RaftNode implements ClusterNode {
     if (!write && division != null && client.replicaReads()) {
       return localRead(shard, argv);
     }
+    return elsewhere(shard, slot, deadline, () -> keyed(client, argv, shard, slot, write, deadline));
+  }
+
+  /**
+   * The reply for a command of {@code slot} that this node does not lead: {@code MOVED} to {@code shard}'s leader,
+   * or, while it has none, {@code again} after a short pause until {@code deadline}, then {@code CLUSTERDOWN}.
+   */
+  private CompletionStage<Reply> elsewhere(Topology.Shard shard, int slot, long deadline,
+      java.util.function.Supplier<CompletionStage<Reply>> again) {
     String leader = leaderOf(shard);
     if (leader != null && !leader.equals(me.id())) {
       Topology.Node node = meta.topology().node(leader);
@@ -363,7 +364,7 @@ public final class RaftNode implements ClusterNode {
     if (System.nanoTime() > deadline) {
       return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
     }
-    return later(() -> keyed(client, argv, shard, slot, write, deadline));
+    return later(again);
   }
 
   /** The queue of writes for the shard this node leads through {@code division}. */
