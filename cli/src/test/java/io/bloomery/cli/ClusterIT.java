@@ -155,7 +155,7 @@ class ClusterIT {
           .hasMessage("ERR unknown subcommand 'NOSUCH'. Try CLUSTER HELP.");
       assertThatThrownBy(() -> node.sendCommand(command("EXISTS"), "a", "b"))
           .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
-      assertThatThrownBy(() -> node.sendCommand(command("WATCH"), "k"))
+      assertThatThrownBy(() -> node.sendCommand(command("BF.LOADCHUNK"), "k", "1", "x"))
           .hasMessageContaining("not available on a cluster");
     }
   }

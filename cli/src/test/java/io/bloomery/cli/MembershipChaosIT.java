@@ -140,9 +140,11 @@ class MembershipChaosIT {
       pause(1_000); // writes go on a moment after the last change
     } finally {
       running.set(false);
+      long stopping = System.nanoTime();
       for (Thread t : writers) {
         t.join(60_000);
       }
+      System.out.printf("MembershipChaosIT: writers stopped in %d ms%n", (System.nanoTime() - stopping) / 1_000_000);
     }
 
     int leader = leaderPort(members.get(0), 0);
@@ -222,6 +224,7 @@ class MembershipChaosIT {
    */
   private Run withLeaderKilled(int leader, List<Integer> live, Change change) throws Exception {
     long delay = random.nextInt(3_000);
+    long start = System.nanoTime();
     Thread killer = Thread.ofPlatform().name("killer").start(() -> {
       try {
         Thread.sleep(delay);
@@ -236,7 +239,12 @@ class MembershipChaosIT {
       }
     });
     try {
-      return change.run();
+      Run run = change.run();
+      // where a slow run's time went: each change's duration, printed with the kill's moment
+      System.out.printf("MembershipChaosIT: %s took %d ms, leader %d killed after %d ms, status %d%n",
+          run.err().isEmpty() ? "a change" : "a change (" + run.err().strip() + ")",
+          (System.nanoTime() - start) / 1_000_000, leader, delay, run.status());
+      return run;
     } finally {
       killer.join(120_000);
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
@@ -67,9 +68,11 @@ final class Proposals {
    * @param elsewhere where the command goes if this node no longer leads the shard when its turn comes (a
    *     redirection)
    * @param reply completed with the command's reply, or the transaction's array of replies
+   * @param holds for a transaction under {@code WATCH}, whether its watched keys are unchanged: asked once every
+   *     entry before it has been applied on this leader, as the first of its entry (else {@code null})
    */
   record Proposal(List<List<byte[]>> commands, boolean transaction, long size, long deadline,
-      Supplier<CompletionStage<Reply>> elsewhere, CompletableFuture<Reply> reply) {}
+      Supplier<CompletionStage<Reply>> elsewhere, CompletableFuture<Reply> reply, BooleanSupplier holds) {}
 
   Proposals(RaftServer raft, RaftGroupId group, String shard, ClientId clientId, LongSupplier callIds,
       ScheduledExecutorService timer) {
@@ -83,7 +86,7 @@ final class Proposals {
 
   /** Queues a write; the returned stage completes with its reply, after every write queued before it. */
   CompletableFuture<Reply> add(List<byte[]> argv, long deadline, Supplier<CompletionStage<Reply>> elsewhere) {
-    return add(List.of(argv), false, deadline, elsewhere);
+    return add(List.of(argv), false, deadline, elsewhere, null);
   }
 
   /**
@@ -91,19 +94,19 @@ final class Proposals {
    * array of their replies, after every write queued before them.
    */
   CompletableFuture<Reply> addTransaction(List<List<byte[]>> commands, long deadline,
-      Supplier<CompletionStage<Reply>> elsewhere) {
-    return add(commands, true, deadline, elsewhere);
+      Supplier<CompletionStage<Reply>> elsewhere, BooleanSupplier holds) {
+    return add(commands, true, deadline, elsewhere, holds);
   }
 
   private CompletableFuture<Reply> add(List<List<byte[]>> commands, boolean transaction, long deadline,
-      Supplier<CompletionStage<Reply>> elsewhere) {
+      Supplier<CompletionStage<Reply>> elsewhere, BooleanSupplier holds) {
     long size = 0;
     for (List<byte[]> argv : commands) {
       for (byte[] a : argv) {
         size += a.length;
       }
     }
-    Proposal p = new Proposal(commands, transaction, size, deadline, elsewhere, new CompletableFuture<>());
+    Proposal p = new Proposal(commands, transaction, size, deadline, elsewhere, new CompletableFuture<>(), holds);
     boolean send;
     synchronized (this) {
       queue.add(p);
@@ -123,7 +126,8 @@ final class Proposals {
       long bytes = 0;
       int count = 0;
       while (!queue.isEmpty() && (batch.isEmpty() || count + queue.peek().commands().size() <= MAX_COMMANDS
-          && bytes + queue.peek().size() <= MAX_BYTES)) { // a larger transaction or command goes alone
+          && bytes + queue.peek().size() <= MAX_BYTES && queue.peek().holds() == null)) {
+        // a larger transaction or command goes alone; a watched transaction goes first in an entry of its own
         Proposal p = queue.poll();
         bytes += p.size();
         count += p.commands().size();
@@ -147,6 +151,30 @@ final class Proposals {
       }
       sendNext();
       return;
+    }
+    Proposal first = batch.get(0);
+    if (first.holds() != null) {
+      // every entry this queue sent before has been applied here (its reply came after that); entries of earlier
+      // terms may still be on their way to the state machine: wait for them, then ask whether the watch holds
+      if (division.getInfo().getLastAppliedIndex() < division.getRaftLog().getLastCommittedIndex()) {
+        synchronized (this) {
+          for (int i = batch.size() - 1; i >= 0; i--) {
+            queue.addFirst(batch.get(i));
+          }
+        }
+        timer.schedule(this::sendNext, 1, TimeUnit.MILLISECONDS);
+        return;
+      }
+      if (!first.holds().getAsBoolean()) {
+        first.reply().complete(Reply.NIL_ARRAY); // a watched key changed: EXEC runs nothing, as in Redis
+        synchronized (this) {
+          for (int i = batch.size() - 1; i >= 1; i--) {
+            queue.addFirst(batch.get(i));
+          }
+        }
+        sendNext();
+        return;
+      }
     }
     List<List<byte[]>> commands = new ArrayList<>(batch.size());
     for (Proposal p : batch) {

@@ -89,7 +89,7 @@ public final class RaftNode implements ClusterNode {
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   /** How long Ratis may take to write a group's snapshot for {@code SAVE}: a shard's filters can be gigabytes. */
   private static final Duration SNAPSHOT_WAIT = Duration.ofMinutes(10);
-  private static final Set<String> REFUSED = Set.of("watch", "bf.loadchunk");
+  private static final Set<String> REFUSED = Set.of("bf.loadchunk");
 
   private final NodeIdentity me;
   private final RaftServer raft;
@@ -218,6 +218,9 @@ public final class RaftNode implements ClusterNode {
         client.replicaReads(false);
         return done(Reply.OK);
       }
+      case "watch" -> {
+        return watch(client, argv, System.nanoTime() + LEADER_WAIT.toNanos());
+      }
       case "save", "bgsave" -> {
         return snapshot(name.equals("save"));
       }
@@ -287,11 +290,81 @@ public final class RaftNode implements ClusterNode {
    * Redis Cluster, every key of a transaction must hash to one slot, which this node's shard must lead (else
    * {@code MOVED}); a command that is not a keyed data command, or one refused for memory, discards it.
    */
+  /** What a WATCH on a cluster node watched: the shard replica's keys, while this node led it in {@code term}. */
+  private record WatchContext(RaftGroupId group, long term) {}
+
+  /** A watch that cannot hold: its keys were watched under different leaders (a leader change between WATCHes). */
+  private static final Object BROKEN_WATCH = new Object();
+
+  /**
+   * {@code WATCH} on a cluster node: the keys (one slot, as in Redis Cluster) are watched in the replica of the shard
+   * this node leads, under its current term; {@code MOVED} elsewhere. {@code EXEC} then runs the transaction only if
+   * this node still leads in that term and no watched key changed by the time every entry before the transaction's
+   * has been applied here ({@link Proposals}).
+   */
+  private CompletionStage<Reply> watch(ClientState client, List<byte[]> argv, long deadline) {
+    if (client.inTransaction()) {
+      return done(Reply.error(io.bloomery.server.command.Errors.WATCH_IN_MULTI));
+    }
+    int slot = -1;
+    for (int i = 1; i < argv.size(); i++) {
+      int s = HashSlot.of(argv.get(i));
+      if (slot >= 0 && s != slot) {
+        return done(Reply.error("CROSSSLOT Keys in request don't hash to the same slot"));
+      }
+      slot = s;
+    }
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard shard = topology.shardOf(slot);
+    RaftServer.Division division = division(shard);
+    ShardStateMachine machine = division == null ? null : shards.get(division.getGroup().getGroupId());
+    if (division == null || machine == null || !division.getInfo().isLeader()) {
+      return elsewhere(shard, slot, deadline, () -> watch(client, argv, deadline));
+    }
+    WatchContext context = new WatchContext(division.getGroup().getGroupId(), division.getInfo().getCurrentTerm());
+    ClientState.RoutedWatch held = client.routedWatch();
+    io.bloomery.server.keyspace.Watches.Watcher watcher = held != null ? held.watcher()
+        : machine.keyspace().watches().newWatcher();
+    for (int i = 1; i < argv.size(); i++) {
+      watcher.watch(Key.of(argv.get(i)));
+    }
+    client.routedWatch(new ClientState.RoutedWatch(watcher,
+        held == null || held.context().equals(context) ? context : BROKEN_WATCH));
+    return done(Reply.OK);
+  }
+
   @Override
   public CompletionStage<Reply> transaction(ClientState client, List<CommandSpec> specs,
       List<List<byte[]>> commands) {
+    ClientState.RoutedWatch watch = client.routedWatch();
+    client.routedWatch(null); // this transaction owns the watch now: it unwatches once answered
+    if (watch != null) {
+      CompletionStage<Reply> run = watchedTransaction(watch, specs, commands);
+      return run.whenComplete((r, e) -> watch.watcher().unwatchAll());
+    }
+    return unwatchedTransaction(specs, commands, null);
+  }
+
+  private CompletionStage<Reply> watchedTransaction(ClientState.RoutedWatch watch, List<CommandSpec> specs,
+      List<List<byte[]>> commands) {
+    if (!(watch.context() instanceof WatchContext context)) {
+      return done(Reply.NIL_ARRAY);
+    }
+    java.util.function.BooleanSupplier holds = () -> {
+      RaftServer.Division now = division(context.group());
+      return now != null && now.getInfo().isLeader() && now.getInfo().getCurrentTerm() == context.term()
+          && !watch.watcher().touchedOrExpired();
+    };
+    return unwatchedTransaction(specs, commands, holds);
+  }
+
+  private CompletionStage<Reply> unwatchedTransaction(List<CommandSpec> specs, List<List<byte[]>> commands,
+      java.util.function.BooleanSupplier holds) {
     if (commands.isEmpty()) {
-      return done(Reply.array(List.of()));
+      return done(holds == null || holds.getAsBoolean() ? Reply.array(List.of()) : Reply.NIL_ARRAY);
     }
     int slot = -1;
     for (int i = 0; i < commands.size(); i++) {
@@ -316,11 +389,11 @@ public final class RaftNode implements ClusterNode {
       return done(Reply.error("CLUSTERDOWN Hash slot not served"));
     }
     return transactionAt(specs, commands, topology.shardOf(slot), slot,
-        System.nanoTime() + LEADER_WAIT.toNanos());
+        System.nanoTime() + LEADER_WAIT.toNanos(), holds);
   }
 
   private CompletionStage<Reply> transactionAt(List<CommandSpec> specs, List<List<byte[]>> commands,
-      Topology.Shard shard, int slot, long deadline) {
+      Topology.Shard shard, int slot, long deadline, java.util.function.BooleanSupplier holds) {
     RaftServer.Division division = division(shard);
     if (division != null && division.getInfo().isLeader()) {
       ShardStateMachine machine = shards.get(division.getGroup().getGroupId());
@@ -331,9 +404,9 @@ public final class RaftNode implements ClusterNode {
         }
       }
       return proposalsOf(division, shard).addTransaction(commands, deadline,
-              () -> transactionAt(specs, commands, shard, slot, deadline));
+          () -> transactionAt(specs, commands, shard, slot, deadline, holds), holds);
     }
-    return elsewhere(shard, slot, deadline, () -> transactionAt(specs, commands, shard, slot, deadline));
+    return elsewhere(shard, slot, deadline, () -> transactionAt(specs, commands, shard, slot, deadline, holds));
   }
 
   /** A command of {@code slot}, served by {@code shard}: run here if this node leads it, else redirected. */

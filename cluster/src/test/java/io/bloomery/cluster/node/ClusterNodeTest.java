@@ -92,7 +92,8 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "7629")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
-      assertThat(c.call("WATCH", "k")).startsWith("-ERR WATCH is not available on a cluster node");
+      assertThat(c.call("BF.LOADCHUNK", "k", "1", "x"))
+          .startsWith("-ERR BF.LOADCHUNK is not available on a cluster node");
       assertThat(c.call("GUARD.EXISTS", "g", "x")).startsWith("-ERR GUARD.EXISTS is not available on a cluster node");
       String entry = "*4\r\n$9\r\n127.0.0.1\r\n:" + port + "\r\n$40\r\n" + id + "\r\n";
       assertThat(c.call("CLUSTER", "SLOTS")).isEqualTo("*1\r\n*3\r\n:0\r\n:16383\r\n" + entry + "*0\r\n");

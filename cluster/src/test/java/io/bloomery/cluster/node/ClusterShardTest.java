@@ -282,7 +282,7 @@ class ClusterShardTest {
   /**
    * MULTI/EXEC on a cluster node: the commands of one slot apply together through the shard's log (a read sees the
    * transaction's earlier writes) and reach the followers; a transaction across slots or with a keyless command is
-   * discarded, one sent to a follower is redirected, and WATCH is refused.
+   * discarded, one sent to a follower is redirected; under WATCH, another client's change makes EXEC run nothing.
    */
   @Test
   void aTransactionOfOneSlotAppliesTogetherThroughTheLog() throws Exception {
@@ -308,7 +308,29 @@ class ClusterShardTest {
       assertThat(c.call("EXEC")).startsWith("-EXECABORT Transaction discarded because of: PING is not available in "
           + "a transaction on a cluster node");
       assertThat(c.call("BF.EXISTS", "a", "x")).as("nothing of a discarded transaction ran").isEqualTo(":0\r\n");
-      assertThat(c.call("WATCH", "{t}seen")).startsWith("-ERR WATCH is not available on a cluster node");
+
+      // WATCH: a change by another client between WATCH and EXEC makes EXEC run nothing
+      assertThat(c.call("WATCH", "{t}seen")).isEqualTo("+OK\r\n");
+      try (RespConnection other = new RespConnection(leader.port())) {
+        assertThat(other.call("BF.ADD", "{t}seen", "z")).isEqualTo(":1\r\n");
+      }
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("BF.ADD", "{t}seen", "w");
+      assertThat(c.call("EXEC")).isEqualTo("*-1\r\n");
+      assertThat(c.call("BF.EXISTS", "{t}seen", "w")).isEqualTo(":0\r\n");
+      assertThat(c.call("WATCH", "{t}seen", "{t}counts")).isEqualTo("+OK\r\n");
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("BF.ADD", "{t}seen", "w");
+      assertThat(c.call("EXEC")).as("unchanged: it runs").isEqualTo("*1\r\n:1\r\n");
+      assertThat(c.call("WATCH", "{t}seen")).isEqualTo("+OK\r\n");
+      assertThat(c.call("UNWATCH")).isEqualTo("+OK\r\n");
+      try (RespConnection other = new RespConnection(leader.port())) {
+        assertThat(other.call("BF.ADD", "{t}seen", "v")).isEqualTo(":1\r\n");
+      }
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      c.call("BF.ADD", "{t}seen", "u");
+      assertThat(c.call("EXEC")).as("unwatched: it runs").isEqualTo("*1\r\n:1\r\n");
+      assertThat(c.call("WATCH", "a", "b")).isEqualTo("-CROSSSLOT Keys in request don't hash to the same slot\r\n");
     }
     Topology.Node follower = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     try (RespConnection c = new RespConnection(follower.port())) {
@@ -316,6 +338,8 @@ class ClusterShardTest {
       c.call("BF.ADD", "{t}seen", "y");
       assertThat(c.call("EXEC")).isEqualTo("-MOVED " + HashSlot.of("{t}seen".getBytes(StandardCharsets.UTF_8))
           + " 127.0.0.1:" + leader.port() + "\r\n");
+      assertThat(c.call("WATCH", "{t}seen")).isEqualTo("-MOVED " + HashSlot.of("{t}seen".getBytes(
+          StandardCharsets.UTF_8)) + " 127.0.0.1:" + leader.port() + "\r\n");
       assertThat(c.call("READONLY")).isEqualTo("+OK\r\n");
       awaitReply(c, List.of("CMS.QUERY", "{t}counts", "x"), r -> r.equals("*1\r\n:2\r\n"));
       assertThat(c.call("BF.EXISTS", "{t}seen", "y")).as("the redirected transaction did not run")

@@ -431,7 +431,6 @@ public final class Dispatcher implements CommandReplayer {
    * single node answers it. {@code null} if the router leaves the transaction to this server.
    */
   private Outcome routedExec(CommandRouter routing, ClientState client, List<List<byte[]>> queued) {
-    client.unwatchAll();
     List<Reply> denials = new ArrayList<>(queued.size());
     List<CommandSpec> specs = new ArrayList<>(queued.size());
     List<List<byte[]>> allowed = new ArrayList<>(queued.size());
@@ -444,7 +443,8 @@ public final class Dispatcher implements CommandReplayer {
         allowed.add(argv);
       }
     }
-    CompletionStage<Reply> stage = routing.transaction(client, specs, allowed);
+    CompletionStage<Reply> stage = routing.transaction(client, specs, allowed); // it takes the watch it checks
+    client.unwatchAll();
     if (stage == null) {
       return null;
     }

@@ -65,6 +65,7 @@ public final class ClientState {
   private boolean replicaReads;
   private Keyspace.Lease lease;
   private Watches.Watcher watcher;
+  private RoutedWatch routedWatch;
 
   public ClientState(long id, String address, String localAddress, long nowMillis, boolean authenticated) {
     this.id = id;
@@ -281,6 +282,27 @@ public final class ClientState {
     if (watcher != null) {
       watcher.unwatchAll();
     }
+    RoutedWatch w = routedWatch;
+    routedWatch = null;
+    if (w != null) {
+      w.watcher().unwatchAll();
+    }
+  }
+
+  /**
+   * Keys a cluster node's router watches for this connection, in another keyspace than the server's (a shard
+   * replica's): the watcher, and what the router must find unchanged at EXEC for the watch to hold ({@code
+   * context}: the replica and its leader's term). Forgotten by {@link #unwatchAll}.
+   */
+  public record RoutedWatch(Watches.Watcher watcher, Object context) {}
+
+  /** The router's watch of this connection, or {@code null}. */
+  public RoutedWatch routedWatch() {
+    return routedWatch;
+  }
+
+  public void routedWatch(RoutedWatch value) {
+    routedWatch = value;
   }
 
   /** A wrong password: returns how many this connection has given since it last authenticated (RESET keeps it). */
