@@ -156,7 +156,12 @@ final class Proposals {
     if (first.holds() != null) {
       // every entry this queue sent before has been applied here (its reply came after that); entries of earlier
       // terms may still be on their way to the state machine: wait for them, then ask whether the watch holds
-      if (division.getInfo().getLastAppliedIndex() < division.getRaftLog().getLastCommittedIndex()) {
+      boolean behind = division.getInfo().getLastAppliedIndex() < division.getRaftLog().getLastCommittedIndex();
+      if (behind && System.nanoTime() > first.deadline()) {
+        behind = false; // not caught up within the command's wait: the watch is taken as broken, below
+        first.reply().complete(Reply.NIL_ARRAY);
+      }
+      if (behind) {
         synchronized (this) {
           for (int i = batch.size() - 1; i >= 0; i--) {
             queue.addFirst(batch.get(i));
@@ -165,7 +170,7 @@ final class Proposals {
         timer.schedule(this::sendNext, 1, TimeUnit.MILLISECONDS);
         return;
       }
-      if (!first.holds().getAsBoolean()) {
+      if (first.reply().isDone() || !first.holds().getAsBoolean()) {
         first.reply().complete(Reply.NIL_ARRAY); // a watched key changed: EXEC runs nothing, as in Redis
         synchronized (this) {
           for (int i = batch.size() - 1; i >= 1; i--) {
