@@ -162,21 +162,13 @@ final class Proposals {
         first.reply().complete(Reply.NIL_ARRAY);
       }
       if (behind) {
-        synchronized (this) {
-          for (int i = batch.size() - 1; i >= 0; i--) {
-            queue.addFirst(batch.get(i));
-          }
-        }
+        requeue(batch);
         timer.schedule(this::sendNext, 1, TimeUnit.MILLISECONDS);
         return;
       }
       if (first.reply().isDone() || !first.holds().getAsBoolean()) {
         first.reply().complete(Reply.NIL_ARRAY); // a watched key changed: EXEC runs nothing, as in Redis
-        synchronized (this) {
-          for (int i = batch.size() - 1; i >= 1; i--) {
-            queue.addFirst(batch.get(i));
-          }
-        }
+        requeue(batch.subList(1, batch.size()));
         sendNext();
         return;
       }
@@ -210,11 +202,7 @@ final class Proposals {
           again.add(p);
         }
       }
-      synchronized (this) {
-        for (int i = again.size() - 1; i >= 0; i--) {
-          queue.addFirst(again.get(i));
-        }
-      }
+      requeue(again);
       timer.schedule(this::sendNext, RETRY_MILLIS, TimeUnit.MILLISECONDS);
       return;
     }
@@ -243,6 +231,13 @@ final class Proposals {
       }
     } finally {
       sendNext();
+    }
+  }
+
+  /** Puts {@code batch} back at the head of the queue, in its order, ahead of everything queued after it. */
+  private synchronized void requeue(List<Proposal> batch) {
+    for (int i = batch.size() - 1; i >= 0; i--) {
+      queue.addFirst(batch.get(i));
     }
   }
 

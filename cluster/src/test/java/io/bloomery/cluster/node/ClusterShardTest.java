@@ -109,13 +109,7 @@ class ClusterShardTest {
 
   /** Sends {@code command} until it answers {@code expected}: 30 s at most. */
   private static void awaitReply(RespConnection c, List<String> command, String expected) throws Exception {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    String last;
-    while (!(last = c.call(command.toArray(String[]::new))).equals(expected)) {
-      assertThat(System.nanoTime()).as("%s answers %s (last: %s)", command.get(0), expected, last)
-          .isLessThan(deadline);
-      Thread.sleep(50);
-    }
+    awaitReply(c, command, expected::equals);
   }
 
   @Test
