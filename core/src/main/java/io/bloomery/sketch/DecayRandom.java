@@ -17,6 +17,14 @@ public interface DecayRandom {
   double nextChance();
 
   /**
+   * Called once by an update of {@code item} that is about to draw (one of its buckets holds another item's
+   * fingerprint and must decay), before its first draw, with {@link TopK#count(byte[]) count(item)} as the sketch
+   * stood before the update; updates that draw nothing do not call it. A source whose draws must be a function of
+   * the sketch's state and the update (a server replaying its journal) reseeds here. Does nothing by default.
+   */
+  default void beforeDraws(byte[] item, long countBefore) {}
+
+  /**
    * glibc's {@code rand()} after {@code srand(seed)} (the TYPE_3 additive feedback generator,
    * {@code RAND_MAX} = 2^31 − 1), divided by {@code RAND_MAX} as RedisBloom does. With the seed of
    * a process that calls nothing else that draws from {@code rand()}, this reproduces RedisBloom's

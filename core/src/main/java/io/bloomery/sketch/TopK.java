@@ -257,9 +257,19 @@ public final class TopK implements Summary {
     }
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
     long heapMin = heapCounts[0] & 0xFFFF_FFFFL;
-    long maxCount = 0;
+    int[] buckets = new int[depth];
+    boolean draws = false;
     for (int row = 0; row < depth; row++) {
       int bucket = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
+      buckets[row] = bucket;
+      draws |= bucketCounts[bucket] != 0 && bucketFingerprints[bucket] != fingerprint;
+    }
+    if (draws && increment > 0) {
+      random.beforeDraws(item, countIn(buckets, item, fingerprint, heapMin));
+    }
+    long maxCount = 0;
+    for (int row = 0; row < depth; row++) {
+      int bucket = buckets[row];
       long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
       if (bucketCount == 0) {
         bucketFingerprints[bucket] = fingerprint;
@@ -389,11 +399,18 @@ public final class TopK implements Summary {
   public long count(byte[] item) {
     Objects.requireNonNull(item, "item");
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
-    long heapMin = heapCounts[0] & 0xFFFF_FFFFL;
+    int[] buckets = new int[depth];
+    for (int row = 0; row < depth; row++) {
+      buckets[row] = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
+    }
+    return countIn(buckets, item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
+  }
+
+  /** {@link #count(byte[])} over the item's buckets (one per row), its fingerprint and the heap's minimum count. */
+  private long countIn(int[] buckets, byte[] item, int fingerprint, long heapMin) {
     boolean listed = heapSlotOf(item, fingerprint) >= 0;
     long result = 0;
-    for (int row = 0; row < depth; row++) {
-      int bucket = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
+    for (int bucket : buckets) {
       long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
       if (bucketFingerprints[bucket] == fingerprint && (!listed || bucketCount >= heapMin)) {
         result = Math.max(result, bucketCount);

@@ -1,31 +1,51 @@
 package io.bloomery.server.keyspace;
 
+import io.bloomery.hash.MurmurHash2;
 import io.bloomery.sketch.DecayRandom;
-import java.util.SplittableRandom;
 
 /**
- * TOPK's decay source for the server: before each update the command layer reseeds it from the item and the
- * sketch's current count for it, so the decay decisions are a function of the sketch's state and the command's
- * arguments. Replaying the journal over a snapshot therefore reproduces every TOPK.ADD / TOPK.INCRBY exactly, which
- * a process-wide random (RedisBloom's {@code rand()}) could not. Per thread: a sketch's updates run under its key's
- * lock on one thread at a time.
+ * TOPK's decay source for the server: an update that must draw reseeds it from the item and the sketch's count for
+ * the item before the update ({@link #beforeDraws}), so the decay decisions are a function of the sketch's state and
+ * the command's arguments. Replaying the journal over a snapshot therefore reproduces every TOPK.ADD / TOPK.INCRBY
+ * exactly, which a process-wide random (RedisBloom's {@code rand()}) could not.
+ *
+ * <p>The draws after a reseed with {@code s} are those of {@code new SplittableRandom(s).nextDouble()} (SplitMix64
+ * with the golden gamma, 53 bits per double), computed in place: journals and replicas written by servers that
+ * allocated a {@code SplittableRandom} per update replay to the same sketches. Per thread: a sketch's updates run
+ * under its key's lock on one thread at a time.
  */
 public final class StateSeededDecay implements DecayRandom {
   /** The source every TopK in the keyspace uses. */
   public static final StateSeededDecay INSTANCE = new StateSeededDecay();
 
-  private static final ThreadLocal<SplittableRandom> CURRENT =
-      ThreadLocal.withInitial(() -> new SplittableRandom(0));
+  private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
+  private static final double DOUBLE_UNIT = 0x1.0p-53;
+
+  /** This thread's stream: the SplitMix64 state. */
+  private static final class Stream {
+    long seed;
+  }
+
+  private static final ThreadLocal<Stream> CURRENT = ThreadLocal.withInitial(Stream::new);
 
   private StateSeededDecay() {}
 
-  /** Starts the sequence for the next update on this thread. */
-  public static void reseed(long seed) {
-    CURRENT.set(new SplittableRandom(seed));
+  /** The seed of an update of {@code item} whose count before the update is {@code countBefore}. */
+  static long seedOf(byte[] item, long countBefore) {
+    return MurmurHash2.hash64A(item, 0) * 31 + countBefore;
+  }
+
+  @Override
+  public void beforeDraws(byte[] item, long countBefore) {
+    CURRENT.get().seed = seedOf(item, countBefore);
   }
 
   @Override
   public double nextChance() {
-    return CURRENT.get().nextDouble();
+    Stream s = CURRENT.get();
+    long z = s.seed += GOLDEN_GAMMA;
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return ((z ^ (z >>> 31)) >>> 11) * DOUBLE_UNIT;
   }
 }

@@ -7,7 +7,6 @@ import static io.bloomery.server.command.CommandSpec.Flag.WRITE;
 import static io.bloomery.server.command.CommandSpec.flags;
 
 import io.bloomery.filter.FilterTooLargeException;
-import io.bloomery.hash.MurmurHash2;
 import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandException;
 import io.bloomery.server.command.CommandTable;
@@ -310,18 +309,12 @@ public final class SketchCommands {
     }
   }
 
-  /** Seeds the decay source from the item and the sketch's state (see {@link StateSeededDecay}). */
-  private static void seed(TopK t, byte[] item) {
-    StateSeededDecay.reseed(MurmurHash2.hash64A(item, 0) * 31 + t.count(item));
-  }
-
   private static Reply topkAdd(Invocation inv) {
     Key key = inv.key(1);
     try (Keyspace.Write w = inv.write(key)) {
       TopK t = topk(w.get(key));
       List<Reply> out = new ArrayList<>(inv.argc() - 2);
       for (int i = 2; i < inv.argc(); i++) {
-        seed(t, inv.arg(i));
         out.add(Reply.bulk(t.add(inv.arg(i))));
       }
       inv.journalVerbatim(w);
@@ -343,7 +336,6 @@ public final class SketchCommands {
           out.add(Reply.error(RedisBloomErrors.TOPK_INVALID_INCREMENT));
           break;
         }
-        seed(t, inv.arg(i));
         out.add(Reply.bulk(t.incrementBy(inv.arg(i), v)));
       }
       inv.journalVerbatim(w);
