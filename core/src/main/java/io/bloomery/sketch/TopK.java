@@ -408,12 +408,17 @@ public final class TopK implements Summary {
 
   /** {@link #count(byte[])} over the item's buckets (one per row), its fingerprint and the heap's minimum count. */
   private long countIn(int[] buckets, byte[] item, int fingerprint, long heapMin) {
-    boolean listed = heapSlotOf(item, fingerprint) >= 0;
+    int listed = -1; // whether the item is in the heap, asked only when a bucket carries its fingerprint: 0 no, 1 yes
     long result = 0;
     for (int bucket : buckets) {
-      long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
-      if (bucketFingerprints[bucket] == fingerprint && (!listed || bucketCount >= heapMin)) {
-        result = Math.max(result, bucketCount);
+      if (bucketFingerprints[bucket] == fingerprint) {
+        long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
+        if (listed < 0) {
+          listed = heapSlotOf(item, fingerprint) >= 0 ? 1 : 0;
+        }
+        if (listed == 0 || bucketCount >= heapMin) {
+          result = Math.max(result, bucketCount);
+        }
       }
     }
     return result;
