@@ -177,6 +177,18 @@ final class ClusterCommand implements Callable<Integer> {
 
   /** A node's id and addresses as it announces them; refused if it is no cluster node or is in a cluster. */
   static Topology.Node describe(Auth auth, Address a) {
+    Described d = describeAny(auth, a);
+    if (d.inCluster() != null) {
+      throw CliException.failure("node " + a + " is already in a cluster (" + d.inCluster() + ")");
+    }
+    return d.node();
+  }
+
+  /** A node as it announces itself, and why it counts as in a cluster ({@code null}: it is in none). */
+  record Described(Topology.Node node, String inCluster) {}
+
+  /** A node's id and addresses as it announces them, in a cluster or not; refused if it is no cluster node. */
+  static Described describeAny(Auth auth, Address a) {
     try (RespClient c = auth.connect(a, 10_000)) {
       String myself;
       Map<String, String> info;
@@ -187,10 +199,10 @@ final class ClusterCommand implements Callable<Integer> {
         throw CliException.failure("node " + a + " is not a cluster node (start it with --cluster-enabled yes): "
             + e.getMessage(), e);
       }
+      String inCluster = null;
       if (!"1".equals(info.get("cluster_known_nodes")) || !"0".equals(info.get("cluster_slots_assigned"))) {
-        throw CliException.failure("node " + a + " is already in a cluster (CLUSTER INFO: cluster_known_nodes:"
-            + info.get("cluster_known_nodes") + ", cluster_slots_assigned:" + info.get("cluster_slots_assigned")
-            + ")");
+        inCluster = "CLUSTER INFO: cluster_known_nodes:" + info.get("cluster_known_nodes") + ", cluster_slots_assigned:"
+            + info.get("cluster_slots_assigned");
       }
       String[] f = myself.split(" ");
       if (f.length < 2 || !f[1].contains("@")) {
@@ -202,7 +214,7 @@ final class ClusterCommand implements Callable<Integer> {
       String host = address.substring(0, colon);
       int port = Integer.parseInt(address.substring(colon + 1, at));
       int bus = Integer.parseInt(address.substring(at + 1));
-      return new Topology.Node(f[0], host, port, host, bus);
+      return new Described(new Topology.Node(f[0], host, port, host, bus), inCluster);
     } catch (RespClient.Failure e) {
       throw CliException.failure("cannot read node " + a + ": " + e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
@@ -320,7 +332,8 @@ final class ClusterCommand implements Callable<Integer> {
 
   @Command(name = "add-node", header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
       + "cluster of the node at EXISTING, as a member of a shard: the shard's Raft group brings it up to its log "
-      + "first, then counts it. Prints the topology.")
+      + "first, then counts it. Prints the topology. Run again after it failed (the node it was sent through died), it "
+      + "finishes the change; for a node already added, it only prints the topology.")
   static final class AddNode implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;
 
@@ -341,7 +354,22 @@ final class ClusterCommand implements Callable<Integer> {
       Address newAddress = Address.parse(added);
       Address at = Address.parse(existing);
       Topology current = topologyOf(auth, at);
-      Topology.Node node = describe(auth, newAddress);
+      Described described = describeAny(auth, newAddress);
+      Topology.Node node = described.node();
+      PrintWriter out = parent.root.out();
+      Topology.Shard member = current.shardOfNode(node.id());
+      if (member != null) { // added already (this command run again): the committed topology lists it
+        if (shard != null && !shard.equals(member.name())) {
+          throw CliException.usage("node " + newAddress + " is a member of shard " + member.name() + ", not " + shard);
+        }
+        awaitFormed(auth, current, List.of(newAddress), List.of(node));
+        out.println("Node " + node.id() + " (" + newAddress + ") is already a member of shard " + member.name() + ":");
+        printNodes(auth, at, out);
+        return BloomeryCommand.EXIT_OK;
+      }
+      // A node in a cluster that the committed topology does not list joined for an add-node whose change stopped
+      // halfway (the node it was sent through died): joining again with the same shard is a no-op on the node, and
+      // the change, planned from the committed topology, does only what is left.
       String target = shard;
       if (target == null) {
         target = current.shards().stream().min(java.util.Comparator.comparingInt(s -> s.members().size()))
@@ -356,11 +384,11 @@ final class ClusterCommand implements Callable<Integer> {
       try (RespClient c = auth.connect(newAddress, 60_000)) {
         c.call("CLUSTER", "JOIN-TOPOLOGY", next.encode(), current.encode());
       } catch (IOException e) {
-        throw CliException.failure("node " + newAddress + " did not join: " + e.getMessage(), e);
+        throw CliException.failure("node " + newAddress + " did not join: " + e.getMessage()
+            + (described.inCluster() == null ? "" : " (" + described.inCluster() + ")"), e);
       }
       setTopology(auth, at, next, parent.root.err());
       awaitFormed(auth, next, List.of(newAddress), List.of(node));
-      PrintWriter out = parent.root.out();
       out.println("Node " + node.id() + " (" + newAddress + ") is a member of shard " + target + ":");
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;

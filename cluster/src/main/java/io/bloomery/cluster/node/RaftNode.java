@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -120,6 +121,67 @@ public final class RaftNode implements ClusterNode {
     this.admin = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("cluster-admin").factory());
     this.replies = new ClusterReplies(this);
     timer.scheduleWithFixedDelay(this::announceLeaders, 100, 100, TimeUnit.MILLISECONDS);
+    timer.execute(() -> confirmMembership(0));
+  }
+
+  /**
+   * After a start: a node removed ({@code bloomery cluster del-node}) while it was down finds in its own logs the
+   * topology that still lists it, and would serve from it (writes waiting on groups that no longer count it). It asks
+   * the metadata group, through the other members its own topology names, for the committed topology; if that no longer
+   * lists it, it leaves as {@code CLUSTER LEAVE} does. A node its own topology does not list yet (joining, add-node
+   * under way) has nothing to confirm. Asked again every 2 s, every 30 s after a minute, until the group answers.
+   */
+  private void confirmMembership(int attempt) {
+    if (left) {
+      return;
+    }
+    Topology own = topology();
+    if (own == null || own.node(me.id()) == null) {
+      if (own == null && joined() && attempt < 30) { // the metadata replica may not have replayed its log yet
+        timer.schedule(() -> confirmMembership(attempt + 1), 2, TimeUnit.SECONDS);
+      }
+      return;
+    }
+    // the other members only: this node's own replica knows nothing newer, and once the group's leader shut it out
+    // (it stood for election outside the configuration) it refuses every request at once
+    List<RaftPeer> others = new ArrayList<>(metaPeers(own));
+    others.removeIf(p -> p.getId().toString().equals(me.id()));
+    if (others.isEmpty()) {
+      return;
+    }
+    RaftClient client = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(META, others))
+        .setProperties(new RaftProperties()).setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    client.async().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).whenComplete((reply, failure) -> {
+      closeQuietly(client);
+      if (failure != null || !reply.isSuccess()) {
+        if (attempt % 10 == 0) {
+          LOG.info("cannot read the committed topology yet to confirm this node's membership: {}",
+              failure != null ? failure.toString() : String.valueOf(reply.getException()));
+        }
+        timer.schedule(() -> confirmMembership(attempt + 1), attempt < 30 ? 2 : 30, TimeUnit.SECONDS);
+        return;
+      }
+      String text = reply.getMessage().getContent().toStringUtf8();
+      Topology committed = text.isEmpty() ? null : Topology.parse(text);
+      if (committed != null && committed.cluster().equals(own.cluster()) && committed.node(me.id()) == null) {
+        LOG.warn("cluster {} no longer lists this node ({}): it was removed while it was down; leaving it",
+            own.cluster(), me.id());
+        admin.execute(() -> {
+          synchronized (this) {
+            try {
+              if (!left) {
+                dropGroups(own);
+              }
+            } catch (IOException | RuntimeException e) {
+              LOG.warn("leaving the cluster that removed this node failed", e);
+            }
+          }
+        });
+      }
+    });
   }
 
   /** {@link ClusterNode.Provider} for the server's service lookup. */
@@ -793,7 +855,8 @@ public final class RaftNode implements ClusterNode {
   /**
    * {@code CLUSTER JOIN-TOPOLOGY}: adds the metadata group (all nodes) and this node's shard group to this node's
    * Raft server, off the event loop. Refused when the node is in a cluster already or the topology does not list
-   * it with its own addresses.
+   * it with its own addresses. Asked again with the same groups (an add-node run again after its membership change
+   * failed halfway), it answers OK without changing anything, so the change can be finished.
    */
   CompletionStage<Reply> join(Topology topology, Topology current) {
     if (current != null && (!current.sameSlots(topology) || current.node(me.id()) != null)) {
@@ -812,18 +875,27 @@ public final class RaftNode implements ClusterNode {
         if (left) {
           return Reply.error("ERR this node left a cluster: restart it to join one");
         }
+        // Joining a running cluster (add-node), the groups are added with their current members, which do not
+        // include this node: Ratis then starts each in its initializing state, with no election timer, until the
+        // group's leader adds it. Listed as a member, it would stand for election before the leader knows it, and
+        // the leader answers such a candidate with a shutdown: its replica closes for good.
+        Topology members = current != null ? current : topology;
+        Topology.Shard mine = topology.shardOfNode(me.id());
+        RaftGroup shardGroup = mine == null ? null : members.group(members.shard(mine.name())).raftGroup();
         if (joined()) {
-          return Reply.error("ERR this node is already in a cluster");
+          Set<RaftGroupId> wanted = new HashSet<>();
+          wanted.add(META);
+          if (shardGroup != null) {
+            wanted.add(shardGroup.getGroupId());
+          }
+          Set<RaftGroupId> have = new HashSet<>();
+          raft.getGroupIds().forEach(have::add);
+          return current != null && have.equals(wanted) ? Reply.OK
+              : Reply.error("ERR this node is already in a cluster");
         }
         try {
-          // Joining a running cluster (add-node), the groups are added with their current members, which do not
-          // include this node: Ratis then starts each in its initializing state, with no election timer, until the
-          // group's leader adds it. Listed as a member, it would stand for election before the leader knows it, and
-          // the leader answers such a candidate with a shutdown: its replica closes for good.
-          Topology members = current != null ? current : topology;
-          Topology.Shard mine = topology.shardOfNode(me.id());
-          if (mine != null) {
-            addGroup(members.group(members.shard(mine.name())).raftGroup());
+          if (shardGroup != null) {
+            addGroup(shardGroup);
           }
           addGroup(RaftGroup.valueOf(META, metaPeers(members)));
           return Reply.OK;
@@ -1019,41 +1091,7 @@ public final class RaftNode implements ClusterNode {
           if (now == null || now.node(me.id()) != null) {
             return Reply.error("ERR the cluster still lists this node: remove it first (bloomery cluster del-node)");
           }
-          // from here on the node serves no slot, whatever Ratis takes to close the groups
-          left = true;
-          meta.forget();
-          RaftClient c = metaClient;
-          metaClient = null;
-          if (c != null) {
-            c.close();
-          }
-          for (RaftGroupId g : raft.getGroupIds()) {
-            shards.remove(g);
-            proposals.remove(g);
-            // a division being closed can wait on its election threads: bounded, on a thread of its own
-            CompletableFuture<RaftClientReply> removal = CompletableFuture.supplyAsync(() -> {
-              try {
-                return raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
-                    callIds.incrementAndGet(), g, false, true));
-              } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              }
-            }, task -> Thread.ofPlatform().daemon().name("cluster-leave").start(task));
-            try {
-              RaftClientReply reply = removal.get(20, TimeUnit.SECONDS);
-              if (!reply.isSuccess()) {
-                LOG.warn("removing Raft group {} after leaving the cluster failed: {}", g, reply.getException());
-              }
-            } catch (java.util.concurrent.TimeoutException e) {
-              LOG.warn("Raft group {} is still closing 20 s after this node left the cluster", g);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              throw new IOException("interrupted while leaving the cluster", e);
-            } catch (java.util.concurrent.ExecutionException e) {
-              LOG.warn("removing Raft group {} after leaving the cluster failed", g, e.getCause());
-            }
-          }
-          LOG.info("cluster node {} left cluster {}", me.id(), t.cluster());
+          dropGroups(t);
           return Reply.OK;
         } catch (IOException | RuntimeException e) {
           LOG.warn("leaving the cluster failed", e);
@@ -1061,6 +1099,47 @@ public final class RaftNode implements ClusterNode {
         }
       }
     }, admin);
+  }
+
+  /**
+   * Leaves cluster {@code t}, which no longer lists this node: from here on the node serves no slot, whatever Ratis
+   * takes to close the groups; it drops them (Ratis keeps their directories, renamed) and forgets the topology.
+   */
+  private void dropGroups(Topology t) throws IOException {
+    left = true;
+    meta.forget();
+    RaftClient c = metaClient;
+    metaClient = null;
+    if (c != null) {
+      c.close();
+    }
+    for (RaftGroupId g : raft.getGroupIds()) {
+      shards.remove(g);
+      proposals.remove(g);
+      // a division being closed can wait on its election threads: bounded, on a thread of its own
+      CompletableFuture<RaftClientReply> removal = CompletableFuture.supplyAsync(() -> {
+        try {
+          return raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
+              callIds.incrementAndGet(), g, false, true));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }, task -> Thread.ofPlatform().daemon().name("cluster-leave").start(task));
+      try {
+        RaftClientReply reply = removal.get(20, TimeUnit.SECONDS);
+        if (!reply.isSuccess()) {
+          LOG.warn("removing Raft group {} after leaving the cluster failed: {}", g, reply.getException());
+        }
+      } catch (java.util.concurrent.TimeoutException e) {
+        LOG.warn("Raft group {} is still closing 20 s after this node left the cluster", g);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while leaving the cluster", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        LOG.warn("removing Raft group {} after leaving the cluster failed", g, e.getCause());
+      }
+    }
+    LOG.info("cluster node {} left cluster {}", me.id(), t.cluster());
   }
 
   /**
