@@ -138,10 +138,18 @@ final class ClusterNodes implements AutoCloseable {
     }
   }
 
-  /** The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says. */
+  /**
+   * The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says,
+   * asked again for up to 20 s while the node is unreachable or names no leader for the slot (an election, a node
+   * that left its cluster or was emptied: such a node would never name one).
+   */
   static int leaderPort(int port, int slot) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    RuntimeException last = null;
     while (true) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("node " + port + " named no leader for slot " + slot + " in 20 s", last);
+      }
       try (Jedis jedis = new Jedis("127.0.0.1", port)) {
         for (String line : jedis.clusterNodes().split("\n")) {
           String[] f = line.split(" ");
@@ -153,9 +161,7 @@ final class ClusterNodes implements AutoCloseable {
           }
         }
       } catch (RuntimeException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
+        last = e;
       }
       Thread.sleep(100);
     }
