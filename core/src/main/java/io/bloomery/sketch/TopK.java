@@ -257,11 +257,9 @@ public final class TopK implements Summary {
     }
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
     long heapMin = heapCounts[0] & 0xFFFF_FFFFL;
-    int[] buckets = new int[depth];
+    int[] buckets = bucketsOf(item);
     boolean draws = false;
-    for (int row = 0; row < depth; row++) {
-      int bucket = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
-      buckets[row] = bucket;
+    for (int bucket : buckets) {
       draws |= bucketCounts[bucket] != 0 && bucketFingerprints[bucket] != fingerprint;
     }
     if (draws && increment > 0) {
@@ -399,11 +397,16 @@ public final class TopK implements Summary {
   public long count(byte[] item) {
     Objects.requireNonNull(item, "item");
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
+    return countIn(bucketsOf(item), item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
+  }
+
+  /** The item's bucket in each row (row-major indexes into the bucket arrays). */
+  private int[] bucketsOf(byte[] item) {
     int[] buckets = new int[depth];
     for (int row = 0; row < depth; row++) {
       buckets[row] = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
     }
-    return countIn(buckets, item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
+    return buckets;
   }
 
   /** {@link #count(byte[])} over the item's buckets (one per row), its fingerprint and the heap's minimum count. */

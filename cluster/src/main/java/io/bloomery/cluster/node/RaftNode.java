@@ -149,11 +149,7 @@ public final class RaftNode implements ClusterNode {
     if (others.isEmpty()) {
       return;
     }
-    RaftClient client = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(META, others))
-        .setProperties(new RaftProperties()).setClientId(ClientId.randomId())
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build();
+    RaftClient client = clientOf(RaftGroup.valueOf(META, others), 20);
     client.async().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).whenComplete((reply, failure) -> {
       closeQuietly(client);
       if (failure != null || !reply.isSuccess()) {
@@ -827,11 +823,7 @@ public final class RaftNode implements ClusterNode {
       if (c != null && group.getPeers().equals(metaClientPeers)) {
         return c;
       }
-      RaftClient made = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
-          .setClientId(ClientId.randomId())
-          .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
-              TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-          .build();
+      RaftClient made = clientOf(group, 300);
       metaClient = made;
       metaClientPeers = group.getPeers();
       if (c != null) {
@@ -840,6 +832,15 @@ public final class RaftNode implements ClusterNode {
       }
       return made;
     }
+  }
+
+  /** A client of {@code group} (its id and members), asking again every 100 ms up to {@code attempts} times. */
+  private static RaftClient clientOf(RaftGroup group, int attempts) {
+    return RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
   }
 
   private static void closeQuietly(RaftClient c) {
@@ -1027,11 +1028,7 @@ public final class RaftNode implements ClusterNode {
   private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers, String leader)
       throws IOException {
     // 30 s of retries: the group may be electing a leader (its old one just died), and a new member catching up
-    try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
-        .setClientId(ClientId.randomId())
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(300,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build()) {
+    try (RaftClient client = clientOf(group, 300)) {
       boolean leaderStays = leader == null || peers.stream().anyMatch(p -> p.getId().toString().equals(leader));
       if (!leaderStays) {
         IOException last = null;
@@ -1160,11 +1157,7 @@ public final class RaftNode implements ClusterNode {
       return done(Reply.error("ERR You should send CLUSTER FAILOVER to a replica"));
     }
     return CompletableFuture.supplyAsync(() -> {
-      try (RaftClient client = RaftClient.newBuilder().setRaftGroup(division.getGroup())
-          .setProperties(new RaftProperties()).setClientId(ClientId.randomId())
-          .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
-              TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-          .build()) {
+      try (RaftClient client = clientOf(division.getGroup(), 100)) {
         RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(me.id()), FAILOVER_MILLIS);
         if (!reply.isSuccess()) {
           return Reply.error("ERR the failover did not complete: " + reply.getException());
