@@ -26,13 +26,14 @@ import picocli.CommandLine.ParentCommand;
     name = "cluster",
     header = "Create a cluster of running nodes, show its state, or move a shard's leadership (docs/CLUSTER.md).",
     subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
-        ClusterCommand.AddNode.class, ClusterCommand.DelNode.class})
+        ClusterCommand.AddNode.class, ClusterCommand.DelNode.class, ClusterCommand.Reshard.class})
 final class ClusterCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Override
   public Integer call() {
-    throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node or del-node");
+    throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node, del-node or "
+        + "reshard");
   }
 
   /** A node given as HOST:PORT. */
@@ -439,6 +440,68 @@ final class ClusterCommand implements Callable<Integer> {
       }
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
+    }
+  }
+
+  @Command(name = "reshard", header = "Move --slots N slots, with their keys, from shard --from to shard --to (a "
+      + "shard's number as cluster status lists it, its name, or the id of one of its nodes): the highest slots of "
+      + "--from. Writes to a slot wait while its keys are copied; clients are sent on with ASK, then MOVED. A reshard "
+      + "that stopped (the node running it died) is finished first when it is run again; --slots 0 only finishes it. "
+      + "Prints what moved and the topology.")
+  static final class Reshard implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Option(names = "--from", required = true, paramLabel = "SHARD", description = "The shard the slots leave.")
+    String from;
+
+    @Option(names = "--to", required = true, paramLabel = "SHARD", description = "The shard the slots go to.")
+    String to;
+
+    @Option(names = "--slots", required = true, paramLabel = "N", description = "How many slots to move (0 to 16384).")
+    int count;
+
+    @Parameters(arity = "1", paramLabel = "HOST:PORT", description = "Any node of the cluster.")
+    String node;
+
+    @Override
+    public Integer call() {
+      if (count < 0 || count > 16384) {
+        throw CliException.usage("--slots must be from 0 to 16384, not " + count);
+      }
+      Address at = Address.parse(node);
+      Topology current = topologyOf(auth, at);
+      String source = shardName(current, from);
+      String target = shardName(current, to);
+      PrintWriter out = parent.root.out();
+      try (RespClient c = auth.connect(at, 3_600_000)) {
+        out.println(c.callForText("CLUSTER", "RESHARD", source, target, Integer.toString(count)));
+      } catch (RespClient.ErrorReply e) {
+        throw CliException.failure("the reshard through " + at + " failed: " + e.getMessage(), e);
+      } catch (IOException e) {
+        throw CliException.failure("the reshard through " + at + " did not answer (" + e.getMessage() + "): run it "
+            + "again to finish it", e);
+      }
+      printNodes(auth, at, out);
+      return BloomeryCommand.EXIT_OK;
+    }
+
+    /** The name of the shard {@code given} names: its name, its number in the topology, or one of its nodes' ids. */
+    static String shardName(Topology t, String given) {
+      if (t.shard(given) != null) {
+        return given;
+      }
+      if (given.matches("\\d{1,4}") && Integer.parseInt(given) < t.shards().size()) {
+        return t.shards().get(Integer.parseInt(given)).name();
+      }
+      Topology.Shard of = t.shardOfNode(given);
+      if (of != null) {
+        return of.name();
+      }
+      throw CliException.usage("no shard '" + given + "' in cluster " + t.cluster() + ": give a shard's number (0 to "
+          + (t.shards().size() - 1) + "), its name (" + String.join(", ", t.shards().stream().map(Topology.Shard::name)
+          .toList()) + ") or the id of one of its nodes");
     }
   }
 

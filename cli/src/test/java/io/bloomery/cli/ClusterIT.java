@@ -290,6 +290,142 @@ class ClusterIT {
         .doesNotContain("io.bloomery.cluster");
   }
 
+  /**
+   * {@code cluster reshard} moves 1000 slots with their keys from the first shard to the second while two writers
+   * add to keys in the moving slots (and elsewhere) through JedisCluster: the node running the reshard is killed with
+   * SIGKILL once the move has begun, the reshard is run again through another node and finishes it, and afterwards
+   * every acknowledged add is there, the counts of CF.ADD are exact (no add applied twice), the moved slots' keys
+   * live only in the second shard, and the first shard's nodes answer MOVED for them.
+   */
+  @Test
+  void aReshardKilledHalfwayIsFinishedAndLosesNoAcknowledgedWrite() throws Exception {
+    List<Integer> ports = nodes.start(6, -1);
+    String[] addresses = ClusterNodes.addresses(ports);
+    Run created = nodes.create(3, addresses);
+    assertThat(created.status()).as(created.toString()).isZero();
+    int firstMoved = 8192 - 1000;
+    List<String> moving = new ArrayList<>();
+    List<String> staying = new ArrayList<>();
+    for (int i = 0; moving.size() < 1500 || staying.size() < 20; i++) {
+      String key = "url:" + i;
+      int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
+      (slot >= firstMoved && slot < 8192 ? moving : staying).add(key);
+    }
+    List<String> keys = new ArrayList<>(moving.subList(0, 1500));
+    keys.addAll(staying.subList(0, 20));
+    Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports.get(5)));
+    java.util.Map<String, Set<String>> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Map<String, Integer> counted = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Map<String, Integer> uncertain = new java.util.concurrent.ConcurrentHashMap<>();
+    try (JedisCluster cluster = new JedisCluster(seeds, DefaultJedisClientConfig.builder().socketTimeoutMillis(10_000)
+        .build(), 100, Duration.ofSeconds(60))) {
+      for (String key : keys) {
+        assertThat(cluster.bfAdd(key, "seed")).isTrue();
+        acknowledged.computeIfAbsent(key, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add("seed");
+      }
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicLong failures = new java.util.concurrent.atomic.AtomicLong();
+      List<Thread> writers = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int writer = w;
+        writers.add(Thread.ofPlatform().start(() -> {
+          java.util.Random random = new java.util.Random(writer);
+          for (int n = 0; !stop.get(); n++) {
+            String key = keys.get(random.nextInt(keys.size()));
+            String item = "w" + writer + "-" + n;
+            String counter = "{" + key + "}count";
+            try {
+              if (cluster.bfAdd(key, item)) {
+                acknowledged.computeIfAbsent(key, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(item);
+              }
+            } catch (RuntimeException e) {
+              failures.incrementAndGet();
+            }
+            try {
+              cluster.cfAdd(counter, "same");
+              counted.merge(counter, 1, Integer::sum);
+            } catch (RuntimeException e) {
+              uncertain.merge(counter, 1, Integer::sum); // failed or timed out: applied at most once
+            }
+          }
+        }));
+      }
+      Thread.sleep(1000);
+      int runner = ports.get(0);
+      java.util.concurrent.CompletableFuture<Run> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return nodes.cli("cluster", "reshard", "--from", "0", "--to", "1", "--slots", "1000", "127.0.0.1:" + runner);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      awaitMigrating(ports.get(3));
+      nodes.kill(runner);
+      Run interrupted = first.get(60, TimeUnit.SECONDS);
+      assertThat(interrupted.status()).as("the reshard whose node was killed: " + interrupted).isNotZero();
+      Run finished = nodes.cli("cluster", "reshard", "--from", "0", "--to", "1", "--slots", "0", addresses[1]);
+      assertThat(finished.status()).as(finished.toString()).isZero();
+      assertThat(finished.out()).contains("moved 1000 slots (").contains("keys) from s0 to s1")
+          .contains(" 0-7191").contains(" 7192-16383").doesNotContain("->-");
+      nodes.launch(runner);
+      nodes.awaitReady(runner);
+      Thread.sleep(1000);
+      stop.set(true);
+      for (Thread t : writers) {
+        t.join(120_000);
+      }
+
+      for (Map.Entry<String, Set<String>> e : acknowledged.entrySet()) {
+        for (String item : e.getValue()) {
+          assertThat(cluster.bfExists(e.getKey(), item)).as("%s %s", e.getKey(), item).isTrue();
+        }
+      }
+      for (Map.Entry<String, Integer> e : counted.entrySet()) {
+        long count = cluster.cfCount(e.getKey(), "same");
+        assertThat(count).as(e.getKey()).isBetween((long) e.getValue(),
+            (long) e.getValue() + uncertain.getOrDefault(e.getKey(), 0));
+      }
+      assertThat(counted.values().stream().mapToInt(Integer::intValue).sum()).as("CF.ADDs acknowledged")
+          .isGreaterThan(100);
+    }
+    String moved = moving.get(0);
+    int slot = HashSlot.of(moved.getBytes(StandardCharsets.UTF_8));
+    int secondLeader = leaderPort(ports.get(1), slot);
+    assertThat(ports.subList(3, 6)).contains(secondLeader);
+    for (int port : ports.subList(0, 3)) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      try (Jedis node = new Jedis("127.0.0.1", port)) {
+        // the restarted node may still be replaying the metadata group's log: it names the old shard until then
+        while (!node.clusterNodes().contains(" 7192-16383") && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+        assertThatThrownBy(() -> node.sendCommand(command("BF.EXISTS"), moved, "seed"))
+            .isInstanceOf(JedisMovedDataException.class).hasMessage("MOVED " + slot + " 127.0.0.1:" + secondLeader);
+        assertThat(node.clusterCountKeysInSlot(slot)).as("keys of a moved slot left on node %d", port).isZero();
+      }
+    }
+    try (Jedis leader = new Jedis("127.0.0.1", secondLeader)) {
+      assertThat(leader.clusterCountKeysInSlot(slot)).isPositive();
+    }
+    assertThat(redisCli(ports.get(0), "BF.EXISTS", moved, "seed")).isEqualTo("1");
+  }
+
+  /** Waits (60 s at most) until CLUSTER NODES on {@code port} shows slots migrating. */
+  private static void awaitMigrating(int port) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+        if (jedis.clusterNodes().contains("->-")) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // not answering yet
+      }
+      assertThat(System.nanoTime()).as("a reshard began within 60 s").isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+
   // ------------------------------------------------------------------------------------------------ helpers
 
   /** {@code redis-cli -c -p PORT ARGS...}'s output, trimmed. */

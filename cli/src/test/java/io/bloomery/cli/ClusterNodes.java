@@ -153,7 +153,7 @@ final class ClusterNodes implements AutoCloseable {
       try (Jedis jedis = new Jedis("127.0.0.1", port)) {
         for (String line : jedis.clusterNodes().split("\n")) {
           String[] f = line.split(" ");
-          for (int i = 8; f[2].contains("master") && i < f.length; i++) {
+          for (int i = 8; f[2].contains("master") && i < f.length && !f[i].startsWith("["); i++) {
             String[] range = f[i].split("-");
             if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
               return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));

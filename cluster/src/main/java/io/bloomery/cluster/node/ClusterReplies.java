@@ -43,6 +43,7 @@ final class ClusterReplies {
       case "myid", "slots", "shards", "nodes", "info", "help", "topology", "leave" -> 2;
       case "keyslot", "countkeysinslot", "join-topology", "commit-topology", "set-topology" -> 3;
       case "getkeysinslot" -> 4;
+      case "reshard" -> 5;
       case "failover" -> 2; // or 3: checked below
       default -> -1;
     };
@@ -94,6 +95,17 @@ final class ClusterReplies {
           case "commit-topology" -> node.commit(topology);
           default -> node.setTopology(topology);
         };
+      }
+      case "reshard" -> {
+        Reply refused = refusedUnlessUnrestricted(client, sub);
+        if (refused != null) {
+          yield RaftNode.done(refused);
+        }
+        String count = text(argv.get(4));
+        if (!count.matches("\\d{1,5}")) {
+          yield RaftNode.done(Reply.error("ERR the slot count must be an integer from 0 to 16384"));
+        }
+        yield node.reshard(text(argv.get(2)), text(argv.get(3)), Integer.parseInt(count));
       }
       case "topology" -> node.committedTopologyReply();
       default -> RaftNode.done(answer(sub, argv));
@@ -174,6 +186,8 @@ final class ClusterReplies {
         "MYID", "    Return the node id.",
         "NODES", "    Return cluster configuration seen by node. Output format:",
         "    <id> <ip:port@bus-port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+        "RESHARD <from-shard> <to-shard> <count>", "    Move <count> slots and their keys between shards, after "
+            + "finishing any move under way.",
         "SHARDS", "    Return information about slot range mappings and the nodes that own them.",
         "SLOTS", "    Return information about slots range mappings. Each range is made of:",
         "    start, end, master and replicas IP addresses, ports and ids",
@@ -263,11 +277,28 @@ final class ClusterReplies {
           for (Topology.SlotRange r : s.slots()) {
             out.append(' ').append(r.first() == r.last() ? Integer.toString(r.first()) : r.first() + "-" + r.last());
           }
+          migrating(t, s, out);
         }
         out.append('\n');
       }
     }
     return out.toString();
+  }
+
+  /**
+   * During a reshard, Redis's markers on a master's line: {@code [SLOT->-ID]} for each slot its shard is moving out
+   * (ID: the target's leader), {@code [SLOT-<-ID]} for each slot moving in (ID: the source's leader).
+   */
+  private void migrating(Topology t, Topology.Shard s, StringBuilder out) {
+    Topology.Migration m = t.migration();
+    boolean from = m != null && m.from().equals(s.name());
+    if (m == null || !from && !m.to().equals(s.name())) {
+      return;
+    }
+    String other = membersLeaderFirst(t, t.shard(from ? m.to() : m.from())).get(0).id();
+    for (int slot : m.slotList()) {
+      out.append(" [").append(slot).append(from ? "->-" : "-<-").append(other).append(']');
+    }
   }
 
   private Reply slots(Topology t) {

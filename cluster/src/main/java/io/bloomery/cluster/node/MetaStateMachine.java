@@ -23,7 +23,8 @@ import org.apache.ratis.statemachine.TransactionContext;
  *
  * <p>Entries are UTF-8 text: {@code topology\nTEXT} ({@link Topology#encode}), {@code membership DIGEST\nTEXT} (a
  * membership change: the new topology, applied only if the current one's {@link #digest} is {@code DIGEST}, so that
- * of two changes planned from the same topology only the first applies) and {@code leader SHARD TERM NODE}. An
+ * of two changes planned from the same topology only the first applies), {@code slots DIGEST\nTEXT} (a reshard's
+ * start or end, likewise) and {@code leader SHARD TERM NODE}. An
  * announcement with a lower term than the one recorded is ignored, so a deposed leader's late announcement never
  * overwrites its successor's.
  *
@@ -56,6 +57,14 @@ final class MetaStateMachine extends FileSnapshotStateMachine {
 
   static Message membershipEntry(Topology current, Topology next) {
     return Message.valueOf("membership " + digest(current) + "\n" + next.encode());
+  }
+
+  /**
+   * A reshard's step: the start of a migration ({@link Topology#withMigration}) or its end ({@link
+   * Topology#migrated}), applied only if the current topology's {@link #digest} is still the one it was planned from.
+   */
+  static Message slotsEntry(Topology current, Topology next) {
+    return Message.valueOf("slots " + digest(current) + "\n" + next.encode());
   }
 
   /** A topology's SHA-256, hex: what a membership change names as the topology it was planned from. */
@@ -183,7 +192,7 @@ final class MetaStateMachine extends FileSnapshotStateMachine {
     return CompletableFuture.completedFuture(Message.valueOf(answer));
   }
 
-  private String apply(String text) {
+  String apply(String text) {
     if (text.startsWith("topology\n")) {
       Topology t = Topology.parse(text.substring("topology\n".length()));
       if (topology != null) {
@@ -201,6 +210,23 @@ final class MetaStateMachine extends FileSnapshotStateMachine {
       }
       if (!digest(topology).equals(planned)) {
         return "ERR the topology changed since this change was planned: read it again";
+      }
+      topology = next;
+      return "OK";
+    }
+    if (text.startsWith("slots ")) {
+      int newline = text.indexOf('\n');
+      String planned = text.substring("slots ".length(), newline < 0 ? text.length() : newline);
+      Topology next = Topology.parse(newline < 0 ? "" : text.substring(newline + 1));
+      if (topology == null || !digest(topology).equals(planned)) {
+        return "ERR the topology changed since this change was planned: read it again";
+      }
+      boolean starts = topology.migration() == null && next.migration() != null
+          && topology.withMigration(next.migration().from(), next.migration().to(),
+              next.migration().slots().stream().mapToInt(r -> r.last() - r.first() + 1).sum()).equals(next);
+      boolean ends = topology.migration() != null && topology.migrated().equals(next);
+      if (!starts && !ends) {
+        return "ERR a reshard step starts a migration of a shard's highest slots or completes the one under way";
       }
       topology = next;
       return "OK";

@@ -264,6 +264,7 @@ public final class RaftNode implements ClusterNode {
   @Override
   public CompletionStage<Reply> route(ClientState client, CommandSpec spec, List<byte[]> argv) {
     String name = spec != null ? spec.name() : new String(argv.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    boolean asking = !name.equals("asking") && client.takeAsking();
     switch (name) {
       case "cluster" -> {
         return replies.cluster(client, argv);
@@ -283,8 +284,11 @@ public final class RaftNode implements ClusterNode {
         return snapshot(name.equals("save"));
       }
       case "asking" -> {
-        return argv.size() == 1 ? done(Reply.OK) : done(Reply.error("ERR wrong number of arguments for 'asking' "
-            + "command"));
+        if (argv.size() != 1) {
+          return done(Reply.error("ERR wrong number of arguments for 'asking' command"));
+        }
+        client.asking();
+        return done(Reply.OK);
       }
       default -> { }
     }
@@ -314,7 +318,16 @@ public final class RaftNode implements ClusterNode {
     if (!write && !read) {
       return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node"));
     }
-    return keyed(client, argv, topology.shardOf(slot), slot, write, System.nanoTime() + LEADER_WAIT.toNanos());
+    return keyed(client, argv, slot, write, asking, System.nanoTime() + LEADER_WAIT.toNanos());
+  }
+
+  /**
+   * The shard a command of {@code slot} runs on: the one that serves it, or, after ASKING, the one it is being moved
+   * to.
+   */
+  private static Topology.Shard shardFor(Topology topology, int slot, boolean asked) {
+    Topology.Migration m = topology.migration();
+    return asked && m != null && m.covers(slot) ? topology.shard(m.to()) : topology.shardOf(slot);
   }
 
   /**
@@ -380,7 +393,7 @@ public final class RaftNode implements ClusterNode {
     RaftServer.Division division = division(shard);
     ShardStateMachine machine = division == null ? null : shards.get(division.getGroup().getGroupId());
     if (division == null || machine == null || !division.getInfo().isLeader()) {
-      return elsewhere(shard, slot, deadline, () -> watch(client, argv, deadline));
+      return elsewhere(shard, slot, false, deadline, () -> watch(client, argv, deadline));
     }
     WatchContext context = new WatchContext(division.getGroup().getGroupId(), division.getInfo().getCurrentTerm());
     ClientState.RoutedWatch held = client.routedWatch();
@@ -442,16 +455,17 @@ public final class RaftNode implements ClusterNode {
         slot = s;
       }
     }
-    Topology topology = meta.topology();
-    if (topology == null) {
+    if (meta.topology() == null) {
       return done(Reply.error("CLUSTERDOWN Hash slot not served"));
     }
-    return transactionAt(specs, commands, topology.shardOf(slot), slot,
-        System.nanoTime() + LEADER_WAIT.toNanos(), holds);
+    return transactionAt(specs, commands, slot, System.nanoTime() + LEADER_WAIT.toNanos(), holds);
   }
 
-  private CompletionStage<Reply> transactionAt(List<CommandSpec> specs, List<List<byte[]>> commands,
-      Topology.Shard shard, int slot, long deadline, java.util.function.BooleanSupplier holds) {
+  private CompletionStage<Reply> transactionAt(List<CommandSpec> specs, List<List<byte[]>> commands, int slot,
+      long deadline, java.util.function.BooleanSupplier holds) {
+    Topology.Shard shard = meta.topology().shardOf(slot);
+    java.util.function.Supplier<CompletionStage<Reply>> again = () -> transactionAt(specs, commands, slot, deadline,
+        holds);
     RaftServer.Division division = division(shard);
     if (division != null && division.getInfo().isLeader()) {
       ShardStateMachine machine = shards.get(division.getGroup().getGroupId());
@@ -461,39 +475,77 @@ public final class RaftNode implements ClusterNode {
           return done(Reply.error("EXECABORT Transaction discarded because of: " + refused));
         }
       }
-      return proposalsOf(division, shard).addTransaction(commands, deadline,
-          () -> transactionAt(specs, commands, shard, slot, deadline, holds), holds);
+      return proposalsOf(division, shard).addTransaction(commands, deadline, again, holds)
+          .thenCompose(r -> settle(r, shard, slot, deadline, again));
     }
-    return elsewhere(shard, slot, deadline, () -> transactionAt(specs, commands, shard, slot, deadline, holds));
-  }
-
-  /** A command of {@code slot}, served by {@code shard}: run here if this node leads it, else redirected. */
-  private CompletionStage<Reply> keyed(ClientState client, List<byte[]> argv, Topology.Shard shard, int slot,
-      boolean write, long deadline) {
-    RaftServer.Division division = division(shard);
-    if (division != null && division.getInfo().isLeader()) {
-      return write ? propose(division, argv, shard, deadline, () -> keyed(client, argv, shard, slot, true, deadline))
-          : read(division, argv, shard, slot, deadline);
-    }
-    if (!write && division != null && client.replicaReads()) {
-      return localRead(shard, argv);
-    }
-    return elsewhere(shard, slot, deadline, () -> keyed(client, argv, shard, slot, write, deadline));
+    return elsewhere(shard, slot, false, deadline, again);
   }
 
   /**
-   * The reply for a command of {@code slot} that this node does not lead: {@code MOVED} to {@code shard}'s leader,
-   * or, while it has none, {@code again} after a short pause until {@code deadline}, then {@code CLUSTERDOWN}.
+   * A command of {@code slot}: run here if this node leads the shard that serves it (or, {@code asked}, the shard it
+   * is being moved to), else redirected. A reply of a slot a reshard is moving is settled ({@link #settle}).
    */
-  private CompletionStage<Reply> elsewhere(Topology.Shard shard, int slot, long deadline,
+  private CompletionStage<Reply> keyed(ClientState client, List<byte[]> argv, int slot, boolean write, boolean asked,
+      long deadline) {
+    Topology.Shard shard = shardFor(meta.topology(), slot, asked);
+    java.util.function.Supplier<CompletionStage<Reply>> again = () -> keyed(client, argv, slot, write, asked,
+        deadline);
+    RaftServer.Division division = division(shard);
+    CompletionStage<Reply> reply;
+    if (division != null && division.getInfo().isLeader()) {
+      reply = write ? propose(division, argv, shard, deadline, again) : read(division, argv, shard, slot, deadline);
+    } else if (!write && division != null && client.replicaReads()) {
+      reply = localRead(shard, argv);
+    } else {
+      return elsewhere(shard, slot, asked, deadline, again);
+    }
+    return reply.thenCompose(r -> settle(r, shard, slot, deadline, again));
+  }
+
+  /**
+   * The reply for a command of {@code slot} that this node does not lead: {@code MOVED} to {@code shard}'s leader
+   * ({@code ASK} when {@code asked}: the shard the slot is being moved to), or, while it has none, {@code again}
+   * after a short pause until {@code deadline}, then {@code CLUSTERDOWN}.
+   */
+  private CompletionStage<Reply> elsewhere(Topology.Shard shard, int slot, boolean asked, long deadline,
       java.util.function.Supplier<CompletionStage<Reply>> again) {
     String leader = leaderOf(shard);
     if (leader != null && !leader.equals(me.id())) {
       Topology.Node node = meta.topology().node(leader);
-      return done(Reply.error("MOVED " + slot + " " + node.host() + ":" + node.port()));
+      return done(Reply.error((asked ? "ASK " : "MOVED ") + slot + " " + node.host() + ":" + node.port()));
     }
     if (System.nanoTime() > deadline) {
       return done(Reply.error("CLUSTERDOWN The cluster is down: shard " + shard.name() + " has no leader"));
+    }
+    return later(again);
+  }
+
+  /**
+   * A shard's reply to a command of {@code slot}, as the client gets it. A reshard moving the slot makes the shard
+   * answer, having applied nothing, {@link ShardStateMachine#FROZEN} (its keys are being copied: the command waits
+   * and goes {@code again} until {@code deadline}, then {@code TRYAGAIN}) or {@link ShardStateMachine#GONE} (its keys
+   * left: {@code ASK} the shard they moved to while the reshard lasts, {@code MOVED} once the topology says the slot
+   * is served there). A transaction's commands share a slot, so either all of them answer so or none.
+   */
+  private CompletionStage<Reply> settle(Reply reply, Topology.Shard shard, int slot, long deadline,
+      java.util.function.Supplier<CompletionStage<Reply>> again) {
+    Reply first = reply instanceof Reply.Array array && !array.elements().isEmpty() ? array.elements().get(0) : reply;
+    if (!(first instanceof Reply.Error error) || !error.text().startsWith("BLOOMERY-")) {
+      return done(reply);
+    }
+    Topology topology = meta.topology();
+    Topology.Migration m = topology.migration();
+    if (error.text().equals(ShardStateMachine.GONE)) {
+      if (m != null && m.covers(slot) && m.from().equals(shard.name())) {
+        return elsewhere(topology.shard(m.to()), slot, true, deadline, again);
+      }
+      Topology.Shard owner = topology.shardOf(slot);
+      if (!owner.name().equals(shard.name())) {
+        return elsewhere(owner, slot, false, deadline, again);
+      }
+    }
+    if (System.nanoTime() > deadline) { // frozen for longer than a command waits, or gone before the topology says
+      return done(Reply.error("TRYAGAIN slot " + slot + " is being moved to another shard: try again"));
     }
     return later(again);
   }
@@ -812,7 +864,7 @@ public final class RaftNode implements ClusterNode {
    * changed: a client knows only the peers it was made with, and a removed node's bus port may now be another
    * node's, which answers for no such group.
    */
-  private RaftClient metaClient() {
+  RaftClient metaClient() {
     RaftServer.Division division = division(META);
     if (division == null) {
       throw new IllegalStateException("this node is in no cluster");
@@ -835,7 +887,7 @@ public final class RaftNode implements ClusterNode {
   }
 
   /** A client of {@code group} (its id and members), asking again every 100 ms up to {@code attempts} times. */
-  private static RaftClient clientOf(RaftGroup group, int attempts) {
+  static RaftClient clientOf(RaftGroup group, int attempts) {
     return RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
         .setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
@@ -976,6 +1028,17 @@ public final class RaftNode implements ClusterNode {
   }
 
   /**
+   * {@code CLUSTER RESHARD FROM TO COUNT}: moves {@code count} slots and their keys from shard {@code from} to shard
+   * {@code to}, after finishing any move under way ({@link Reshard}), off the event loop.
+   */
+  CompletionStage<Reply> reshard(String from, String to, int count) {
+    if (topology() == null) {
+      return done(Reply.error("ERR this node is in no cluster"));
+    }
+    return CompletableFuture.supplyAsync(() -> new Reshard(this).run(from, to, count), admin);
+  }
+
+  /**
    * {@code CLUSTER TOPOLOGY}: the topology as the metadata group has committed it, read through its leader, not this
    * node's replica, which may not have applied the latest change yet (a node just restarted): {@code bloomery
    * cluster add-node} and {@code del-node} plan their change from it.
@@ -1012,7 +1075,7 @@ public final class RaftNode implements ClusterNode {
    * The topology as the metadata group has committed it, read through its leader (linearizable: this node's own
    * replica may not have applied the latest change yet); {@code null} before the cluster is created.
    */
-  private Topology committedTopology() throws IOException {
+  Topology committedTopology() throws IOException {
     String text = metaClient().io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).getMessage().getContent()
         .toStringUtf8();
     return text.isEmpty() ? null : Topology.parse(text);

@@ -12,14 +12,48 @@ import java.util.Set;
 
 /**
  * A cluster's layout: its nodes (the address clients use, the bus address their Raft server listens on), its
- * shards (the nodes that replicate each, the slot ranges each serves). Every one of the 16,384 slots belongs to
- * exactly one shard. Written as text lines ({@link #encode}) into the metadata group's log.
+ * shards (the nodes that replicate each, the slot ranges each serves), and the slots being moved from one shard to
+ * another, if a reshard is under way. Every one of the 16,384 slots belongs to exactly one shard (a slot being moved
+ * to its source until the move completes). Written as text lines ({@link #encode}) into the metadata group's log.
  *
  * @param cluster the cluster's id (40 hex digits)
  * @param nodes every node, in the order {@code cluster create} was given them
  * @param shards every shard
+ * @param migration the slots a reshard is moving, or {@code null}
  */
-public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
+public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Migration migration) {
+
+  /**
+   * Slots being moved from shard {@code from}, which serves them until the move completes, to shard {@code to}: a
+   * reshard under way ({@code bloomery cluster reshard}).
+   */
+  public record Migration(String from, String to, List<SlotRange> slots) {
+    public Migration {
+      slots = List.copyOf(slots);
+      if (from.equals(to)) {
+        throw new IllegalArgumentException("a migration moves slots from one shard to another, not to " + to);
+      }
+      if (slots.isEmpty()) {
+        throw new IllegalArgumentException("a migration moves at least one slot");
+      }
+    }
+
+    /** Whether {@code slot} is one of the slots being moved. */
+    public boolean covers(int slot) {
+      for (SlotRange r : slots) {
+        if (slot >= r.first() && slot <= r.last()) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** The slots being moved, ascending. */
+    public int[] slotList() {
+      return slots.stream().flatMapToInt(r -> java.util.stream.IntStream.rangeClosed(r.first(), r.last())).sorted()
+          .toArray();
+    }
+  }
 
   /** A node: its 40-hex id, the address it announces to clients, the address of its cluster bus (Raft). */
   public record Node(String id, String host, int port, String busHost, int busPort) {
@@ -51,9 +85,20 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
     }
   }
 
+  /** A topology with no reshard under way. */
+  public Topology(String cluster, List<Node> nodes, List<Shard> shards) {
+    this(cluster, nodes, shards, null);
+  }
+
   public Topology {
     nodes = List.copyOf(nodes);
     shards = List.copyOf(shards);
+    Set<String> names = new HashSet<>();
+    for (Shard s : shards) {
+      if (!names.add(s.name())) {
+        throw new IllegalArgumentException("shard " + s.name() + " is listed twice");
+      }
+    }
     Set<String> ids = new HashSet<>();
     Set<String> addresses = new HashSet<>();
     for (Node n : nodes) {
@@ -90,6 +135,86 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
         throw new IllegalArgumentException("slot " + slot + " belongs to no shard");
       }
     }
+    if (migration != null) {
+      if (!names.contains(migration.from()) || !names.contains(migration.to())) {
+        throw new IllegalArgumentException("the migration names an unknown shard (" + migration.from() + " -> "
+            + migration.to() + ")");
+      }
+      for (SlotRange r : migration.slots()) {
+        for (int slot = r.first(); slot <= r.last(); slot++) {
+          if (!shards.get(owner[slot]).name().equals(migration.from())) {
+            throw new IllegalArgumentException("slot " + slot + " is migrating from " + migration.from()
+                + ", which does not serve it");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * This topology with {@code count} slots of shard {@code from} migrating to shard {@code to}: the highest ones
+   * {@code from} serves. What {@code bloomery cluster reshard} asks for first.
+   *
+   * @throws IllegalArgumentException if a migration is under way, a shard does not exist, or {@code from} serves
+   *     fewer than {@code count} slots
+   */
+  public Topology withMigration(String from, String to, int count) {
+    if (migration != null) {
+      throw new IllegalArgumentException("slots are already migrating from " + migration.from() + " to "
+          + migration.to());
+    }
+    Shard source = shard(from);
+    if (source == null || shard(to) == null) {
+      throw new IllegalArgumentException("no shard " + (source == null ? from : to) + " (shards: "
+          + String.join(", ", shards.stream().map(Shard::name).toList()) + ")");
+    }
+    if (count < 1 || count > source.slotCount()) {
+      throw new IllegalArgumentException("shard " + from + " serves " + source.slotCount() + " slots: move 1 to "
+          + source.slotCount() + ", not " + count);
+    }
+    int[] all = source.slots().stream().flatMapToInt(r -> java.util.stream.IntStream.rangeClosed(r.first(), r.last()))
+        .sorted().toArray();
+    return new Topology(cluster, nodes, shards, new Migration(from, to,
+        ranges(java.util.Arrays.copyOfRange(all, all.length - count, all.length))));
+  }
+
+  /**
+   * This topology with the migration done: its slots served by its target.
+   *
+   * @throws IllegalStateException if no migration is under way
+   */
+  public Topology migrated() {
+    if (migration == null) {
+      throw new IllegalStateException("no slots are migrating");
+    }
+    List<Shard> next = new ArrayList<>();
+    for (Shard s : shards) {
+      java.util.BitSet slots = new java.util.BitSet(HashSlot.SLOTS);
+      s.slots().forEach(r -> slots.set(r.first(), r.last() + 1));
+      for (SlotRange r : migration.slots()) {
+        if (s.name().equals(migration.from())) {
+          slots.clear(r.first(), r.last() + 1);
+        } else if (s.name().equals(migration.to())) {
+          slots.set(r.first(), r.last() + 1);
+        }
+      }
+      next.add(new Shard(s.name(), ranges(slots.stream().toArray()), s.members()));
+    }
+    return new Topology(cluster, nodes, next, null);
+  }
+
+  /** {@code slots} (ascending) as the fewest inclusive ranges. */
+  static List<SlotRange> ranges(int[] slots) {
+    List<SlotRange> out = new ArrayList<>();
+    for (int i = 0; i < slots.length; ) {
+      int j = i;
+      while (j + 1 < slots.length && slots[j + 1] == slots[j] + 1) {
+        j++;
+      }
+      out.add(new SlotRange(slots[i], slots[j]));
+      i = j + 1;
+    }
+    return out;
   }
 
   /**
@@ -138,7 +263,7 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
       }
       next.add(new Shard(s.name(), s.slots(), members));
     }
-    return new Topology(cluster, moreNodes, next);
+    return new Topology(cluster, moreNodes, next, migration);
   }
 
   /**
@@ -159,7 +284,7 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
       }
       next.add(new Shard(s.name(), s.slots(), members));
     }
-    return new Topology(cluster, nodes.stream().filter(n -> !n.id().equals(id)).toList(), next);
+    return new Topology(cluster, nodes.stream().filter(n -> !n.id().equals(id)).toList(), next, migration);
   }
 
   /** The shard named {@code name}, or {@code null}. */
@@ -174,10 +299,11 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
 
   /**
    * Whether {@code next} differs from this topology only in its nodes and the shards' members: the same cluster, the
-   * same shards serving the same slots.
+   * same shards serving the same slots, the same migration.
    */
   public boolean sameSlots(Topology next) {
-    if (!cluster.equals(next.cluster()) || shards.size() != next.shards().size()) {
+    if (!cluster.equals(next.cluster()) || shards.size() != next.shards().size()
+        || !java.util.Objects.equals(migration, next.migration())) {
       return false;
     }
     for (Shard s : shards) {
@@ -233,7 +359,8 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
 
   /**
    * One line per fact: {@code cluster ID}, {@code node ID HOST PORT BUSHOST BUSPORT}, {@code shard NAME RANGES
-   * MEMBERS}.
+   * MEMBERS} (RANGES {@code -} for a shard that serves no slot), and during a reshard {@code migrating FROM TO
+   * RANGES}.
    */
   public String encode() {
     StringBuilder out = new StringBuilder("cluster ").append(cluster).append('\n');
@@ -242,9 +369,12 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
           .append(n.busHost()).append(' ').append(n.busPort()).append('\n');
     }
     for (Shard s : shards) {
-      out.append("shard ").append(s.name()).append(' ');
-      out.append(String.join(",", s.slots().stream().map(r -> r.first() + "-" + r.last()).toList()));
+      out.append("shard ").append(s.name()).append(' ').append(encode(s.slots()));
       out.append(' ').append(String.join(",", s.members())).append('\n');
+    }
+    if (migration != null) {
+      out.append("migrating ").append(migration.from()).append(' ').append(migration.to()).append(' ')
+          .append(encode(migration.slots())).append('\n');
     }
     return out.toString();
   }
@@ -258,6 +388,7 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
     String cluster = null;
     List<Node> nodes = new ArrayList<>();
     List<Shard> shards = new ArrayList<>();
+    Migration migration = null;
     for (String line : text.split("\n")) {
       if (line.isBlank()) {
         continue;
@@ -268,13 +399,17 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
           case "cluster" -> cluster = NodeIdentity.checkId(f[1]);
           case "node" -> nodes.add(new Node(NodeIdentity.checkId(f[1]), f[2], port(f[3]), f[4], port(f[5])));
           case "shard" -> {
-            List<SlotRange> ranges = new ArrayList<>();
-            for (String r : f[2].split(",")) {
-              int dash = r.indexOf('-');
-              ranges.add(new SlotRange(Integer.parseInt(r.substring(0, dash)),
-                  Integer.parseInt(r.substring(dash + 1))));
+            if (f.length != 4) {
+              throw new IllegalArgumentException("a shard line has a name, slot ranges and members");
             }
-            shards.add(new Shard(f[1], ranges, List.of(f[3].split(","))));
+            shards.add(new Shard(f[1], parseRanges(f[2]), List.of(f[3].split(","))));
+          }
+          case "migrating" -> {
+            if (f.length != 4 || migration != null) {
+              throw new IllegalArgumentException(migration != null ? "a second migration"
+                  : "a migrating line has a source shard, a target shard and slot ranges");
+            }
+            migration = new Migration(f[1], f[2], parseRanges(f[3]));
           }
           default -> throw new IllegalArgumentException("unknown line");
         }
@@ -285,7 +420,26 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards) {
     if (cluster == null) {
       throw new IllegalArgumentException("the topology names no cluster");
     }
-    return new Topology(cluster, nodes, shards);
+    return new Topology(cluster, nodes, shards, migration);
+  }
+
+  private static String encode(List<SlotRange> ranges) {
+    return ranges.isEmpty() ? "-" : String.join(",", ranges.stream().map(r -> r.first() + "-" + r.last()).toList());
+  }
+
+  private static List<SlotRange> parseRanges(String text) {
+    List<SlotRange> ranges = new ArrayList<>();
+    if (text.equals("-")) {
+      return ranges;
+    }
+    for (String r : text.split(",")) {
+      int dash = r.indexOf('-');
+      if (dash <= 0) {
+        throw new IllegalArgumentException("'" + r + "' is not a slot range FIRST-LAST");
+      }
+      ranges.add(new SlotRange(Integer.parseInt(r.substring(0, dash)), Integer.parseInt(r.substring(dash + 1))));
+    }
+    return ranges;
   }
 
   private static int port(String s) {

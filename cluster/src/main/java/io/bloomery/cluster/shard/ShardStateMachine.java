@@ -54,7 +54,28 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  */
 public final class ShardStateMachine extends FileSnapshotStateMachine {
 
+  /**
+   * {@code cluster.freeze SLOT...}: a reshard starts copying these slots' keys elsewhere: from here on the log refuses
+   * writes to them ({@link #FROZEN}); answers the names of their keys. A gone slot stays gone and has no keys.
+   */
+  public static final String FREEZE = "cluster.freeze";
+  /**
+   * {@code cluster.drop SLOT...}: the frozen slots' keys were copied to their new shard: they are deleted here, and
+   * from here on the log refuses every command for these slots ({@link #GONE}); answers how many keys it deleted. A
+   * gone slot is left as it is; a slot neither frozen nor gone is refused, and nothing is dropped.
+   */
+  public static final String DROP = "cluster.drop";
+  /** {@code cluster.import SLOT...}: a reshard moves these slots here: they are neither frozen nor gone any more. */
+  public static final String IMPORT = "cluster.import";
+  /** {@code cluster.thaw SLOT...}: a reshard stopped before it dropped these slots: they take writes again. */
+  public static final String THAW = "cluster.thaw";
+  /** The error reply, for the node only, to a write of a frozen slot: nothing was applied; try again shortly. */
+  public static final String FROZEN = "BLOOMERY-FROZEN";
+  /** The error reply, for the node only, to a command of a gone slot: nothing was applied; redirect it. */
+  public static final String GONE = "BLOOMERY-GONE";
+
   private final Keyspace keyspace = new Keyspace(CommandClock::now);
+  private final SlotStates slots = new SlotStates();
   private final Settings applied = new Settings();
   private final Settings node;
   private final Dispatcher dispatcher;
@@ -99,7 +120,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     return dispatcher.table().get(name);
   }
 
-  /** Replaces the keyspace with {@code file}'s keys (none for {@code null}); no query sees it half done. */
+  /**
+   * Replaces the keyspace and the slots' state with {@code file}'s (none for {@code null}); no query sees it half
+   * done.
+   */
   @Override
   protected String loadSnapshot(Path file) throws IOException {
     loading.writeLock().lock();
@@ -107,16 +131,52 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       try (Keyspace.Write all = keyspace.writeAll()) {
         all.clear();
       }
-      return file == null ? "no keys" : SnapshotFiles.read(file, keyspace::restore) + " keys";
+      slots.clear();
+      if (file == null) {
+        return "no keys";
+      }
+      return SnapshotFiles.read(file, new io.bloomery.server.persistence.KeyLoader() {
+        @Override
+        public void load(byte[] key, Object value, long expireAtMillis) {
+          keyspace.restore(key, value, expireAtMillis);
+        }
+
+        @Override
+        public void metadata(byte[] name, byte[] bytes) {
+          if (new String(name, java.nio.charset.StandardCharsets.UTF_8).equals(SlotStates.METADATA)) {
+            slots.decode(bytes);
+          }
+        }
+      }) + " keys";
     } finally {
       loading.writeLock().unlock();
     }
   }
 
-  /** The server's snapshot file of the keyspace: its copy-on-write cut lets reads go on meanwhile. */
+  /**
+   * The server's snapshot file of the keyspace, with the slots' state as metadata when a reshard froze or dropped
+   * any: its copy-on-write cut lets reads go on meanwhile. Taken on the thread that applies entries, so the slots'
+   * state does not change while it is written.
+   */
   @Override
   protected String writeSnapshot(Path file) throws IOException {
-    return SnapshotFiles.write(keyspace, file, System::currentTimeMillis) + " keys";
+    return SnapshotFiles.write((atCut, sink) -> {
+      keyspace.snapshot(atCut, sink);
+      byte[] state = slots.encode();
+      if (state != null) {
+        sink.metadata(SlotStates.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), state);
+      }
+    }, file, System::currentTimeMillis) + " keys";
+  }
+
+  /** Whether a reshard froze {@code slot} here: its writes are refused until it is dropped. */
+  public boolean frozen(int slot) {
+    return slots.any() && slots.frozen(slot);
+  }
+
+  /** Whether a reshard moved {@code slot} away from here: every command of it is refused. */
+  public boolean gone(int slot) {
+    return slots.any() && slots.gone(slot);
   }
 
   /**
@@ -133,6 +193,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       commands = ShardCommand.decodeRequest(request.getMessage().getContent().asReadOnlyByteBuffer());
       for (List<byte[]> argv : commands.commands()) {
         CommandSpec spec = spec(argv.get(0));
+        if (internal(argv) != null) {
+          continue;
+        }
         if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
           throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
         }
@@ -191,16 +254,120 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     command.defaults().applyTo(applied);
     Reply reply = CommandClock.at(command.timeMillis(), () -> {
       if (!command.batch()) {
-        return dispatcher.execute(applier, command.argv()).reply();
+        return apply(command.argv());
       }
       List<Reply> replies = new ArrayList<>(command.commands().size());
       for (List<byte[]> argv : command.commands()) {
-        replies.add(dispatcher.execute(applier, argv).reply());
+        replies.add(apply(argv));
       }
       return new Reply.Array(replies);
     });
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     return CompletableFuture.completedFuture(message(reply));
+  }
+
+  /** One command of an entry: a reshard's, or a client's unless its slot is frozen (a write) or gone. */
+  private Reply apply(List<byte[]> argv) {
+    String internal = internal(argv);
+    if (internal != null) {
+      return reshard(internal, argv);
+    }
+    if (slots.any()) {
+      CommandSpec spec = spec(argv.get(0));
+      int slot = slotOf(spec, argv);
+      if (slot >= 0 && slots.gone(slot)) {
+        return new Reply.Error(GONE);
+      }
+      if (slot >= 0 && slots.frozen(slot) && replicates(spec)) {
+        return new Reply.Error(FROZEN);
+      }
+    }
+    return dispatcher.execute(applier, argv).reply();
+  }
+
+  /** The slot of {@code argv}'s first key, or -1 for a keyless command. */
+  private static int slotOf(CommandSpec spec, List<byte[]> argv) {
+    if (spec == null) {
+      return -1;
+    }
+    List<io.bloomery.server.keyspace.Key> keys = Dispatcher.keysOf(spec, argv);
+    return keys.isEmpty() ? -1 : io.bloomery.cluster.slot.HashSlot.of(keys.get(0).bytes());
+  }
+
+  /** {@link #FREEZE}, {@link #DROP}, {@link #IMPORT} or {@link #THAW} for a reshard's command with valid slots, else {@code null}. */
+  private static String internal(List<byte[]> argv) {
+    String name = name(argv);
+    if (!name.equals(FREEZE) && !name.equals(DROP) && !name.equals(IMPORT) && !name.equals(THAW)) {
+      return null;
+    }
+    for (int i = 1; i < argv.size(); i++) {
+      Integer slot = parseSlot(argv.get(i));
+      if (slot == null) {
+        throw new IllegalArgumentException(name + ": '" + new String(argv.get(i), java.nio.charset.StandardCharsets.UTF_8)
+            + "' is not a slot");
+      }
+    }
+    return argv.size() > 1 ? name : null;
+  }
+
+  private static Integer parseSlot(byte[] arg) {
+    try {
+      int slot = Integer.parseInt(new String(arg, java.nio.charset.StandardCharsets.US_ASCII));
+      return slot >= 0 && slot < io.bloomery.cluster.slot.HashSlot.SLOTS ? slot : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private Reply reshard(String name, List<byte[]> argv) {
+    java.util.BitSet given = new java.util.BitSet();
+    for (int i = 1; i < argv.size(); i++) {
+      given.set(parseSlot(argv.get(i)));
+    }
+    switch (name) {
+      case IMPORT -> {
+        given.stream().forEach(slots::arrive);
+        return Reply.OK;
+      }
+      case THAW -> {
+        given.stream().forEach(slots::thaw);
+        return Reply.OK;
+      }
+      case FREEZE -> {
+        given.stream().filter(s -> !slots.gone(s)).forEach(slots::freeze);
+        List<Reply> names = new ArrayList<>();
+        for (io.bloomery.server.keyspace.Key k : keysIn(given)) {
+          names.add(Reply.bulk(k.bytes()));
+        }
+        return new Reply.Array(names);
+      }
+      default -> {
+        for (int s = given.nextSetBit(0); s >= 0; s = given.nextSetBit(s + 1)) {
+          if (!slots.gone(s) && !slots.frozen(s)) {
+            return new Reply.Error("ERR slot " + s + " is not frozen: freeze it and copy its keys first");
+          }
+        }
+        List<io.bloomery.server.keyspace.Key> keys = keysIn(given);
+        try (Keyspace.Write w = keyspace.write(keys)) {
+          for (io.bloomery.server.keyspace.Key k : keys) {
+            w.remove(k);
+          }
+        }
+        given.stream().forEach(slots::drop);
+        return Reply.integer(keys.size());
+      }
+    }
+  }
+
+  /** The keys of the slots in {@code given}. */
+  private List<io.bloomery.server.keyspace.Key> keysIn(java.util.BitSet given) {
+    List<io.bloomery.server.keyspace.Key> out = new ArrayList<>();
+    for (io.bloomery.server.keyspace.Key k : keyspace.keys()) {
+      if (given.get(io.bloomery.cluster.slot.HashSlot.of(k.bytes()))) {
+        out.add(k);
+      }
+    }
+    return out;
   }
 
   /**
@@ -215,9 +382,14 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(message(new Reply.Error("ERR not a command: " + e.getMessage())));
     }
-    if (!reads(spec(argv.get(0)))) {
+    CommandSpec spec = spec(argv.get(0));
+    if (!reads(spec)) {
       return CompletableFuture.completedFuture(message(new Reply.Error("ERR " + name(argv)
           + " is not a read-only command")));
+    }
+    int slot = slots.any() ? slotOf(spec, argv) : -1;
+    if (slot >= 0 && slots.gone(slot)) {
+      return CompletableFuture.completedFuture(message(new Reply.Error(GONE)));
     }
     ClientState reader = new ClientState(0, "raft-read", "raft-read", 0, true);
     loading.readLock().lock();

@@ -20,6 +20,42 @@ class MetaStateMachineTest {
     return Topology.plan("a".repeat(40), nodes, 3);
   }
 
+  /**
+   * A reshard's steps apply only from the topology they were planned from, and only as a start of a migration of the
+   * source's highest slots or the end of the one under way; a migration is kept in the snapshot.
+   */
+  @Test
+  void aReshardStepAppliesOnlyFromItsTopologyAndOnlyAsAStartOrAnEnd() {
+    MetaStateMachine meta = new MetaStateMachine();
+    Topology t = sixNodes();
+    assertThat(meta.apply(MetaStateMachine.slotsEntry(t, t.withMigration("s0", "s1", 10)).getContent()
+        .toStringUtf8())).startsWith("ERR the topology changed");
+    assertThat(meta.apply(MetaStateMachine.topologyEntry(t).getContent().toStringUtf8())).isEqualTo("OK");
+    Topology moving = t.withMigration("s0", "s1", 10);
+    Topology lowSlots = new Topology(t.cluster(), t.nodes(), t.shards(), new Topology.Migration("s0", "s1",
+        List.of(new Topology.SlotRange(0, 9))));
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(t, lowSlots)))).startsWith("ERR a reshard step");
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(t, t.withMigration("s0", "s1", 10).migrated()))))
+        .as("a move recorded done before it started").startsWith("ERR a reshard step");
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(t, moving)))).isEqualTo("OK");
+    assertThat(meta.topology()).isEqualTo(moving);
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(t, moving)))).as("planned from a topology now gone")
+        .startsWith("ERR the topology changed");
+    assertThat(meta.apply(text(MetaStateMachine.membershipEntry(moving, moving.without(String.format("%040x", 6))))))
+        .as("a membership change keeps the migration").isEqualTo("OK");
+    Topology now = meta.topology();
+    assertThat(now.migration()).isEqualTo(moving.migration());
+    Map<String, MetaStateMachine.Leader> read = new HashMap<>();
+    assertThat(MetaStateMachine.decodeState(MetaStateMachine.encodeState(now, Map.of()), read)).isEqualTo(now);
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(now, now.migrated())))).isEqualTo("OK");
+    assertThat(meta.topology().shardOf(8191).name()).isEqualTo("s1");
+    assertThat(meta.topology().migration()).isNull();
+  }
+
+  private static String text(org.apache.ratis.protocol.Message m) {
+    return m.getContent().toStringUtf8();
+  }
+
   @Test
   void theTopologyAndEveryShardsLeaderRoundTrip() {
     Topology t = sixNodes();

@@ -53,6 +53,57 @@ class TopologyTest {
   }
 
   @Test
+  void aMigrationMovesTheSourcesHighestSlotsAndRoundTripsAsText() {
+    Topology t = Topology.plan("a".repeat(40), nodes(6), 3);
+    Topology moving = t.withMigration("s0", "s1", 100);
+    assertThat(moving.migration()).isEqualTo(new Topology.Migration("s0", "s1",
+        List.of(new Topology.SlotRange(8092, 8191))));
+    assertThat(moving.shardOf(8100).name()).as("the source serves them until the move completes").isEqualTo("s0");
+    assertThat(moving.migration().covers(8092)).isTrue();
+    assertThat(moving.migration().covers(8091)).isFalse();
+    assertThat(Topology.parse(moving.encode())).isEqualTo(moving);
+    assertThat(moving.sameSlots(t)).isFalse();
+    Topology done = moving.migrated();
+    assertThat(done.migration()).isNull();
+    assertThat(done.shard("s0").slots()).containsExactly(new Topology.SlotRange(0, 8091));
+    assertThat(done.shard("s1").slots()).containsExactly(new Topology.SlotRange(8092, 16383));
+    assertThat(done.shardOf(8092).name()).isEqualTo("s1");
+
+    // every slot of a shard can leave it; the shard then serves none, and can take slots back
+    Topology empty = done.withMigration("s0", "s1", 8092).migrated();
+    assertThat(empty.shard("s0").slots()).isEmpty();
+    assertThat(empty.shard("s1").slotCount()).isEqualTo(16384);
+    assertThat(Topology.parse(empty.encode())).isEqualTo(empty);
+    Topology back = empty.withMigration("s1", "s0", 2).migrated();
+    assertThat(back.shard("s0").slots()).containsExactly(new Topology.SlotRange(16382, 16383));
+    assertThat(back.shard("s1").slots()).containsExactly(new Topology.SlotRange(0, 16381));
+
+    assertThatThrownBy(() -> moving.withMigration("s1", "s0", 1)).hasMessageContaining("already migrating");
+    assertThatThrownBy(() -> t.withMigration("s0", "s0", 1)).hasMessageContaining("from one shard to another");
+    assertThatThrownBy(() -> t.withMigration("s0", "s9", 1)).hasMessage("no shard s9 (shards: s0, s1)");
+    assertThatThrownBy(() -> t.withMigration("s0", "s1", 8193)).hasMessageContaining("serves 8192 slots");
+    assertThatThrownBy(() -> t.withMigration("s0", "s1", 0)).hasMessageContaining("serves 8192 slots");
+    assertThatThrownBy(t::migrated).hasMessage("no slots are migrating");
+  }
+
+  @Test
+  void aTopologyTextWithABadMigrationIsRefusedNamingTheLine() {
+    String base = Topology.plan("a".repeat(40), nodes(6), 3).encode();
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s1 s0 0-10\n"))
+        .hasMessageContaining("slot 0 is migrating from s1, which does not serve it");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s7 0-10\n"))
+        .hasMessageContaining("names an unknown shard");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s1 0-10\nmigrating s0 s1 11-12\n"))
+        .hasMessageContaining("a second migration");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s1\n")).hasMessageContaining("slot ranges");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s1 5\n")).hasMessageContaining("is not a slot range");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s1 10-5\n")).hasMessageContaining("not within");
+    assertThatThrownBy(() -> Topology.parse(base + "migrating s0 s1 -\n")).hasMessageContaining("at least one slot");
+    assertThatThrownBy(() -> Topology.parse(base.replace("shard s1", "shard s0")))
+        .hasMessageContaining("shard s0 is listed twice");
+  }
+
+  @Test
   void threeShardsCoverEverySlotOnce() {
     Topology t = Topology.plan("b".repeat(40), nodes(9), 3);
     assertThat(t.shards().stream().mapToInt(Topology.Shard::slotCount).sum()).isEqualTo(16384);

@@ -156,4 +156,71 @@ class ShardReplicaTest {
         .isEqualTo(new Reply.Error("WRONGTYPE Operation against a key holding the wrong kind of value"));
     assertThat(client.write(argv("BF.ADD", "only-key")).reply()).isInstanceOf(Reply.Error.class);
   }
+
+  /**
+   * A reshard's entries: a frozen slot's writes are refused (reads served, other slots untouched) until it is
+   * dropped or thawed; a dropped slot's keys are gone on every replica and every command of it is refused; the state
+   * survives a snapshot; an imported slot takes commands again. Malformed entries are refused before the log.
+   */
+  @Test
+  void aReshardFreezesDropsAndImportsSlotsAlikeOnEveryReplicaAndInItsSnapshot() throws Exception {
+    start();
+    int moving = io.bloomery.cluster.slot.HashSlot.of("a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    int staying = io.bloomery.cluster.slot.HashSlot.of("b".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    String slot = Integer.toString(moving);
+    client.write(argv("BF.ADD", "a", "x"));
+    client.write(argv("BF.ADD", "b", "x"));
+
+    Reply frozen = client.write(argv(ShardStateMachine.FREEZE, slot)).reply();
+    assertThat(frozen).isInstanceOf(Reply.Array.class);
+    assertThat(((Reply.Array) frozen).elements()).singleElement()
+        .satisfies(k -> assertThat(((Reply.Bulk) k).bytes()).asString().isEqualTo("a"));
+    assertThat(client.write(argv("BF.ADD", "a", "y")).reply()).isEqualTo(new Reply.Error(ShardStateMachine.FROZEN));
+    assertThat(client.read(argv("BF.EXISTS", "a", "x")).reply()).isEqualTo(new Reply.Bool(true));
+    assertThat(client.write(argv("BF.ADD", "b", "y")).reply()).isEqualTo(new Reply.Bool(true));
+    assertThat(client.write(argv(ShardStateMachine.DROP, Integer.toString(staying))).reply())
+        .isEqualTo(new Reply.Error("ERR slot " + staying + " is not frozen: freeze it and copy its keys first"));
+
+    ShardClient.Answer dropped = client.write(argv(ShardStateMachine.DROP, slot));
+    assertThat(dropped.reply()).isEqualTo(new Reply.Int(1));
+    for (String id : group.peers().keySet()) {
+      assertThat(client.readAt(id, dropped.logIndex(), argv("BF.EXISTS", "a", "x")).reply()).as("replica %s", id)
+          .isEqualTo(new Reply.Error(ShardStateMachine.GONE));
+      assertThat(client.readAt(id, dropped.logIndex(), argv("DBSIZE")).reply()).isEqualTo(new Reply.Int(1));
+    }
+    assertThat(client.write(argv("BF.ADD", "a", "z")).reply()).isEqualTo(new Reply.Error(ShardStateMachine.GONE));
+    assertThat(client.write(argv(ShardStateMachine.FREEZE, slot)).reply()).as("a gone slot has no keys to copy")
+        .isEqualTo(new Reply.Array(List.of()));
+    assertThat(client.write(argv(ShardStateMachine.DROP, slot)).reply()).isEqualTo(new Reply.Int(0));
+    assertThat(client.write(argv(ShardStateMachine.THAW, slot)).reply()).isEqualTo(Reply.OK);
+    assertThat(client.write(argv("BF.ADD", "a", "z")).reply()).as("a thawed gone slot stays gone")
+        .isEqualTo(new Reply.Error(ShardStateMachine.GONE));
+
+    client.write(argv(ShardStateMachine.FREEZE, Integer.toString(staying)));
+    ShardClient.Answer thawed = client.write(argv(ShardStateMachine.THAW, Integer.toString(staying)));
+    assertThat(client.write(argv("BF.ADD", "b", "z")).reply()).isEqualTo(new Reply.Bool(true));
+    client.write(argv(ShardStateMachine.FREEZE, Integer.toString(staying)));
+
+    client.readAt(client.leader(), thawed.logIndex() + 2, argv("DBSIZE"));
+    for (ShardReplica replica : replicas) {
+      Path file = dir.resolve("copy-" + replicas.indexOf(replica) + ".snap");
+      replica.stateMachine().writeSnapshot(file);
+      ShardStateMachine loaded = new ShardStateMachine(new Settings());
+      loaded.loadSnapshot(file);
+      assertThat(loaded.gone(moving)).isTrue();
+      assertThat(loaded.frozen(moving)).isFalse();
+      assertThat(loaded.frozen(staying)).isTrue();
+      assertThat(loaded.gone(staying)).isFalse();
+      assertThat(loaded.keyspace().size()).isEqualTo(1);
+    }
+
+    assertThat(client.write(argv(ShardStateMachine.IMPORT, slot)).reply()).isEqualTo(Reply.OK);
+    assertThat(client.write(argv("BF.ADD", "a", "again")).reply()).isEqualTo(new Reply.Bool(true));
+    assertThat(client.read(argv("BF.EXISTS", "a", "x")).reply()).as("the keys it had left with the slot")
+        .isEqualTo(new Reply.Bool(false));
+
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.FREEZE, "16384"))).hasMessageContaining("is not a slot");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.DROP, "-1"))).hasMessageContaining("is not a slot");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.IMPORT))).hasMessageContaining("does not carry");
+  }
 }

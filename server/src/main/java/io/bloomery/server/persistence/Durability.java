@@ -360,6 +360,12 @@ public final class Durability implements AutoCloseable {
       begin();
       snapshot.accept(key, value, expireAtMillis);
     }
+
+    @Override
+    public void metadata(byte[] name, byte[] bytes) throws IOException {
+      begin();
+      snapshot.metadata(name, bytes);
+    }
   }
 
   private boolean startBackgroundCheckpoint() {

@@ -18,4 +18,12 @@ public interface KeyLoader {
    *     recovery stops and names the snapshot file and the key's offset
    */
   void load(byte[] key, Object value, long expireAtMillis);
+
+  /**
+   * A metadata record the snapshot holds beside its keys ({@link SnapshotSink#metadata}); ignored unless the loader
+   * keeps such state.
+   *
+   * @throws IllegalArgumentException if the record is not what its name says
+   */
+  default void metadata(byte[] name, byte[] bytes) {}
 }

@@ -52,6 +52,11 @@ import java.util.zip.CRC32C;
  *   <tr><td>28+K+V</td><td>4</td><td>value CRC-32C</td><td>u32, of the V value bytes</td></tr>
  * </table>
  *
+ * <p>A metadata entry has a key entry's framing with the marker {@code EB 4D 45 54} ("\u00EBMET"), a name in place
+ * of the key, expiry -1, and V ≤ 1 MiB of bytes its owner defines in place of a filter; it is not a key and the
+ * trailer does not count it. The server's own snapshots have none; a cluster shard's replica records the state of
+ * its slots in one ({@link SnapshotSink#metadata}, {@link KeyLoader#metadata}).
+ *
  * <table>
  *   <caption>Trailer, 16 bytes, then the end of the file</caption>
  *   <tr><th>offset</th><th>size</th><th>field</th><th>rule</th></tr>
@@ -79,6 +84,8 @@ final class SnapshotFormat {
   static final int HEADER_LENGTH = 28;
   static final byte[] ENTRY_MARKER = {(byte) 0xEB, 0x4B, 0x45, 0x59};
   static final byte[] END_MARKER = {(byte) 0xEB, 0x45, 0x4E, 0x44};
+  static final byte[] META_MARKER = {(byte) 0xEB, 0x4D, 0x45, 0x54};
+  static final int MAX_META_LENGTH = 1 << 20;
   static final int ENTRY_HEAD_LENGTH = 24;
   static final int TRAILER_LENGTH = 16;
   static final int V1_TAG_KEY = 'K';
@@ -109,6 +116,23 @@ final class SnapshotFormat {
       out.write(new byte[3]);
       out.u64(cutMillis);
       out.u64(firstSegment);
+      out.u32(out.sums().entryCrc());
+    }
+
+    @Override
+    public void metadata(byte[] name, byte[] bytes) throws IOException {
+      if (name.length > MAX_KEY_LENGTH || bytes.length > MAX_META_LENGTH) {
+        throw new IllegalArgumentException("metadata of " + bytes.length + " bytes exceeds " + MAX_META_LENGTH);
+      }
+      out.sums().startEntry();
+      out.write(META_MARKER);
+      out.u32(name.length);
+      out.u64(-1);
+      out.u64(bytes.length);
+      out.write(name);
+      out.u32(out.sums().entryCrc());
+      out.sums().startEntry();
+      out.write(bytes);
       out.u32(out.sums().entryCrc());
     }
 
@@ -318,7 +342,8 @@ final class SnapshotFormat {
             }
             return new Summary(VERSION, cutMillis, firstSegment, keys, size, entry, List.copyOf(damaged));
           }
-          if (!Arrays.equals(marker, ENTRY_MARKER)) {
+          boolean meta = Arrays.equals(marker, META_MARKER);
+          if (!meta && !Arrays.equals(marker, ENTRY_MARKER)) {
             damage(entry, nextStart(entry + 1), null, "no entry marker (found " + HexFormat.of().formatHex(marker) + ")");
             continue;
           }
@@ -326,7 +351,8 @@ final class SnapshotFormat {
           long expireAt = in.u64();
           long valueLength = in.u64();
           long headerEnd = entry + ENTRY_HEAD_LENGTH + keyLength + 4;
-          if (keyLength > MAX_KEY_LENGTH || headerEnd > size || valueLength < 0 || valueLength > size - headerEnd - 4) {
+          if (keyLength > MAX_KEY_LENGTH || headerEnd > size || valueLength < 0 || valueLength > size - headerEnd - 4
+              || meta && valueLength > MAX_META_LENGTH) {
             damage(entry, nextStart(entry + 1), null, "entry lengths out of range (key " + keyLength + ", value "
                 + valueLength + " bytes)");
             continue;
@@ -344,7 +370,7 @@ final class SnapshotFormat {
           Object value;
           in.bound(valueLength);
           try {
-            value = loader == null ? in.skipAll() : FilterFormat.read(in, valueLength);
+            value = meta ? in.bytes((int) valueLength) : loader == null ? in.skipAll() : FilterFormat.read(in, valueLength);
           } catch (FilterFormatException | EOFException | IllegalArgumentException | IllegalStateException e) {
             damage(entry, end, key, "value: " + e.getMessage());
             continue;
@@ -359,6 +385,16 @@ final class SnapshotFormat {
           long valueStored = in.u32();
           if (valueStored != valueExpected) {
             damage(entry, end, key, String.format("value checksum mismatch (stored %08X, computed %08X)", valueStored, valueExpected));
+            continue;
+          }
+          if (meta) {
+            if (loader != null) {
+              try {
+                loader.metadata(key, (byte[]) value);
+              } catch (IllegalStateException | IllegalArgumentException e) {
+                damage(entry, end, key, "metadata could not be loaded: " + e.getMessage());
+              }
+            }
             continue;
           }
           if (loader != null) {
@@ -405,7 +441,7 @@ final class SnapshotFormat {
         crc.update(head.array(), 0, 12);
         return (int) crc.getValue() == head.getInt(12);
       }
-      if (!Arrays.equals(marker, ENTRY_MARKER) || head.limit() < ENTRY_HEAD_LENGTH) {
+      if (!Arrays.equals(marker, ENTRY_MARKER) && !Arrays.equals(marker, META_MARKER) || head.limit() < ENTRY_HEAD_LENGTH) {
         return false;
       }
       long keyLength = head.getInt(4) & 0xFFFF_FFFFL;

@@ -15,4 +15,14 @@ public interface SnapshotSink {
    * @param expireAtMillis the key's absolute expiry in Unix milliseconds, or {@code -1} for none
    */
   void accept(byte[] key, Object value, long expireAtMillis) throws IOException;
+
+  /**
+   * A named record of its owner's state beside the keys (not a key; the server's own snapshots write none): a
+   * cluster shard's replica records its slots' migration state so. Once per name, after every key.
+   *
+   * @throws UnsupportedOperationException if this sink keeps no metadata
+   */
+  default void metadata(byte[] name, byte[] bytes) throws IOException {
+    throw new UnsupportedOperationException("this snapshot keeps no metadata");
+  }
 }

@@ -63,6 +63,7 @@ public final class ClientState {
   private List<List<byte[]>> queued;
   private boolean transactionFailed;
   private boolean replicaReads;
+  private boolean asking;
   private Keyspace.Lease lease;
   private Watches.Watcher watcher;
   private RoutedWatch routedWatch;
@@ -322,6 +323,18 @@ public final class ClientState {
 
   public void replicaReads(boolean value) {
     replicaReads = value;
+  }
+
+  /** ASKING: the connection's next command may run on the node a slot is being moved to (Redis Cluster's ASK). */
+  public void asking() {
+    asking = true;
+  }
+
+  /** Whether ASKING came just before this command; the flag is cleared, as it lasts for one command. */
+  public boolean takeAsking() {
+    boolean was = asking;
+    asking = false;
+    return was;
   }
 
   /**

@@ -74,6 +74,73 @@ class SnapshotFormatTest {
     assertThat(DataDirectory.temporaries(dir)).isEmpty();
   }
 
+  /**
+   * A metadata entry (a cluster shard's slot state) is handed to the loader by name with its bytes, is not counted
+   * as a key, and every flipped byte or cut within it is refused like a key entry's.
+   */
+  @Test
+  void aMetadataEntryRoundTripsBesideTheKeysAndAnyDamageToItIsRefused() throws IOException {
+    Path file = dir.resolve(DataDirectory.snapshotName(4));
+    byte[] state = new byte[300];
+    for (int i = 0; i < state.length; i++) {
+      state[i] = (byte) (i * 31);
+    }
+    try (SnapshotFormat.Writer writer = new SnapshotFormat.Writer(file)) {
+      writer.begin(1_764_460_800_000L, 0);
+      writer.accept("bf".getBytes(StandardCharsets.UTF_8), BloomFilter.create(5, 0.2), -1);
+      writer.metadata("slots".getBytes(StandardCharsets.UTF_8), state);
+      writer.publish();
+    }
+    Map<String, byte[]> metadata = new LinkedHashMap<>();
+    List<String> keys = new ArrayList<>();
+    KeyLoader loader = new KeyLoader() {
+      @Override
+      public void load(byte[] key, Object value, long expireAtMillis) {
+        keys.add(new String(key, StandardCharsets.UTF_8));
+      }
+
+      @Override
+      public void metadata(byte[] name, byte[] bytes) {
+        metadata.put(new String(name, StandardCharsets.UTF_8), bytes);
+      }
+    };
+    assertThat(SnapshotFormat.read(file, loader).keys()).isEqualTo(1);
+    assertThat(keys).containsExactly("bf");
+    assertThat(metadata).containsOnlyKeys("slots");
+    assertThat(metadata.get("slots")).isEqualTo(state);
+    assertThat(read(file)).containsOnlyKeys("bf"); // a loader that keeps no metadata ignores it
+
+    byte[] whole = Files.readAllBytes(file);
+    int from = indexOf(whole, SnapshotFormat.META_MARKER);
+    int to = whole.length - SnapshotFormat.TRAILER_LENGTH;
+    Path damaged = dir.resolve("damaged.snap");
+    for (int at = from; at < to; at++) {
+      byte[] bytes = whole.clone();
+      bytes[at] ^= 0x01;
+      Files.write(damaged, bytes);
+      assertThatThrownBy(() -> SnapshotFormat.read(damaged, loader)).as("byte %d", at)
+          .isInstanceOf(PersistenceCorruptionException.class);
+    }
+    for (int length = from + 1; length < to; length++) {
+      Files.write(damaged, Arrays.copyOf(whole, length));
+      assertThatThrownBy(() -> SnapshotFormat.read(damaged, loader)).as("cut at %d", length)
+          .isInstanceOf(PersistenceCorruptionException.class);
+    }
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new AssertionError("not found");
+  }
+
   @Test
   void anEmptyKeyspaceIsAValidSnapshot() throws IOException {
     Path file = write(Map.of(), -1);

@@ -1,0 +1,191 @@
+package io.bloomery.cluster.node;
+
+import io.bloomery.cluster.shard.ShardClient;
+import io.bloomery.cluster.shard.ShardStateMachine;
+import io.bloomery.server.resp.Reply;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * How a slot moves, and why nothing acknowledged is lost or applied twice.
+ *
+ * The topology in the metadata group first records the migration (slots S of shard A going to shard B); A keeps
+ * serving S. Then, a step of up to STEP slots at a time, through the shards' own Raft logs:
+ *
+ *   1. A: cluster.freeze S   from here on A's log refuses writes to S (the node holds them and retries; reads go on)
+ *                            and answers the names of S's keys as of that point in A's log
+ *   2. B: cluster.import S   S is neither frozen nor gone on B (it may have left B in an earlier reshard)
+ *   3. each key: DUMP and PEXPIRETIME read on A's leader, RESTORE ... REPLACE ABSTTL through B's log
+ *   4. A: cluster.drop S     S's keys are deleted on A, and A's log refuses every command of S from here on: the
+ *                            node answers ASK to B, whose copy is complete (3 finished before 4 was sent)
+ *
+ * and last the metadata group records S as B's: every node answers MOVED to B. Since a write to S is applied on A
+ * only before the freeze (and so is in the copy) and on B only after the drop (and so after the copy), each write
+ * is applied once, on the copy that stays. Each step is idempotent: run again after it stopped anywhere (the node
+ * running it died), a gone slot has no keys left to copy, a frozen one is copied again whole (RESTORE REPLACE), so
+ * `bloomery cluster reshard` just finishes the migration the topology records. The frozen and gone slots are in
+ * every replica's state and snapshot, so a leader change or a restart changes none of this.
+ */
+
+/**
+ * {@code CLUSTER RESHARD FROM TO COUNT}: moves {@code COUNT} slots (with their keys) from one shard to another, or
+ * finishes a move under way. Runs on the node's admin thread; the reply says what was moved.
+ */
+final class Reshard {
+  private static final Logger LOG = LoggerFactory.getLogger(Reshard.class);
+  /** Slots frozen, copied and dropped together: writes to them wait for the step's keys to be copied. */
+  static final int STEP = 64;
+
+  private final RaftNode node;
+
+  Reshard(RaftNode node) {
+    this.node = node;
+  }
+
+  /**
+   * Finishes a migration under way, then moves {@code count} of shard {@code from}'s slots to shard {@code to}
+   * ({@code count} 0: only the finishing).
+   */
+  Reply run(String from, String to, int count) {
+    try {
+      StringBuilder done = new StringBuilder();
+      Topology t = node.committedTopology();
+      if (t == null) {
+        return Reply.error("ERR this node is in no cluster");
+      }
+      if (t.migration() != null) {
+        done.append(finish(t)).append("; ");
+        t = node.committedTopology();
+      }
+      if (count == 0) {
+        return Reply.bulk(done.isEmpty() ? "nothing to move" : done.substring(0, done.length() - 2));
+      }
+      Topology next;
+      try {
+        next = t.withMigration(from, to, count);
+      } catch (IllegalArgumentException e) {
+        return Reply.error("ERR " + e.getMessage());
+      }
+      String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(t, next)));
+      if (!answer.equals("OK")) {
+        return Reply.error(answer);
+      }
+      return Reply.bulk(done.append(finish(next)).toString());
+    } catch (ReshardException e) {
+      return Reply.error("ERR " + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("reshard failed", e);
+      return Reply.error("ERR the reshard stopped: " + e.getMessage() + " (run it again to finish it)");
+    }
+  }
+
+  /** Moves the slots of {@code t}'s migration, then records them as its target's; says what it moved. */
+  private String finish(Topology t) throws IOException {
+    Topology.Migration m = t.migration();
+    int[] all = m.slotList();
+    long keys = 0;
+    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300);
+        RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
+      for (int at = 0; at < all.length; at += STEP) {
+        int[] step = Arrays.copyOfRange(all, at, Math.min(all.length, at + STEP));
+        keys += move(source, target, m, step);
+      }
+    }
+    String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(t, t.migrated())));
+    if (!answer.equals("OK")) {
+      throw new ReshardException("the slots were moved but the topology did not record it (" + answer + "): run "
+          + "the reshard again");
+    }
+    String moved = "moved " + all.length + " slots (" + keys + " keys) from " + m.from() + " to " + m.to();
+    LOG.info("reshard: {}", moved);
+    return moved;
+  }
+
+  /** One step: freeze, import, copy every key, drop. Returns the number of keys copied. */
+  private static long move(RaftClient source, RaftClient target, Topology.Migration m, int[] slots)
+      throws IOException {
+    Reply names = call(source, true, command(ShardStateMachine.FREEZE, slots));
+    if (!(names instanceof Reply.Array keys)) {
+      throw new ReshardException("shard " + m.from() + " did not freeze slots " + slots[0] + "..: " + names);
+    }
+    long copied = 0;
+    try {
+      expect(call(target, true, command(ShardStateMachine.IMPORT, slots)), m.to());
+      for (Reply name : keys.elements()) {
+        byte[] key = ((Reply.Bulk) name).bytes();
+        Reply dump = call(source, false, List.of(bytes("DUMP"), key));
+        Reply expiry = call(source, false, List.of(bytes("PEXPIRETIME"), key));
+        if (!(dump instanceof Reply.Bulk payload) || !(expiry instanceof Reply.Int at) || at.value() == -2) {
+          continue; // expired since the freeze: nothing to copy
+        }
+        expect(call(target, true, List.of(bytes("RESTORE"), key, bytes(Long.toString(Math.max(0, at.value()))),
+            payload.bytes(), bytes("REPLACE"), bytes("ABSTTL"))), m.to());
+        copied++;
+      }
+    } catch (IOException | RuntimeException e) {
+      // nothing was dropped: let the slots take writes again until the reshard is run again
+      try {
+        call(source, true, command(ShardStateMachine.THAW, slots));
+      } catch (IOException | RuntimeException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+    Reply dropped = call(source, true, command(ShardStateMachine.DROP, slots));
+    if (!(dropped instanceof Reply.Int)) {
+      throw new ReshardException("shard " + m.from() + " did not drop slots " + slots[0] + "..: " + dropped);
+    }
+    return copied;
+  }
+
+  private static void expect(Reply reply, String shard) {
+    if (reply instanceof Reply.Error e) {
+      throw new ReshardException("shard " + shard + " refused a copy: " + e.text() + " (nothing was dropped; run the "
+          + "reshard again once that is mended)");
+    }
+  }
+
+  /** A command through {@code group}'s leader: a write through its log, a read after it confirmed its leadership. */
+  private static Reply call(RaftClient group, boolean write, List<byte[]> argv) throws IOException {
+    Message message = ShardClient.message(argv);
+    RaftClientReply reply = write ? group.io().send(message) : group.io().sendReadOnly(message);
+    if (!reply.isSuccess()) {
+      throw new IOException(String.valueOf(reply.getException()));
+    }
+    return ShardStateMachine.reply(reply.getMessage());
+  }
+
+  private static List<byte[]> command(String name, int[] slots) {
+    List<byte[]> argv = new ArrayList<>(slots.length + 1);
+    argv.add(bytes(name));
+    for (int s : slots) {
+      argv.add(bytes(Integer.toString(s)));
+    }
+    return argv;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(RaftClientReply reply) {
+    return reply.getMessage().getContent().toStringUtf8();
+  }
+
+  /** A reshard that cannot go on, with the reason its client reads. */
+  private static final class ReshardException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ReshardException(String message) {
+      super(message);
+    }
+  }
+}
