@@ -26,14 +26,15 @@ import picocli.CommandLine.ParentCommand;
     name = "cluster",
     header = "Create a cluster of running nodes, show its state, or move a shard's leadership (docs/CLUSTER.md).",
     subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
-        ClusterCommand.AddNode.class, ClusterCommand.DelNode.class, ClusterCommand.Reshard.class})
+        ClusterCommand.AddNode.class, ClusterCommand.DelNode.class, ClusterCommand.AddShard.class,
+        ClusterCommand.Reshard.class})
 final class ClusterCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Override
   public Integer call() {
-    throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node, del-node or "
-        + "reshard");
+    throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node, del-node, "
+        + "add-shard or reshard");
   }
 
   /** A node given as HOST:PORT. */
@@ -438,6 +439,79 @@ final class ClusterCommand implements Callable<Integer> {
             + e.getMessage() + "): keep it stopped, and empty its --dir before it serves again (its Raft logs hold the old "
             + "topology).");
       }
+      printNodes(auth, at, out);
+      return BloomeryCommand.EXIT_OK;
+    }
+  }
+
+  @Command(name = "add-shard", header = "Add a new shard to the cluster of the node at EXISTING, replicated by the "
+      + "nodes at NEW... (each started with --cluster-enabled yes, in no cluster; three for a shard that survives the "
+      + "loss of one). It serves no slot until bloomery cluster reshard moves some to it. Prints the topology. Run "
+      + "again after it failed, it finishes the change.")
+  static final class AddShard implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(index = "0", paramLabel = "EXISTING", description = "HOST:PORT of a node of the cluster.")
+    String existing;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "NEW", description = "HOST:PORT of each new member.")
+    List<String> added;
+
+    @Override
+    public Integer call() {
+      Address at = Address.parse(existing);
+      List<Address> addresses = added.stream().map(Address::parse).toList();
+      if (new HashSet<>(addresses).size() != addresses.size()) {
+        throw CliException.usage("a node is listed twice");
+      }
+      Topology current = topologyOf(auth, at);
+      List<Topology.Node> members = new ArrayList<>();
+      List<Described> described = new ArrayList<>();
+      for (Address a : addresses) {
+        Described d = describeAny(auth, a);
+        described.add(d);
+        members.add(d.node());
+      }
+      PrintWriter out = parent.root.out();
+      Set<Topology.Shard> listed = new HashSet<>();
+      for (Topology.Node n : members) {
+        listed.add(current.shardOfNode(n.id()));
+      }
+      if (listed.size() == 1 && !listed.contains(null)) { // added already (this command run again)
+        Topology.Shard shard = listed.iterator().next();
+        if (!new HashSet<>(shard.members()).equals(new HashSet<>(members.stream()
+            .map(Topology.Node::id).toList()))) {
+          throw CliException.usage("these nodes are members of shard " + shard.name() + " with other nodes");
+        }
+        awaitFormed(auth, current, addresses, members);
+        out.println("Shard " + shard.name() + " of " + members.size() + " nodes is already in the cluster:");
+        printNodes(auth, at, out);
+        return BloomeryCommand.EXIT_OK;
+      }
+      if (listed.stream().anyMatch(java.util.Objects::nonNull)) {
+        throw CliException.usage("some of these nodes are in the cluster already: add only new nodes");
+      }
+      Topology next;
+      try {
+        next = current.withShard(members);
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("cannot add the shard: " + e.getMessage(), e);
+      }
+      for (int i = 0; i < addresses.size(); i++) {
+        try (RespClient c = auth.connect(addresses.get(i), 60_000)) {
+          c.call("CLUSTER", "JOIN-TOPOLOGY", next.encode(), current.encode());
+        } catch (IOException e) {
+          throw CliException.failure("node " + addresses.get(i) + " did not join: " + e.getMessage()
+              + (described.get(i).inCluster() == null ? "" : " (" + described.get(i).inCluster() + ")"), e);
+        }
+      }
+      setTopology(auth, at, next, parent.root.err());
+      awaitFormed(auth, next, addresses, members);
+      String name = next.shards().get(next.shards().size() - 1).name();
+      out.println("Shard " + name + " of " + members.size() + " nodes added; it serves no slot until you move some "
+          + "to it: bloomery cluster reshard --from SHARD --to " + name + " --slots N " + at);
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
     }

@@ -247,7 +247,7 @@ final class ClusterReplies {
     f.put("cluster_slots_pfail", 0);
     f.put("cluster_slots_fail", ok ? 0 : slots);
     f.put("cluster_known_nodes", t == null ? 1 : t.nodes().size());
-    f.put("cluster_size", t == null ? 0 : t.shards().size());
+    f.put("cluster_size", t == null ? 0 : t.shards().stream().filter(s -> s.slotCount() > 0).count());
     f.put("cluster_current_epoch", epoch);
     f.put("cluster_my_epoch", myEpoch);
     f.put("cluster_stats_messages_sent", 0);

@@ -84,6 +84,8 @@ public final class RaftNode implements ClusterNode {
   /** How long CLUSTER TOPOLOGY asks the metadata group again while it has no leader (its leader was just lost). */
   private static final Duration TOPOLOGY_WAIT = Duration.ofSeconds(20);
   private static final long POLL_MILLIS = 50;
+  /** How often a node checks whether it still hears from the metadata group's leader ({@link #confirmIfCutOff}). */
+  private static final Duration CUT_OFF_CHECK = Duration.ofSeconds(5);
   /** How long CLUSTER FAILOVER waits for the leader to bring this replica up to date and hand over. */
   private static final long FAILOVER_MILLIS = 10_000;
   /** The shortest Raft election timeout of every group (the longest is twice it). */
@@ -122,6 +124,31 @@ public final class RaftNode implements ClusterNode {
     this.replies = new ClusterReplies(this);
     timer.scheduleWithFixedDelay(this::announceLeaders, 100, 100, TimeUnit.MILLISECONDS);
     timer.execute(() -> confirmMembership(0));
+    timer.scheduleWithFixedDelay(this::confirmIfCutOff, CUT_OFF_CHECK.toSeconds(), CUT_OFF_CHECK.toSeconds(),
+        TimeUnit.SECONDS);
+  }
+
+  /**
+   * A node removed while it was up but did not get {@code CLUSTER LEAVE} (unreachable then: paused, partitioned)
+   * hears from no metadata leader any more, since the group no longer counts it: checked every so often, such a node
+   * asks the other members whether it is still listed ({@link #confirmMembership}), and leaves if it is not, instead
+   * of serving from the topology it last knew until it is restarted.
+   */
+  private void confirmIfCutOff() {
+    if (left || topology() == null) {
+      return;
+    }
+    boolean cutOff;
+    try {
+      DivisionInfo info = raft.getDivision(META).getInfo();
+      cutOff = !info.isLeader() && (!info.isFollower() || info.getRoleInfoProto().getFollowerInfo().getLeaderInfo()
+          .getLastRpcElapsedTimeMs() > CUT_OFF_CHECK.toMillis());
+    } catch (IOException | RuntimeException e) {
+      cutOff = true; // the group's replica here was closed (its leader shut it out)
+    }
+    if (cutOff) {
+      confirmMembership(-1);
+    }
   }
 
   /**
@@ -129,7 +156,8 @@ public final class RaftNode implements ClusterNode {
    * topology that still lists it, and would serve from it (writes waiting on groups that no longer count it). It asks
    * the metadata group, through the other members its own topology names, for the committed topology; if that no longer
    * lists it, it leaves as {@code CLUSTER LEAVE} does. A node its own topology does not list yet (joining, add-node
-   * under way) has nothing to confirm. Asked again every 2 s, every 30 s after a minute, until the group answers.
+   * under way) has nothing to confirm. Asked again every 2 s, every 30 s after a minute, until the group answers;
+   * {@code attempt} -1 asks once.
    */
   private void confirmMembership(int attempt) {
     if (left) {
@@ -137,7 +165,7 @@ public final class RaftNode implements ClusterNode {
     }
     Topology own = topology();
     if (own == null || own.node(me.id()) == null) {
-      if (own == null && joined() && attempt < 30) { // the metadata replica may not have replayed its log yet
+      if (own == null && joined() && attempt >= 0 && attempt < 30) { // the metadata replica may not have replayed its log yet
         timer.schedule(() -> confirmMembership(attempt + 1), 2, TimeUnit.SECONDS);
       }
       return;
@@ -157,7 +185,9 @@ public final class RaftNode implements ClusterNode {
           LOG.info("cannot read the committed topology yet to confirm this node's membership: {}",
               failure != null ? failure.toString() : String.valueOf(reply.getException()));
         }
-        timer.schedule(() -> confirmMembership(attempt + 1), attempt < 30 ? 2 : 30, TimeUnit.SECONDS);
+        if (attempt >= 0) {
+          timer.schedule(() -> confirmMembership(attempt + 1), attempt < 30 ? 2 : 30, TimeUnit.SECONDS);
+        }
         return;
       }
       String text = reply.getMessage().getContent().toStringUtf8();
@@ -932,9 +962,12 @@ public final class RaftNode implements ClusterNode {
         // include this node: Ratis then starts each in its initializing state, with no election timer, until the
         // group's leader adds it. Listed as a member, it would stand for election before the leader knows it, and
         // the leader answers such a candidate with a shutdown: its replica closes for good.
+        // A new shard's members are all new (add-shard): they form its group from scratch, as on cluster create.
         Topology members = current != null ? current : topology;
         Topology.Shard mine = topology.shardOfNode(me.id());
-        RaftGroup shardGroup = mine == null ? null : members.group(members.shard(mine.name())).raftGroup();
+        Topology.Shard existing = mine == null ? null : members.shard(mine.name());
+        RaftGroup shardGroup = mine == null ? null
+            : existing != null ? members.group(existing).raftGroup() : topology.group(mine).raftGroup();
         if (joined()) {
           Set<RaftGroupId> wanted = new HashSet<>();
           wanted.add(META);
@@ -1005,17 +1038,30 @@ public final class RaftNode implements ClusterNode {
         if (current == null || !current.sameSlots(next)) {
           return Reply.error("ERR a membership change keeps the cluster and its shards' slots");
         }
+        // a new shard's group formed when its members joined; the others change their members through Raft
         for (Topology.Shard shard : next.shards()) {
           Topology.Shard old = current.shard(shard.name());
-          if (!old.members().equals(shard.members())) {
+          if (old != null && !old.members().equals(shard.members())) {
             reconfigure(current.group(old).raftGroup(), next.group(shard).raftGroup().getPeers(), leaderOf(old));
             LOG.info("shard {} members: {} -> {}", shard.name(), old.members(), shard.members());
           }
         }
         if (!current.nodes().equals(next.nodes())) {
-          RaftServer.Division meta = division(META);
-          RaftPeerId metaLeader = meta.getInfo().getLeaderId();
-          reconfigure(meta.getGroup(), metaPeers(next), metaLeader == null ? null : metaLeader.toString());
+          // Ratis refuses a change that adds a majority of the current members at once (add-shard adds a shard's
+          // worth of nodes): new nodes are added one at a time, each change counting the one before
+          RaftGroup group = division(META).getGroup();
+          List<RaftPeer> wanted = metaPeers(next);
+          List<RaftPeer> adding = wanted.stream().filter(p -> group.getPeer(p.getId()) == null).toList();
+          List<RaftPeer> step = new ArrayList<>(wanted);
+          step.removeAll(adding);
+          for (int i = 0; i < Math.max(1, adding.size()); i++) {
+            if (!adding.isEmpty()) {
+              step.add(adding.get(i));
+            }
+            RaftServer.Division meta = division(META);
+            RaftPeerId metaLeader = meta.getInfo().getLeaderId();
+            reconfigure(meta.getGroup(), List.copyOf(step), metaLeader == null ? null : metaLeader.toString());
+          }
         }
         RaftClientReply reply = metaClient().io().send(MetaStateMachine.membershipEntry(current, next));
         String answer = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);

@@ -267,6 +267,30 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
   }
 
   /**
+   * This topology with a new shard whose members are {@code members}, nodes not in the cluster yet: what {@code
+   * bloomery cluster add-shard} asks for. Its name is the first of {@code s0}, {@code s1}, ... not taken; it serves no
+   * slot until a reshard moves some to it.
+   *
+   * @throws IllegalArgumentException if there are no members, or a node's id or an address is taken
+   */
+  public Topology withShard(List<Node> members) {
+    if (members.isEmpty()) {
+      throw new IllegalArgumentException("a shard needs at least one member");
+    }
+    String name = null;
+    for (int i = 0; name == null; i++) {
+      if (shard("s" + i) == null) {
+        name = "s" + i;
+      }
+    }
+    List<Node> moreNodes = new ArrayList<>(nodes);
+    moreNodes.addAll(members);
+    List<Shard> next = new ArrayList<>(shards);
+    next.add(new Shard(name, List.of(), members.stream().map(Node::id).toList()));
+    return new Topology(cluster, moreNodes, next, migration);
+  }
+
+  /**
    * This topology without the node {@code id}: what {@code bloomery cluster del-node} asks for.
    *
    * @throws IllegalArgumentException if no such node is in the cluster, or it is the last member of its shard
@@ -298,17 +322,22 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
   }
 
   /**
-   * Whether {@code next} differs from this topology only in its nodes and the shards' members: the same cluster, the
-   * same shards serving the same slots, the same migration.
+   * Whether {@code next} differs from this topology only in its nodes, the shards' members, and new shards that serve
+   * no slot (a membership change): the same cluster, every shard still there serving the same slots, the same
+   * migration.
    */
   public boolean sameSlots(Topology next) {
-    if (!cluster.equals(next.cluster()) || shards.size() != next.shards().size()
-        || !java.util.Objects.equals(migration, next.migration())) {
+    if (!cluster.equals(next.cluster()) || !java.util.Objects.equals(migration, next.migration())) {
       return false;
     }
     for (Shard s : shards) {
       Shard other = next.shard(s.name());
       if (other == null || !other.slots().equals(s.slots())) {
+        return false;
+      }
+    }
+    for (Shard s : next.shards()) {
+      if (shard(s.name()) == null && !s.slots().isEmpty()) {
         return false;
       }
     }
