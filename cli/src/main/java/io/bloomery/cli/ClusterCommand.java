@@ -631,6 +631,18 @@ final class ClusterCommand implements Callable<Integer> {
       }
       out.println("cluster_state:" + info.get("cluster_state") + " shards:" + info.get("cluster_size") + " nodes:"
           + info.get("cluster_known_nodes") + " epoch:" + info.get("cluster_current_epoch"));
+      Topology.Migration migration;
+      try {
+        migration = topologyOf(auth, first).migration();
+      } catch (CliException e) { // the metadata group has no leader right now: the shards' state is still worth showing
+        migration = null;
+        out.println("reshard state: unknown (" + e.getMessage() + ")");
+      }
+      if (migration != null) {
+        out.println("reshard under way: " + migration.slotList().length + " slots from " + migration.from() + " to "
+            + migration.to() + " (bloomery cluster reshard --from " + migration.from() + " --to " + migration.to()
+            + " --slots 0 " + first + " finishes it)");
+      }
       int n = 0;
       for (Object shard : shards) {
         Map<String, Object> s = flatMap(shard);

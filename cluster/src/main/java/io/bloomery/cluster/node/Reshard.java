@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *   1. A: cluster.freeze S   from here on A's log refuses writes to S (the node holds them and retries; reads go on)
  *                            and answers the names of S's keys as of that point in A's log
  *   2. B: cluster.import S   S is neither frozen nor gone on B (it may have left B in an earlier reshard)
- *   3. each key: DUMP and PEXPIRETIME read on A's leader, RESTORE ... REPLACE ABSTTL through B's log
+ *   3. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
+ *                            RESTORE ... REPLACE ABSTTL of each through B's log (one entry per read)
  *   4. A: cluster.drop S     S's keys are deleted on A, and A's log refuses every command of S from here on: the
  *                            node answers ASK to B, whose copy is complete (3 finished before 4 was sent)
  *
@@ -43,6 +44,10 @@ final class Reshard {
   private static final Logger LOG = LoggerFactory.getLogger(Reshard.class);
   /** Slots frozen, copied and dropped together: writes to them wait for the step's keys to be copied. */
   static final int STEP = 64;
+  /** At most this many keys are read in one query and restored in one log entry. */
+  static final int BATCH = 256;
+  /** About this many bytes of payloads at most in one query's answer and one log entry (one larger key goes alone). */
+  static final long BATCH_BYTES = 4 << 20;
 
   private final RaftNode node;
 
@@ -92,6 +97,7 @@ final class Reshard {
     Topology.Migration m = t.migration();
     int[] all = m.slotList();
     long keys = 0;
+    long start = System.nanoTime();
     try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300);
         RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
       for (int at = 0; at < all.length; at += STEP) {
@@ -104,7 +110,8 @@ final class Reshard {
       throw new ReshardException("the slots were moved but the topology did not record it (" + answer + "): run "
           + "the reshard again");
     }
-    String moved = "moved " + all.length + " slots (" + keys + " keys) from " + m.from() + " to " + m.to();
+    String moved = String.format(java.util.Locale.ROOT, "moved %d slots (%d keys) from %s to %s in %.1f s",
+        all.length, keys, m.from(), m.to(), (System.nanoTime() - start) / 1e9);
     LOG.info("reshard: {}", moved);
     return moved;
   }
@@ -112,23 +119,44 @@ final class Reshard {
   /** One step: freeze, import, copy every key, drop. Returns the number of keys copied. */
   private static long move(RaftClient source, RaftClient target, Topology.Migration m, int[] slots)
       throws IOException {
-    Reply names = call(source, true, command(ShardStateMachine.FREEZE, slots));
-    if (!(names instanceof Reply.Array keys)) {
-      throw new ReshardException("shard " + m.from() + " did not freeze slots " + slots[0] + "..: " + names);
+    Reply frozen = call(source, true, command(ShardStateMachine.FREEZE, slots));
+    if (!(frozen instanceof Reply.Array keys)) {
+      throw new ReshardException("shard " + m.from() + " did not freeze slots " + slots[0] + "..: " + frozen);
     }
     long copied = 0;
     try {
       expect(call(target, true, command(ShardStateMachine.IMPORT, slots)), m.to());
+      List<byte[]> names = new ArrayList<>();
       for (Reply name : keys.elements()) {
-        byte[] key = ((Reply.Bulk) name).bytes();
-        Reply dump = call(source, false, List.of(bytes("DUMP"), key));
-        Reply expiry = call(source, false, List.of(bytes("PEXPIRETIME"), key));
-        if (!(dump instanceof Reply.Bulk payload) || !(expiry instanceof Reply.Int at) || at.value() == -2) {
-          continue; // expired since the freeze: nothing to copy
+        names.add(((Reply.Bulk) name).bytes());
+      }
+      for (int at = 0; at < names.size(); ) {
+        // up to BATCH keys or about BATCH_BYTES of payloads read in one query and restored in one log entry
+        List<byte[]> export = new ArrayList<>(List.of(bytes(ShardStateMachine.EXPORT),
+            bytes(Long.toString(BATCH_BYTES))));
+        export.addAll(names.subList(at, Math.min(names.size(), at + BATCH)));
+        Reply exported = call(source, false, export);
+        if (!(exported instanceof Reply.Array entries) || entries.elements().isEmpty()) {
+          throw new ReshardException("shard " + m.from() + " did not export keys: " + exported);
         }
-        expect(call(target, true, List.of(bytes("RESTORE"), key, bytes(Long.toString(Math.max(0, at.value()))),
-            payload.bytes(), bytes("REPLACE"), bytes("ABSTTL"))), m.to());
-        copied++;
+        List<List<byte[]>> restores = new ArrayList<>();
+        for (int i = 0; i < entries.elements().size(); i++) {
+          List<Reply> entry = ((Reply.Array) entries.elements().get(i)).elements();
+          long expireAt = ((Reply.Int) entry.get(0)).value();
+          if (expireAt != -2 && entry.get(1) instanceof Reply.Bulk payload) { // else expired since the freeze
+            restores.add(List.of(bytes("RESTORE"), names.get(at + i), bytes(Long.toString(Math.max(0, expireAt))),
+                payload.bytes(), bytes("REPLACE"), bytes("ABSTTL")));
+          }
+        }
+        at += entries.elements().size();
+        if (!restores.isEmpty()) {
+          Reply restored = call(target, restores);
+          List<Reply> each = restored instanceof Reply.Array a ? a.elements() : List.of(restored);
+          for (Reply r : each) {
+            expect(r, m.to());
+          }
+          copied += restores.size();
+        }
       }
     } catch (IOException | RuntimeException e) {
       // nothing was dropped: let the slots take writes again until the reshard is run again
@@ -151,6 +179,17 @@ final class Reshard {
       throw new ReshardException("shard " + shard + " refused a copy: " + e.text() + " (nothing was dropped; run the "
           + "reshard again once that is mended)");
     }
+  }
+
+  /** Commands through {@code group}'s log as one entry; the reply is the array of theirs. */
+  private static Reply call(RaftClient group, List<List<byte[]>> commands) throws IOException {
+    RaftClientReply reply = group.io().send(Message.valueOf(
+        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
+            io.bloomery.cluster.shard.ShardCommand.encodeBatch(commands))));
+    if (!reply.isSuccess()) {
+      throw new IOException(String.valueOf(reply.getException()));
+    }
+    return ShardStateMachine.reply(reply.getMessage());
   }
 
   /** A command through {@code group}'s leader: a write through its log, a read after it confirmed its leadership. */

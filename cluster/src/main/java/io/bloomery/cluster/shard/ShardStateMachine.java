@@ -69,6 +69,12 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   public static final String IMPORT = "cluster.import";
   /** {@code cluster.thaw SLOT...}: a reshard stopped before it dropped these slots: they take writes again. */
   public static final String THAW = "cluster.thaw";
+  /**
+   * {@code cluster.export BUDGET KEY...}, a read: for each key in order, an array of its absolute expiry in Unix
+   * milliseconds (-1 none, -2 no such key) and its {@code DUMP} payload (nil for none), stopping after the key whose
+   * payload brings the total past BUDGET bytes (so at least one key); a reshard copies the keys it names.
+   */
+  public static final String EXPORT = "cluster.export";
   /** The error reply, for the node only, to a write of a frozen slot: nothing was applied; try again shortly. */
   public static final String FROZEN = "BLOOMERY-FROZEN";
   /** The error reply, for the node only, to a command of a gone slot: nothing was applied; redirect it. */
@@ -199,7 +205,8 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
           throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
         }
-        String refused = commands.batch() ? null : refusal(spec);
+        // a batch's sender checked each command, except a reshard's copies (RESTORE), checked here as when alone
+        String refused = commands.batch() && !spec.name().equals("restore") ? null : refusal(spec);
         if (refused != null) {
           throw new RefusedException(refused);
         }
@@ -359,6 +366,27 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     }
   }
 
+  /** {@link #EXPORT}'s reply. */
+  private Reply export(List<byte[]> argv) {
+    long budget;
+    try {
+      budget = Long.parseLong(name(argv.subList(1, 2)));
+    } catch (NumberFormatException e) {
+      return new Reply.Error("ERR " + EXPORT + " BUDGET KEY...: the budget is not an integer");
+    }
+    List<Reply> out = new ArrayList<>();
+    long bytes = 0;
+    for (int i = 2; i < argv.size() && (out.isEmpty() || bytes <= budget); i++) {
+      io.bloomery.server.keyspace.Key key = io.bloomery.server.keyspace.Key.of(argv.get(i));
+      byte[] payload = keyspace.readLocked(key, value -> value == null ? null
+          : io.bloomery.server.rdb.DumpPayload.dump(value));
+      long expireAt = payload == null ? -2 : keyspace.expireAt(key);
+      out.add(new Reply.Array(List.of(new Reply.Int(expireAt), payload == null ? Reply.NIL : new Reply.Bulk(payload))));
+      bytes += payload == null ? 0 : payload.length;
+    }
+    return new Reply.Array(out);
+  }
+
   /** The keys of the slots in {@code given}. */
   private List<io.bloomery.server.keyspace.Key> keysIn(java.util.BitSet given) {
     List<io.bloomery.server.keyspace.Key> out = new ArrayList<>();
@@ -381,6 +409,14 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       argv = ShardCommand.decodeArguments(request.getContent().asReadOnlyByteBuffer());
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(message(new Reply.Error("ERR not a command: " + e.getMessage())));
+    }
+    if (name(argv).equals(EXPORT) && argv.size() > 2) {
+      loading.readLock().lock();
+      try {
+        return CompletableFuture.completedFuture(message(export(argv)));
+      } finally {
+        loading.readLock().unlock();
+      }
     }
     CommandSpec spec = spec(argv.get(0));
     if (!reads(spec)) {

@@ -219,6 +219,19 @@ class ShardReplicaTest {
     assertThat(client.read(argv("BF.EXISTS", "a", "x")).reply()).as("the keys it had left with the slot")
         .isEqualTo(new Reply.Bool(false));
 
+    client.write(argv("CF.ADD", "c", "x"));
+    client.write(argv("PEXPIREAT", "c", "4102444800000"));
+    Reply all = client.read(argv(ShardStateMachine.EXPORT, "100000000", "b", "no-such-key", "c")).reply();
+    List<Reply> entries = ((Reply.Array) all).elements();
+    assertThat(entries).hasSize(3);
+    assertThat(((Reply.Array) entries.get(0)).elements().get(0)).isEqualTo(new Reply.Int(-1));
+    byte[] dumped = ((Reply.Bulk) ((Reply.Array) entries.get(0)).elements().get(1)).bytes();
+    assertThat(dumped).isEqualTo(((Reply.Bulk) client.read(argv("DUMP", "b")).reply()).bytes());
+    assertThat(entries.get(1)).isEqualTo(new Reply.Array(List.of(new Reply.Int(-2), Reply.NIL)));
+    assertThat(((Reply.Array) entries.get(2)).elements().get(0)).isEqualTo(new Reply.Int(4102444800000L));
+    assertThat(((Reply.Array) client.read(argv(ShardStateMachine.EXPORT, "1", "b", "c")).reply()).elements())
+        .as("the budget is passed after the first key: it is answered alone").hasSize(1);
+
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.FREEZE, "16384"))).hasMessageContaining("is not a slot");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.DROP, "-1"))).hasMessageContaining("is not a slot");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.IMPORT))).hasMessageContaining("does not carry");
