@@ -24,7 +24,10 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(
     name = "cluster",
-    header = "Create a cluster of running nodes, show its state, or move a shard's leadership (docs/CLUSTER.md).",
+    mixinStandardHelpOptions = true,
+    versionProvider = BloomeryCommand.Version.class,
+    header = "Create a cluster of running nodes, show its state, replace its nodes, add shards and move slots to them, "
+        + "or move a shard's leadership (docs/CLUSTER.md).",
     subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
         ClusterCommand.AddNode.class, ClusterCommand.DelNode.class, ClusterCommand.AddShard.class,
         ClusterCommand.Reshard.class})
@@ -98,7 +101,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "create", header = "Make shards of --replication-factor nodes each over the nodes given, the "
+  @Command(name = "create", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Make shards of --replication-factor nodes each over the nodes given, the "
       + "16384 slots split evenly between them, and print the topology.")
   static final class Create implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;
@@ -332,7 +336,8 @@ final class ClusterCommand implements Callable<Integer> {
     out.flush();
   }
 
-  @Command(name = "add-node", header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
+  @Command(name = "add-node", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
       + "cluster of the node at EXISTING, as a member of a shard: the shard's Raft group brings it up to its log "
       + "first, then counts it. Prints the topology. Run again after it failed (the node it was sent through died), it "
       + "finishes the change; for a node already added, it only prints the topology.")
@@ -397,7 +402,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "del-node", header = "Remove node NODE_ID from the cluster of the node at EXISTING (another node): "
+  @Command(name = "del-node", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Remove node NODE_ID from the cluster of the node at EXISTING (another node): "
       + "its shard's Raft group and the metadata group stop counting it, and the node, if it is up, drops its groups "
       + "and serves no slot. Prints the topology.")
   static final class DelNode implements Callable<Integer> {
@@ -444,7 +450,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "add-shard", header = "Add a new shard to the cluster of the node at EXISTING, replicated by the "
+  @Command(name = "add-shard", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Add a new shard to the cluster of the node at EXISTING, replicated by the "
       + "nodes at NEW... (each started with --cluster-enabled yes, in no cluster; three for a shard that survives the "
       + "loss of one). It serves no slot until bloomery cluster reshard moves some to it. Prints the topology. Run "
       + "again after it failed, it finishes the change.")
@@ -517,7 +524,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "reshard", header = "Move --slots N slots, with their keys, from shard --from to shard --to (a "
+  @Command(name = "reshard", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Move --slots N slots, with their keys, from shard --from to shard --to (a "
       + "shard's number as cluster status lists it, its name, or the id of one of its nodes): the highest slots of "
       + "--from. Writes to a slot wait while its keys are copied; clients are sent on with ASK, then MOVED. A reshard "
       + "that stopped (the node running it died) is finished first when it is run again; --slots 0 only finishes it. "
@@ -579,7 +587,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "failover", header = "Make the node at HOST:PORT its shard's leader: a Raft leadership transfer "
+  @Command(name = "failover", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Make the node at HOST:PORT its shard's leader: a Raft leadership transfer "
       + "(CLUSTER FAILOVER sent to that node), which loses no acknowledged write. Prints the shard's leader after it.")
   static final class Failover implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;
@@ -607,7 +616,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "status", header = "Show a cluster's shards: slots, leader, followers, each member's applied log "
+  @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Show a cluster's shards: slots, leader, followers, each member's applied log "
       + "index and how far a follower is behind its leader.")
   static final class Status implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;

@@ -59,6 +59,19 @@ class ClusterCommandTest {
   }
 
   @Test
+  void everyClusterCommandAnswersHelp() {
+    for (String sub : new String[] {"create", "status", "failover", "add-node", "del-node", "add-shard", "reshard"}) {
+      Cli.Result help = Cli.run("cluster", sub, "--help");
+      assertThat(help.exitCode()).as(sub).isZero();
+      assertThat(help.out()).as(sub).contains("Usage: bloomery cluster " + sub);
+    }
+    assertThat(Cli.run("cluster", "reshard", "--help").out()).contains("--slots=N").contains("--from=SHARD");
+    Cli.Result cluster = Cli.run("cluster", "--help");
+    assertThat(cluster.exitCode()).isZero();
+    assertThat(cluster.out()).contains("add-shard").contains("reshard");
+  }
+
+  @Test
   void aReshardNamesAShardByNumberNameOrMemberAndRefusesAnyOther() {
     java.util.List<io.bloomery.cluster.node.Topology.Node> nodes = new java.util.ArrayList<>();
     for (int i = 0; i < 6; i++) {

@@ -493,7 +493,11 @@ public final class RaftNode implements ClusterNode {
 
   private CompletionStage<Reply> transactionAt(List<CommandSpec> specs, List<List<byte[]>> commands, int slot,
       long deadline, java.util.function.BooleanSupplier holds) {
-    Topology.Shard shard = meta.topology().shardOf(slot);
+    Topology topology = meta.topology();
+    if (topology == null) { // this node left its cluster while the transaction waited
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard shard = topology.shardOf(slot);
     java.util.function.Supplier<CompletionStage<Reply>> again = () -> transactionAt(specs, commands, slot, deadline,
         holds);
     RaftServer.Division division = division(shard);
@@ -517,7 +521,11 @@ public final class RaftNode implements ClusterNode {
    */
   private CompletionStage<Reply> keyed(ClientState client, List<byte[]> argv, int slot, boolean write, boolean asked,
       long deadline) {
-    Topology.Shard shard = shardFor(meta.topology(), slot, asked);
+    Topology topology = meta.topology();
+    if (topology == null) { // this node left its cluster while the command waited
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard shard = shardFor(topology, slot, asked);
     java.util.function.Supplier<CompletionStage<Reply>> again = () -> keyed(client, argv, slot, write, asked,
         deadline);
     RaftServer.Division division = division(shard);
@@ -564,6 +572,9 @@ public final class RaftNode implements ClusterNode {
       return done(reply);
     }
     Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
     Topology.Migration m = topology.migration();
     if (error.text().equals(ShardStateMachine.GONE)) {
       if (m != null && m.covers(slot) && m.from().equals(shard.name())) {
