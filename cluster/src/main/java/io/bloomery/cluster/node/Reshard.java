@@ -183,9 +183,7 @@ final class Reshard {
 
   /** Commands through {@code group}'s log as one entry; the reply is the array of theirs. */
   private static Reply call(RaftClient group, List<List<byte[]>> commands) throws IOException {
-    RaftClientReply reply = group.io().send(Message.valueOf(
-        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
-            io.bloomery.cluster.shard.ShardCommand.encodeBatch(commands))));
+    RaftClientReply reply = group.io().send(ShardClient.batchMessage(commands));
     if (!reply.isSuccess()) {
       throw new IOException(String.valueOf(reply.getException()));
     }

@@ -52,6 +52,19 @@ public final class ShardClient implements Closeable {
     return answer(client.io().send(message(argv)));
   }
 
+  /**
+   * Runs commands through the log as one entry, applied one after the other; the reply is the array of theirs.
+   */
+  public Answer writeBatch(List<List<byte[]>> commands) throws IOException {
+    return answer(client.io().send(batchMessage(commands)));
+  }
+
+  /** A request of commands to be applied as one entry ({@link ShardCommand#encodeBatch}). */
+  public static Message batchMessage(List<List<byte[]>> commands) {
+    return Message.valueOf(org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
+        ShardCommand.encodeBatch(commands)));
+  }
+
   /** Runs a read-only command on the leader, after it confirmed it still leads (linearizable). */
   public Answer read(List<byte[]> argv) throws IOException {
     return answer(client.io().sendReadOnly(message(argv)));

@@ -197,6 +197,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     ShardCommand.Request commands;
     try {
       commands = ShardCommand.decodeRequest(request.getMessage().getContent().asReadOnlyByteBuffer());
+      boolean restoresOnly = commands.commands().stream().allMatch(argv -> name(argv).equalsIgnoreCase("restore"));
       for (List<byte[]> argv : commands.commands()) {
         CommandSpec spec = spec(argv.get(0));
         if (internal(argv) != null) {
@@ -205,8 +206,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
           throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
         }
-        // a batch's sender checked each command, except a reshard's copies (RESTORE), checked here as when alone
-        String refused = commands.batch() && !spec.name().equals("restore") ? null : refusal(spec);
+        // A batch's sender checked each of its commands, except a reshard's batch of copies: one of RESTOREs only is
+        // checked here (every RESTORE of it would be refused alone too: the check depends only on the memory used)
+        String refused = commands.batch() && !restoresOnly ? null : refusal(spec);
         if (refused != null) {
           throw new RefusedException(refused);
         }

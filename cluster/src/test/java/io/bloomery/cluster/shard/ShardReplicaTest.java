@@ -41,9 +41,14 @@ class ShardReplicaTest {
 
   /** Starts three replicas; replica i has bf-initial-size 1000 * i, so a key's capacity names whose default it got. */
   private void start() throws Exception {
+    start(0);
+  }
+
+  private void start(long maxmemory) throws Exception {
     group = FreePorts.group("s0", 3);
     for (String id : group.peers().keySet()) {
       Settings settings = new Settings();
+      settings.maxmemory(maxmemory);
       settings.bfInitialSize(1000L * Integer.parseInt(id.substring(1)));
       replicas.add(ShardReplica.start(new ShardReplica.Options(group, id, dir.resolve(id), Duration.ofMillis(500),
           ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY, ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES), settings));
@@ -235,5 +240,22 @@ class ShardReplicaTest {
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.FREEZE, "16384"))).hasMessageContaining("is not a slot");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.DROP, "-1"))).hasMessageContaining("is not a slot");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.IMPORT))).hasMessageContaining("does not carry");
+  }
+
+  /**
+   * A reshard's batch of copies (RESTOREs only) is refused with OOM while the shard's keys hold more than the
+   * leader's maxmemory, as each RESTORE alone is; a batch of a client's writes is not checked here (its node checked
+   * each command before batching it).
+   */
+  @Test
+  void aBatchOfRestoresIsRefusedOverMaxmemoryAsEachAloneWouldBe() throws Exception {
+    start(1);
+    client.write(argv("BF.ADD", "a", "x")); // 0 bytes used before it: accepted; now over the limit
+    byte[] payload = ((Reply.Bulk) client.read(argv("DUMP", "a")).reply()).bytes();
+    List<byte[]> restore = List.of("RESTORE".getBytes(), "b".getBytes(), "0".getBytes(), payload);
+    assertThatThrownBy(() -> client.writeBatch(List.of(restore, restore))).hasMessageContaining("OOM");
+    assertThatThrownBy(() -> client.write(restore)).hasMessageContaining("OOM");
+    assertThat(client.writeBatch(List.of(argv("DEL", "a"), restore)).reply())
+        .isEqualTo(new Reply.Array(List.of(new Reply.Int(1), Reply.OK)));
   }
 }
