@@ -310,7 +310,8 @@ class ClusterIT {
    * killed meanwhile, and afterwards every acknowledged add is there,
    * the counts of CF.ADD are exact (no add applied twice), the moved slots' keys live only in the second shard, and
    * the first shard's nodes answer MOVED for them. Last, a member of the second shard removed without being told
-   * leaves by itself.
+   * leaves by itself. {@code -Dchaos.reshards=N} adds N round trips of 500 slots between the shards before the checks,
+   * each move with a node killed at a seeded random moment ({@code -Dchaos.seed=S}); none by default.
    */
   @Test
   void aNewShardTakesSlotsByAReshardKilledHalfwayThatLosesNoAcknowledgedWrite() throws Exception {
@@ -402,6 +403,7 @@ class ClusterIT {
           .contains(" 0-15383").contains(" 15384-16383").doesNotContain("->-");
       nodes.launch(sourceLeader);
       nodes.awaitReady(sourceLeader);
+      reshardsWithKills(ports);
       Thread.sleep(1000);
       stop.set(true);
       for (Thread t : writers) {
@@ -420,6 +422,10 @@ class ClusterIT {
       }
       assertThat(counted.values().stream().mapToInt(Integer::intValue).sum()).as("CF.ADDs acknowledged")
           .isGreaterThan(100);
+      System.out.printf("ClusterIT: reshard checks: %d adds acknowledged (%d failed attempts), %d CF.ADDs acknowledged, "
+          + "%d uncertain%n", acknowledged.values().stream().mapToInt(Set::size).sum(), failures.get(),
+          counted.values().stream().mapToInt(Integer::intValue).sum(),
+          uncertain.values().stream().mapToInt(Integer::intValue).sum());
     }
     String moved = moving.get(0);
     int slot = HashSlot.of(moved.getBytes(StandardCharsets.UTF_8));
@@ -458,6 +464,66 @@ class ClusterIT {
       }
       assertThatThrownBy(() -> gone.sendCommand(command("BF.EXISTS"), moved, "seed"))
           .hasMessageStartingWith("CLUSTERDOWN");
+    }
+  }
+
+  /** Round trips of {@link #reshardsWithKills} ({@code -Dchaos.reshards=N}; none by default, to keep CI short). */
+  private static final int RESHARD_ROUND_TRIPS = Integer.getInteger("chaos.reshards", 0);
+  private static final long RESHARD_SEED = Long.getLong("chaos.seed", System.nanoTime());
+
+  /**
+   * {@link #RESHARD_ROUND_TRIPS} times, 500 slots go from the second shard to the first and back, each move with a
+   * node (any of the six, the one running the reshard included) killed with SIGKILL at a seeded random moment of its
+   * first 2 s and started again 1 s later; a move whose run failed is finished through another node. The writers run
+   * all along; the test's checks then cover every move.
+   */
+  private void reshardsWithKills(List<Integer> ports) throws Exception {
+    if (RESHARD_ROUND_TRIPS == 0) {
+      return;
+    }
+    java.util.Random chaos = new java.util.Random(RESHARD_SEED);
+    for (int move = 0; move < 2 * RESHARD_ROUND_TRIPS; move++) {
+      String from = move % 2 == 0 ? "1" : "0";
+      String to = move % 2 == 0 ? "0" : "1";
+      int before = topologyAt(ports.get(0)).shard("s" + to).slotCount();
+      int via = ports.get(chaos.nextInt(ports.size()));
+      int victim = ports.get(chaos.nextInt(ports.size()));
+      long delay = chaos.nextInt(2000);
+      Thread killer = Thread.ofPlatform().start(() -> {
+        try {
+          Thread.sleep(delay);
+          nodes.kill(victim);
+          Thread.sleep(1000);
+          nodes.launch(victim);
+          nodes.awaitReady(victim);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      long start = System.nanoTime();
+      Run run = nodes.cli("cluster", "reshard", "--from", from, "--to", to, "--slots", "500", "127.0.0.1:" + via);
+      killer.join(120_000);
+      System.out.printf("ClusterIT: seed %d, move %d (%s -> %s through %d): node %d killed after %d ms; status %d in "
+          + "%d ms%n", RESHARD_SEED, move, from, to, via, victim, delay, run.status(),
+          (System.nanoTime() - start) / 1_000_000);
+      if (run.status() != 0) {
+        // finished through a live node: what the topology records is left (or, if the move never began, all of it)
+        int other = ports.stream().filter(p -> p != victim).findFirst().orElseThrow();
+        Topology now = topologyAt(other);
+        String slots = now.migration() != null || now.shard("s" + to).slotCount() != before ? "0" : "500";
+        Run finished = nodes.cli("cluster", "reshard", "--from", from, "--to", to, "--slots", slots,
+            "127.0.0.1:" + other);
+        assertThat(finished.status()).as("seed %d, move %d: %s", RESHARD_SEED, move, finished).isZero();
+      }
+      assertThat(topologyAt(ports.get(0)).shard("s" + to).slotCount()).as("seed %d, move %d", RESHARD_SEED, move)
+          .isEqualTo(before + 500);
+    }
+  }
+
+  /** The committed topology, read through the node at {@code port} (any node: it asks the metadata leader). */
+  private static Topology topologyAt(int port) {
+    try (Jedis j = new Jedis("127.0.0.1", port, 30_000)) {
+      return Topology.parse(SafeEncoder.encode((byte[]) j.sendCommand(command("CLUSTER"), "TOPOLOGY")));
     }
   }
 
