@@ -26,18 +26,18 @@ import picocli.CommandLine.ParentCommand;
     name = "cluster",
     mixinStandardHelpOptions = true,
     versionProvider = BloomeryCommand.Version.class,
-    header = "Create a cluster of running nodes, show its state, replace its nodes, add shards and move slots to them, "
-        + "or move a shard's leadership (docs/CLUSTER.md).",
+    header = "Create a cluster of running nodes, show its state, replace its nodes, add and remove shards, move slots "
+        + "between them, or move a shard's leadership (docs/CLUSTER.md).",
     subcommands = {ClusterCommand.Create.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
         ClusterCommand.AddNode.class, ClusterCommand.DelNode.class, ClusterCommand.AddShard.class,
-        ClusterCommand.Reshard.class})
+        ClusterCommand.DelShard.class, ClusterCommand.Reshard.class})
 final class ClusterCommand implements Callable<Integer> {
   @ParentCommand BloomeryCommand root;
 
   @Override
   public Integer call() {
     throw CliException.usage("bloomery cluster needs a subcommand: create, status, failover, add-node, del-node, "
-        + "add-shard or reshard");
+        + "add-shard, del-shard or reshard");
   }
 
   /** A node given as HOST:PORT. */
@@ -336,6 +336,22 @@ final class ClusterCommand implements Callable<Integer> {
     out.flush();
   }
 
+  /**
+   * Sends {@code CLUSTER LEAVE} to {@code node}, which the committed topology no longer lists, and says on {@code out}
+   * whether it left. One that cannot be reached leaves by itself once it finds that out (every few seconds while it
+   * hears from no metadata leader, and on its next start).
+   */
+  static void leave(Auth auth, Topology.Node node, PrintWriter out) {
+    Address a = new Address(node.host(), node.port());
+    try (RespClient c = RespClient.connect(a.host(), a.port(), 3000, 30_000, auth.secret())) {
+      c.call("CLUSTER", "LEAVE");
+      out.println("Node " + node.id() + " (" + a + ") left the cluster and serves no slot.");
+    } catch (IOException e) {
+      out.println("Node " + node.id() + " (" + a + ") is no longer counted; it did not answer LEAVE (" + e.getMessage()
+          + "): it leaves by itself once it finds the cluster no longer lists it, or on its next start.");
+    }
+  }
+
   @Command(name = "add-node", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
       header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
       + "cluster of the node at EXISTING, as a member of a shard: the shard's Raft group brings it up to its log "
@@ -436,15 +452,7 @@ final class ClusterCommand implements Callable<Integer> {
       }
       setTopology(auth, at, next, parent.root.err());
       PrintWriter out = parent.root.out();
-      Address goneAddress = new Address(gone.host(), gone.port());
-      try (RespClient c = RespClient.connect(goneAddress.host(), goneAddress.port(), 3000, 30_000, auth.secret())) {
-        c.call("CLUSTER", "LEAVE");
-        out.println("Node " + id + " (" + goneAddress + ") left the cluster and serves no slot.");
-      } catch (IOException e) {
-        out.println("Node " + id + " (" + goneAddress + ") is no longer counted; it did not answer LEAVE ("
-            + e.getMessage() + "): keep it stopped, and empty its --dir before it serves again (its Raft logs hold the old "
-            + "topology).");
-      }
+      leave(auth, gone, out);
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
     }
@@ -519,6 +527,50 @@ final class ClusterCommand implements Callable<Integer> {
       String name = next.shards().get(next.shards().size() - 1).name();
       out.println("Shard " + name + " of " + members.size() + " nodes added; it serves no slot until you move some "
           + "to it: bloomery cluster reshard --from SHARD --to " + name + " --slots N " + at);
+      printNodes(auth, at, out);
+      return BloomeryCommand.EXIT_OK;
+    }
+  }
+
+  @Command(name = "del-shard", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
+      header = "Remove shard SHARD (its number as cluster status lists it, its name, or the id of one of its nodes) "
+      + "and its nodes from the cluster of the node at EXISTING (a node of another shard). The shard must serve no "
+      + "slot: move its slots away first with bloomery cluster reshard. Its nodes leave the metadata group one at a "
+      + "time, then drop their groups and serve no slot. Prints the topology.")
+  static final class DelShard implements Callable<Integer> {
+    @ParentCommand ClusterCommand parent;
+
+    @picocli.CommandLine.Mixin Auth auth = new Auth();
+
+    @Parameters(index = "0", paramLabel = "EXISTING", description = "HOST:PORT of a node that stays in the cluster.")
+    String existing;
+
+    @Parameters(index = "1", paramLabel = "SHARD", description = "The shard to remove.")
+    String shard;
+
+    @Override
+    public Integer call() {
+      Address at = Address.parse(existing);
+      Topology current = topologyOf(auth, at);
+      Topology.Shard gone = current.shard(Reshard.shardName(current, shard));
+      List<Topology.Node> members = gone.members().stream().map(current::node).toList();
+      for (Topology.Node n : members) {
+        if (n.host().equals(at.host()) && n.port() == at.port()) {
+          throw CliException.usage("send del-shard to a node of another shard than the one it removes");
+        }
+      }
+      Topology next;
+      try {
+        next = current.withoutShard(gone.name());
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("cannot remove shard " + gone.name() + ": " + e.getMessage(), e);
+      }
+      setTopology(auth, at, next, parent.root.err());
+      PrintWriter out = parent.root.out();
+      out.println("Shard " + gone.name() + " is removed from cluster " + current.cluster() + ".");
+      for (Topology.Node n : members) {
+        leave(auth, n, out);
+      }
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
     }

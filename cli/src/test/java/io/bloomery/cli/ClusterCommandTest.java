@@ -31,13 +31,16 @@ class ClusterCommandTest {
     Cli.Result none = Cli.run("cluster");
     assertThat(none.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
     assertThat(none.err()).contains("bloomery cluster needs a subcommand: create, status, failover, add-node, "
-        + "del-node, add-shard or reshard");
+        + "del-node, add-shard, del-shard or reshard");
     Cli.Result oneAddress = Cli.run("cluster", "add-node", "127.0.0.1:7000");
     assertThat(oneAddress.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
     assertThat(oneAddress.err()).contains("Missing required parameter: 'EXISTING'");
     Cli.Result noId = Cli.run("cluster", "del-node", "127.0.0.1:7000");
     assertThat(noId.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
     assertThat(noId.err()).contains("Missing required parameter: 'NODE_ID'");
+    Cli.Result noShard = Cli.run("cluster", "del-shard", "127.0.0.1:7000");
+    assertThat(noShard.exitCode()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(noShard.err()).contains("Missing required parameter: 'SHARD'");
   }
 
   @Test
@@ -60,7 +63,8 @@ class ClusterCommandTest {
 
   @Test
   void everyClusterCommandAnswersHelp() {
-    for (String sub : new String[] {"create", "status", "failover", "add-node", "del-node", "add-shard", "reshard"}) {
+    for (String sub : new String[] {"create", "status", "failover", "add-node", "del-node", "add-shard", "del-shard",
+        "reshard"}) {
       Cli.Result help = Cli.run("cluster", sub, "--help");
       assertThat(help.exitCode()).as(sub).isZero();
       assertThat(help.out()).as(sub).contains("Usage: bloomery cluster " + sub);
@@ -68,7 +72,7 @@ class ClusterCommandTest {
     assertThat(Cli.run("cluster", "reshard", "--help").out()).contains("--slots=N").contains("--from=SHARD");
     Cli.Result cluster = Cli.run("cluster", "--help");
     assertThat(cluster.exitCode()).isZero();
-    assertThat(cluster.out()).contains("add-shard").contains("reshard");
+    assertThat(cluster.out()).contains("add-shard").contains("del-shard").contains("reshard");
   }
 
   @Test

@@ -465,6 +465,41 @@ class ClusterIT {
       assertThatThrownBy(() -> gone.sendCommand(command("BF.EXISTS"), moved, "seed"))
           .hasMessageStartingWith("CLUSTERDOWN");
     }
+
+    // The new shard gives its slots back and is removed with its two remaining members; nothing is lost.
+    Run serving = nodes.cli("cluster", "del-shard", addresses[0], "s1");
+    assertThat(serving.status()).as(serving.toString()).isEqualTo(BloomeryCommand.EXIT_USAGE);
+    assertThat(serving.err()).contains("cannot remove shard s1: shard s1 serves 1000 slots: move them to another "
+        + "shard first");
+    Run fromInside = nodes.cli("cluster", "del-shard", "127.0.0.1:" + secondLeader, "s1");
+    assertThat(fromInside.err()).as(fromInside.toString()).contains("send del-shard to a node of another shard");
+    Run back = nodes.cli("cluster", "reshard", "--from", "s1", "--to", "s0", "--slots", "1000", addresses[0]);
+    assertThat(back.status()).as(back.toString()).isZero();
+    assertThat(back.out()).contains("moved 1000 slots (").contains(" 0-16383");
+    Run removedShard = nodes.cli("cluster", "del-shard", addresses[1], "1");
+    assertThat(removedShard.status()).as(removedShard.toString()).isZero();
+    assertThat(removedShard.out()).contains("Shard s1 is removed from cluster").contains(secondLeader
+        + ") left the cluster and serves no slot.");
+    assertThat(removedShard.out().lines().filter(l -> l.contains("master") || l.contains("slave")).count())
+        .as(removedShard.out()).isEqualTo(3);
+    try (Jedis left = new Jedis("127.0.0.1", secondLeader)) {
+      assertThat(left.clusterInfo()).contains("cluster_slots_assigned:0");
+    }
+    try (JedisCluster cluster = new JedisCluster(Set.of(new HostAndPort("127.0.0.1", ports.get(2))),
+        DefaultJedisClientConfig.builder().socketTimeoutMillis(10_000).build(), 10, Duration.ofSeconds(30))) {
+      for (Map.Entry<String, Set<String>> e : acknowledged.entrySet()) {
+        for (String item : e.getValue()) {
+          assertThat(cluster.bfExists(e.getKey(), item)).as("after del-shard: %s %s", e.getKey(), item).isTrue();
+        }
+      }
+      for (Map.Entry<String, Integer> e : counted.entrySet()) {
+        assertThat(cluster.cfCount(e.getKey(), "same")).as(e.getKey()).isBetween((long) e.getValue(),
+            (long) e.getValue() + uncertain.getOrDefault(e.getKey(), 0));
+      }
+    }
+    try (Jedis node = new Jedis("127.0.0.1", ports.get(0))) {
+      assertThat(node.clusterCountKeysInSlot(slot)).as("the moved slot's keys are back").isPositive();
+    }
   }
 
   /** Round trips of {@link #reshardsWithKills} ({@code -Dchaos.reshards=N}; none by default, to keep CI short). */

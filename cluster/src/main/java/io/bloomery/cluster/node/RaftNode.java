@@ -1058,21 +1058,7 @@ public final class RaftNode implements ClusterNode {
           }
         }
         if (!current.nodes().equals(next.nodes())) {
-          // Ratis refuses a change that adds a majority of the current members at once (add-shard adds a shard's
-          // worth of nodes): new nodes are added one at a time, each change counting the one before
-          RaftGroup group = division(META).getGroup();
-          List<RaftPeer> wanted = metaPeers(next);
-          List<RaftPeer> adding = wanted.stream().filter(p -> group.getPeer(p.getId()) == null).toList();
-          List<RaftPeer> step = new ArrayList<>(wanted);
-          step.removeAll(adding);
-          for (int i = 0; i < Math.max(1, adding.size()); i++) {
-            if (!adding.isEmpty()) {
-              step.add(adding.get(i));
-            }
-            RaftServer.Division meta = division(META);
-            RaftPeerId metaLeader = meta.getInfo().getLeaderId();
-            reconfigure(meta.getGroup(), List.copyOf(step), metaLeader == null ? null : metaLeader.toString());
-          }
+          reconfigureMeta(metaPeers(next));
         }
         RaftClientReply reply = metaClient().io().send(MetaStateMachine.membershipEntry(current, next));
         String answer = reply.getMessage().getContent().toString(StandardCharsets.UTF_8);
@@ -1082,6 +1068,41 @@ public final class RaftNode implements ClusterNode {
         return Reply.error("ERR the membership change did not complete: " + e.getMessage());
       }
     }, admin);
+  }
+
+  /**
+   * Sets the metadata group's members to {@code wanted}, one node at a time: first each node that leaves, then each
+   * that joins, every change counting the one before. Ratis refuses a change that adds a majority of the current
+   * members at once (add-shard adds a shard's worth of nodes), and one node at a time keeps every step's old and new
+   * majorities overlapping as del-shard removes a shard's worth.
+   */
+  private void reconfigureMeta(List<RaftPeer> wanted) throws IOException {
+    Set<RaftPeerId> wantedIds = new HashSet<>();
+    wanted.forEach(p -> wantedIds.add(p.getId()));
+    RaftGroup group = division(META).getGroup();
+    List<RaftPeer> members = new ArrayList<>(wanted.stream().filter(p -> group.getPeer(p.getId()) != null).toList());
+    List<RaftPeer> leaving = group.getPeers().stream().filter(p -> !wantedIds.contains(p.getId())).toList();
+    List<List<RaftPeer>> steps = new ArrayList<>();
+    List<RaftPeer> step = new ArrayList<>(members);
+    step.addAll(leaving);
+    for (RaftPeer p : leaving) {
+      step.remove(p);
+      steps.add(List.copyOf(step));
+    }
+    for (RaftPeer p : wanted) {
+      if (group.getPeer(p.getId()) == null) {
+        step.add(p);
+        steps.add(List.copyOf(step));
+      }
+    }
+    if (steps.isEmpty()) { // the same ids, another address
+      steps.add(List.copyOf(wanted));
+    }
+    for (List<RaftPeer> peers : steps) {
+      RaftServer.Division meta = division(META);
+      RaftPeerId metaLeader = meta.getInfo().getLeaderId();
+      reconfigure(meta.getGroup(), peers, metaLeader == null ? null : metaLeader.toString());
+    }
   }
 
   /**

@@ -311,6 +311,35 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
     return new Topology(cluster, nodes.stream().filter(n -> !n.id().equals(id)).toList(), next, migration);
   }
 
+  /**
+   * This topology without shard {@code name} and its members: what {@code bloomery cluster del-shard} asks for. Only
+   * a shard that serves no slot (every slot moved away by a reshard) can go.
+   *
+   * @throws IllegalArgumentException if no such shard exists, it serves slots, a reshard to or from it is under way,
+   *     or it is the cluster's last shard
+   */
+  public Topology withoutShard(String name) {
+    Shard gone = shard(name);
+    if (gone == null) {
+      throw new IllegalArgumentException("no shard " + name + " in cluster " + cluster + " (shards: "
+          + String.join(", ", shards.stream().map(Shard::name).toList()) + ")");
+    }
+    if (migration != null && (migration.from().equals(name) || migration.to().equals(name))) {
+      throw new IllegalArgumentException("slots are migrating from " + migration.from() + " to " + migration.to()
+          + ": finish that reshard first");
+    }
+    if (gone.slotCount() > 0) {
+      throw new IllegalArgumentException("shard " + name + " serves " + gone.slotCount() + " slots: move them to "
+          + "another shard first (bloomery cluster reshard --from " + name + " --to SHARD --slots "
+          + gone.slotCount() + " HOST:PORT)");
+    }
+    if (shards.size() == 1) {
+      throw new IllegalArgumentException("shard " + name + " is the cluster's only shard");
+    }
+    return new Topology(cluster, nodes.stream().filter(n -> !gone.members().contains(n.id())).toList(),
+        shards.stream().filter(s -> s != gone).toList(), migration);
+  }
+
   /** The shard named {@code name}, or {@code null}. */
   public Shard shard(String name) {
     for (Shard s : shards) {
@@ -322,9 +351,9 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
   }
 
   /**
-   * Whether {@code next} differs from this topology only in its nodes, the shards' members, and new shards that serve
-   * no slot (a membership change): the same cluster, every shard still there serving the same slots, the same
-   * migration.
+   * Whether {@code next} differs from this topology only in its nodes, the shards' members, and shards added or
+   * removed that serve no slot (a membership change): the same cluster, every other shard serving the same slots, the
+   * same migration.
    */
   public boolean sameSlots(Topology next) {
     if (!cluster.equals(next.cluster()) || !java.util.Objects.equals(migration, next.migration())) {
@@ -332,7 +361,7 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
     }
     for (Shard s : shards) {
       Shard other = next.shard(s.name());
-      if (other == null || !other.slots().equals(s.slots())) {
+      if (other == null ? !s.slots().isEmpty() : !other.slots().equals(s.slots())) {
         return false;
       }
     }

@@ -84,6 +84,31 @@ class TopologyTest {
     assertThatThrownBy(() -> t.withMigration("s0", "s1", 8193)).hasMessageContaining("serves 8192 slots");
     assertThatThrownBy(() -> t.withMigration("s0", "s1", 0)).hasMessageContaining("serves 8192 slots");
     assertThatThrownBy(t::migrated).hasMessage("no slots are migrating");
+
+  }
+
+  @Test
+  void aShardThatServesNoSlotLeavesWithItsMembersAndOnlyThen() {
+    Topology t = Topology.plan("a".repeat(40), nodes(3), 3);
+    List<Topology.Node> more = nodes(6).subList(3, 6);
+    Topology grown = t.withShard(more);
+    assertThat(grown.withoutShard("s1")).isEqualTo(t);
+    assertThat(grown.sameSlots(t)).as("removing a shard that serves no slot is a membership change").isTrue();
+    Topology moved = grown.withMigration("s0", "s1", 10).migrated();
+    assertThatThrownBy(() -> moved.withoutShard("s1")).hasMessage("shard s1 serves 10 slots: move them to another "
+        + "shard first (bloomery cluster reshard --from s1 --to SHARD --slots 10 HOST:PORT)");
+    assertThat(moved.withMigration("s1", "s0", 10).migrated().sameSlots(moved)).isFalse();
+    Topology drained = moved.withMigration("s1", "s0", 10).migrated();
+    assertThat(drained.withoutShard("s1").shards()).extracting(Topology.Shard::name).containsExactly("s0");
+    assertThat(drained.withoutShard("s1").nodes()).hasSize(3);
+    assertThat(drained.withoutShard("s1").sameSlots(drained)).isTrue();
+    assertThat(drained.sameSlots(drained.withoutShard("s1"))).isTrue();
+    Topology migrating = grown.withMigration("s0", "s1", 10);
+    assertThatThrownBy(() -> migrating.withoutShard("s1")).hasMessageContaining("finish that reshard first");
+    assertThatThrownBy(() -> t.withoutShard("s0")).hasMessageContaining("serves 16384 slots");
+    assertThatThrownBy(() -> grown.withoutShard("s7")).hasMessageContaining("no shard s7");
+    Topology emptyFirst = grown.withMigration("s0", "s1", 16384).migrated();
+    assertThat(emptyFirst.withoutShard("s0").shards()).extracting(Topology.Shard::name).containsExactly("s1");
   }
 
   @Test
