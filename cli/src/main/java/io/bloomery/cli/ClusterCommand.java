@@ -579,8 +579,9 @@ final class ClusterCommand implements Callable<Integer> {
   @Command(name = "reshard", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
       header = "Move --slots N slots, with their keys, from shard --from to shard --to (a "
       + "shard's number as cluster status lists it, its name, or the id of one of its nodes): the highest slots of "
-      + "--from. Writes to a slot wait while its keys are copied; clients are sent on with ASK, then MOVED. A reshard "
-      + "that stopped (the node running it died) is finished first when it is run again; --slots 0 only finishes it. "
+      + "--from, 64 at a time. Writes to a slot wait while its keys are copied; clients are then sent on with "
+      + "MOVED. A reshard that stopped (the node running it died) is finished first when it is run again; --slots 0 "
+      + "only finishes it. "
       + "Prints what moved and the topology.")
   static final class Reshard implements Callable<Integer> {
     @ParentCommand ClusterCommand parent;

@@ -24,7 +24,7 @@ import org.apache.ratis.statemachine.TransactionContext;
  * <p>Entries are UTF-8 text: {@code topology\nTEXT} ({@link Topology#encode}), {@code membership DIGEST\nTEXT} (a
  * membership change: the new topology, applied only if the current one's {@link #digest} is {@code DIGEST}, so that
  * of two changes planned from the same topology only the first applies), {@code slots DIGEST\nTEXT} (a reshard's
- * start or end, likewise) and {@code leader SHARD TERM NODE}. An
+ * start or the completion of some of its slots, likewise) and {@code leader SHARD TERM NODE}. An
  * announcement with a lower term than the one recorded is ignored, so a deposed leader's late announcement never
  * overwrites its successor's.
  *
@@ -60,8 +60,9 @@ final class MetaStateMachine extends FileSnapshotStateMachine {
   }
 
   /**
-   * A reshard's step: the start of a migration ({@link Topology#withMigration}) or its end ({@link
-   * Topology#migrated}), applied only if the current topology's {@link #digest} is still the one it was planned from.
+   * A reshard's step: the start of a migration ({@link Topology#withMigration}) or the completion of some of its
+   * slots ({@link Topology#migrated(int[])}, the last of them ending it), applied only if the current topology's
+   * {@link #digest} is still the one it was planned from.
    */
   static Message slotsEntry(Topology current, Topology next) {
     return Message.valueOf("slots " + digest(current) + "\n" + next.encode());
@@ -224,9 +225,11 @@ final class MetaStateMachine extends FileSnapshotStateMachine {
       boolean starts = topology.migration() == null && next.migration() != null
           && topology.withMigration(next.migration().from(), next.migration().to(),
               next.migration().slots().stream().mapToInt(r -> r.last() - r.first() + 1).sum()).equals(next);
-      boolean ends = topology.migration() != null && topology.migrated().equals(next);
-      if (!starts && !ends) {
-        return "ERR a reshard step starts a migration of a shard's highest slots or completes the one under way";
+      int[] part = topology.migratedIn(next);
+      boolean steps = part.length > 0 && topology.migrated(part).equals(next);
+      if (!starts && !steps) {
+        return "ERR a reshard step starts a migration of a shard's highest slots or completes slots of the one under "
+            + "way";
       }
       topology = next;
       return "OK";

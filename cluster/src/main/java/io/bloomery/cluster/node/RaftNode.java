@@ -81,6 +81,8 @@ public final class RaftNode implements ClusterNode {
       UUID.nameUUIDFromBytes("bloomery-cluster-metadata".getBytes(StandardCharsets.UTF_8)));
   /** How long a command waits for its shard to have a leader before the client is told the cluster is down. */
   static final Duration LEADER_WAIT = Duration.ofSeconds(5);
+  /** How long a command of a slot whose keys just left waits for the topology to record it before {@code ASK}. */
+  static final Duration GONE_HOLD = Duration.ofSeconds(1);
   /** How long CLUSTER TOPOLOGY asks the metadata group again while it has no leader (its leader was just lost). */
   private static final Duration TOPOLOGY_WAIT = Duration.ofSeconds(20);
   private static final long POLL_MILLIS = 50;
@@ -562,8 +564,8 @@ public final class RaftNode implements ClusterNode {
    * A shard's reply to a command of {@code slot}, as the client gets it. A reshard moving the slot makes the shard
    * answer, having applied nothing, {@link ShardStateMachine#FROZEN} (its keys are being copied: the command waits
    * and goes {@code again} until {@code deadline}, then {@code TRYAGAIN}) or {@link ShardStateMachine#GONE} (its keys
-   * left: {@code ASK} the shard they moved to while the reshard lasts, {@code MOVED} once the topology says the slot
-   * is served there). A transaction's commands share a slot, so either all of them answer so or none.
+   * left: {@code MOVED} once the topology says the slot is served where they went, {@link #awaitRecord} until
+   * then). A transaction's commands share a slot, so either all of them answer so or none.
    */
   private CompletionStage<Reply> settle(Reply reply, Topology.Shard shard, int slot, long deadline,
       java.util.function.Supplier<CompletionStage<Reply>> again) {
@@ -578,7 +580,7 @@ public final class RaftNode implements ClusterNode {
     Topology.Migration m = topology.migration();
     if (error.text().equals(ShardStateMachine.GONE)) {
       if (m != null && m.covers(slot) && m.from().equals(shard.name())) {
-        return elsewhere(topology.shard(m.to()), slot, true, deadline, again);
+        return awaitRecord(shard.name(), slot, System.nanoTime() + GONE_HOLD.toNanos(), deadline, again);
       }
       Topology.Shard owner = topology.shardOf(slot);
       if (!owner.name().equals(shard.name())) {
@@ -589,6 +591,29 @@ public final class RaftNode implements ClusterNode {
       return done(Reply.error("TRYAGAIN slot " + slot + " is being moved to another shard: try again"));
     }
     return later(again);
+  }
+
+  /**
+   * A command of a slot whose keys left shard {@code from} in a reshard's step that the topology does not record
+   * yet (one metadata entry away): held until it does, then {@code again}, which is answered {@code MOVED}, the
+   * redirection every client follows (redis-py 4.3.4 cannot follow {@code ASK} to a node missing from its slot map:
+   * docs/CLUSTER.md, "Client notes"). If the record does not come by {@code askAt} (the node running the reshard
+   * died), {@code ASK} to the shard that holds the keys.
+   */
+  private CompletionStage<Reply> awaitRecord(String from, int slot, long askAt, long deadline,
+      java.util.function.Supplier<CompletionStage<Reply>> again) {
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Migration m = topology.migration();
+    if (m == null || !m.covers(slot) || !m.from().equals(from)) {
+      return again.get();
+    }
+    if (System.nanoTime() >= askAt) {
+      return elsewhere(topology.shard(m.to()), slot, true, deadline, again);
+    }
+    return later(() -> awaitRecord(from, slot, askAt, deadline, again));
   }
 
   /** The queue of writes for the shard this node leads through {@code division}. */

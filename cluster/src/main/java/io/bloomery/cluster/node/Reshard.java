@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  *   3. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
  *                            RESTORE ... REPLACE ABSTTL of each through B's log (one entry per read)
  *   4. A: cluster.drop S     S's keys are deleted on A, and A's log refuses every command of S from here on: the
- *                            node answers ASK to B, whose copy is complete (3 finished before 4 was sent)
+ *                            node holds such a command until 5, then answers MOVED (ASK to B, whose copy is
+ *                            complete, if 5 does not come within a second: the node running the reshard died)
+ *   5. the metadata group records S as B's: every node answers MOVED to B
  *
- * and last the metadata group records S as B's: every node answers MOVED to B. Since a write to S is applied on A
+ * and the next step begins; the last step ends the migration. Since a write to S is applied on A
  * only before the freeze (and so is in the copy) and on B only after the drop (and so after the copy), each write
  * is applied once, on the copy that stays. Each step is idempotent: run again after it stopped anywhere (the node
  * running it died), a gone slot has no keys left to copy, a frozen one is copied again whole (RESTORE REPLACE), so
@@ -98,22 +100,45 @@ final class Reshard {
     int[] all = m.slotList();
     long keys = 0;
     long start = System.nanoTime();
+    Topology current = t;
     try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300);
         RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
       for (int at = 0; at < all.length; at += STEP) {
         int[] step = Arrays.copyOfRange(all, at, Math.min(all.length, at + STEP));
         keys += move(source, target, m, step);
+        current = record(current, m, step);
       }
-    }
-    String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(t, t.migrated())));
-    if (!answer.equals("OK")) {
-      throw new ReshardException("the slots were moved but the topology did not record it (" + answer + "): run "
-          + "the reshard again");
     }
     String moved = String.format(java.util.Locale.ROOT, "moved %d slots (%d keys) from %s to %s in %.1f s",
         all.length, keys, m.from(), m.to(), (System.nanoTime() - start) / 1e9);
     LOG.info("reshard: {}", moved);
     return moved;
+  }
+
+  /**
+   * Records a step's slots, dropped on the source, as the target's in the metadata group: from then on every node
+   * answers {@code MOVED} for them (commands between the drop and this wait for it).
+   * Planned again from the committed topology if another change came first (a membership change). Returns the
+   * topology after the step.
+   */
+  private Topology record(Topology planned, Topology.Migration m, int[] step) throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(planned, planned.migrated(step))));
+      if (answer.equals("OK")) {
+        return planned.migrated(step);
+      }
+      Topology now = node.committedTopology();
+      if (now != null && Arrays.stream(step).allMatch(s -> now.shardOf(s).name().equals(m.to()))) {
+        return now; // recorded already (a request sent again)
+      }
+      boolean stillMigrating = now != null && now.migration() != null && now.migration().from().equals(m.from())
+          && now.migration().to().equals(m.to()) && Arrays.stream(step).allMatch(now.migration()::covers);
+      if (!stillMigrating || attempt >= 3) {
+        throw new ReshardException("slots " + step[0] + "-" + step[step.length - 1] + " were moved but the topology "
+            + "did not record it (" + answer + "): run the reshard again");
+      }
+      planned = now;
+    }
   }
 
   /** One step: freeze, import, copy every key, drop. Returns the number of keys copied. */

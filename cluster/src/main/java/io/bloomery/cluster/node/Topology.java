@@ -187,20 +187,55 @@ public record Topology(String cluster, List<Node> nodes, List<Shard> shards, Mig
     if (migration == null) {
       throw new IllegalStateException("no slots are migrating");
     }
+    return migrated(migration.slotList());
+  }
+
+  /**
+   * This topology with {@code part} of the migration done (a reshard's step): those slots served by its target, the
+   * rest still migrating; no migration once none is left.
+   *
+   * @throws IllegalStateException if no migration is under way
+   * @throws IllegalArgumentException if a slot of {@code part} is not migrating
+   */
+  public Topology migrated(int[] part) {
+    if (migration == null) {
+      throw new IllegalStateException("no slots are migrating");
+    }
+    java.util.BitSet moving = new java.util.BitSet(HashSlot.SLOTS);
+    for (int slot : part) {
+      if (!migration.covers(slot)) {
+        throw new IllegalArgumentException("slot " + slot + " is not migrating");
+      }
+      moving.set(slot);
+    }
     List<Shard> next = new ArrayList<>();
     for (Shard s : shards) {
       java.util.BitSet slots = new java.util.BitSet(HashSlot.SLOTS);
       s.slots().forEach(r -> slots.set(r.first(), r.last() + 1));
-      for (SlotRange r : migration.slots()) {
-        if (s.name().equals(migration.from())) {
-          slots.clear(r.first(), r.last() + 1);
-        } else if (s.name().equals(migration.to())) {
-          slots.set(r.first(), r.last() + 1);
-        }
+      if (s.name().equals(migration.from())) {
+        slots.andNot(moving);
+      } else if (s.name().equals(migration.to())) {
+        slots.or(moving);
       }
       next.add(new Shard(s.name(), ranges(slots.stream().toArray()), s.members()));
     }
-    return new Topology(cluster, nodes, next, null);
+    java.util.BitSet left = new java.util.BitSet(HashSlot.SLOTS);
+    migration.slots().forEach(r -> left.set(r.first(), r.last() + 1));
+    left.andNot(moving);
+    return new Topology(cluster, nodes, next, left.isEmpty() ? null
+        : new Migration(migration.from(), migration.to(), ranges(left.stream().toArray())));
+  }
+
+  /**
+   * The slots of this topology's migration that {@code next} serves on the migration's target: the part of it that
+   * {@code next} records as done (none without a migration).
+   */
+  public int[] migratedIn(Topology next) {
+    if (migration == null) {
+      return new int[0];
+    }
+    return java.util.Arrays.stream(migration.slotList()).filter(s -> next.shardOf(s).name().equals(migration.to()))
+        .toArray();
   }
 
   /** {@code slots} (ascending) as the fewest inclusive ranges. */

@@ -22,7 +22,8 @@ class MetaStateMachineTest {
 
   /**
    * A reshard's steps apply only from the topology they were planned from, and only as a start of a migration of the
-   * source's highest slots or the end of the one under way; a migration is kept in the snapshot.
+   * source's highest slots or the completion of some or all of the one under way; a migration is kept in the
+   * snapshot.
    */
   @Test
   void aReshardStepAppliesOnlyFromItsTopologyAndOnlyAsAStartOrAnEnd() {
@@ -47,6 +48,23 @@ class MetaStateMachineTest {
     assertThat(now.migration()).isEqualTo(moving.migration());
     Map<String, MetaStateMachine.Leader> read = new HashMap<>();
     assertThat(MetaStateMachine.decodeState(MetaStateMachine.encodeState(now, Map.of()), read)).isEqualTo(now);
+    // a step records some of the migration's slots as the target's; the rest still migrate
+    int[] firstStep = {8182, 8183, 8184, 8185};
+    Topology stepped = now.migrated(firstStep);
+    Topology.Shard s0 = stepped.shard("s0");
+    Topology.Shard s1 = stepped.shard("s1");
+    Topology grabsMore = new Topology(stepped.cluster(), stepped.nodes(), List.of(
+        new Topology.Shard("s0", List.of(new Topology.SlotRange(1, 8181), new Topology.SlotRange(8186, 8191)),
+            s0.members()),
+        new Topology.Shard("s1", List.of(new Topology.SlotRange(0, 0), new Topology.SlotRange(8182, 8185),
+            new Topology.SlotRange(8192, 16383)), s1.members())), stepped.migration());
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(now, grabsMore)))).as("a slot that was not migrating")
+        .startsWith("ERR a reshard step");
+    assertThat(meta.apply(text(MetaStateMachine.slotsEntry(now, stepped)))).isEqualTo("OK");
+    assertThat(meta.topology().shardOf(8183).name()).isEqualTo("s1");
+    assertThat(meta.topology().shardOf(8186).name()).isEqualTo("s0");
+    assertThat(meta.topology().migration().slotList()).containsExactly(8186, 8187, 8188, 8189, 8190, 8191);
+    now = meta.topology();
     assertThat(meta.apply(text(MetaStateMachine.slotsEntry(now, now.migrated())))).isEqualTo("OK");
     assertThat(meta.topology().shardOf(8191).name()).isEqualTo("s1");
     assertThat(meta.topology().migration()).isNull();

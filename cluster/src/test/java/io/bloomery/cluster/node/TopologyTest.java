@@ -85,6 +85,17 @@ class TopologyTest {
     assertThatThrownBy(() -> t.withMigration("s0", "s1", 0)).hasMessageContaining("serves 8192 slots");
     assertThatThrownBy(t::migrated).hasMessage("no slots are migrating");
 
+    // a reshard records its steps one at a time: the slots of each step change shard, the rest keep migrating
+    Topology step = moving.migrated(new int[] {8191, 8190});
+    assertThat(step.shardOf(8191).name()).isEqualTo("s1");
+    assertThat(step.shardOf(8189).name()).isEqualTo("s0");
+    assertThat(step.migration().slots()).containsExactly(new Topology.SlotRange(8092, 8189));
+    assertThat(moving.migratedIn(step)).containsExactly(8190, 8191);
+    assertThat(step.migrated()).isEqualTo(done);
+    assertThat(moving.migrated(moving.migration().slotList())).isEqualTo(done);
+    assertThat(Topology.parse(step.encode())).isEqualTo(step);
+    assertThatThrownBy(() -> step.migrated(new int[] {8191})).hasMessage("slot 8191 is not migrating");
+    assertThat(t.migratedIn(step)).isEmpty();
   }
 
   @Test
