@@ -334,6 +334,12 @@ class ClusterIT {
     }
     List<String> keys = new ArrayList<>(moving.subList(0, 1500));
     keys.addAll(staying.subList(0, 20));
+    // a filter whose DUMP (3.6 MB) is more than one log entry takes: the reshard copies it in parts
+    String big = "big:0";
+    for (int i = 1; HashSlot.of(big.getBytes(StandardCharsets.UTF_8)) < firstMoved; i++) {
+      big = "big:" + i;
+    }
+    long bigCard = fillLarge(ports.get(0), big);
     Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports.get(5)));
     java.util.Map<String, Set<String>> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
     java.util.Map<String, Integer> counted = new java.util.concurrent.ConcurrentHashMap<>();
@@ -446,6 +452,9 @@ class ClusterIT {
     try (Jedis leader = new Jedis("127.0.0.1", secondLeader)) {
       assertThat(leader.clusterCountKeysInSlot(slot)).isPositive();
     }
+    for (int port : ports.subList(3, 6)) {
+      awaitCard(port, big, bigCard);
+    }
     assertThat(redisCli(ports.get(0), "BF.EXISTS", moved, "seed")).isEqualTo("1");
 
     // A member removed while it is up, without CLUSTER LEAVE (as if it could not be reached then), hears from no
@@ -499,6 +508,52 @@ class ClusterIT {
     }
     try (Jedis node = new Jedis("127.0.0.1", ports.get(0))) {
       assertThat(node.clusterCountKeysInSlot(slot)).as("the moved slot's keys are back").isPositive();
+    }
+    for (int port : ports.subList(0, 3)) {
+      awaitCard(port, big, bigCard);
+    }
+  }
+
+  /**
+   * Waits (up to 20 s: a follower applies what its leader committed a moment later) for the replica at {@code port}
+   * to answer {@code card} for BF.CARD {@code key}.
+   */
+  private static void awaitCard(int port, String key, long card) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    try (Jedis replica = new Jedis("127.0.0.1", port)) {
+      replica.readonly();
+      long seen;
+      while ((seen = (Long) replica.sendCommand(command("BF.CARD"), key)) != card && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(seen).as("BF.CARD %s on the replica at %d", key, port).isEqualTo(card);
+    }
+  }
+
+  /**
+   * Reserves {@code key} for 3,000,000 items at 1 % (3.6 MB) and adds 1,000,000 distinct items, pipelined to the
+   * leader of its slot (found through the node at {@code port}); returns its BF.CARD.
+   */
+  private static long fillLarge(int port, String key) throws InterruptedException {
+    int leader = leaderPort(port, HashSlot.of(key.getBytes(StandardCharsets.UTF_8)));
+    try (Jedis jedis = new Jedis("127.0.0.1", leader)) {
+      assertThat(SafeEncoder.encode((byte[]) jedis.sendCommand(command("BF.RESERVE"), key, "0.01", "3000000")))
+          .isEqualTo("OK");
+      for (int batch = 0; batch < 100; batch++) {
+        redis.clients.jedis.Pipeline p = jedis.pipelined();
+        for (int c = 0; c < 100; c++) {
+          String[] args = new String[101];
+          args[0] = key;
+          for (int i = 1; i < args.length; i++) {
+            args[i] = "item-" + batch + "-" + c + "-" + i;
+          }
+          p.sendCommand(command("BF.MADD"), args);
+        }
+        p.sync();
+      }
+      long card = (Long) jedis.sendCommand(command("BF.CARD"), key);
+      assertThat(card).isBetween(990_000L, 1_000_000L);
+      return card;
     }
   }
 

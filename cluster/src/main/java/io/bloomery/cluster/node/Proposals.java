@@ -45,6 +45,12 @@ final class Proposals {
   static final int MAX_COMMANDS = 1024;
   /** At most about this many bytes of arguments in one entry (a single larger command goes alone). */
   static final int MAX_BYTES = 1 << 20;
+  /**
+   * The most bytes of arguments a command (or transaction) may have: Ratis's leader refuses a log entry over 4 MiB,
+   * and the entry adds a little framing. A larger write is refused before it is queued, alone, with an error that
+   * says so (a reshard copies larger keys in parts).
+   */
+  static final long MAX_COMMAND_BYTES = (4L << 20) - (64 << 10);
   private static final long RETRY_MILLIS = 50;
 
   private final RaftServer raft;
@@ -105,6 +111,10 @@ final class Proposals {
       for (byte[] a : argv) {
         size += a.length;
       }
+    }
+    if (size > MAX_COMMAND_BYTES) {
+      return CompletableFuture.completedFuture(Reply.error("ERR a write of " + size + " bytes is more than a cluster "
+          + "node's log entry takes (" + MAX_COMMAND_BYTES + " bytes of arguments): nothing was applied"));
     }
     Proposal p = new Proposal(commands, transaction, size, deadline, elsewhere, new CompletableFuture<>(), holds);
     boolean send;

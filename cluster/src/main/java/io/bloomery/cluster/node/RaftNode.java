@@ -954,7 +954,7 @@ public final class RaftNode implements ClusterNode {
 
   /** A client of {@code group} (its id and members), asking again every 100 ms up to {@code attempts} times. */
   static RaftClient clientOf(RaftGroup group, int attempts) {
-    return RaftClient.newBuilder().setRaftGroup(group).setProperties(new RaftProperties())
+    return RaftClient.newBuilder().setRaftGroup(group).setProperties(ShardReplica.clientProperties(new RaftProperties()))
         .setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))

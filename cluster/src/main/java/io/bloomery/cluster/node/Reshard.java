@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *                            and answers the names of S's keys as of that point in A's log
  *   2. B: cluster.import S   S is neither frozen nor gone on B (it may have left B in an earlier reshard)
  *   3. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
- *                            RESTORE ... REPLACE ABSTTL of each through B's log (one entry per read)
+ *                            RESTORE ... REPLACE ABSTTL of each through B's log (up to 3 MiB of them per entry; a
+ *                            larger key in parts of 3 MiB, one entry each: cluster.stage, the last part restoring it)
  *   4. A: cluster.drop S     S's keys are deleted on A, and A's log refuses every command of S from here on: the
  *                            node holds such a command until 5, then answers MOVED (ASK to B, whose copy is
  *                            complete, if 5 does not come within a second: the node running the reshard died)
@@ -48,8 +49,13 @@ final class Reshard {
   static final int STEP = 64;
   /** At most this many keys are read in one query and restored in one log entry. */
   static final int BATCH = 256;
-  /** About this many bytes of payloads at most in one query's answer and one log entry (one larger key goes alone). */
+  /** About this many bytes of payloads at most in one query's answer (one larger key goes alone). */
   static final long BATCH_BYTES = 4 << 20;
+  /**
+   * At most this many bytes of payloads in one log entry: Ratis's leader refuses an entry over 4 MiB. A key whose
+   * payload is larger goes in parts of this size ({@link ShardStateMachine#STAGE}).
+   */
+  static final int ENTRY_BYTES = 3 << 20;
 
   private final RaftNode node;
 
@@ -165,23 +171,29 @@ final class Reshard {
           throw new ReshardException("shard " + m.from() + " did not export keys: " + exported);
         }
         List<List<byte[]>> restores = new ArrayList<>();
+        long restoreBytes = 0;
         for (int i = 0; i < entries.elements().size(); i++) {
           List<Reply> entry = ((Reply.Array) entries.elements().get(i)).elements();
           long expireAt = ((Reply.Int) entry.get(0)).value();
-          if (expireAt != -2 && entry.get(1) instanceof Reply.Bulk payload) { // else expired since the freeze
-            restores.add(List.of(bytes("RESTORE"), names.get(at + i), bytes(Long.toString(Math.max(0, expireAt))),
-                payload.bytes(), bytes("REPLACE"), bytes("ABSTTL")));
+          if (expireAt == -2 || !(entry.get(1) instanceof Reply.Bulk payload)) {
+            continue; // expired since the freeze
           }
+          byte[] name = names.get(at + i);
+          if (payload.bytes().length > ENTRY_BYTES) {
+            stage(target, m, name, expireAt, payload.bytes());
+          } else {
+            if (restoreBytes + payload.bytes().length > ENTRY_BYTES) {
+              restore(target, m, restores);
+              restoreBytes = 0;
+            }
+            restores.add(List.of(bytes("RESTORE"), name, bytes(Long.toString(Math.max(0, expireAt))),
+                payload.bytes(), bytes("REPLACE"), bytes("ABSTTL")));
+            restoreBytes += payload.bytes().length;
+          }
+          copied++;
         }
         at += entries.elements().size();
-        if (!restores.isEmpty()) {
-          Reply restored = call(target, restores);
-          List<Reply> each = restored instanceof Reply.Array a ? a.elements() : List.of(restored);
-          for (Reply r : each) {
-            expect(r, m.to());
-          }
-          copied += restores.size();
-        }
+        restore(target, m, restores);
       }
     } catch (IOException | RuntimeException e) {
       // nothing was dropped: let the slots take writes again until the reshard is run again
@@ -197,6 +209,30 @@ final class Reshard {
       throw new ReshardException("shard " + m.from() + " did not drop slots " + slots[0] + "..: " + dropped);
     }
     return copied;
+  }
+
+  /** The copies in {@code restores}, as one entry of the target's log; {@code restores} is emptied. */
+  private static void restore(RaftClient target, Topology.Migration m, List<List<byte[]>> restores)
+      throws IOException {
+    if (restores.isEmpty()) {
+      return;
+    }
+    Reply restored = call(target, restores);
+    List<Reply> each = restored instanceof Reply.Array a ? a.elements() : List.of(restored);
+    for (Reply r : each) {
+      expect(r, m.to());
+    }
+    restores.clear();
+  }
+
+  /** A key too large for one log entry, copied in parts of {@link #ENTRY_BYTES}, one entry each, in order. */
+  private static void stage(RaftClient target, Topology.Migration m, byte[] name, long expireAt, byte[] payload)
+      throws IOException {
+    for (int offset = 0; offset < payload.length; offset += ENTRY_BYTES) {
+      byte[] part = Arrays.copyOfRange(payload, offset, Math.min(payload.length, offset + ENTRY_BYTES));
+      expect(call(target, true, List.of(bytes(ShardStateMachine.STAGE), name, bytes(Long.toString(expireAt)),
+          bytes(Integer.toString(payload.length)), bytes(Integer.toString(offset)), part)), m.to());
+    }
   }
 
   private static void expect(Reply reply, String shard) {

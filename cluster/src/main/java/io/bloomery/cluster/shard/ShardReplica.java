@@ -134,6 +134,20 @@ public final class ShardReplica implements Closeable {
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(logSegmentBytes));
     RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
+    return clientProperties(properties);
+  }
+
+  /**
+   * The largest gRPC message a replica or a client of a shard takes: a reshard reads a key's whole {@code DUMP}
+   * payload in one query's answer, which may be as large as the largest value a client may send (Redis's default
+   * {@code proto-max-bulk-len}, 512 MiB), beside the answer's framing. A limit only, not a buffer. (A log entry stays
+   * within Ratis's 4 MiB, whose buffer is allocated: a larger key is copied in parts.)
+   */
+  public static final SizeInBytes MESSAGE_MAX = SizeInBytes.valueOf((512L << 20) + (8L << 20));
+
+  /** {@code properties} with {@link #MESSAGE_MAX}: for every Ratis server and client of a cluster. */
+  public static RaftProperties clientProperties(RaftProperties properties) {
+    GrpcConfigKeys.setMessageSizeMax(properties, MESSAGE_MAX);
     return properties;
   }
 

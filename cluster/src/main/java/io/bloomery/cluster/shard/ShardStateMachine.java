@@ -75,6 +75,14 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * payload brings the total past BUDGET bytes (so at least one key); a reshard copies the keys it names.
    */
   public static final String EXPORT = "cluster.export";
+  /**
+   * {@code cluster.stage KEY EXPIREAT TOTAL OFFSET BYTES}: part of a key's {@code DUMP} payload of TOTAL bytes, sent
+   * by a reshard when the key is too large for one log entry, in order from OFFSET 0 (which starts the copy again);
+   * the part that completes it restores the key ({@code RESTORE KEY EXPIREAT PAYLOAD REPLACE ABSTTL}, EXPIREAT -1 for
+   * none) and answers as that would; the others answer {@code OK}. A part that does not follow the last one is
+   * refused and the copy forgotten ({@link StagedCopies}).
+   */
+  public static final String STAGE = "cluster.stage";
   /** The error reply, for the node only, to a write of a frozen slot: nothing was applied; try again shortly. */
   public static final String FROZEN = "BLOOMERY-FROZEN";
   /** The error reply, for the node only, to a command of a gone slot: nothing was applied; redirect it. */
@@ -82,6 +90,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
 
   private final Keyspace keyspace = new Keyspace(CommandClock::now);
   private final SlotStates slots = new SlotStates();
+  private final StagedCopies staged = new StagedCopies();
   private final Settings applied = new Settings();
   private final Settings node;
   private final Dispatcher dispatcher;
@@ -138,6 +147,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         all.clear();
       }
       slots.clear();
+      staged.clear();
       if (file == null) {
         return "no keys";
       }
@@ -149,8 +159,11 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
 
         @Override
         public void metadata(byte[] name, byte[] bytes) {
-          if (new String(name, java.nio.charset.StandardCharsets.UTF_8).equals(SlotStates.METADATA)) {
+          String what = new String(name, java.nio.charset.StandardCharsets.UTF_8);
+          if (what.equals(SlotStates.METADATA)) {
             slots.decode(bytes);
+          } else if (what.equals(StagedCopies.METADATA)) {
+            staged.decode(bytes);
           }
         }
       }) + " keys";
@@ -171,6 +184,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       byte[] state = slots.encode();
       if (state != null) {
         sink.metadata(SlotStates.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), state);
+      }
+      for (byte[] part : staged.encode()) {
+        sink.metadata(StagedCopies.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), part);
       }
     }, file, System::currentTimeMillis) + " keys";
   }
@@ -201,6 +217,14 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       for (List<byte[]> argv : commands.commands()) {
         CommandSpec spec = spec(argv.get(0));
         if (internal(argv) != null) {
+          continue;
+        }
+        if (name(argv).equals(STAGE)) {
+          // the first part of a large key's copy is checked as its RESTORE would be
+          String refused = stageNumbers(argv)[2] == 0 ? refusal(spec(bytes("RESTORE"))) : null;
+          if (refused != null) {
+            throw new RefusedException(refused);
+          }
           continue;
         }
         if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
@@ -275,11 +299,19 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     return CompletableFuture.completedFuture(message(reply));
   }
 
+  /** {@link #apply} at the leader's clock {@code timeMillis}, as an entry's command is: for tests of one replica. */
+  Reply applyAt(long timeMillis, List<byte[]> argv) {
+    return CommandClock.at(timeMillis, () -> apply(argv));
+  }
+
   /** One command of an entry: a reshard's, or a client's unless its slot is frozen (a write) or gone. */
   private Reply apply(List<byte[]> argv) {
     String internal = internal(argv);
     if (internal != null) {
       return reshard(internal, argv);
+    }
+    if (name(argv).equals(STAGE)) {
+      return stage(argv);
     }
     if (slots.any()) {
       CommandSpec spec = spec(argv.get(0));
@@ -336,6 +368,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     switch (name) {
       case IMPORT -> {
         given.stream().forEach(slots::arrive);
+        staged.forget(given);
         return Reply.OK;
       }
       case THAW -> {
@@ -366,6 +399,46 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         return Reply.integer(keys.size());
       }
     }
+  }
+
+  /** {@link #STAGE}'s numbers: EXPIREAT, TOTAL and OFFSET; a request of any other shape is refused. */
+  private static long[] stageNumbers(List<byte[]> argv) {
+    if (argv.size() != 6) {
+      throw new IllegalArgumentException(STAGE + " KEY EXPIREAT TOTAL OFFSET BYTES: " + (argv.size() - 1)
+          + " arguments");
+    }
+    long[] n = new long[3];
+    for (int i = 0; i < 3; i++) {
+      try {
+        n[i] = Long.parseLong(new String(argv.get(2 + i), java.nio.charset.StandardCharsets.US_ASCII));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(STAGE + ": '" + new String(argv.get(2 + i),
+            java.nio.charset.StandardCharsets.UTF_8) + "' is not an integer");
+      }
+    }
+    return n;
+  }
+
+  /** {@link #STAGE}'s reply. */
+  private Reply stage(List<byte[]> argv) {
+    byte[] whole;
+    long expireAt;
+    try {
+      long[] n = stageNumbers(argv);
+      expireAt = n[0];
+      whole = staged.part(io.bloomery.server.keyspace.Key.of(argv.get(1)), n[0], n[1], n[2], argv.get(5));
+    } catch (IllegalArgumentException e) {
+      return new Reply.Error("ERR " + e.getMessage());
+    }
+    if (whole == null) {
+      return Reply.OK;
+    }
+    return dispatcher.execute(applier, List.of(bytes("RESTORE"), argv.get(1),
+        bytes(Long.toString(Math.max(0, expireAt))), whole, bytes("REPLACE"), bytes("ABSTTL"))).reply();
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** {@link #EXPORT}'s reply. */

@@ -206,14 +206,7 @@ class ShardReplicaTest {
     assertThat(client.write(argv("BF.ADD", "b", "z")).reply()).isEqualTo(new Reply.Bool(true));
     ShardClient.Answer refrozen = client.write(argv(ShardStateMachine.FREEZE, Integer.toString(staying)));
 
-    for (String id : group.peers().keySet()) { // every replica has applied the last entry before its snapshot
-      client.readAt(id, refrozen.logIndex(), argv("DBSIZE"));
-    }
-    for (ShardReplica replica : replicas) {
-      Path file = dir.resolve("copy-" + replicas.indexOf(replica) + ".snap");
-      replica.stateMachine().writeSnapshot(file);
-      ShardStateMachine loaded = new ShardStateMachine(new Settings());
-      loaded.loadSnapshot(file);
+    for (ShardStateMachine loaded : snapshotsAfter(refrozen, "copy")) {
       assertThat(loaded.gone(moving)).isTrue();
       assertThat(loaded.frozen(moving)).isFalse();
       assertThat(loaded.frozen(staying)).isTrue();
@@ -249,6 +242,96 @@ class ShardReplicaTest {
    * leader's maxmemory, as each RESTORE alone is; a batch of a client's writes is not checked here (its node checked
    * each command before batching it).
    */
+  /**
+   * A key too large for one log entry arrives in parts, each its own entry: the last restores it alike on every
+   * replica, and the parts received before a snapshot are in it (a replica started from it takes the next part).
+   */
+  @Test
+  void aKeyCopiedInPartsIsRestoredAlikeOnEveryReplicaAndAcrossASnapshot() throws Exception {
+    start();
+    client.write(argv("BF.RESERVE", "src", "0.001", "20000"));
+    List<String> items = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      items.add("item-" + i);
+    }
+    List<String> madd = new ArrayList<>(List.of("BF.MADD", "src"));
+    madd.addAll(items);
+    client.write(argv(madd.toArray(String[]::new)));
+    byte[] payload = ((Reply.Bulk) client.read(argv("DUMP", "src")).reply()).bytes();
+    int cut1 = payload.length / 3;
+    int cut2 = 2 * payload.length / 3;
+    String total = Integer.toString(payload.length);
+    assertThat(client.write(stage("dst", "-1", total, 0, java.util.Arrays.copyOfRange(payload, 0, cut1))).reply())
+        .isEqualTo(Reply.OK);
+    ShardClient.Answer second = client.write(stage("dst", "-1", total, cut1,
+        java.util.Arrays.copyOfRange(payload, cut1, cut2)));
+    assertThat(second.reply()).isEqualTo(Reply.OK);
+    byte[] last = java.util.Arrays.copyOfRange(payload, cut2, payload.length);
+    assertThat(client.read(argv("EXISTS", "dst")).reply()).as("not a key before its last part")
+        .isEqualTo(new Reply.Int(0));
+
+    for (ShardStateMachine loaded : snapshotsAfter(second, "staged")) {
+      assertThat(loaded.keyspace().size()).as("the staged parts are not a key").isEqualTo(1);
+      assertThat(loaded.applyAt(System.currentTimeMillis(), stage("dst", "-1", total, cut2, last)))
+          .isEqualTo(Reply.OK);
+      assertThat(((Reply.Bulk) loaded.applyAt(System.currentTimeMillis(), argv("DUMP", "dst"))).bytes())
+          .isEqualTo(payload);
+    }
+
+    ShardClient.Answer restored = client.write(stage("dst", "-1", total, cut2, last));
+    assertThat(restored.reply()).isEqualTo(Reply.OK);
+    for (String id : group.peers().keySet()) {
+      assertThat(((Reply.Bulk) client.readAt(id, restored.logIndex(), argv("DUMP", "dst")).reply()).bytes())
+          .as("replica %s", id).isEqualTo(payload);
+      assertThat(client.readAt(id, restored.logIndex(), argv("BF.EXISTS", "dst", "item-1999")).reply())
+          .isEqualTo(new Reply.Bool(true));
+    }
+
+    // a part that does not follow is refused and the copy forgotten; so is one that passes the total
+    assertThat(client.write(stage("other", "-1", total, cut1, last)).reply().toString()).contains("does not follow");
+    client.write(stage("other", "-1", total, 0, java.util.Arrays.copyOfRange(payload, 0, cut1)));
+    assertThat(client.write(stage("other", "-1", total, cut1, payload)).reply().toString())
+        .contains("passes the payload");
+    assertThat(client.write(stage("other", "-1", total, cut1, last)).reply().toString()).contains("does not follow");
+    // importing the slot again starts over: a copy sent before it is forgotten
+    client.write(stage("other", "-1", total, 0, java.util.Arrays.copyOfRange(payload, 0, cut1)));
+    int slot = io.bloomery.cluster.slot.HashSlot.of("other".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    client.write(argv(ShardStateMachine.IMPORT, Integer.toString(slot)));
+    assertThat(client.write(stage("other", "-1", total, cut1, java.util.Arrays.copyOfRange(payload, cut1, cut2)))
+        .reply().toString()).contains("does not follow");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.STAGE, "other", "-1", "x", "0", "p")))
+        .hasMessageContaining("'x' is not an integer");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.STAGE, "other", "-1")))
+        .hasMessageContaining("KEY EXPIREAT TOTAL OFFSET BYTES");
+    assertThat(client.write(argv(ShardStateMachine.STAGE, "other", "-1", "0", "0", "")).reply().toString())
+        .contains("a staged payload of 0 bytes");
+  }
+
+  /** Each replica's snapshot, written once it applied {@code last}'s entry, loaded into a state machine of its own. */
+  private List<ShardStateMachine> snapshotsAfter(ShardClient.Answer last, String name) throws Exception {
+    for (String id : group.peers().keySet()) {
+      client.readAt(id, last.logIndex(), argv("DBSIZE"));
+    }
+    List<ShardStateMachine> out = new ArrayList<>();
+    for (ShardReplica replica : replicas) {
+      Path file = dir.resolve(name + "-" + replicas.indexOf(replica) + ".snap");
+      replica.stateMachine().writeSnapshot(file);
+      ShardStateMachine loaded = new ShardStateMachine(new Settings());
+      loaded.loadSnapshot(file);
+      out.add(loaded);
+    }
+    return out;
+  }
+
+  private static List<byte[]> stage(String key, String expireAt, String total, int offset, byte[] part) {
+    return List.of(key(ShardStateMachine.STAGE), key(key), key(expireAt), key(total), key(Integer.toString(offset)),
+        part);
+  }
+
+  private static byte[] key(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   @Test
   void aBatchOfRestoresIsRefusedOverMaxmemoryAsEachAloneWouldBe() throws Exception {
     start(1);
