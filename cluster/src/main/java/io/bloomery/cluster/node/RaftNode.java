@@ -1250,7 +1250,7 @@ public final class RaftNode implements ClusterNode {
     return CompletableFuture.supplyAsync(() -> {
       synchronized (this) {
         try {
-          Topology now = committedTopology();
+          Topology now = committedTopologyThroughAny(t);
           if (now == null || now.node(me.id()) != null) {
             return Reply.error("ERR the cluster still lists this node: remove it first (bloomery cluster del-node)");
           }
@@ -1262,6 +1262,39 @@ public final class RaftNode implements ClusterNode {
         }
       }
     }, admin);
+  }
+
+  /**
+   * The committed topology, read through the metadata group's client, or, when that fails, through each other node
+   * of {@code t} in turn: a node just removed may hold a client that names a member which has left and dropped the
+   * group since (del-shard's members leave one after another), whose answer, "group not found", Ratis's client does
+   * not take to another member.
+   */
+  private Topology committedTopologyThroughAny(Topology t) throws IOException {
+    IOException failed;
+    try {
+      return committedTopology();
+    } catch (IOException e) {
+      failed = e;
+    } catch (RuntimeException e) {
+      failed = new IOException(e.getMessage(), e);
+    }
+    for (RaftPeer peer : metaPeers(t)) {
+      if (peer.getId().toString().equals(me.id())) {
+        continue;
+      }
+      try (RaftClient c = clientOf(RaftGroup.valueOf(META, List.of(peer)), 3)) {
+        RaftClientReply reply = c.io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY);
+        if (reply.isSuccess()) {
+          String text = reply.getMessage().getContent().toStringUtf8();
+          return text.isEmpty() ? null : Topology.parse(text);
+        }
+        failed.addSuppressed(reply.getException() != null ? reply.getException() : new IOException("no answer"));
+      } catch (IOException | RuntimeException e) {
+        failed.addSuppressed(e);
+      }
+    }
+    throw failed;
   }
 
   /**
