@@ -179,35 +179,31 @@ public final class RaftNode implements ClusterNode {
     if (others.isEmpty()) {
       return;
     }
-    RaftClient client = clientOf(RaftGroup.valueOf(META, others), 20);
-    client.async().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).whenComplete((reply, failure) -> {
-      closeQuietly(client);
-      if (failure != null || !reply.isSuccess()) {
+    admin.execute(() -> {
+      Topology committed;
+      try {
+        committed = committedTopologyThrough(others, new IOException("no member answered"));
+      } catch (IOException e) {
         if (attempt % 10 == 0) {
-          LOG.info("cannot read the committed topology yet to confirm this node's membership: {}",
-              failure != null ? failure.toString() : String.valueOf(reply.getException()));
+          LOG.info("cannot read the committed topology yet to confirm this node's membership: {}", e.toString());
         }
         if (attempt >= 0) {
           timer.schedule(() -> confirmMembership(attempt + 1), attempt < 30 ? 2 : 30, TimeUnit.SECONDS);
         }
         return;
       }
-      String text = reply.getMessage().getContent().toStringUtf8();
-      Topology committed = text.isEmpty() ? null : Topology.parse(text);
       if (committed != null && committed.cluster().equals(own.cluster()) && committed.node(me.id()) == null) {
         LOG.warn("cluster {} no longer lists this node ({}): it was removed while it was down; leaving it",
             own.cluster(), me.id());
-        admin.execute(() -> {
-          synchronized (this) {
-            try {
-              if (!left) {
-                dropGroups(own);
-              }
-            } catch (IOException | RuntimeException e) {
-              LOG.warn("leaving the cluster that removed this node failed", e);
+        synchronized (this) {
+          try {
+            if (!left) {
+              dropGroups(own);
             }
+          } catch (IOException | RuntimeException e) {
+            LOG.warn("leaving the cluster that removed this node failed", e);
           }
-        });
+        }
       }
     });
   }
@@ -954,8 +950,8 @@ public final class RaftNode implements ClusterNode {
 
   /** A client of {@code group} (its id and members), asking again every 100 ms up to {@code attempts} times. */
   static RaftClient clientOf(RaftGroup group, int attempts) {
-    return RaftClient.newBuilder().setRaftGroup(group).setProperties(ShardReplica.clientProperties(new RaftProperties()))
-        .setClientId(ClientId.randomId())
+    return RaftClient.newBuilder().setRaftGroup(group)
+        .setProperties(ShardReplica.clientProperties(new RaftProperties())).setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
@@ -1279,10 +1275,18 @@ public final class RaftNode implements ClusterNode {
     } catch (RuntimeException e) {
       failed = new IOException(e.getMessage(), e);
     }
-    for (RaftPeer peer : metaPeers(t)) {
-      if (peer.getId().toString().equals(me.id())) {
-        continue;
-      }
+    List<RaftPeer> others = new ArrayList<>(metaPeers(t));
+    others.removeIf(p -> p.getId().toString().equals(me.id()));
+    return committedTopologyThrough(others, failed);
+  }
+
+  /**
+   * The committed topology as the first of {@code peers} (metadata members) that answers gives it, each asked on its
+   * own: a client of them all would keep asking one that left and dropped the group ("group not found"), which
+   * Ratis's client does not take to another member; {@code failed}, with each member's failure, if none answers.
+   */
+  private static Topology committedTopologyThrough(List<RaftPeer> peers, IOException failed) throws IOException {
+    for (RaftPeer peer : peers) {
       try (RaftClient c = clientOf(RaftGroup.valueOf(META, List.of(peer)), 3)) {
         RaftClientReply reply = c.io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY);
         if (reply.isSuccess()) {

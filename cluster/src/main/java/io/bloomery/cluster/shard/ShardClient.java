@@ -38,7 +38,8 @@ public final class ShardClient implements Closeable {
   public ShardClient(ShardGroup group, Duration retryFor) {
     this.retryFor = retryFor;
     long attempts = Math.max(1, retryFor.toMillis() / RETRY_SLEEP.toLong(TimeUnit.MILLISECONDS));
-    this.client = RaftClient.newBuilder().setRaftGroup(group.raftGroup()).setProperties(ShardReplica.clientProperties(new RaftProperties()))
+    this.client = RaftClient.newBuilder().setRaftGroup(group.raftGroup())
+        .setProperties(ShardReplica.clientProperties(new RaftProperties()))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.min(Integer.MAX_VALUE, attempts),
             RETRY_SLEEP))
         .build();
