@@ -23,13 +23,21 @@ import redis.clients.jedis.util.SafeEncoder;
  */
 final class ClusterNodes implements AutoCloseable {
   private final Path dir;
+  /** Arguments every node's {@code bloomery serve} gets after the cluster's own (e.g. {@code --store NAME=URL}). */
+  private final List<String> extraServeArgs;
   private final Map<Integer, Process> nodes = new LinkedHashMap<>();
   private final Map<Integer, Integer> busPorts = new LinkedHashMap<>();
   /** The node started with {@code --bind 0.0.0.0}, or -1. */
   private int wildcardNode = -1;
 
   ClusterNodes(Path dir) {
+    this(dir, List.of());
+  }
+
+  /** Nodes each started with {@code extraServeArgs} appended to its {@code bloomery serve} command line. */
+  ClusterNodes(Path dir, List<String> extraServeArgs) {
     this.dir = dir;
+    this.extraServeArgs = List.copyOf(extraServeArgs);
   }
 
   /**
@@ -75,6 +83,7 @@ final class ClusterNodes implements AutoCloseable {
     if (port == wildcardNode) { // on every interface, announcing the loopback address to clients and nodes
       command.addAll(List.of("--bind", "0.0.0.0", "--cluster-announce-ip", "127.0.0.1"));
     }
+    command.addAll(extraServeArgs);
     Process p = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     nodes.put(port, p);
@@ -150,20 +159,36 @@ final class ClusterNodes implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("node " + port + " named no leader for slot " + slot + " in 20 s", last);
       }
-      try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-        for (String line : jedis.clusterNodes().split("\n")) {
-          String[] f = line.split(" ");
-          for (int i = 8; f[2].contains("master") && i < f.length && !f[i].startsWith("["); i++) {
-            String[] range = f[i].split("-");
-            if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
-              return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
-            }
-          }
+      try {
+        int leader = leaderNamedBy(port, slot);
+        if (leader >= 0) {
+          return leader;
         }
       } catch (RuntimeException e) {
         last = e;
       }
       Thread.sleep(100);
+    }
+  }
+
+  /**
+   * The client port of the leader of the shard that serves {@code slot}, as CLUSTER NODES on {@code port} says
+   * now; -1 if it names none.
+   *
+   * @throws RuntimeException if the node cannot be asked (unreachable, or refusing)
+   */
+  static int leaderNamedBy(int port, int slot) {
+    try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+      for (String line : jedis.clusterNodes().split("\n")) {
+        String[] f = line.split(" ");
+        for (int i = 8; f[2].contains("master") && i < f.length && !f[i].startsWith("["); i++) {
+          String[] range = f[i].split("-");
+          if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[range.length - 1])) {
+            return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+          }
+        }
+      }
+      return -1;
     }
   }
 

@@ -105,16 +105,16 @@ public final class BloomeryServer implements AutoCloseable {
     keyspace.suspendExpiry(false);
     ClusterNode cluster = null;
     try {
+      if (config.clusterEnabled()) { // the node's shard log declares its guarded keys: none are listed here
+        settings.clusterEnabled(true);
+        cluster = ClusterNode.start(config, context, guards);
+        dispatcher.router(cluster);
+        context.replica(cluster);
+      }
       try {
         guards.reopenListed();
       } catch (RuntimeException e) {
         throw new IOException(e.getMessage(), e);
-      }
-      if (config.clusterEnabled()) {
-        settings.clusterEnabled(true);
-        cluster = ClusterNode.start(config, context);
-        dispatcher.router(cluster);
-        context.replica(cluster);
       }
       return listen(config, settings, keyspace, context, guards, dispatcher, choice, durability, cluster);
     } catch (IOException | RuntimeException e) {

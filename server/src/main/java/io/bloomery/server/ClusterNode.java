@@ -3,6 +3,7 @@ package io.bloomery.server;
 import io.bloomery.server.command.CommandRouter;
 import io.bloomery.server.state.ReplicaView;
 import io.bloomery.server.state.ServerContext;
+import io.bloomery.server.command.guard.GuardSets;
 import java.io.IOException;
 import java.util.ServiceLoader;
 
@@ -21,11 +22,11 @@ public interface ClusterNode extends CommandRouter, ReplicaView, AutoCloseable {
   interface Provider {
     /**
      * Starts the node of {@code config} (its identity and Raft logs under {@code dir}) for a server whose commands
-     * run on {@code context}.
+     * run on {@code context}, its guarded keys on {@code guards} (which the node makes follow its shard's log).
      *
      * @throws IOException if the node cannot start: its directory belongs to another node, its bus port is taken
      */
-    ClusterNode start(ServerConfig config, ServerContext context) throws IOException;
+    ClusterNode start(ServerConfig config, ServerContext context, GuardSets guards) throws IOException;
   }
 
   /**
@@ -33,9 +34,9 @@ public interface ClusterNode extends CommandRouter, ReplicaView, AutoCloseable {
    *
    * @throws IOException if none does (a build without the cluster module), or it cannot start
    */
-  static ClusterNode start(ServerConfig config, ServerContext context) throws IOException {
+  static ClusterNode start(ServerConfig config, ServerContext context, GuardSets guards) throws IOException {
     Provider provider = ServiceLoader.load(Provider.class, ClusterNode.class.getClassLoader()).findFirst()
         .orElseThrow(() -> new IOException("cluster-enabled yes needs the cluster module, which this build lacks"));
-    return provider.start(config, context);
+    return provider.start(config, context, guards);
   }
 }

@@ -16,7 +16,6 @@ import io.bloomery.server.command.keys.DumpCommands;
 import io.bloomery.server.command.keys.KeyCommands;
 import io.bloomery.server.command.keys.MigrateCommand;
 import io.bloomery.server.command.sketch.SketchCommands;
-import io.bloomery.server.state.GuardedKeys;
 import io.bloomery.server.command.tdigest.TDigestCommands;
 import io.bloomery.server.state.ServerContext;
 import java.util.List;
@@ -59,11 +58,12 @@ public final class CommandFamilies {
   }
 
   /**
-   * A dispatcher over a context without guarded keys (journal replay, which never runs GUARD.*, and tests): its
-   * GUARD.* commands have no declared store.
+   * A dispatcher over a context whose GUARD.* commands have no declared store: one without guarded keys (journal
+   * replay, which never runs GUARD.*, and tests), or one whose guarded keys only name what another server's
+   * {@link GuardSets} serves (a cluster shard's log, which declares them for its nodes' guards).
    */
   public static Dispatcher dispatcher(ServerContext server) {
-    if (server.guards() != GuardedKeys.NONE) {
+    if (server.guards() instanceof GuardSets) {
       throw new IllegalArgumentException("the context holds guarded keys: give the dispatcher their GuardSets");
     }
     return new Dispatcher(server, all(GuardSets.none()));

@@ -8,6 +8,7 @@ import io.bloomery.server.ClusterNode;
 import io.bloomery.server.ServerConfig;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.Dispatcher;
+import io.bloomery.server.command.guard.GuardSets;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.Keyspace;
 import io.bloomery.server.resp.Reply;
@@ -97,6 +98,7 @@ public final class RaftNode implements ClusterNode {
   private static final Set<String> REFUSED = Set.of("bf.loadchunk");
 
   private final NodeIdentity me;
+  private final ClusterGuards guarded;
   private final RaftServer raft;
   private final MetaStateMachine meta;
   private final Map<RaftGroupId, ShardStateMachine> shards;
@@ -115,7 +117,8 @@ public final class RaftNode implements ClusterNode {
   private volatile boolean left;
 
   private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
-      Map<RaftGroupId, ShardStateMachine> shards) {
+      Map<RaftGroupId, ShardStateMachine> shards, ClusterGuards guarded) {
+    this.guarded = guarded;
     this.me = me;
     this.raft = raft;
     this.meta = meta;
@@ -211,8 +214,8 @@ public final class RaftNode implements ClusterNode {
   /** {@link ClusterNode.Provider} for the server's service lookup. */
   public static final class Provider implements ClusterNode.Provider {
     @Override
-    public ClusterNode start(ServerConfig config, ServerContext context) throws IOException {
-      return RaftNode.start(config, context.settings());
+    public ClusterNode start(ServerConfig config, ServerContext context, GuardSets guards) throws IOException {
+      return RaftNode.start(config, context.settings(), guards);
     }
   }
 
@@ -221,10 +224,11 @@ public final class RaftNode implements ClusterNode {
    * server on the cluster bus port with the groups its directory holds.
    *
    * @param settings the server's settings: the module defaults a leader stamps on the commands it accepts
+   * @param guards the server's guarded keys, which from here on follow the declarations of the node's shard logs
    * @throws IOException if the identity does not match the options, the bus port cannot be bound, or the logs are
    *     damaged
    */
-  static RaftNode start(ServerConfig config, Settings settings) throws IOException {
+  static RaftNode start(ServerConfig config, Settings settings, GuardSets guards) throws IOException {
     String bind = config.bind().get(0);
     String host = config.clusterAnnounceIp();
     if (host == null) {
@@ -241,8 +245,9 @@ public final class RaftNode implements ClusterNode {
         ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES);
     MetaStateMachine meta = new MetaStateMachine();
     Map<RaftGroupId, ShardStateMachine> shards = new ConcurrentHashMap<>();
+    ClusterGuards guarded = new ClusterGuards(guards, me.id());
     StateMachine.Registry registry = group -> group.equals(META) ? meta
-        : shards.computeIfAbsent(group, g -> new ShardStateMachine(settings));
+        : shards.computeIfAbsent(group, g -> new ShardStateMachine(settings, guarded.of(g)));
     RaftServer raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(me.id()))
         .setStateMachineRegistry(registry).setProperties(properties)
         .setOption(RaftStorage.StartupOption.RECOVER).build();
@@ -254,7 +259,9 @@ public final class RaftNode implements ClusterNode {
           + e.getMessage(), e);
     }
     LOG.info("cluster node {} ({}:{}, bus {}:{})", me.id(), me.host(), me.port(), me.busHost(), me.busPort());
-    return new RaftNode(me, raft, meta, shards);
+    RaftNode node = new RaftNode(me, raft, meta, shards, guarded);
+    guarded.node(node);
+    return node;
   }
 
   NodeIdentity me() {
@@ -323,7 +330,10 @@ public final class RaftNode implements ClusterNode {
     if (spec == null) {
       return null;
     }
-    if (REFUSED.contains(name) || "guard".equals(spec.group())) {
+    if ("guard".equals(spec.group())) {
+      return guard(spec, argv);
+    }
+    if (REFUSED.contains(name)) {
       return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node "
           + "(docs/CLUSTER.md)"));
     }
@@ -511,6 +521,95 @@ public final class RaftNode implements ClusterNode {
           .thenCompose(r -> settle(r, shard, slot, deadline, again));
     }
     return elsewhere(shard, slot, false, deadline, again);
+  }
+
+  // ------------------------------------------------------------------------------------------ guarded keys
+
+  /**
+   * GUARD.*: a guarded key's store commit is the truth, and only its shard's leader talks to the store for it.
+   * RESERVE and DROP go through the shard's log, which declares the key on every replica ({@link ClusterGuards});
+   * the other commands of a key run here, on this node's guard, if this node leads its shard, else {@code MOVED};
+   * GUARD.SLOTS (keyless) lists this node's own slots.
+   */
+  private CompletionStage<Reply> guard(CommandSpec spec, List<byte[]> argv) {
+    List<Key> keys = Dispatcher.keysOf(spec, argv);
+    if (keys.isEmpty()) {
+      return null;
+    }
+    if (spec.name().equals("guard.reserve")) {
+      String refused = io.bloomery.server.command.guard.GuardCommands.reserveRefusal(guarded.guards(), argv);
+      if (refused != null) {
+        return done(Reply.error(refused));
+      }
+    }
+    int slot = HashSlot.of(keys.get(0).bytes());
+    return guardAt(spec.name(), argv, keys.get(0), slot, System.nanoTime() + LEADER_WAIT.toNanos());
+  }
+
+  private CompletionStage<Reply> guardAt(String name, List<byte[]> argv, Key key, int slot, long deadline) {
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard shard = topology.shardOf(slot);
+    RaftServer.Division division = division(shard);
+    boolean leads = division != null && division.getInfo().isLeader();
+    java.util.function.Supplier<CompletionStage<Reply>> again = () -> guardAt(name, argv, key, slot, deadline);
+    if (!name.equals("guard.reserve") && !name.equals("guard.drop")) {
+      // run by this server's own handler, which cannot wait for a leader: MOVED, or CLUSTERDOWN while none leads
+      return leads ? null : elsewhere(shard, slot, false, System.nanoTime(), again);
+    }
+    if (!leads) {
+      return elsewhere(shard, slot, false, deadline, again);
+    }
+    List<byte[]> entry = name.equals("guard.drop")
+        ? List.of(ascii(ShardStateMachine.GUARD), ascii("DROP"), key.bytes())
+        : List.of(ascii(ShardStateMachine.GUARD), ascii("RESERVE"), key.bytes(), argv.get(2),
+            ascii(Double.toString(io.bloomery.server.command.Args.parseDouble(argv.get(3)))),
+            ascii(Long.toString(io.bloomery.server.command.Args.parseLong(argv.get(4)))));
+    CompletionStage<Reply> applied = propose(division, entry, shard, deadline, again)
+        .thenCompose(r -> settle(r, shard, slot, deadline, again));
+    if (name.equals("guard.drop")) {
+      return applied;
+    }
+    GuardSets sets = guarded.guards();
+    return applied.thenCompose(r -> !Reply.OK.equals(r) ? done(r) : sets.built(key).handle((v, e) -> e == null ? Reply.OK
+        : Reply.error("STOREDOWN the guarded key is declared on every replica, but this node's copy is not built: "
+            + e.getMessage() + " (GUARD.INFO shows its state)"))
+        .completeOnTimeout(Reply.error("STOREDOWN the guarded key is declared on every replica; this node's copy is"
+            + " still being built from the store: the build goes on, GUARD.INFO shows its state, and the key answers"
+            + " once it is ready"), sets.buildTimeoutMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The term in which this node leads the shard of {@code key}, or -1 if it does not lead it. */
+  long leaderTerm(Key key) {
+    Topology topology = meta.topology();
+    RaftServer.Division division = topology == null ? null : division(topology.shardOf(HashSlot.of(key.bytes())));
+    return division != null && division.getInfo().isLeader() ? division.getInfo().getCurrentTerm() : -1;
+  }
+
+  /**
+   * Whether this node still leads the shard of {@code key} in {@code term}, confirmed by a linearizable read (the
+   * leader's lease, or a round of heartbeats) that starts now.
+   */
+  CompletionStage<Boolean> confirmLeader(Key key, long term) {
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return CompletableFuture.completedFuture(false);
+    }
+    int slot = HashSlot.of(key.bytes());
+    Topology.Shard shard = topology.shardOf(slot);
+    RaftServer.Division division = division(shard);
+    if (division == null || !division.getInfo().isLeader() || division.getInfo().getCurrentTerm() != term) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return read(division, List.of(ascii("EXISTS"), key.bytes()), shard, slot, System.nanoTime()
+        + LEADER_WAIT.toNanos()).thenApply(r -> !(r instanceof Reply.Error) && division.getInfo().isLeader()
+            && division.getInfo().getCurrentTerm() == term);
   }
 
   /**
@@ -1316,6 +1415,7 @@ public final class RaftNode implements ClusterNode {
     for (RaftGroupId g : raft.getGroupIds()) {
       shards.remove(g);
       proposals.remove(g);
+      guarded.removed(g);
       // a division being closed can wait on its election threads: bounded, on a thread of its own
       CompletableFuture<RaftClientReply> removal = CompletableFuture.supplyAsync(() -> {
         try {

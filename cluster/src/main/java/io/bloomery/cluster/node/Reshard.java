@@ -87,6 +87,10 @@ final class Reshard {
       } catch (IllegalArgumentException e) {
         return Reply.error("ERR " + e.getMessage());
       }
+      String guarded = guardedKeys(t, next.migration());
+      if (guarded != null) {
+        return Reply.error("ERR " + guarded + "; nothing was moved");
+      }
       String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(t, next)));
       if (!answer.equals("OK")) {
         return Reply.error(answer);
@@ -97,6 +101,24 @@ final class Reshard {
     } catch (IOException | RuntimeException e) {
       LOG.warn("reshard failed", e);
       return Reply.error("ERR the reshard stopped: " + e.getMessage() + " (run it again to finish it)");
+    }
+  }
+
+  /**
+   * Why migration {@code m} cannot run, or {@code null}: a guarded key in its slots does not move between shards
+   * (each replica's guard follows the store under a slot of the node's own; the source's log refuses the freeze too).
+   */
+  private static String guardedKeys(Topology t, Topology.Migration m) throws IOException {
+    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300)) {
+      Reply found = call(source, false, command(ShardStateMachine.GUARDED, m.slotList()));
+      if (!(found instanceof Reply.Array keys)) {
+        throw new ReshardException("shard " + m.from() + " did not list its guarded keys: " + found);
+      }
+      if (keys.elements().isEmpty()) {
+        return null;
+      }
+      return ShardStateMachine.guardedRefusal(io.bloomery.server.keyspace.Key.of(
+          ((Reply.Bulk) keys.elements().get(0)).bytes()), keys.elements().size());
     }
   }
 

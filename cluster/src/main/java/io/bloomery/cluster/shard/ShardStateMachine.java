@@ -83,6 +83,17 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * refused and the copy forgotten ({@link StagedCopies}).
    */
   public static final String STAGE = "cluster.stage";
+  /**
+   * {@code cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY} or {@code cluster.guard DROP KEY}: declares or drops
+   * a guarded key ({@link GuardDeclarations}); every replica's node then opens or drops its own guard of it. A name
+   * already taken (guarded, or a key of the keyspace) is refused as GUARD.RESERVE refuses it.
+   */
+  public static final String GUARD = "cluster.guard";
+  /**
+   * {@code cluster.guarded SLOT...}, a read: the names of the guarded keys of these slots, which a reshard cannot
+   * move (it checks before it records a migration).
+   */
+  public static final String GUARDED = "cluster.guarded";
   /** The error reply, for the node only, to a write of a frozen slot: nothing was applied; try again shortly. */
   public static final String FROZEN = "BLOOMERY-FROZEN";
   /** The error reply, for the node only, to a command of a gone slot: nothing was applied; redirect it. */
@@ -91,6 +102,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   private final Keyspace keyspace = new Keyspace(CommandClock::now);
   private final SlotStates slots = new SlotStates();
   private final StagedCopies staged = new StagedCopies();
+  private final GuardDeclarations guarded;
   private final Settings applied = new Settings();
   private final Settings node;
   private final Dispatcher dispatcher;
@@ -102,9 +114,23 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * @param node this replica's settings: when it leads, the module defaults it stamps on the commands it accepts
    */
   public ShardStateMachine(Settings node) {
+    this(node, GuardDeclarations.Listener.NONE);
+  }
+
+  /**
+   * @param node this replica's settings: when it leads, the module defaults it stamps on the commands it accepts
+   * @param guards what this replica's node does as guarded keys are declared and dropped
+   */
+  public ShardStateMachine(Settings node, GuardDeclarations.Listener guards) {
     this.node = Objects.requireNonNull(node, "node");
     this.applied.maxmemory(0);
-    this.dispatcher = CommandFamilies.dispatcher(new ServerContext(keyspace, applied));
+    this.guarded = new GuardDeclarations(guards);
+    this.dispatcher = CommandFamilies.dispatcher(ServerContext.builder(keyspace, applied).guards(guarded).build());
+  }
+
+  /** The guarded keys the shard's log declared. */
+  public GuardDeclarations guarded() {
+    return guarded;
   }
 
   /** The replica's keyspace: the state every committed entry has been applied to. */
@@ -149,9 +175,11 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       slots.clear();
       staged.clear();
       if (file == null) {
+        guarded.replace(null);
         return "no keys";
       }
-      return SnapshotFiles.read(file, new io.bloomery.server.persistence.KeyLoader() {
+      byte[][] declarations = new byte[1][];
+      String loaded = SnapshotFiles.read(file, new io.bloomery.server.persistence.KeyLoader() {
         @Override
         public void load(byte[] key, Object value, long expireAtMillis) {
           keyspace.restore(key, value, expireAtMillis);
@@ -164,9 +192,13 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
             slots.decode(bytes);
           } else if (what.equals(StagedCopies.METADATA)) {
             staged.decode(bytes);
+          } else if (what.equals(GuardDeclarations.METADATA)) {
+            declarations[0] = bytes;
           }
         }
       }) + " keys";
+      guarded.replace(declarations[0]);
+      return loaded;
     } finally {
       loading.writeLock().unlock();
     }
@@ -187,6 +219,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       }
       for (byte[] part : staged.encode()) {
         sink.metadata(StagedCopies.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), part);
+      }
+      byte[] declared = guarded.encode();
+      if (declared != null) {
+        sink.metadata(GuardDeclarations.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), declared);
       }
     }, file, System::currentTimeMillis) + " keys";
   }
@@ -217,6 +253,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       for (List<byte[]> argv : commands.commands()) {
         CommandSpec spec = spec(argv.get(0));
         if (internal(argv) != null) {
+          continue;
+        }
+        if (name(argv).equals(GUARD)) {
+          guardCommand(argv);
           continue;
         }
         if (name(argv).equals(STAGE)) {
@@ -313,6 +353,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     if (name(argv).equals(STAGE)) {
       return stage(argv);
     }
+    if (name(argv).equals(GUARD)) {
+      return guard(argv);
+    }
     if (slots.any()) {
       CommandSpec spec = spec(argv.get(0));
       int slot = slotOf(spec, argv);
@@ -376,6 +419,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         return Reply.OK;
       }
       case FREEZE -> {
+        List<io.bloomery.server.keyspace.Key> guardedHere = guarded.in(given);
+        if (!guardedHere.isEmpty()) {
+          return new Reply.Error("ERR " + guardedRefusal(guardedHere.get(0), guardedHere.size()));
+        }
         given.stream().filter(s -> !slots.gone(s)).forEach(slots::freeze);
         List<Reply> names = new ArrayList<>();
         for (io.bloomery.server.keyspace.Key k : keysIn(given)) {
@@ -399,6 +446,75 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         return Reply.integer(keys.size());
       }
     }
+  }
+
+  /**
+   * {@link #GUARD}'s declaration: RESERVE's store, error rate and capacity ({@code null} for DROP); a request of
+   * any other shape is refused.
+   */
+  private static GuardDeclarations.Declaration guardCommand(List<byte[]> argv) {
+    String verb = argv.size() > 1 ? new String(argv.get(1), java.nio.charset.StandardCharsets.UTF_8) : "";
+    if (verb.equals("DROP") && argv.size() == 3) {
+      return null;
+    }
+    if (!verb.equals("RESERVE") || argv.size() != 6) {
+      throw new IllegalArgumentException(GUARD + " RESERVE KEY STORE ERROR_RATE CAPACITY or " + GUARD + " DROP KEY");
+    }
+    try {
+      double rate = Double.parseDouble(new String(argv.get(4), java.nio.charset.StandardCharsets.US_ASCII));
+      long capacity = Long.parseLong(new String(argv.get(5), java.nio.charset.StandardCharsets.US_ASCII));
+      if (!(rate > 0 && rate < 1) || capacity <= 0) {
+        throw new IllegalArgumentException(GUARD + ": error rate " + rate + " or capacity " + capacity
+            + " out of range");
+      }
+      return new GuardDeclarations.Declaration(new String(argv.get(3), java.nio.charset.StandardCharsets.UTF_8),
+          rate, capacity);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(GUARD + ": the error rate or capacity is not a number");
+    }
+  }
+
+  /** {@link #GUARD}'s reply. */
+  private Reply guard(List<byte[]> argv) {
+    GuardDeclarations.Declaration d;
+    try {
+      d = guardCommand(argv);
+    } catch (IllegalArgumentException e) {
+      return new Reply.Error("ERR " + e.getMessage());
+    }
+    io.bloomery.server.keyspace.Key key = io.bloomery.server.keyspace.Key.of(argv.get(2));
+    int slot = io.bloomery.cluster.slot.HashSlot.of(key.bytes());
+    if (slots.any() && slots.gone(slot)) {
+      return new Reply.Error(GONE);
+    }
+    if (slots.any() && slots.frozen(slot)) {
+      return new Reply.Error(FROZEN);
+    }
+    if (d == null) {
+      if (!guarded.isGuarded(key)) {
+        return new Reply.Error("ERR no such guarded key (create it with GUARD.RESERVE key store error_rate capacity)");
+      }
+      guarded.drop(key);
+      return Reply.OK;
+    }
+    if (guarded.isGuarded(key)) {
+      return new Reply.Error("ERR item exists");
+    }
+    if (keyspace.peek(key) != null) {
+      return new Reply.Error("ERR item exists (a key of another type has this name)");
+    }
+    guarded.declare(key, d);
+    return Reply.OK;
+  }
+
+  /**
+   * Why slots holding guarded keys ({@code first} of {@code count}) cannot move: each replica's guard follows the
+   * store under a replication slot of its node's own, which another shard's replicas do not have.
+   */
+  public static String guardedRefusal(io.bloomery.server.keyspace.Key first, int count) {
+    return "slot " + io.bloomery.cluster.slot.HashSlot.of(first.bytes()) + " holds guarded key '" + first + "' ("
+        + count + " guarded keys in the slots to move): a guarded key does not move between shards; GUARD.DROP it"
+        + " first (its rows stay in the store) and reserve it again after";
   }
 
   /** {@link #STAGE}'s numbers: EXPIREAT, TOTAL and OFFSET; a request of any other shape is refused. */
@@ -484,6 +600,22 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       argv = ShardCommand.decodeArguments(request.getContent().asReadOnlyByteBuffer());
     } catch (IllegalArgumentException e) {
       return CompletableFuture.completedFuture(message(new Reply.Error("ERR not a command: " + e.getMessage())));
+    }
+    if (name(argv).equals(GUARDED)) {
+      java.util.BitSet given = new java.util.BitSet();
+      for (int i = 1; i < argv.size(); i++) {
+        Integer slot = parseSlot(argv.get(i));
+        if (slot == null) {
+          return CompletableFuture.completedFuture(message(new Reply.Error("ERR " + GUARDED + ": '"
+              + new String(argv.get(i), java.nio.charset.StandardCharsets.UTF_8) + "' is not a slot")));
+        }
+        given.set(slot);
+      }
+      List<Reply> names = new ArrayList<>();
+      for (io.bloomery.server.keyspace.Key k : guarded.in(given)) {
+        names.add(Reply.bulk(k.bytes()));
+      }
+      return CompletableFuture.completedFuture(message(new Reply.Array(names)));
     }
     if (name(argv).equals(EXPORT) && argv.size() > 2) {
       loading.readLock().lock();

@@ -94,7 +94,10 @@ class ClusterNodeTest {
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
       assertThat(c.call("BF.LOADCHUNK", "k", "1", "x"))
           .startsWith("-ERR BF.LOADCHUNK is not available on a cluster node");
-      assertThat(c.call("GUARD.EXISTS", "g", "x")).startsWith("-ERR GUARD.EXISTS is not available on a cluster node");
+      assertThat(c.call("GUARD.EXISTS", "g", "x")).as("run by the leader's own guards")
+          .startsWith("-ERR no such guarded key");
+      assertThat(c.call("GUARD.RESERVE", "g", "nope", "0.01", "100")).as("checked before the log")
+          .startsWith("-ERR no store 'nope' is declared");
       String large = "x".repeat(5 << 20);
       assertThat(c.call("CF.ADD", "k2", large)).as("a write larger than one log entry, refused alone")
           .startsWith("-ERR a write of " + ((5 << 20) + 8) + " bytes is more than a cluster node's log entry takes");

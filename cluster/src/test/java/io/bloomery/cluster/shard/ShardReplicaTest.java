@@ -8,6 +8,7 @@ import io.bloomery.server.state.Settings;
 import io.bloomery.server.resp.Reply;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -308,6 +309,52 @@ class ShardReplicaTest {
   }
 
   /** Each replica's snapshot, written once it applied {@code last}'s entry, loaded into a state machine of its own. */
+  /**
+   * {@code cluster.guard}: every replica declares and drops the same guarded keys, refuses a taken name the same
+   * way, refuses other writes to a guarded name, keeps the declarations in its snapshot, and will not let a reshard
+   * move a guarded key's slot.
+   */
+  @Test
+  void guardedKeysAreDeclaredAlikeOnEveryReplica() throws Exception {
+    start();
+    assertThat(client.write(argv("BF.ADD", "plain", "x")).reply()).isEqualTo(new Reply.Bool(true));
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "RESERVE", "plain", "main", "0.01", "1000")).reply())
+        .isEqualTo(new Reply.Error("ERR item exists (a key of another type has this name)"));
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "RESERVE", "seen", "main", "0.01", "1000")).reply())
+        .isEqualTo(Reply.OK);
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "RESERVE", "seen", "main", "0.02", "10")).reply())
+        .isEqualTo(new Reply.Error("ERR item exists"));
+    assertThat(client.write(argv("BF.ADD", "seen", "x")).reply())
+        .isEqualTo(new Reply.Error(io.bloomery.server.state.GuardedKeys.WRONGTYPE));
+    String slot = Integer.toString(io.bloomery.cluster.slot.HashSlot.of("seen".getBytes(StandardCharsets.UTF_8)));
+    Reply freeze = client.write(argv(ShardStateMachine.FREEZE, slot)).reply();
+    assertThat(freeze).isInstanceOf(Reply.Error.class);
+    assertThat(((Reply.Error) freeze).text()).startsWith("ERR slot " + slot + " holds guarded key 'seen'");
+    ShardClient.Answer last = client.write(argv("BF.ADD", "plain", "y"));
+    assertThat(client.write(argv("BF.ADD", "plain", "z")).reply()).as("the refused freeze froze nothing")
+        .isEqualTo(new Reply.Bool(true));
+    for (String id : group.peers().keySet()) {
+      assertThat(client.readAt(id, last.logIndex(), argv("DBSIZE")).reply()).as("replica %s counts it", id)
+          .isEqualTo(new Reply.Int(2));
+      assertThat(replicas.get(List.copyOf(group.peers().keySet()).indexOf(id)).stateMachine().guarded()
+          .get(io.bloomery.server.keyspace.Key.of("seen".getBytes(StandardCharsets.UTF_8))))
+          .isEqualTo(new GuardDeclarations.Declaration("main", 0.01, 1000));
+    }
+    for (ShardStateMachine loaded : snapshotsAfter(last, "guarded")) {
+      assertThat(loaded.guarded().names()).extracting(Object::toString).containsExactly("seen");
+      assertThat(loaded.applyAt(System.currentTimeMillis(), argv("DEL", "seen")))
+          .isEqualTo(new Reply.Error(io.bloomery.server.state.GuardedKeys.WRONGTYPE));
+    }
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "DROP", "seen")).reply()).isEqualTo(Reply.OK);
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "DROP", "seen")).reply()).isInstanceOf(Reply.Error.class);
+    assertThat(client.write(argv("BF.ADD", "seen", "x")).reply()).as("the name is free again")
+        .isEqualTo(new Reply.Bool(true));
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.GUARD, "RESERVE", "k", "main", "2", "10")))
+        .hasMessageContaining("out of range");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.GUARD, "FORGET", "k")))
+        .hasMessageContaining("cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY or cluster.guard DROP KEY");
+  }
+
   private List<ShardStateMachine> snapshotsAfter(ShardClient.Answer last, String name) throws Exception {
     for (String id : group.peers().keySet()) {
       client.readAt(id, last.logIndex(), argv("DBSIZE"));

@@ -94,28 +94,62 @@ public final class GuardCommands {
 
   // ------------------------------------------------------------------------------------------------ commands
 
-  private static Reply reserve(GuardSets sets, Invocation inv) {
-    Key key = inv.key(1);
-    String storeName = inv.text(2);
+  /** A GUARD.RESERVE whose arguments hold: its store, its filter's error rate and capacity. */
+  private record Reservation(StoreDeclaration store, double rate, long capacity) {}
+
+  /** GUARD.RESERVE key store error_rate capacity's arguments, checked; a {@link CommandException} if they fail. */
+  private static Reservation reservation(GuardSets sets, List<byte[]> argv) {
+    String storeName = new String(argv.get(2), java.nio.charset.StandardCharsets.UTF_8);
     StoreDeclaration store = sets.store(storeName);
     if (store == null) {
       throw new CommandException("ERR no store '" + clip(storeName) + "' is declared (the operator declares stores"
           + " with --store NAME=URL; declared: " + String.join(", ", sets.storeNames()) + ")");
     }
-    Double rate = Args.parseDouble(inv.arg(3));
+    if (store.sqlite() && sets.followsLog()) {
+      throw new CommandException("ERR store '" + store.name() + "' is a SQLite file, which only this machine can"
+          + " reach: a cluster's guarded keys need a PostgreSQL store every node reaches");
+    }
+    Double rate = Args.parseDouble(argv.get(3));
     if (rate == null) {
       throw new CommandException("ERR bad error rate");
     }
     if (!(rate > 0 && rate < 1)) {
       throw new CommandException("ERR (0 < error rate range < 1)");
     }
-    Long capacity = Args.parseLong(inv.arg(4));
+    Long capacity = Args.parseLong(argv.get(4));
     if (capacity == null) {
       throw new CommandException("ERR bad capacity");
     }
     if (capacity <= 0 || capacity > MAX_CAPACITY) {
       throw new CommandException("ERR (0 < capacity <= " + MAX_CAPACITY + ")");
     }
+    return new Reservation(store, rate, capacity);
+  }
+
+  /**
+   * On a cluster node, before GUARD.RESERVE key store error_rate capacity goes to the shard's log: the error the
+   * command answers instead (bad arguments, an undeclared or SQLite store, a filter no heap holds), or
+   * {@code null}. What the log applies then only checks that the name is free.
+   */
+  public static String reserveRefusal(GuardSets sets, List<byte[]> argv) {
+    try {
+      Reservation r = reservation(sets, argv);
+      new GuardedSet(argv.get(1), r.store().name(), r.rate(), r.capacity(), Runnable::run);
+      return null;
+    } catch (CommandException e) {
+      return e.reply();
+    } catch (IllegalArgumentException e) { // the filter would pass the largest a kind holds: no heap takes it
+      return Errors.OOM;
+    }
+  }
+
+  private static Reply reserve(GuardSets sets, Invocation inv) {
+    Key key = inv.key(1);
+    Reservation r = reservation(sets, inv.argv());
+    StoreDeclaration store = r.store();
+    String storeName = store.name();
+    double rate = r.rate();
+    long capacity = r.capacity();
     GuardedSet set;
     try {
       set = new GuardedSet(key.bytes(), storeName, rate, capacity, sets.io(storeName));
@@ -187,13 +221,45 @@ public final class GuardCommands {
    */
   private static Reply added(GuardSets sets, Invocation inv, List<byte[]> items, byte[] token,
       java.util.function.Function<boolean[], Reply> render) {
-    GuardedSet set = ready(sets, inv.key(1));
+    Key key = inv.key(1);
+    GuardedSet set = ready(sets, key);
     StoreDeclaration store = sets.store(set.storeName);
     refuseReadOnly(store);
+    GuardSets.Leadership leadership = sets.leadership();
+    long term = leading(leadership, key);
     long t = sets.timeoutMillis();
     GuardedSet.Request request = set.add(set.guard(), items, token, t);
-    return inv.defer(request.result.handle((answers, e) -> e == null ? render.apply(answers) : failure(store, e, t)),
-        request::written);
+    if (!leadership.changes()) {
+      return inv.defer(request.result.handle((answers, e) -> e == null ? render.apply(answers)
+          : failure(store, e, t)), request::written);
+    }
+    // A cluster node answers only while it still leads the shard after the commit: a leader elected meanwhile
+    // fenced its filter before the commit, and could answer a negative for the item until its stream brings the
+    // row. Not answered, the items' marks stay, and a retry on the new leader answers 1 for an item new to all.
+    java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Reply> reply = request.result.handle((answers, e) -> e)
+        .thenCompose(e -> e != null ? CompletableFuture.completedFuture(failure(store, e, t))
+            : leadership.confirm(key, term).thenApply(still -> {
+              if (!still) {
+                return Reply.error(LOST_LEADERSHIP);
+              }
+              answered.set(true);
+              return render.apply(request.result.join());
+            }).toCompletableFuture());
+    return inv.defer(reply, ok -> request.written(ok && answered.get()));
+  }
+
+  /** The reply of a cluster node that lost its shard's leadership while a command ran. */
+  private static final String LOST_LEADERSHIP = "TRYAGAIN this node lost the leadership of the key's shard while the"
+      + " command ran (an add may have committed; a retry answers 1 for an item no client was told is new)";
+
+  /** The term this node leads the key's shard in; a {@link CommandException} if it no longer leads it. */
+  private static long leading(GuardSets.Leadership leadership, Key key) {
+    long term = leadership.term(key);
+    if (term < 0) {
+      throw new CommandException(LOST_LEADERSHIP);
+    }
+    return term;
   }
 
   private static Reply integers(boolean[] answers) {
@@ -224,6 +290,11 @@ public final class GuardCommands {
     int protocol = inv.client().protocol();
     long t = sets.timeoutMillis();
     Guard g = set.guard();
+    if (sets.leadership().changes()) {
+      return inv.defer(leaderLookups(sets, inv.key(1), set, g, items, t)
+          .thenApply(vs -> vs == null ? Reply.error(LOST_LEADERSHIP) : verdicts(vs, protocol, single))
+          .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
+    }
     Guard.Lookup lookup;
     try {
       lookup = g.lookupInFilter(items);
@@ -235,6 +306,41 @@ public final class GuardCommands {
     }
     return inv.defer(set.confirm(g, lookup, t).thenApply(vs -> verdicts(vs, protocol, single))
         .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
+  }
+
+  /**
+   * A cluster leader's lookups: once per term (and guard) the guard waits for a freshness fence through its stream,
+   * so that its filter holds every row committed before this node led the shard (the adds earlier leaders
+   * answered); then the filter, and the store for its "maybe"s; then the answer stands only if this node still led
+   * the shard after it looked ({@code null} verdicts if not), as no other leader answered an add meanwhile.
+   */
+  private static CompletableFuture<List<Verdict>> leaderLookups(GuardSets sets, Key key, GuardedSet set, Guard g,
+      List<byte[]> items, long t) {
+    GuardSets.Leadership leadership = sets.leadership();
+    long term = leading(leadership, key);
+    GuardedSet.Fresh fresh = set.fresh;
+    CompletableFuture<Void> fenced;
+    if (fresh != null && fresh.guard() == g && fresh.term() == term) {
+      fenced = CompletableFuture.completedFuture(null);
+    } else {
+      fenced = CompletableFuture.runAsync(() -> {
+        try {
+          if (!g.awaitFresh(java.time.Duration.ofMillis(t))) {
+            throw new io.bloomery.guard.StoreUnavailableException("its replication stream did not confirm, within "
+                + t + " ms, that the filter holds every row committed before this node led the shard", null);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new io.bloomery.guard.StoreUnavailableException("interrupted while fencing the filter", e);
+        }
+        set.fresh = new GuardedSet.Fresh(g, term);
+      }, sets.io(set.storeName));
+    }
+    return fenced.thenCompose(v -> {
+      Guard.Lookup lookup = g.lookupInFilter(items);
+      return lookup.answered() ? CompletableFuture.completedFuture(lookup.verdicts(new boolean[0]))
+          : set.confirm(g, lookup, t);
+    }).thenCompose(vs -> leadership.confirm(key, term).thenApply(still -> still ? vs : null));
   }
 
   private static Reply verdicts(List<Verdict> vs, int protocol, boolean single) {
@@ -284,9 +390,9 @@ public final class GuardCommands {
     if (inv.argc() == 4 && Args.is(inv.arg(1), "DROP")) {
       StoreDeclaration store = postgresStore(sets, inv.text(2));
       String slot = inv.text(3);
-      if (!GuardSets.isServerSlotName(slot)) {
+      if (!sets.isServerSlotName(slot)) {
         throw new CommandException("ERR '" + clip(slot) + "' is not a slot this server creates (its slots are named "
-            + GuardSets.SLOT_PREFIX + " and 16 hex digits): drop it in PostgreSQL");
+            + sets.slotNaming() + "): drop it in PostgreSQL");
       }
       return inv.defer(onStore(sets, store, () -> {
         Key owner = sets.slotOwner(slot);

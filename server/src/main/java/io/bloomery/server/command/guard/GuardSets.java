@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * is checkpointed with its store watermark in {@code guard-<id>.snapshot}; on start every listed key is reopened
  * (snapshot plus replay of the rows after its watermark, or a rebuild, as {@link Guard} does), retrying by itself
  * while its store is down.
+ *
+ * <p>On a cluster node ({@link #followLog}) the shard's Raft log declares the keys instead ({@link #declare},
+ * {@link #undeclare}): every replica opens each key of its shard with a replication slot of its own (named after the
+ * node as well), so that each follows the store and a new leader's filter already holds all but the last rows; only
+ * the shard's leader serves GUARD.* ({@link Leadership}), and before its first negative of a term it waits for a
+ * freshness fence through its stream, which closes that gap. No key list is written then: the log is the list.
  */
 public final class GuardSets implements GuardedKeys, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GuardSets.class);
@@ -69,6 +75,46 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
   private final long buildTimeoutMillis;
   private final Path dir;
   private volatile boolean closed;
+  private volatile Leadership leadership = Leadership.SINGLE;
+  /** Appended to every slot name: empty on a single node, {@code _} and the node id's first 12 characters on one of a cluster. */
+  private volatile String slotSuffix = "";
+  private volatile java.util.regex.Pattern slotPattern = SLOT_NAME;
+
+  /**
+   * Whether this node leads the keys it serves, as a cluster node's shards decide: a single node always leads, in
+   * one term that never changes.
+   */
+  public interface Leadership {
+    /** A single node's: it leads every key, always in term 0. */
+    Leadership SINGLE = new Leadership() {
+      @Override
+      public long term(Key key) {
+        return 0;
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<Boolean> confirm(Key key, long term) {
+        return java.util.concurrent.CompletableFuture.completedFuture(true);
+      }
+
+      @Override
+      public boolean changes() {
+        return false;
+      }
+    };
+
+    /** The term in which this node leads the shard of {@code key}, or -1 if it does not lead it. */
+    long term(Key key);
+
+    /**
+     * Whether this node still leads the shard of {@code key} in {@code term}, as a majority of the shard confirmed
+     * it after this call (its leader lease, or a round of heartbeats).
+     */
+    java.util.concurrent.CompletionStage<Boolean> confirm(Key key, long term);
+
+    /** Whether leadership moves (a cluster node): guards then fence once per term and confirm each answer. */
+    boolean changes();
+  }
 
   /**
    * @param timeoutMillis how long GUARD.ADD/MADD/EXISTS/MEXISTS wait for their store before answering STOREDOWN
@@ -96,6 +142,102 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
 
   public long timeoutMillis() {
     return timeoutMillis;
+  }
+
+  /**
+   * Makes these guarded keys a cluster node's, before any is declared: the shard's log declares them ({@link
+   * #declare}), {@code leadership} says which this node serves, and slot names carry {@code nodeId}'s first 12
+   * characters, so that each replica streams from a slot of its own and lists only its own.
+   */
+  public void followLog(String nodeId, Leadership leadership) {
+    String tag = nodeId.toLowerCase(Locale.ROOT).replaceAll("[^0-9a-z]", "");
+    tag = tag.substring(0, Math.min(12, tag.length()));
+    this.slotSuffix = "_" + tag;
+    this.slotPattern = java.util.regex.Pattern.compile(SLOT_PREFIX + "[0-9a-f]{16}" + java.util.regex.Pattern.quote(
+        slotSuffix));
+    this.leadership = java.util.Objects.requireNonNull(leadership, "leadership");
+  }
+
+  /** Whether the keys follow a cluster shard's log ({@link #followLog}). */
+  public boolean followsLog() {
+    return leadership != Leadership.SINGLE;
+  }
+
+  Leadership leadership() {
+    return leadership;
+  }
+
+  /**
+   * A guarded key the shard's log declared ({@code GUARD.RESERVE} on its leader), opened here in the background,
+   * retried while its store is down; a key already declared with the same sizing is left as it is (a snapshot that
+   * repeats it). Never blocks: called on the thread that applies the log.
+   */
+  public void declare(Key key, String store, double errorRate, long capacity) {
+    GuardedSet had = keys.get(key);
+    if (had != null) {
+      if (had.storeName.equals(store) && had.errorRate == errorRate && had.capacity == capacity) {
+        return;
+      }
+      undeclare(key);
+    }
+    GuardedSet set;
+    try {
+      set = new GuardedSet(key.bytes(), store, errorRate, capacity, io(store));
+    } catch (IllegalArgumentException e) {
+      LOG.error("guarded key {}: the shard's log declares a filter this node cannot hold: {}", key, e.getMessage());
+      return;
+    }
+    if (!claim(key, set)) {
+      return;
+    }
+    StoreDeclaration s = stores.get(store);
+    if (s == null || s.sqlite()) {
+      set.state("failed: store '" + store + "' is " + (s == null ? "not declared on this node (--store " + store
+          + "=URL)" : "a SQLite file, which only one machine can reach"));
+      LOG.error("guarded key {}: {}", key, set.state());
+      return;
+    }
+    set.state("reopening");
+    reopen(set);
+  }
+
+  /** A guarded key the shard's log dropped: closed here, its slot dropped, in the background. */
+  public void undeclare(Key key) {
+    GuardedSet set = keys.get(key);
+    if (set == null) {
+      return;
+    }
+    if (!keys.remove(key, set)) {
+      return;
+    }
+    try {
+      io(set.storeName).execute(() -> {
+        try {
+          dropRemoved(set);
+        } catch (RuntimeException e) {
+          LOG.warn("guarded key {}: dropping it left its replication slot behind (GUARD.SLOTS lists it): {}", key,
+              oneLine(e));
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      set.discard(); // closing: the slot stays for GUARD.SLOTS
+    }
+  }
+
+  /** Keeps only the guarded keys of {@code declared} (a snapshot replaced the shard's declarations). */
+  public void retainOnly(java.util.Set<Key> declared) {
+    for (Key k : new ArrayList<>(keys.keySet())) {
+      if (!declared.contains(k)) {
+        undeclare(k);
+      }
+    }
+  }
+
+  /** Completes once {@code key}'s guard is built (exceptionally if there is no such key or it is dropped first). */
+  public java.util.concurrent.CompletableFuture<Void> built(Key key) {
+    GuardedSet set = keys.get(key);
+    return set == null ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException(
+        "no such guarded key")) : set.ready;
   }
 
   /** How long GUARD.RESERVE, REBUILD and DROP wait before answering STOREDOWN while their work goes on. */
@@ -204,9 +346,12 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     return set.accountedBytes();
   }
 
-  /** The replication slot (and publication) of a guarded key: {@link #SLOT_PREFIX} and its id. */
-  static String slotName(byte[] key) {
-    return SLOT_PREFIX + keyId(key);
+  /**
+   * The replication slot (and publication) of a guarded key here: {@link #SLOT_PREFIX}, its id, and on a cluster
+   * node the node's tag ({@link #followLog}).
+   */
+  String slotName(byte[] key) {
+    return SLOT_PREFIX + keyId(key) + slotSuffix;
   }
 
   /**
@@ -287,13 +432,19 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
   void drop(Key key, GuardedSet set) {
     keys.remove(key, set);
     saveManifest();
+    dropRemoved(set);
+  }
+
+  /** {@link #drop}'s work once the key is no longer listed: its guard closed, its slot and snapshot dropped. */
+  private void dropRemoved(GuardedSet set) {
     Guard g = set.discard();
     recount(set);
     if (g != null) {
       closeDropped(set, g);
     } else if (!set.opening()) {
       deleteSnapshot(set);
-      if (!stores.get(set.storeName).sqlite()) {
+      StoreDeclaration store = stores.get(set.storeName);
+      if (store != null && !store.sqlite()) {
         dropSlot(set);
       }
     }
@@ -376,7 +527,7 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
 
   /** Rewrites the list of reserved keys (atomic replace); a no-op without a directory. */
   synchronized void saveManifest() {
-    if (dir == null) {
+    if (dir == null || followsLog()) {
       return;
     }
     StringBuilder sb = new StringBuilder("# guarded keys: hex(key) store error_rate capacity\n");
@@ -421,7 +572,7 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
   }
 
   private void reopenListedKeys() {
-    if (dir == null || !Files.exists(dir.resolve(MANIFEST))) {
+    if (dir == null || followsLog() || !Files.exists(dir.resolve(MANIFEST))) {
       return;
     }
     List<String> lines;
@@ -513,9 +664,17 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     return rows;
   }
 
-  /** Whether {@code name} is a slot name the server gives ({@link #SLOT_PREFIX} and 16 hex digits). */
-  static boolean isServerSlotName(String name) {
-    return SLOT_NAME.matcher(name).matches();
+  /**
+   * Whether {@code name} is a slot name this server gives ({@link #SLOT_PREFIX} and 16 hex digits, and on a cluster
+   * node its tag): another node's slots are not its to list or drop.
+   */
+  boolean isServerSlotName(String name) {
+    return slotPattern.matcher(name).matches();
+  }
+
+  /** How this server's slots are named, for errors. */
+  String slotNaming() {
+    return SLOT_PREFIX + " and 16 hex digits" + (slotSuffix.isEmpty() ? "" : ", then " + slotSuffix);
   }
 
   /** The guarded key (of any store) whose slot is named {@code slot}, or {@code null}. */

@@ -78,6 +78,16 @@ final class GuardedSet {
   final DeliveryLedger ledger = new DeliveryLedger();
   private volatile Guard guard;
   private volatile String state = "building";
+  /** Completes once the key's guard is built (never, if the key is dropped first: then exceptionally). */
+  final CompletableFuture<Void> ready = new CompletableFuture<>();
+  /**
+   * On a cluster node: the guard and the leadership term for which a freshness fence came back through the guard's
+   * replication stream (every row committed before this node led the shard is in that filter); {@code null} none.
+   */
+  volatile Fresh fresh;
+
+  /** A guard fenced fresh for a leadership term ({@link #fresh}). */
+  record Fresh(Guard guard, long term) {}
   /** An open attempt (build or reopen) is running; guarded by this. */
   private boolean opening;
   /** The key was dropped (or its reserve failed): a guard opened now is closed at once; guarded by this. */
@@ -188,6 +198,7 @@ final class GuardedSet {
     }
     guard = g;
     state = "ready";
+    ready.complete(null);
     return true;
   }
 
@@ -200,6 +211,7 @@ final class GuardedSet {
   /** Marks the key dropped; its guard to close, or {@code null} if none is open. */
   synchronized Guard discard() {
     discarded = true;
+    ready.completeExceptionally(new IllegalStateException("the guarded key was dropped"));
     return guard;
   }
 
