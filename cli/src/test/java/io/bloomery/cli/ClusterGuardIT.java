@@ -16,6 +16,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -283,6 +284,31 @@ class ClusterGuardIT {
         + " over", s -> s.size() == 3 && activeSlots(url) == 3);
     assertThat(afterKills).as("seed %d: slot names after the kills", SEED).allMatch(s -> s.matches(SLOT_NAME));
 
+    // ---------------------------------------------------- GUARD.REBUILD, on every replica: seen after a failover
+    Instant beforeRebuild = Instant.now();
+    int rebuiltOn;
+    try (LeaderClient client = new LeaderClient("rebuild")) {
+      assertThat(text(client.call("GUARD.REBUILD", KEY))).isEqualTo("OK");
+      assertThat(builtAt(client.call("GUARD.INFO", KEY))).as("seed %d: the leader's filter after GUARD.REBUILD",
+          SEED).isAfterOrEqualTo(beforeRebuild.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+      rebuiltOn = client.port;
+    }
+    int successor = live.stream().filter(p -> p != rebuiltOn).findFirst().orElseThrow();
+    Run failover = nodes.cli("cluster", "failover", "127.0.0.1:" + successor);
+    assertThat(failover.status()).as(failover.toString()).isZero();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS);
+    Instant successorBuilt;
+    do {
+      try (Jedis j = new Jedis("127.0.0.1", successor, 10_000)) {
+        successorBuilt = builtAt(j.sendCommand(command("GUARD.INFO"), KEY));
+      } catch (JedisDataException e) { // MOVED while the transfer settles
+        successorBuilt = Instant.EPOCH;
+      }
+    } while (successorBuilt.isBefore(beforeRebuild.truncatedTo(java.time.temporal.ChronoUnit.SECONDS))
+        && System.nanoTime() < until && sleep(200));
+    assertThat(successorBuilt).as("seed %d: node %d's filter, a follower when GUARD.REBUILD ran, now the leader",
+        SEED, successor).isAfterOrEqualTo(beforeRebuild.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+
     // ------------------------------------------------------------------------------- other commands, and the drop
     try (LeaderClient client = new LeaderClient("drop")) {
       assertThatThrownBy(() -> client.call("BF.ADD", KEY, "x")).as("BF.ADD on the guarded key")
@@ -337,6 +363,22 @@ class ClusterGuardIT {
     assertThat(other.out()).contains("moved 100 slots");
     System.out.printf("ClusterGuardIT: refused: %s%nstatus after the refusal:%n%s", refused.err().strip(),
         status.out());
+  }
+
+  private static boolean sleep(long millis) throws InterruptedException {
+    Thread.sleep(millis);
+    return true;
+  }
+
+  /** The {@code built_at} of a GUARD.INFO reply (RESP2: field, value, ...). */
+  private static Instant builtAt(Object info) {
+    List<?> fields = (List<?>) info;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+      if (text(fields.get(i)).equals("built_at")) {
+        return Instant.parse(text(fields.get(i + 1)));
+      }
+    }
+    throw new AssertionError("GUARD.INFO has no built_at: " + describe(info));
   }
 
   // ------------------------------------------------------------------------------------------------- clients

@@ -52,6 +52,11 @@ final class ClusterGuards implements GuardSets.Leadership {
       }
 
       @Override
+      public void rebuild(Key key) {
+        guards.rebuildFromLog(key);
+      }
+
+      @Override
       public void replaced(Map<Key, GuardDeclarations.Declaration> all) {
         Set<Key> mine = keysOf(group);
         for (Key k : Set.copyOf(mine)) {

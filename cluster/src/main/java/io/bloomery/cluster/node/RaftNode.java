@@ -527,7 +527,8 @@ public final class RaftNode implements ClusterNode {
 
   /**
    * GUARD.*: a guarded key's store commit is the truth, and only its shard's leader talks to the store for it.
-   * RESERVE and DROP go through the shard's log, which declares the key on every replica ({@link ClusterGuards});
+   * RESERVE, DROP and REBUILD go through the shard's log, which declares, drops or rebuilds the key on every replica
+   * ({@link ClusterGuards});
    * the other commands of a key run here, on this node's guard, if this node leads its shard, else {@code MOVED};
    * GUARD.SLOTS (keyless) lists this node's own slots.
    */
@@ -555,15 +556,16 @@ public final class RaftNode implements ClusterNode {
     RaftServer.Division division = division(shard);
     boolean leads = division != null && division.getInfo().isLeader();
     java.util.function.Supplier<CompletionStage<Reply>> again = () -> guardAt(name, argv, key, slot, deadline);
-    if (!name.equals("guard.reserve") && !name.equals("guard.drop")) {
+    if (!name.equals("guard.reserve") && !name.equals("guard.drop") && !name.equals("guard.rebuild")) {
       // run by this server's own handler, which cannot wait for a leader: MOVED, or CLUSTERDOWN while none leads
       return leads ? null : elsewhere(shard, slot, false, System.nanoTime(), again);
     }
     if (!leads) {
       return elsewhere(shard, slot, false, deadline, again);
     }
-    List<byte[]> entry = name.equals("guard.drop")
-        ? List.of(ascii(ShardStateMachine.GUARD), ascii("DROP"), key.bytes())
+    List<byte[]> entry = !name.equals("guard.reserve")
+        ? List.of(ascii(ShardStateMachine.GUARD), ascii(name.substring("guard.".length()).toUpperCase(Locale.ROOT)),
+            key.bytes())
         : List.of(ascii(ShardStateMachine.GUARD), ascii("RESERVE"), key.bytes(), argv.get(2),
             ascii(Double.toString(io.bloomery.server.command.Args.parseDouble(argv.get(3)))),
             ascii(Long.toString(io.bloomery.server.command.Args.parseLong(argv.get(4)))));
@@ -573,6 +575,13 @@ public final class RaftNode implements ClusterNode {
       return applied;
     }
     GuardSets sets = guarded.guards();
+    if (name.equals("guard.rebuild")) {
+      return applied.thenCompose(r -> !Reply.OK.equals(r) ? done(r) : sets.rebuilt(key).handle((v, e) -> e == null
+          ? Reply.OK : Reply.error("ERR the rebuild failed on this node: " + (e.getCause() != null ? e.getCause()
+              : e).getMessage()))
+          .completeOnTimeout(Reply.error("STOREDOWN the rebuild goes on while adds continue on every replica;"
+              + " GUARD.INFO shows rebuilding 1 until it ends"), sets.buildTimeoutMillis(), TimeUnit.MILLISECONDS));
+    }
     return applied.thenCompose(r -> !Reply.OK.equals(r) ? done(r) : sets.built(key).handle((v, e) -> e == null ? Reply.OK
         : Reply.error("STOREDOWN the guarded key is declared on every replica, but this node's copy is not built: "
             + e.getMessage() + " (GUARD.INFO shows its state)"))

@@ -34,6 +34,9 @@ public final class GuardDeclarations implements GuardedKeys {
     /** {@code key} was dropped (by an entry applied now). */
     void dropped(Key key);
 
+    /** {@code key}'s filter is to be rebuilt from the store (GUARD.REBUILD, by an entry applied now). */
+    void rebuild(Key key);
+
     /** A snapshot replaced every declaration with {@code all}. */
     void replaced(Map<Key, Declaration> all);
 
@@ -44,6 +47,9 @@ public final class GuardDeclarations implements GuardedKeys {
 
       @Override
       public void dropped(Key key) {}
+
+      @Override
+      public void rebuild(Key key) {}
 
       @Override
       public void replaced(Map<Key, Declaration> all) {}
@@ -70,6 +76,10 @@ public final class GuardDeclarations implements GuardedKeys {
   void drop(Key key) {
     keys.remove(key);
     listener.dropped(key);
+  }
+
+  void rebuild(Key key) {
+    listener.rebuild(key);
   }
 
   /** The declared keys of the slots in {@code slots}. */

@@ -84,9 +84,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    */
   public static final String STAGE = "cluster.stage";
   /**
-   * {@code cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY} or {@code cluster.guard DROP KEY}: declares or drops
-   * a guarded key ({@link GuardDeclarations}); every replica's node then opens or drops its own guard of it. A name
-   * already taken (guarded, or a key of the keyspace) is refused as GUARD.RESERVE refuses it.
+   * {@code cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY}, {@code cluster.guard DROP KEY} or {@code
+   * cluster.guard REBUILD KEY}: declares or drops a guarded key ({@link GuardDeclarations}), or has it rebuilt;
+   * every replica's node then opens, drops or rebuilds its own guard of it. A name already taken (guarded, or a key
+   * of the keyspace) is refused as GUARD.RESERVE refuses it.
    */
   public static final String GUARD = "cluster.guard";
   /**
@@ -449,16 +450,17 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   }
 
   /**
-   * {@link #GUARD}'s declaration: RESERVE's store, error rate and capacity ({@code null} for DROP); a request of
-   * any other shape is refused.
+   * {@link #GUARD}'s declaration: RESERVE's store, error rate and capacity ({@code null} for DROP and REBUILD); a
+   * request of any other shape is refused.
    */
   private static GuardDeclarations.Declaration guardCommand(List<byte[]> argv) {
-    String verb = argv.size() > 1 ? new String(argv.get(1), java.nio.charset.StandardCharsets.UTF_8) : "";
-    if (verb.equals("DROP") && argv.size() == 3) {
+    String verb = guardVerb(argv);
+    if ((verb.equals("DROP") || verb.equals("REBUILD")) && argv.size() == 3) {
       return null;
     }
     if (!verb.equals("RESERVE") || argv.size() != 6) {
-      throw new IllegalArgumentException(GUARD + " RESERVE KEY STORE ERROR_RATE CAPACITY or " + GUARD + " DROP KEY");
+      throw new IllegalArgumentException(GUARD + " RESERVE KEY STORE ERROR_RATE CAPACITY, " + GUARD + " DROP KEY or "
+          + GUARD + " REBUILD KEY");
     }
     try {
       double rate = Double.parseDouble(new String(argv.get(4), java.nio.charset.StandardCharsets.US_ASCII));
@@ -472,6 +474,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(GUARD + ": the error rate or capacity is not a number");
     }
+  }
+
+  private static String guardVerb(List<byte[]> argv) {
+    return argv.size() > 1 ? new String(argv.get(1), java.nio.charset.StandardCharsets.UTF_8) : "";
   }
 
   /** {@link #GUARD}'s reply. */
@@ -494,7 +500,11 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       if (!guarded.isGuarded(key)) {
         return new Reply.Error("ERR no such guarded key (create it with GUARD.RESERVE key store error_rate capacity)");
       }
-      guarded.drop(key);
+      if (guardVerb(argv).equals("REBUILD")) {
+        guarded.rebuild(key);
+      } else {
+        guarded.drop(key);
+      }
       return Reply.OK;
     }
     if (guarded.isGuarded(key)) {

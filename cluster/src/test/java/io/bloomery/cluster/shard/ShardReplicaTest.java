@@ -345,6 +345,9 @@ class ShardReplicaTest {
       assertThat(loaded.applyAt(System.currentTimeMillis(), argv("DEL", "seen")))
           .isEqualTo(new Reply.Error(io.bloomery.server.state.GuardedKeys.WRONGTYPE));
     }
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "REBUILD", "seen")).reply()).isEqualTo(Reply.OK);
+    assertThat(client.write(argv(ShardStateMachine.GUARD, "REBUILD", "plain")).reply())
+        .as("a key that is not guarded").isInstanceOf(Reply.Error.class);
     assertThat(client.write(argv(ShardStateMachine.GUARD, "DROP", "seen")).reply()).isEqualTo(Reply.OK);
     assertThat(client.write(argv(ShardStateMachine.GUARD, "DROP", "seen")).reply()).isInstanceOf(Reply.Error.class);
     assertThat(client.write(argv("BF.ADD", "seen", "x")).reply()).as("the name is free again")
@@ -352,7 +355,8 @@ class ShardReplicaTest {
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.GUARD, "RESERVE", "k", "main", "2", "10")))
         .hasMessageContaining("out of range");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.GUARD, "FORGET", "k")))
-        .hasMessageContaining("cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY or cluster.guard DROP KEY");
+        .hasMessageContaining("cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY, cluster.guard DROP KEY or"
+            + " cluster.guard REBUILD KEY");
   }
 
   private List<ShardStateMachine> snapshotsAfter(ShardClient.Answer last, String name) throws Exception {

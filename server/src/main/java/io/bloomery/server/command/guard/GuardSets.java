@@ -224,6 +224,52 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     }
   }
 
+  /**
+   * Rebuilds a guarded key's filter from the store, in the background, as the shard's log asks every replica
+   * (GUARD.REBUILD on its leader); a key not built here yet is left as it is (its build reads the store anyway).
+   * {@link #rebuilt} completes when it ends.
+   */
+  public void rebuildFromLog(Key key) {
+    GuardedSet set = keys.get(key);
+    Guard g = set == null ? null : set.guard();
+    if (g == null) {
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Void> run;
+    try {
+      run = java.util.concurrent.CompletableFuture.runAsync(() -> {
+        try {
+          g.rebuild();
+        } finally {
+          recount(set);
+        }
+      }, io(set.storeName));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return; // closing
+    }
+    set.rebuild = run.handle((v, e) -> {
+      if (e == null) {
+        return null;
+      }
+      String why = stores.get(set.storeName).redact(oneLine(e.getCause() != null ? e.getCause() : e));
+      LOG.warn("guarded key {}: the rebuild the shard's log asked for failed: {}", key, why);
+      throw new java.util.concurrent.CompletionException(new IllegalStateException(why));
+    });
+  }
+
+  /**
+   * Completes when the last rebuild {@link #rebuildFromLog} started for {@code key} ends (at once if none did;
+   * exceptionally if there is no such key or the rebuild failed).
+   */
+  public java.util.concurrent.CompletableFuture<Void> rebuilt(Key key) {
+    GuardedSet set = keys.get(key);
+    if (set == null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("no such guarded key"));
+    }
+    java.util.concurrent.CompletableFuture<Void> run = set.rebuild;
+    return run == null ? java.util.concurrent.CompletableFuture.completedFuture(null) : run;
+  }
+
   /** Keeps only the guarded keys of {@code declared} (a snapshot replaced the shard's declarations). */
   public void retainOnly(java.util.Set<Key> declared) {
     for (Key k : new ArrayList<>(keys.keySet())) {

@@ -85,6 +85,8 @@ final class GuardedSet {
    * replication stream (every row committed before this node led the shard is in that filter); {@code null} none.
    */
   volatile Fresh fresh;
+  /** On a cluster node: the last rebuild the shard's log asked for, or {@code null}. */
+  volatile CompletableFuture<Void> rebuild;
 
   /** A guard fenced fresh for a leadership term ({@link #fresh}). */
   record Fresh(Guard guard, long term) {}
