@@ -106,6 +106,8 @@ public final class RaftNode implements ClusterNode {
   private final AtomicLong callIds = new AtomicLong();
   private final ScheduledExecutorService timer;
   private final ExecutorService admin;
+  /** Reads the committed topology to confirm this node's membership: blocking reads, off the admin thread. */
+  private final ExecutorService membership;
   private final Set<String> announcing = ConcurrentHashMap.newKeySet();
   private final Map<String, RaftGroupId> groupIds = new ConcurrentHashMap<>();
   private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
@@ -126,6 +128,8 @@ public final class RaftNode implements ClusterNode {
     this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("cluster-timer")
         .factory());
     this.admin = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("cluster-admin").factory());
+    this.membership = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("cluster-membership")
+        .factory());
     this.replies = new ClusterReplies(this);
     timer.scheduleWithFixedDelay(this::announceLeaders, 100, 100, TimeUnit.MILLISECONDS);
     timer.execute(() -> confirmMembership(0));
@@ -182,7 +186,7 @@ public final class RaftNode implements ClusterNode {
     if (others.isEmpty()) {
       return;
     }
-    admin.execute(() -> {
+    membership.execute(() -> {
       Topology committed;
       try {
         committed = committedTopologyThrough(others, new IOException("no member answered"));
@@ -1490,6 +1494,7 @@ public final class RaftNode implements ClusterNode {
   public void close() {
     timer.shutdownNow();
     admin.shutdownNow();
+    membership.shutdownNow();
     try {
       RaftClient c = metaClient;
       if (c != null) {
