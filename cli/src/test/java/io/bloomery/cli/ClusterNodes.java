@@ -57,10 +57,40 @@ final class ClusterNodes implements AutoCloseable {
     for (int port : ports) {
       launch(port);
     }
-    for (int port : ports) {
-      awaitReady(port);
+    for (int i = 0; i < ports.size(); i++) {
+      ports.set(i, readyOrMoved(ports.get(i)));
     }
     return ports;
+  }
+
+  /**
+   * Waits until the new node of {@code port} is ready; if it could not bind its ports (another process took one
+   * between {@link #freePort} and the node's bind: an outgoing connection's ephemeral port), starts it again on new
+   * ones, up to three times. Returns its client port.
+   */
+  private int readyOrMoved(int port) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        awaitReady(port);
+        return port;
+      } catch (AssertionError e) {
+        String log = Files.readString(log(port));
+        boolean bind = log.contains("Failed to start Grpc server") || log.contains("Address already in use");
+        if (!bind || attempt >= 3 || nodes.get(port).isAlive()) {
+          throw e;
+        }
+        System.out.printf("ClusterNodes: node %d could not bind its ports; starting it on new ones%n", port);
+        boolean wildcard = port == wildcardNode;
+        nodes.remove(port);
+        busPorts.remove(port);
+        port = freePort();
+        busPorts.put(port, freePort());
+        if (wildcard) {
+          wildcardNode = port;
+        }
+        launch(port);
+      }
+    }
   }
 
   int busPort(int port) {
@@ -192,8 +222,14 @@ final class ClusterNodes implements AutoCloseable {
     }
   }
 
+  /**
+   * A port nothing listens on now. Bound without {@code SO_REUSEADDR}, so that the kernel does not hand out a port
+   * that connections of an earlier node still hold in TIME_WAIT, which a node's Raft server (gRPC) may not bind.
+   */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(false);
+      s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
       return s.getLocalPort();
     }
   }
