@@ -161,7 +161,8 @@ public final class ServerConfig {
       Path file = null;
       List<String[]> options = new ArrayList<>();
       int i = 0;
-      if (args.length > 0 && !args[0].startsWith("--") && !REQUESTS.containsKey(args[0])) {
+      // a first argument like an option (-p, --port) is not a file name: it is reported as an option
+      if (args.length > 0 && !args[0].startsWith("-")) {
         file = Path.of(args[0]);
         i = 1;
       }

@@ -149,6 +149,38 @@ class ServerConfigTest {
   }
 
   @Test
+  void theCommandLineReadsAsRedisServersDoes() {
+    assertThat(ServerConfig.parse(Map.of(), "--PORT", "6391", "--Maxclients=9").port()).isEqualTo(6391);
+    assertThat(ServerConfig.parse(Map.of(), "--Maxclients=9").maxclients()).isEqualTo(9);
+    assertThat(ServerConfig.parse(Map.of(), "--port", "6391", "--port", "6392").port()).isEqualTo(6392);
+    assertThat(ServerConfig.parse(Map.of(), "--save", "").save()).isEmpty();
+    assertThat(ServerConfig.parse(Map.of(), "--bind", "-::1").bind()).containsExactly("::1");
+    assertThat(ServerConfig.parse(Map.of(), "--requirepass", "--port").requirepass()).isEqualTo("--port");
+    ServerConfig stores = ServerConfig.parse(Map.of(), "--store", "a=sqlite:/tmp/a.db", "--port", "6391",
+        "--store", "b=sqlite:/tmp/b.db");
+    assertThat(stores.get("store")).isEqualTo("a=sqlite:/tmp/a.db\nb=sqlite:/tmp/b.db");
+  }
+
+  @Test
+  void hostileCommandLinesAreOneLineErrors() throws IOException {
+    Path conf = Files.writeString(tmp.resolve("late.conf"), "port 6391\n");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--port"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("option --port needs a value");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--port", "1", conf.toString()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unexpected argument '" + conf + "'");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), conf.toString(), "stray"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unexpected argument 'stray'");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--Por=1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unknown option --por (known: ");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "-p", "1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unexpected argument '-p'");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--port", "1\u0000"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("port must be an integer");
+    assertThatThrownBy(() -> ServerConfig.parse(Map.of(), tmp.resolve("missing.conf").toString()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("cannot read config file");
+  }
+
+  @Test
   void everyOptionHasADefault() {
     assertThat(ServerConfig.defaults().keySet()).containsExactlyElementsOf(ServerConfig.OPTIONS);
   }
