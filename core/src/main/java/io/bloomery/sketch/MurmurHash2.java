@@ -18,6 +18,6 @@ final class MurmurHash2 {
 
   /** The unsigned remainder {@code hash mod modulus}, as C's {@code uint32_t % size_t} computes it. */
   static int reduce(int hash, int modulus) {
-    return (int) ((hash & 0xFFFF_FFFFL) % modulus);
+    return Integer.remainderUnsigned(hash, modulus); // modulus > 0: a 32-bit division, not a 64-bit one
   }
 }
