@@ -78,7 +78,9 @@ public final class RespEncoder {
     if (value >= 0 && value < SMALL_INTS.length) {
       out.writeBytes(SMALL_INTS[(int) value]);
     } else {
-      line(out, ':', Long.toString(value));
+      out.writeByte(':');
+      decimal(out, value);
+      out.writeBytes(CRLF);
     }
   }
 
@@ -97,9 +99,37 @@ public final class RespEncoder {
 
   private static void header(ByteBuf out, char type, long count) {
     out.writeByte(type);
-    out.writeCharSequence(Long.toString(count), StandardCharsets.US_ASCII);
+    decimal(out, count);
     out.writeBytes(CRLF);
   }
+
+  /**
+   * Writes {@code value} as {@link Long#toString(long)} spells it, straight into {@code out}: every integer reply,
+   * bulk length and aggregate size passes here, and a String for each cost a share of the replies' encoding.
+   */
+  static void decimal(ByteBuf out, long value) {
+    if (value == Long.MIN_VALUE) { // the one value whose negation does not fit
+      out.writeBytes(LONG_MIN);
+      return;
+    }
+    if (value < 0) {
+      out.writeByte('-');
+      value = -value;
+    }
+    int digits = 1;
+    for (long rest = value; rest >= 10; rest /= 10) {
+      digits++;
+    }
+    int start = out.writerIndex();
+    out.ensureWritable(digits);
+    for (int i = start + digits - 1; i >= start; i--) {
+      out.setByte(i, (int) ('0' + value % 10));
+      value /= 10;
+    }
+    out.writerIndex(start + digits);
+  }
+
+  private static final byte[] LONG_MIN = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
 
   private static void bulk(ByteBuf out, byte[] bytes) {
     header(out, '$', bytes.length);

@@ -36,6 +36,29 @@ class RespEncoderTest {
     assertThat(encode(Reply.error("ERR x\r\ny"), 2)).isEqualTo("-ERR x  y\r\n");
   }
 
+  /** Integers are written as Long.toString spells them: the edges, every length of digits, and a seeded sample. */
+  @Test
+  void integersAndLengthsAreWrittenAsLongToStringSpellsThem() {
+    java.util.List<Long> values = new java.util.ArrayList<>(List.of(0L, 9L, 10L, 15L, 16L, -1L, -9L, -10L,
+        Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1, (long) Integer.MAX_VALUE, (long) Integer.MIN_VALUE));
+    for (long p = 10; p > 0 && p <= Long.MAX_VALUE / 10; p *= 10) {
+      values.addAll(List.of(p - 1, p, p + 1, -p + 1, -p, -p - 1));
+    }
+    long seed = System.nanoTime();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    for (int i = 0; i < 10_000; i++) {
+      values.add(random.nextLong() >> random.nextInt(64));
+    }
+    for (long v : values) {
+      assertThat(encode(Reply.integer(v), 2)).as("seed %d, value %d", seed, v).isEqualTo(":" + v + "\r\n");
+      ByteBuf out = Unpooled.buffer(1); // grows as the digits need
+      out.writeByte('x');
+      RespEncoder.decimal(out, v);
+      assertThat(out.toString(StandardCharsets.US_ASCII)).as("seed %d", seed).isEqualTo("x" + v);
+    }
+    assertThat(encode(Reply.array(List.of(Reply.integer(12345))), 2)).isEqualTo("*1\r\n:12345\r\n");
+  }
+
   /** A constant sends, byte for byte, what the reply it was made from sends, in both protocols. */
   @Test
   void aConstantEncodesExactlyAsItsReply() {
