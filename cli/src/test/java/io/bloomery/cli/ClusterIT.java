@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -38,7 +39,7 @@ import redis.clients.jedis.util.SafeEncoder;
  * through a {@code kill -9} of a shard's leader.
  */
 class ClusterIT {
-  @TempDir Path dir;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir; // a failed run keeps its nodes' logs
   private ClusterNodes nodes;
 
   @BeforeEach

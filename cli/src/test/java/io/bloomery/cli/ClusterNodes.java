@@ -123,6 +123,17 @@ final class ClusterNodes implements AutoCloseable {
     return dir.resolve("node-" + port + ".log");
   }
 
+  /** The last lines of the log of the node of {@code port}'s current start, for a failure's message. */
+  String tail(int port) {
+    try {
+      List<String> lines = Files.readAllLines(log(port));
+      return "--- the last lines of " + log(port) + ":\n"
+          + String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size())) + "\n";
+    } catch (IOException e) {
+      return "--- no log of node " + port + ": " + e + "\n";
+    }
+  }
+
   void awaitReady(int port) throws Exception {
     Path log = log(port);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -154,7 +165,7 @@ final class ClusterNodes implements AutoCloseable {
     while ((applied = appliedIndex(port)) < target) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("node " + port + " applied index " + applied + " of its shard after 60 s; the "
-            + "leader " + leader + " had applied " + target);
+            + "leader " + leader + " had applied " + target + "\n" + tail(port) + tail(leader));
       }
       Thread.sleep(200);
     }

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -42,7 +43,7 @@ class MembershipChaosIT {
   private static final int CYCLES = Integer.getInteger("chaos.cycles", 2);
   private static final int WRITERS = 4;
 
-  @TempDir Path dir;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir; // a failed run keeps its nodes' logs
   private ClusterNodes nodes;
   private final Random random = new Random(SEED);
 

@@ -111,7 +111,7 @@ public final class ServerContext {
      * finished load by naming its file, and how long an unfinished load may wait for its next chunk. Before the first
      * {@link #build}.
      */
-    public Builder fileLoads(Path dir, boolean journaled, long idleTimeoutMillis) throws IOException {
+    public Builder fileLoads(Path dir, boolean journaled, long idleTimeoutMillis) {
       fileLoads.configure(dir, journaled, idleTimeoutMillis);
       return this;
     }

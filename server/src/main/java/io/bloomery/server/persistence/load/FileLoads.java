@@ -160,10 +160,11 @@ public final class FileLoads implements AutoCloseable {
 
   /**
    * Where staging and loaded files live, and whether a finished load is journaled by reference to its file (so that
-   * file is kept until a snapshot covers it). {@code null}: a private temporary directory, deleted at close.
+   * file is kept until a snapshot covers it). {@code null}: a private temporary directory, created by the first load
+   * that stages a file (a server that never loads one leaves nothing behind, even when killed) and deleted at close.
    */
-  public void configure(Path directory, boolean journaled, long idleTimeoutMillis) throws IOException {
-    this.dir = directory == null ? Files.createTempDirectory("bloomery-loads") : directory;
+  public void configure(Path directory, boolean journaled, long idleTimeoutMillis) {
+    this.dir = directory;
     this.temporaryDir = directory == null;
     this.keepLoadedFiles = journaled;
     this.idleMillis = idleTimeoutMillis;
@@ -175,7 +176,8 @@ public final class FileLoads implements AutoCloseable {
     if (d == null) {
       synchronized (this) {
         if (dir == null) {
-          configure(null, false, idleMillis);
+          dir = Files.createTempDirectory("bloomery-loads");
+          temporaryDir = true;
         }
         d = dir;
       }
