@@ -37,8 +37,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -1212,7 +1214,7 @@ public final class RaftNode implements ClusterNode {
   private void reconfigureMeta(List<RaftPeer> wanted) throws IOException {
     Set<RaftPeerId> wantedIds = new HashSet<>();
     wanted.forEach(p -> wantedIds.add(p.getId()));
-    RaftGroup group = division(META).getGroup();
+    RaftGroup group = metaGroupAtLeader(wanted).group();
     List<RaftPeer> members = new ArrayList<>(wanted.stream().filter(p -> group.getPeer(p.getId()) != null).toList());
     List<RaftPeer> leaving = group.getPeers().stream().filter(p -> !wantedIds.contains(p.getId())).toList();
     List<List<RaftPeer>> steps = new ArrayList<>();
@@ -1232,9 +1234,50 @@ public final class RaftNode implements ClusterNode {
       steps.add(List.copyOf(wanted));
     }
     for (List<RaftPeer> peers : steps) {
-      RaftServer.Division meta = division(META);
-      RaftPeerId metaLeader = meta.getInfo().getLeaderId();
-      reconfigure(meta.getGroup(), peers, metaLeader == null ? null : metaLeader.toString());
+      MetaView now = metaGroupAtLeader(wanted);
+      reconfigure(now.group(), peers, now.leader().toString());
+    }
+  }
+
+  /** The metadata group's members and leader, as that leader has them. */
+  private record MetaView(RaftGroup group, RaftPeerId leader) {}
+
+  /**
+   * The metadata group's members as its leader has them, asked of each member this node knows and each of {@code
+   * also} until one answers as the leader (20 s at most). Not this node's own replica's list: a node started again a
+   * moment ago may not have heard yet of a member added just before, and a change planned from that list would set
+   * the group to members that leave out one it has (MembershipChaosIT caught the group cut from four members to two
+   * so, which then lost its majority to a single kill).
+   */
+  private MetaView metaGroupAtLeader(List<RaftPeer> also) throws IOException {
+    long deadline = System.nanoTime() + TOPOLOGY_WAIT.toNanos();
+    IOException failed = new IOException("no member of the metadata group answered as its leader within "
+        + TOPOLOGY_WAIT.toSeconds() + " s");
+    while (true) {
+      Map<RaftPeerId, RaftPeer> peers = new LinkedHashMap<>();
+      division(META).getGroup().getPeers().forEach(p -> peers.put(p.getId(), p));
+      also.forEach(p -> peers.putIfAbsent(p.getId(), p));
+      for (RaftPeer peer : peers.values()) {
+        try (RaftClient c = clientOf(RaftGroup.valueOf(META, List.of(peer)), 1)) {
+          GroupInfoReply info = c.getGroupManagementApi(peer.getId()).info(META);
+          if (info.getRoleInfoProto().getRole() == RaftProtos.RaftPeerRole.LEADER) {
+            return new MetaView(info.getGroup(), peer.getId());
+          }
+        } catch (IOException | RuntimeException e) {
+          if (failed.getSuppressed().length < peers.size()) {
+            failed.addSuppressed(e);
+          }
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw failed;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while looking for the metadata group's leader");
+      }
     }
   }
 
