@@ -35,11 +35,15 @@ import java.util.function.LongSupplier;
  *
  * A connection's Lease lets a run of one-key writes that arrived in one read (a pipeline) take the key's lock and
  * the shared side once: the lease keeps both between those commands and the connection releases it at the end of
- * the read, before it waits for anything and before any other kind of command. A lease also lets go at the end of
+ * the read, before it waits for anything and before any other kind of command. When the next command writes another
+ * key, the lease keeps the shared side and swaps the key's lock if the new one is free at once (a tryLock: waiting
+ * for a key while holding the shared side would reverse the order above); else it lets go of both and takes them
+ * again in order. A lease also lets go at the end of
  * a command when another thread waits for its key, so that writers of one hot key on several event loops take
- * turns command by command instead of one loop waiting (parked) for another's whole pipelined read. A lease holds one key at most and
- * lets go of it before it takes another, so leases add no lock-order cycle. Every command still applies and
- * journals inside the locks, in order; only the release-and-retake between them is skipped.
+ * turns command by command instead of one loop waiting (parked) for another's whole pipelined read. A lease holds
+ * one key at most and never waits for a key while it holds the shared side, so leases add no lock-order cycle. Every
+ * command still applies and journals inside the locks, in order; only the release-and-retake between them is
+ * skipped.
  *
  * A snapshot takes the exclusive side only for the cut itself: it runs the journal's segment switch, records which
  * entries exist, and publishes a Walk. Any writer that touches a key the walk has not handed over yet first moves
@@ -335,11 +339,12 @@ public final class Keyspace implements SnapshotSource {
   /**
    * One connection's standing hold on the lock of the key it last wrote and on the shared side of the cut lock, so
    * that a run of pipelined writes of one key, read in one go, takes and releases them once instead of once per
-   * command. The holder must release it before it does anything else (before its event loop serves another
-   * connection, before it waits for anything, before any command that is not a one-key write); it holds at most one
-   * key, so it cannot deadlock with another lease. Each command still runs, journals and is counted alone. It lets go
-   * by itself at the end of a command if another thread is waiting for the key ({@link #yieldIfContended}). Used by
-   * one thread at a time.
+   * command, and a run of writes of different keys takes the shared side once. The holder must release it before it
+   * does anything else (before its event loop serves another connection, before it waits for anything, before any
+   * command that is not a one-key write); it holds at most one key, and while it holds the shared side it takes
+   * another key's lock only if that lock is free at once, so it cannot deadlock with another lease or a cut. Each
+   * command still runs, journals and is counted alone. It lets go by itself at the end of a command if another thread
+   * is waiting for the key ({@link #yieldIfContended}). Used by one thread at a time.
    */
   public final class Lease {
     /**
@@ -355,6 +360,16 @@ public final class Keyspace implements SnapshotSource {
     private Lease() {}
 
     private void take(Key k) {
+      if (key != null && !key.equals(k) && uses < MAX_USES && locks.tryLock(k)) {
+        // Another key while the shared side is held: keep that (one CAS less on the word every core's writers share)
+        // and move to the new key's lock, but only without waiting for it. A thread that waited for a key while
+        // holding the shared side could wait forever: the key's holder may wait for the shared side behind a cut
+        // that waits for this thread.
+        locks.unlock(key);
+        key = k;
+        uses++;
+        return;
+      }
       if (key != null && (!key.equals(k) || uses >= MAX_USES)) {
         release();
       }
