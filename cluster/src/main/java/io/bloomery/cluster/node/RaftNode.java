@@ -49,7 +49,9 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -1188,7 +1190,8 @@ public final class RaftNode implements ClusterNode {
         for (Topology.Shard shard : next.shards()) {
           Topology.Shard old = current.shard(shard.name());
           if (old != null && !old.members().equals(shard.members())) {
-            reconfigure(current.group(old).raftGroup(), next.group(shard).raftGroup().getPeers(), leaderOf(old));
+            reconfigure(current.group(old).raftGroup(), null, next.group(shard).raftGroup().getPeers(),
+                leaderOf(old));
             LOG.info("shard {} members: {} -> {}", shard.name(), old.members(), shard.members());
           }
         }
@@ -1207,36 +1210,58 @@ public final class RaftNode implements ClusterNode {
 
   /**
    * Sets the metadata group's members to {@code wanted}, one node at a time: first each node that leaves, then each
-   * that joins, every change counting the one before. Ratis refuses a change that adds a majority of the current
-   * members at once (add-shard adds a shard's worth of nodes), and one node at a time keeps every step's old and new
-   * majorities overlapping as del-shard removes a shard's worth.
+   * that joins. Ratis refuses a change that adds a majority of the current members at once (add-shard adds a shard's
+   * worth of nodes), and one node at a time keeps every step's old and new majorities overlapping as del-shard removes
+   * a shard's worth. Each step is planned from the members the group's leader has at that moment and is applied only
+   * if the group still has them ({@link #reconfigure}'s compare-and-set): a plan made from a view gone stale (an old
+   * leader that has not yet learned it lost its leadership still answers as the leader) is refused and planned again.
    */
   private void reconfigureMeta(List<RaftPeer> wanted) throws IOException {
-    Set<RaftPeerId> wantedIds = new HashSet<>();
-    wanted.forEach(p -> wantedIds.add(p.getId()));
-    RaftGroup group = metaGroupAtLeader(wanted).group();
-    List<RaftPeer> members = new ArrayList<>(wanted.stream().filter(p -> group.getPeer(p.getId()) != null).toList());
-    List<RaftPeer> leaving = group.getPeers().stream().filter(p -> !wantedIds.contains(p.getId())).toList();
-    List<List<RaftPeer>> steps = new ArrayList<>();
-    List<RaftPeer> step = new ArrayList<>(members);
-    step.addAll(leaving);
-    for (RaftPeer p : leaving) {
-      step.remove(p);
-      steps.add(List.copyOf(step));
-    }
-    for (RaftPeer p : wanted) {
-      if (group.getPeer(p.getId()) == null) {
-        step.add(p);
-        steps.add(List.copyOf(step));
+    long deadline = System.nanoTime() + TOPOLOGY_WAIT.toNanos();
+    while (true) {
+      MetaView now = metaGroupAtLeader(wanted);
+      List<RaftPeer> step = nextStep(now.group().getPeers(), wanted);
+      if (step == null) {
+        return;
+      }
+      try {
+        reconfigure(now.group(), List.copyOf(now.group().getPeers()), step, now.leader().toString());
+      } catch (SetConfigurationException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        LOG.info("metadata group's members changed since they were read; planning the step again: {}",
+            e.getMessage());
       }
     }
-    if (steps.isEmpty()) { // the same ids, another address
-      steps.add(List.copyOf(wanted));
+  }
+
+  /**
+   * The next one-node step from {@code members} towards {@code wanted}: without the first member that leaves, else
+   * with the first node that joins, else {@code wanted} itself where a member's address differs; {@code null} when
+   * the members are the wanted ones.
+   */
+  static List<RaftPeer> nextStep(java.util.Collection<RaftPeer> members, List<RaftPeer> wanted) {
+    Map<RaftPeerId, String> wantedAddress = new LinkedHashMap<>();
+    wanted.forEach(p -> wantedAddress.put(p.getId(), p.getAddress()));
+    Map<RaftPeerId, RaftPeer> current = new LinkedHashMap<>();
+    members.forEach(p -> current.put(p.getId(), p));
+    for (RaftPeer p : members) {
+      if (!wantedAddress.containsKey(p.getId())) {
+        List<RaftPeer> step = new ArrayList<>(members);
+        step.remove(p);
+        return step;
+      }
     }
-    for (List<RaftPeer> peers : steps) {
-      MetaView now = metaGroupAtLeader(wanted);
-      reconfigure(now.group(), peers, now.leader().toString());
+    for (RaftPeer p : wanted) {
+      if (!current.containsKey(p.getId())) {
+        List<RaftPeer> step = new ArrayList<>(members);
+        step.add(p);
+        return step;
+      }
     }
+    boolean moved = members.stream().anyMatch(p -> !p.getAddress().equals(wantedAddress.get(p.getId())));
+    return moved ? List.copyOf(wanted) : null;
   }
 
   /** The metadata group's members and leader, as that leader has them. */
@@ -1340,9 +1365,12 @@ public final class RaftNode implements ClusterNode {
    * leader that the change removes first hands its leadership to a member that stays: a Ratis leader that commits a
    * configuration without itself shuts its own division down while the change's request still waits on it.
    *
+   * @param from the members the change was planned from: the group's leader applies it only if it has exactly these
+   *     (by id), and refuses it otherwise with {@link SetConfigurationException}; {@code null} to set the members
+   *     whatever they are
    * @param leader the group's leader as this node knows it, or {@code null}
    */
-  private static void reconfigure(RaftGroup group, java.util.Collection<RaftPeer> peers, String leader)
+  static void reconfigure(RaftGroup group, List<RaftPeer> from, java.util.Collection<RaftPeer> peers, String leader)
       throws IOException {
     // 30 s of retries: the group may be electing a leader (its old one just died), and a new member catching up
     try (RaftClient client = clientOf(group, 300)) {
@@ -1370,7 +1398,12 @@ public final class RaftNode implements ClusterNode {
               + last.getMessage(), last);
         }
       }
-      RaftClientReply reply = client.admin().setConfiguration(List.copyOf(peers));
+      SetConfigurationRequest.Arguments.Builder change = SetConfigurationRequest.Arguments.newBuilder()
+          .setServersInNewConf(List.copyOf(peers));
+      if (from != null) {
+        change.setServersInCurrentConf(from).setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET);
+      }
+      RaftClientReply reply = client.admin().setConfiguration(change.build());
       if (!reply.isSuccess()) {
         throw reply.getException() != null ? reply.getException()
             : new IOException("the configuration change failed: " + reply);
@@ -1379,7 +1412,7 @@ public final class RaftNode implements ClusterNode {
   }
 
   /** The metadata group's members for {@code topology}: every node. */
-  private static List<RaftPeer> metaPeers(Topology topology) {
+  static List<RaftPeer> metaPeers(Topology topology) {
     List<RaftPeer> peers = new ArrayList<>();
     for (Topology.Node n : topology.nodes()) {
       peers.add(RaftPeer.newBuilder().setId(n.id()).setAddress(n.busHost() + ":" + n.busPort()).build());

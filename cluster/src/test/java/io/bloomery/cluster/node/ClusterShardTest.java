@@ -1,6 +1,7 @@
 package io.bloomery.cluster.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.cluster.slot.HashSlot;
 import io.bloomery.server.BloomeryServer;
@@ -15,6 +16,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos;
+import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -96,6 +103,44 @@ class ClusterShardTest {
     try (RespConnection c = new RespConnection(successor.port())) {
       assertThat(c.call("BF.ADD", "urls", "after both left")).isEqualTo(":1\r\n");
       assertThat(c.call(items.toArray(String[]::new))).isEqualTo(all);
+    }
+  }
+
+  /**
+   * A metadata change planned from members the group no longer has (the view of an old leader that has not yet
+   * learned it lost its leadership, after a member was added) is refused, and the group keeps its members.
+   */
+  @Test
+  void aMetadataChangePlannedFromMembersTheGroupNoLongerHasIsRefused() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    awaitLeader(nodes, null);
+    List<RaftPeer> all = RaftNode.metaPeers(topologyOf(nodes.get(0)));
+    List<RaftPeer> stale = List.copyOf(all.subList(0, 2));
+    RaftGroup group = RaftGroup.valueOf(RaftNode.META, all);
+
+    assertThatThrownBy(() -> RaftNode.reconfigure(group, stale, stale, null))
+        .isInstanceOf(SetConfigurationException.class).hasMessageContaining("is different than the request");
+    assertThat(metaMembers(nodes)).as("members after the refused change").hasSize(3);
+
+    RaftNode.reconfigure(group, all, stale, null); // planned from the members it has: applied
+    assertThat(metaMembers(nodes)).as("members after the change").hasSize(2);
+  }
+
+  /** The metadata group's members as its leader, asked through any of {@code nodes}, has them. */
+  private static java.util.Collection<RaftPeer> metaMembers(List<Topology.Node> nodes) throws Exception {
+    List<RaftPeer> peers = RaftNode.metaPeers(Topology.plan("e".repeat(40), nodes, 3));
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    try (RaftClient c = RaftNode.clientOf(RaftGroup.valueOf(RaftNode.META, peers), 50)) {
+      while (true) {
+        for (RaftPeer p : peers) {
+          GroupInfoReply info = c.getGroupManagementApi(p.getId()).info(RaftNode.META);
+          if (info.getRoleInfoProto().getRole() == RaftProtos.RaftPeerRole.LEADER) {
+            return info.getGroup().getPeers();
+          }
+        }
+        assertThat(System.nanoTime()).as("a member of the metadata group answers as its leader").isLessThan(deadline);
+        Thread.sleep(50);
+      }
     }
   }
 
