@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
  * Membership changes under load with the shard's leader killed in the middle of each: four writer clients add
@@ -148,10 +149,7 @@ class MembershipChaosIT {
       System.out.printf("MembershipChaosIT: writers stopped in %d ms%n", (System.nanoTime() - stopping) / 1_000_000);
     }
 
-    int leader = leaderPort(members.get(0), 0);
-    try (Jedis j = new Jedis("127.0.0.1", leader)) {
-      j.sendCommand(command("BF.ADD"), "urls", "last"); // an entry of the leader's term, so every member can apply
-    }
+    int leader = addThroughLeader(members.get(0), "last"); // an entry of the leader's term: every member applies
     List<String> items = new ArrayList<>(acknowledged);
     System.out.printf("MembershipChaosIT: %d cycles (%d kills), seed %d: %d adds acknowledged, %d uncertain; "
         + "%d increments acknowledged, %d uncertain%n", CYCLES, 2 * CYCLES, SEED, items.size(), uncertainAdds.get(),
@@ -248,6 +246,32 @@ class MembershipChaosIT {
       return run;
     } finally {
       killer.join(120_000);
+    }
+  }
+
+  /**
+   * Adds {@code item} to "urls" through the shard's leader, as a cluster client finds it: first the one that the node
+   * on {@code port} names, then the one each MOVED names (a node's view may lag an election after the last change),
+   * asking again after a CLUSTERDOWN; 30 s at most. Returns the port of the leader that took it.
+   */
+  private static int addThroughLeader(int port, String item) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    int leader = leaderPort(port, 0);
+    while (true) {
+      try (Jedis j = new Jedis("127.0.0.1", leader)) {
+        j.sendCommand(command("BF.ADD"), "urls", item);
+        return leader;
+      } catch (JedisDataException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        if (e instanceof JedisMovedDataException moved) {
+          leader = moved.getTargetNode().getPort();
+        } else { // CLUSTERDOWN while the shard elects
+          Thread.sleep(100);
+          leader = leaderPort(port, 0);
+        }
+      }
     }
   }
 
