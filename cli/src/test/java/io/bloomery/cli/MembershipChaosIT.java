@@ -258,7 +258,8 @@ class MembershipChaosIT {
     long deadline = System.nanoTime() + 30_000_000_000L;
     int leader = leaderPort(port, 0);
     while (true) {
-      try (Jedis j = new Jedis("127.0.0.1", leader)) {
+      // 30 s to answer: a member killed by the last cycle may be needed for the shard's majority as it catches up
+      try (Jedis j = new Jedis("127.0.0.1", leader, 30_000)) {
         j.sendCommand(command("BF.ADD"), "urls", item);
         return leader;
       } catch (JedisDataException e) {
