@@ -57,6 +57,7 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -159,8 +160,66 @@ public final class RaftNode implements ClusterNode {
     } catch (IOException | RuntimeException e) {
       cutOff = true; // the group's replica here was closed (its leader shut it out)
     }
-    if (cutOff) {
+    if (cutOff || shardReplicaClosed(topology())) {
       confirmMembership(-1);
+    }
+  }
+
+  /** Whether Ratis shut down this node's replica of its shard in {@code t} (the node still runs). */
+  private boolean shardReplicaClosed(Topology t) {
+    Topology.Shard mine = t == null ? null : t.shardOfNode(me.id());
+    if (mine == null) {
+      return false;
+    }
+    try {
+      LifeCycle.State state = raft.getDivision(t.group(mine).raftGroup().getGroupId()).getInfo().getLifeCycleState();
+      return state == LifeCycle.State.CLOSED || state == LifeCycle.State.EXCEPTION;
+    } catch (IOException | RuntimeException e) {
+      return false; // not hosted here (yet): the node is joining, or left
+    }
+  }
+
+  /**
+   * Starts this node's replica of its shard again, from its directory, when Ratis shut it down while the committed
+   * topology still lists the node in that shard. Ratis shuts a replica down for good when it stands for election
+   * outside the configuration its log holds ({@code NOT_IN_CONF}), or when a leader answers its vote request with
+   * "shut down": both meant for a removed member. A member just added can meet either: Ratis lets it stand for
+   * election once it is within the catch-up gap of the leader's log, before its log holds the configuration that
+   * adds it, and if the leader dies in that moment it shuts itself down. Every later change of its shard then waits
+   * on a member that answers nothing (MembershipChaosIT met it on a loaded machine). Starting it again reads its term,
+   * vote, log and snapshot from disk, as a restart of the process does, so Raft's guarantees hold; a replica whose
+   * log's configuration still leaves it out then waits for the leader without standing for election.
+   */
+  private void reopenClosedShardReplica(Topology committed) {
+    Topology.Shard mine = committed.shardOfNode(me.id());
+    if (mine == null || !shardReplicaClosed(committed)) {
+      return;
+    }
+    RaftGroupId id = committed.group(mine).raftGroup().getGroupId();
+    synchronized (this) {
+      if (left) {
+        return;
+      }
+      LOG.warn("Ratis shut down this node's replica of shard {} though the cluster lists the node as its member; "
+          + "starting it again from its directory", mine.name());
+      try {
+        RaftClientReply removed = raft.groupManagement(GroupManagementRequest.newRemove(clientId, raft.getId(),
+            callIds.incrementAndGet(), id, false, false));
+        if (!removed.isSuccess()) {
+          throw removed.getException() != null ? removed.getException() : new IOException(removed.toString());
+        }
+        shards.remove(id);
+        proposals.remove(id);
+        // no members given: as at a start, they come from the replica's own log and snapshot
+        RaftClientReply added = raft.groupManagement(GroupManagementRequest.newAdd(clientId, raft.getId(),
+            callIds.incrementAndGet(), RaftGroup.valueOf(id), false));
+        if (!added.isSuccess()) {
+          throw added.getException() != null ? added.getException() : new IOException(added.toString());
+        }
+        LOG.info("replica of shard {} started again", mine.name());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("starting the replica of shard {} again failed", mine.name(), e);
+      }
     }
   }
 
@@ -215,6 +274,8 @@ public final class RaftNode implements ClusterNode {
             LOG.warn("leaving the cluster that removed this node failed", e);
           }
         }
+      } else if (committed != null && committed.cluster().equals(own.cluster())) {
+        reopenClosedShardReplica(committed);
       }
     });
   }
