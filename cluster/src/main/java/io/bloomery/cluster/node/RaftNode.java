@@ -210,12 +210,7 @@ public final class RaftNode implements ClusterNode {
         }
         shards.remove(id);
         proposals.remove(id);
-        // no members given: as at a start, they come from the replica's own log and snapshot
-        RaftClientReply added = raft.groupManagement(GroupManagementRequest.newAdd(clientId, raft.getId(),
-            callIds.incrementAndGet(), RaftGroup.valueOf(id), false));
-        if (!added.isSuccess()) {
-          throw added.getException() != null ? added.getException() : new IOException(added.toString());
-        }
+        addGroup(RaftGroup.valueOf(id), false); // no members given: as at a start, from its own log and snapshot
         LOG.info("replica of shard {} started again", mine.name());
       } catch (IOException | RuntimeException e) {
         LOG.warn("starting the replica of shard {} again failed", mine.name(), e);
@@ -1190,9 +1185,9 @@ public final class RaftNode implements ClusterNode {
         }
         try {
           if (shardGroup != null) {
-            addGroup(shardGroup);
+            addGroup(shardGroup, true);
           }
-          addGroup(RaftGroup.valueOf(META, metaPeers(members)));
+          addGroup(RaftGroup.valueOf(META, metaPeers(members)), true);
           return Reply.OK;
         } catch (IOException | RuntimeException e) {
           LOG.warn("joining the cluster failed", e);
@@ -1202,9 +1197,13 @@ public final class RaftNode implements ClusterNode {
     }, admin);
   }
 
-  private void addGroup(RaftGroup group) throws IOException {
+  /**
+   * Adds {@code group} to this node's Ratis server: a new replica ({@code format}), or one started again from its
+   * directory, its members then read from its own log and snapshot.
+   */
+  private void addGroup(RaftGroup group, boolean format) throws IOException {
     RaftClientReply reply = raft.groupManagement(GroupManagementRequest.newAdd(clientId, raft.getId(),
-        callIds.incrementAndGet(), group));
+        callIds.incrementAndGet(), group, format));
     if (!reply.isSuccess()) {
       throw reply.getException() != null ? reply.getException() : new IOException("group add failed: " + reply);
     }
