@@ -265,7 +265,7 @@ public final class Durability implements AutoCloseable {
     Path dir = options.dir();
     JournalWriter.PreparedSegment prepared = null;
     boolean[] rotated = {false};
-    long[] cut = new long[2];
+    long[] cut = new long[3]; // cut time, changes before it, the journal's first sequence after it
     boolean ok = false;
     try (SnapshotFormat.Writer snapshot = new SnapshotFormat.Writer(dir.resolve(DataDirectory.snapshotName(number)))) {
       prepared = writer == null ? null : JournalWriter.createSegment(dir, number);
@@ -280,7 +280,7 @@ public final class Durability implements AutoCloseable {
           synchronized (state) {
             olderSegmentBytes += writer.currentSegmentSize();
           }
-          writer.rotate(afterCut);
+          cut[2] = writer.rotate(afterCut);
           rotated[0] = true;
         }
       }, sink);
@@ -291,7 +291,7 @@ public final class Durability implements AutoCloseable {
       snapshot.publish();
       Manifest next;
       synchronized (state) {
-        next = manifest.successor(DataDirectory.snapshotName(number), number);
+        next = manifest.successor(DataDirectory.snapshotName(number), number, cut[2]);
       }
       next.write(dir);
       synchronized (state) {

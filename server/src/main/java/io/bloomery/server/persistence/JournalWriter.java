@@ -346,8 +346,10 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
   /**
    * Switches appends to {@code next}. Called at a snapshot's cut, with writers paused, so it only swaps
    * channels; the syncer forces and closes the old segment.
+   *
+   * @return the sequence number the first record in {@code next} gets
    */
-  void rotate(PreparedSegment next) {
+  long rotate(PreparedSegment next) {
     lock.lock();
     try {
       retiring.add(channel);
@@ -355,6 +357,7 @@ final class JournalWriter implements CommandJournal, AutoCloseable {
       segment = next.number();
       segmentSize = JournalFormat.HEADER_LENGTH;
       wake.signal();
+      return nextSequence;
     } finally {
       lock.unlock();
     }

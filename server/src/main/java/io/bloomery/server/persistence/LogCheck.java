@@ -148,7 +148,7 @@ public final class LogCheck {
           Path aside = snapshot.resolveSibling(snapshot.getFileName() + ".damaged-" + System.currentTimeMillis());
           Files.move(snapshot, aside);
           if (fallback == null) {
-            manifest = new Manifest(manifest.previous().snapshot(), manifest.previous().firstSegment());
+            manifest = manifest.previous();
             manifest.write(dir);
             lines.add("MANIFEST: now snapshot " + (manifest.snapshot() == null ? "none" : manifest.snapshot())
                 + ", journal from segment " + manifest.firstSegment() + "; the damaged snapshot is kept as "

@@ -168,7 +168,8 @@ final class Recovery {
         older += Files.size(segment.getValue());
       }
     }
-    long nextSequence = Math.max(sequence, mark.sequence()) + 1;
+    // After a snapshot the live segments may hold no record yet; the manifest still knows where numbering was.
+    long nextSequence = Math.max(Math.max(sequence, mark.sequence()), firstPreviousSequence(manifest)) + 1;
     if (last >= 0) {
       // Everything kept is now forced, so the mark may cover it all: a later crash tears only new records.
       Path newest = live.get(last);
@@ -205,10 +206,14 @@ final class Recovery {
   }
 
   /**
-   * The sequence number before the first live segment's first record: 0 in a directory that started empty
-   * and was never snapshotted (its first record is 1), else unknown (-1).
+   * The sequence number before the first live segment's first record: the manifest's first sequence less
+   * one; 0 in a directory that started empty and was never snapshotted (its first record is 1); else unknown
+   * (-1: a version-2 manifest written by a snapshot).
    */
   static long firstPreviousSequence(Manifest manifest) {
+    if (manifest.firstSequence() > 0) {
+      return manifest.firstSequence() - 1;
+    }
     return manifest.snapshot() == null && manifest.firstSegment() == 1 ? 0 : -1;
   }
 

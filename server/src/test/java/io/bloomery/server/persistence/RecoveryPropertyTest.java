@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -128,6 +129,22 @@ class RecoveryPropertyTest {
           Files.deleteIfExists(p);
         }
       }
+    }
+  }
+
+  /**
+   * Found by the property (seed 73931900865975125): the only record after a snapshot, its marker flipped, ran
+   * to the end of the segment with nothing before it to number from. The manifest's first sequence names it,
+   * whatever the fsync policy and however many snapshots came between.
+   */
+  @Example
+  void aDamagedOnlyRecordAfterSnapshotsIsNamed() throws IOException {
+    for (FsyncPolicy policy : FsyncPolicy.values()) {
+      recoveryEqualsTheModelOfTheSurvivingRecords(List.of(new Step("SAVE"), new Step("BF.ADD", "bf1", "")),
+          Tear.FLIPPED_RECORD, policy, 0);
+      recoveryEqualsTheModelOfTheSurvivingRecords(List.of(new Step("BF.ADD", "bf1", "a"), new Step("SAVE"),
+          new Step("CMS.INCRBY", "cms", "x", "2"), new Step("SAVE"), new Step("SAVE"), new Step("BF.ADD", "bf2", "b")),
+          Tear.FLIPPED_RECORD, policy, 0);
     }
   }
 
