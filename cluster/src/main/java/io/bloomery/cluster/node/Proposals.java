@@ -4,8 +4,10 @@ import io.bloomery.cluster.shard.ShardCommand;
 import io.bloomery.cluster.shard.ShardStateMachine;
 import io.bloomery.server.resp.Reply;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -46,11 +48,17 @@ final class Proposals {
   /** At most about this many bytes of arguments in one entry (a single larger command goes alone). */
   static final int MAX_BYTES = 1 << 20;
   /**
-   * The most bytes of arguments a command (or transaction) may have: Ratis's leader refuses a log entry over 4 MiB,
-   * and the entry adds a little framing. A larger write is refused before it is queued, alone, with an error that
-   * says so (a reshard copies larger keys in parts).
+   * The most bytes of arguments a command (or transaction) may have to go as one entry: Ratis's leader refuses a log
+   * entry over 4 MiB, and the entry adds a little framing. A larger write goes alone, in parts of
+   * {@link Reshard#ENTRY_BYTES}, one entry each ({@link ShardStateMachine#PART}): the last part applies it.
    */
   static final long MAX_COMMAND_BYTES = (4L << 20) - (64 << 10);
+  /**
+   * The most bytes of arguments a write may have at all (in parts): Redis's own default bound on a client's query
+   * buffer. A larger one, and a transaction under {@code WATCH} too large for one entry (its watched keys could change
+   * between its parts), are refused before they are queued, alone, with an error that says so.
+   */
+  static final long MAX_WRITE_BYTES = 1L << 30;
   private static final long RETRY_MILLIS = 50;
 
   private final RaftServer raft;
@@ -112,9 +120,14 @@ final class Proposals {
         size += a.length;
       }
     }
-    if (size > MAX_COMMAND_BYTES) {
+    if (size > MAX_WRITE_BYTES) {
       return CompletableFuture.completedFuture(Reply.error("ERR a write of " + size + " bytes is more than a cluster "
-          + "node's log entry takes (" + MAX_COMMAND_BYTES + " bytes of arguments): nothing was applied"));
+          + "node takes (" + MAX_WRITE_BYTES + " bytes of arguments): nothing was applied"));
+    }
+    if (size > MAX_COMMAND_BYTES && holds != null) {
+      return CompletableFuture.completedFuture(Reply.error("ERR a transaction under WATCH of " + size + " bytes is "
+          + "more than a cluster node's log entry takes (" + MAX_COMMAND_BYTES + " bytes of arguments), and a larger"
+          + " one goes in parts between which its watched keys could change: nothing was applied"));
     }
     Proposal p = new Proposal(commands, transaction, size, deadline, elsewhere, new CompletableFuture<>(), holds);
     boolean send;
@@ -148,13 +161,8 @@ final class Proposals {
         return;
       }
     }
-    RaftServer.Division division;
-    try {
-      division = raft.getDivision(group);
-    } catch (IOException e) {
-      division = null;
-    }
-    if (division == null || !division.getInfo().isLeader()) {
+    RaftServer.Division division = leading();
+    if (division == null) {
       // led elsewhere now: nothing of this batch was sent, so each command goes where it would have gone
       for (Proposal p : batch) {
         forward(p.elsewhere().get(), p.reply());
@@ -183,21 +191,83 @@ final class Proposals {
         return;
       }
     }
+    if (first.size() > MAX_COMMAND_BYTES) { // alone: a larger write never joins a batch, nor one joins it
+      byte[] id = (clientId + "-" + callIds.getAsLong()).getBytes(StandardCharsets.US_ASCII);
+      sendPart(first, id, System.currentTimeMillis(), ShardCommand.encodeBatch(first.commands()), 0);
+      return;
+    }
     List<List<byte[]>> commands = new ArrayList<>(batch.size());
     for (Proposal p : batch) {
       commands.addAll(p.commands());
     }
-    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
-        .setGroupId(group).setCallId(callIds.getAsLong())
-        .setMessage(Message.valueOf(ByteString.copyFrom(ShardCommand.encodeBatch(commands))))
-        .setType(RaftClientRequest.writeRequestType()).build();
-    CompletableFuture<RaftClientReply> sent;
+    submit(division, ShardCommand.encodeBatch(commands)).whenComplete((reply, failure) -> finish(batch, reply, failure));
+  }
+
+  /** This node's division of the shard while it leads it, else {@code null}. */
+  private RaftServer.Division leading() {
     try {
-      sent = RaftNode.submit(raft, division, request);
+      RaftServer.Division division = raft.getDivision(group);
+      return division != null && division.getInfo().isLeader() ? division : null;
     } catch (IOException e) {
-      sent = CompletableFuture.failedFuture(e);
+      return null;
     }
-    sent.whenComplete((reply, failure) -> finish(batch, reply, failure));
+  }
+
+  private CompletableFuture<RaftClientReply> submit(RaftServer.Division division, byte[] content) {
+    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(raft.getId())
+        .setGroupId(group).setCallId(callIds.getAsLong()).setMessage(Message.valueOf(ByteString.copyFrom(content)))
+        .setType(RaftClientRequest.writeRequestType()).build();
+    try {
+      return RaftNode.submit(raft, division, request);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Sends bytes {@code offset ..} of a large write's request {@code whole} as one {@link ShardStateMachine#PART} entry,
+   * then the next part once this one is applied; the last part's reply is the write's. Until the last part is
+   * appended nothing of the write is applied, so a write that meets another leader before it goes there whole.
+   */
+  private void sendPart(Proposal p, byte[] id, long started, byte[] whole, int offset) {
+    RaftServer.Division division = leading();
+    if (division == null) {
+      forward(p.elsewhere().get(), p.reply());
+      sendNext();
+      return;
+    }
+    int n = Math.min(Reshard.ENTRY_BYTES, whole.length - offset);
+    boolean last = offset + n == whole.length;
+    List<byte[]> part = List.of(ascii(ShardStateMachine.PART), id, ascii(Long.toString(started)),
+        ascii(Integer.toString(whole.length)), ascii(Integer.toString(offset)),
+        Arrays.copyOfRange(whole, offset, offset + n));
+    submit(division, ShardCommand.encodeArguments(part)).whenComplete((reply, failure) -> {
+      boolean applied = failure == null && reply.isSuccess();
+      Reply answer = applied ? ShardStateMachine.reply(reply.getMessage()) : null;
+      if (applied && answer instanceof Reply.Error) {
+        p.reply().complete(answer); // a part that did not follow: the write was forgotten, none of it applied
+        sendNext();
+      } else if (last) {
+        finish(List.of(p), reply, failure);
+      } else if (applied) {
+        sendPart(p, id, started, whole, offset + n);
+      } else if (failure == null && reply.getLeaderNotReadyException() != null && System.nanoTime() <= p.deadline()) {
+        timer.schedule(() -> sendPart(p, id, started, whole, offset), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      } else if (failure == null && reply.getNotLeaderException() != null) {
+        forward(p.elsewhere().get(), p.reply());
+        sendNext();
+      } else {
+        Reply error = failure == null && reply.getLeaderNotReadyException() != null ? ShardErrors.leaderNotReady(shard)
+            : ShardErrors.of(shard, reply, failure);
+        p.reply().complete(error instanceof Reply.Error e ? Reply.error(e.text()
+            + " (part of a write in parts failed: nothing of the write was applied)") : error);
+        sendNext();
+      }
+    });
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   private void finish(List<Proposal> batch, RaftClientReply reply, Throwable failure) {

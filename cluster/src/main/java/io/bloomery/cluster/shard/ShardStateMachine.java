@@ -84,6 +84,19 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    */
   public static final String STAGE = "cluster.stage";
   /**
+   * {@code cluster.part ID STARTED TOTAL OFFSET BYTES}: part of a client's write too large for one log entry (a
+   * {@code RESTORE} of a large key, a large transaction): the bytes of its request ({@link ShardCommand#encodeBatch})
+   * of TOTAL bytes, sent in order from OFFSET 0 by the node that leads the shard, ID that node's name for the write
+   * and STARTED when it sent the first part (its clock, in Unix milliseconds). The part that completes the request
+   * applies its commands, with nothing between them, and answers the array of their replies; the others answer
+   * {@code OK}. A part that does not follow the last one is refused and the write forgotten; so is a write whose parts
+   * did not all come within {@link #PART_WINDOW_MILLIS} of STARTED (by the leaders' clocks stamped on the entries):
+   * nothing of a forgotten write is applied.
+   */
+  public static final String PART = "cluster.part";
+  /** How long after its first part a client's large write may still be completed ({@link #PART}). */
+  public static final long PART_WINDOW_MILLIS = 10 * 60 * 1000;
+  /**
    * {@code cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY}, {@code cluster.guard DROP KEY} or {@code
    * cluster.guard REBUILD KEY}: declares or drops a guarded key ({@link GuardDeclarations}), or has it rebuilt;
    * every replica's node then opens, drops or rebuilds its own guard of it. A name already taken (guarded, or a key
@@ -102,7 +115,8 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
 
   private final Keyspace keyspace = new Keyspace(CommandClock::now);
   private final SlotStates slots = new SlotStates();
-  private final StagedCopies staged = new StagedCopies();
+  private final StagedCopies staged = new StagedCopies(StagedCopies.COPIES);
+  private final StagedCopies writes = new StagedCopies(StagedCopies.WRITES);
   private final GuardDeclarations guarded;
   private final Settings applied = new Settings();
   private final Settings node;
@@ -175,6 +189,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       }
       slots.clear();
       staged.clear();
+      writes.clear();
       if (file == null) {
         guarded.replace(null);
         return "no keys";
@@ -191,8 +206,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
           String what = new String(name, java.nio.charset.StandardCharsets.UTF_8);
           if (what.equals(SlotStates.METADATA)) {
             slots.decode(bytes);
-          } else if (what.equals(StagedCopies.METADATA)) {
+          } else if (what.equals(staged.metadata())) {
             staged.decode(bytes);
+          } else if (what.equals(writes.metadata())) {
+            writes.decode(bytes);
           } else if (what.equals(GuardDeclarations.METADATA)) {
             declarations[0] = bytes;
           }
@@ -218,8 +235,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       if (state != null) {
         sink.metadata(SlotStates.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), state);
       }
-      for (byte[] part : staged.encode()) {
-        sink.metadata(StagedCopies.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8), part);
+      for (StagedCopies parts : List.of(staged, writes)) {
+        for (byte[] part : parts.encode()) {
+          sink.metadata(parts.metadata().getBytes(java.nio.charset.StandardCharsets.UTF_8), part);
+        }
       }
       byte[] declared = guarded.encode();
       if (declared != null) {
@@ -258,6 +277,10 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         }
         if (name(argv).equals(GUARD)) {
           guardCommand(argv);
+          continue;
+        }
+        if (name(argv).equals(PART)) {
+          stageNumbers(argv); // its sender checked the write's commands before it split the write
           continue;
         }
         if (name(argv).equals(STAGE)) {
@@ -326,6 +349,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
           + " is not a shard command: " + e.getMessage(), e));
     }
     command.defaults().applyTo(applied);
+    if (!writes.isEmpty()) {
+      writes.forgetStampedBefore(command.timeMillis() - PART_WINDOW_MILLIS);
+    }
     Reply reply = CommandClock.at(command.timeMillis(), () -> {
       if (!command.batch()) {
         return apply(command.argv());
@@ -353,6 +379,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     }
     if (name(argv).equals(STAGE)) {
       return stage(argv);
+    }
+    if (name(argv).equals(PART)) {
+      return part(argv);
     }
     if (name(argv).equals(GUARD)) {
       return guard(argv);
@@ -527,18 +556,21 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         + " first (its rows stay in the store) and reserve it again after";
   }
 
-  /** {@link #STAGE}'s numbers: EXPIREAT, TOTAL and OFFSET; a request of any other shape is refused. */
+  /**
+   * {@link #STAGE}'s numbers (EXPIREAT, TOTAL and OFFSET) or {@link #PART}'s (STARTED, TOTAL and OFFSET); a request of
+   * any other shape is refused.
+   */
   private static long[] stageNumbers(List<byte[]> argv) {
     if (argv.size() != 6) {
-      throw new IllegalArgumentException(STAGE + " KEY EXPIREAT TOTAL OFFSET BYTES: " + (argv.size() - 1)
-          + " arguments");
+      throw new IllegalArgumentException(name(argv) + (name(argv).equals(PART) ? " ID STARTED" : " KEY EXPIREAT")
+          + " TOTAL OFFSET BYTES: " + (argv.size() - 1) + " arguments");
     }
     long[] n = new long[3];
     for (int i = 0; i < 3; i++) {
       try {
         n[i] = Long.parseLong(new String(argv.get(2 + i), java.nio.charset.StandardCharsets.US_ASCII));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(STAGE + ": '" + new String(argv.get(2 + i),
+        throw new IllegalArgumentException(name(argv) + ": '" + new String(argv.get(2 + i),
             java.nio.charset.StandardCharsets.UTF_8) + "' is not an integer");
       }
     }
@@ -561,6 +593,32 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     }
     return dispatcher.execute(applier, List.of(bytes("RESTORE"), argv.get(1),
         bytes(Long.toString(Math.max(0, expireAt))), whole, bytes("REPLACE"), bytes("ABSTTL"))).reply();
+  }
+
+  /** {@link #PART}'s reply. */
+  private Reply part(List<byte[]> argv) {
+    byte[] whole;
+    try {
+      long[] n = stageNumbers(argv);
+      whole = writes.part(io.bloomery.server.keyspace.Key.of(argv.get(1)), n[0], n[1], n[2], argv.get(5));
+    } catch (IllegalArgumentException e) {
+      return new Reply.Error("ERR " + e.getMessage() + ": nothing of the write was applied");
+    }
+    if (whole == null) {
+      return Reply.OK;
+    }
+    ShardCommand.Request request;
+    try {
+      request = ShardCommand.decodeRequest(java.nio.ByteBuffer.wrap(whole));
+    } catch (IllegalArgumentException e) {
+      return new Reply.Error("ERR " + PART + ": the parts do not make a request (" + e.getMessage()
+          + "): nothing of the write was applied");
+    }
+    List<Reply> replies = new ArrayList<>(request.commands().size());
+    for (List<byte[]> command : request.commands()) {
+      replies.add(apply(command));
+    }
+    return new Reply.Array(replies);
   }
 
   private static byte[] bytes(String s) {

@@ -10,24 +10,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The copies of large keys a reshard is sending to this shard in parts ({@link ShardStateMachine#STAGE}): a key's
- * {@code DUMP} payload can be far larger than one log entry may be (Ratis's leader refuses an entry over 4 MiB), so
- * the reshard sends it as consecutive parts, each its own entry, and the last one restores the key. The parts
- * received so far are replicated state like the keys: every replica holds the same, and a snapshot keeps them as
- * metadata entries of the snapshot format, one per part of at most {@link #SNAPSHOT_PART} bytes, so a replica started
- * from a snapshot taken between two parts takes the next one as the others do.
+ * Payloads larger than one log entry may be (Ratis's leader refuses an entry over 4 MiB), received in parts, each its
+ * own entry, the last one completing the payload: the copies of large keys a reshard is sending to this shard
+ * ({@link ShardStateMachine#STAGE}, named by key, stamped with the key's expiry), or a client's large write
+ * ({@link ShardStateMachine#PART}, named by the sending node's id for it, stamped with the time its first part was
+ * sent). The parts received so far are replicated state like the keys: every replica holds the same, and a snapshot
+ * keeps them as metadata entries of the snapshot format, one per part of at most {@link #SNAPSHOT_PART} bytes, so a
+ * replica started from a snapshot taken between two parts takes the next one as the others do.
  *
  * <p>Changed and written to a snapshot only on the thread that applies entries.
  */
 final class StagedCopies {
-  /** The snapshot metadata entries' name. */
-  static final String METADATA = "cluster-staged";
+  /** The snapshot metadata entries' name for a reshard's copies of keys. */
+  static final String COPIES = "cluster-staged";
+  /** The snapshot metadata entries' name for clients' large writes. */
+  static final String WRITES = "cluster-staged-writes";
   /** The bytes of a key's payload in one snapshot metadata entry, below the format's 1 MiB per entry. */
   static final int SNAPSHOT_PART = 1000 * 1000;
   /** The largest payload staged: what a Java array holds. */
   static final long MAX_TOTAL = Integer.MAX_VALUE - 8;
 
-  /** One key's copy: its absolute expiry (-1 for none), and the payload's bytes received so far. */
+  /** One payload: its stamp (a key's absolute expiry, -1 for none; a write's start), and the bytes received so far. */
   private static final class Staged {
     final long expireAt;
     final byte[] payload;
@@ -39,7 +42,18 @@ final class StagedCopies {
     }
   }
 
+  private final String metadata;
   private final Map<Key, Staged> staged = new LinkedHashMap<>();
+
+  /** @param metadata the snapshot metadata entries' name: {@link #COPIES} or {@link #WRITES} */
+  StagedCopies(String metadata) {
+    this.metadata = metadata;
+  }
+
+  /** The snapshot metadata entries' name of these payloads. */
+  String metadata() {
+    return metadata;
+  }
 
   /**
    * Takes bytes {@code offset ..} of {@code key}'s payload of {@code total} bytes: a part at offset 0 starts the copy
@@ -78,6 +92,15 @@ final class StagedCopies {
   /** Forgets the copies of keys in {@code slots} (those slots are being imported again: a new copy begins). */
   void forget(BitSet slots) {
     staged.keySet().removeIf(k -> slots.get(HashSlot.of(k.bytes())));
+  }
+
+  /** Forgets the payloads stamped before {@code stamp} (writes whose sender stopped sending their parts). */
+  void forgetStampedBefore(long stamp) {
+    staged.values().removeIf(s -> s.expireAt < stamp);
+  }
+
+  boolean isEmpty() {
+    return staged.isEmpty();
   }
 
   void clear() {

@@ -196,6 +196,72 @@ class ClusterShardTest {
     assertThat(node.division(topologyOf(leader).shardOfNode(follower.id())).getInfo().isAlive()).isTrue();
   }
 
+  /**
+   * A write larger than one log entry (the {@code RESTORE} of a filter whose payload is 9.6 MB, a transaction of 5 MiB
+   * of items) goes through the shard's log in parts and applies at its last part, alike on every replica; the writes
+   * after it go on.
+   */
+  @Test
+  void aWriteLargerThanOneLogEntryAppliesInPartsOnEveryReplica() throws Exception {
+    List<Topology.Node> nodes = startShard();
+    Topology.Node leader = awaitLeader(nodes, null);
+    // a filter nearly half its bits set, so that its payload does not compress: 7.3 million items in 9.6 MB
+    io.bloomery.scalable.ScalableBloomFilter filter =
+        io.bloomery.scalable.ScalableBloomFilter.createNonScaling(8_000_000, 0.01);
+    for (int i = 0; i < 7_300_000; i++) {
+      filter.add(bytes("item-" + i));
+    }
+    filter.add(bytes("x"));
+    filter.add(bytes("y"));
+    byte[] payload = io.bloomery.server.rdb.DumpPayload.dump(filter);
+    assertThat(payload.length).isGreaterThan((int) Proposals.MAX_COMMAND_BYTES * 2);
+    String first = "a".repeat(5 << 19);
+    String second = "b".repeat(5 << 19);
+    try (RespConnection c = new RespConnection(leader.port())) {
+      assertThat(c.callBytes(bytes("RESTORE"), bytes("copy"), bytes("0"), payload))
+          .asString(StandardCharsets.US_ASCII).isEqualTo("+OK\r\n");
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      assertThat(c.call("CF.ADD", "items", first)).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("CF.ADD", "items", second)).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("EXEC")).isEqualTo("*2\r\n:1\r\n:1\r\n");
+      assertThat(c.call("WATCH", "items")).isEqualTo("+OK\r\n");
+      assertThat(c.call("MULTI")).isEqualTo("+OK\r\n");
+      assertThat(c.call("CF.ADD", "items", first)).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("CF.ADD", "items", second)).isEqualTo("+QUEUED\r\n");
+      assertThat(c.call("EXEC")).as("its watched keys could change between its parts")
+          .startsWith("-ERR a transaction under WATCH of " + (2 * (5 << 19) + 2 * 6 + 2 * 5) + " bytes");
+      assertThat(c.call("BF.ADD", "copy", "after")).isEqualTo(":1\r\n");
+    }
+    for (Topology.Node n : nodes) {
+      try (RespConnection c = new RespConnection(n.port())) {
+        assertThat(c.call("READONLY")).isEqualTo("+OK\r\n");
+        awaitReply(c, List.of("BF.EXISTS", "copy", "after"), ":1\r\n");
+        assertThat(c.call("BF.MEXISTS", "copy", "x", "y", "item-7299999")).as("node %s", n.id())
+            .isEqualTo("*3\r\n:1\r\n:1\r\n:1\r\n");
+        assertThat(c.call("CF.COUNT", "items", first)).as("node %s: the watched transaction applied nothing", n.id())
+            .isEqualTo(":1\r\n");
+        assertThat(c.call("CF.COUNT", "items", second)).isEqualTo(":1\r\n");
+        assertThat(c.call("BF.CARD", "copy")).isEqualTo(":" + (filter.insertedCount() + 1) + "\r\n");
+      }
+    }
+  }
+
+  /** The bytes of a bulk string reply. */
+  private static byte[] bulk(byte[] reply) {
+    assertThat(reply[0]).as("a bulk string: %s", new String(reply, 0, Math.min(200, reply.length),
+        StandardCharsets.UTF_8)).isEqualTo((byte) '$');
+    int header = 0;
+    while (reply[header] != '\r') {
+      header++;
+    }
+    int length = Integer.parseInt(new String(reply, 1, header - 1, StandardCharsets.US_ASCII));
+    return java.util.Arrays.copyOfRange(reply, header + 2, header + 2 + length);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
   @Test
   void pipelinedWritesApplyInOrderInFewerLogEntriesAndAReadWaitsForThem() throws Exception {
     Topology.Node leader = awaitLeader(startShard(), null);

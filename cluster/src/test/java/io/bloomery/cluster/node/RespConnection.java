@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A test's RESP connection that sends commands and returns each reply's bytes exactly, as text. */
+/** A test's RESP connection that sends commands and returns each reply's bytes exactly, as text or as bytes. */
 final class RespConnection implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
@@ -30,14 +30,15 @@ final class RespConnection implements AutoCloseable {
 
   /** Sends every command in one write, then reads their replies, in order. */
   List<String> pipeline(List<String[]> commands) throws IOException {
-    StringBuilder cmd = new StringBuilder();
+    ByteArrayOutputStream cmd = new ByteArrayOutputStream();
     for (String[] args : commands) {
-      cmd.append('*').append(args.length).append("\r\n");
-      for (String a : args) {
-        cmd.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+      byte[][] bytes = new byte[args.length][];
+      for (int i = 0; i < args.length; i++) {
+        bytes[i] = args[i].getBytes(StandardCharsets.UTF_8);
       }
+      encode(cmd, bytes);
     }
-    out.write(cmd.toString().getBytes(StandardCharsets.UTF_8));
+    cmd.writeTo(out);
     out.flush();
     List<String> replies = new ArrayList<>(commands.size());
     for (int i = 0; i < commands.size(); i++) {
@@ -46,6 +47,26 @@ final class RespConnection implements AutoCloseable {
       replies.add(reply.toString(StandardCharsets.UTF_8));
     }
     return replies;
+  }
+
+  /** Sends one command of arbitrary bytes and returns its reply's bytes exactly. */
+  byte[] callBytes(byte[]... args) throws IOException {
+    ByteArrayOutputStream cmd = new ByteArrayOutputStream();
+    encode(cmd, args);
+    cmd.writeTo(out);
+    out.flush();
+    ByteArrayOutputStream reply = new ByteArrayOutputStream();
+    read(reply);
+    return reply.toByteArray();
+  }
+
+  private static void encode(ByteArrayOutputStream cmd, byte[][] args) {
+    cmd.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    for (byte[] a : args) {
+      cmd.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      cmd.writeBytes(a);
+      cmd.writeBytes(new byte[] {'\r', '\n'});
+    }
   }
 
   private void read(ByteArrayOutputStream reply) throws IOException {

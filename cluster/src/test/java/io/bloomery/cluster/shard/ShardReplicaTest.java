@@ -308,7 +308,6 @@ class ShardReplicaTest {
         .contains("a staged payload of 0 bytes");
   }
 
-  /** Each replica's snapshot, written once it applied {@code last}'s entry, loaded into a state machine of its own. */
   /**
    * {@code cluster.guard}: every replica declares and drops the same guarded keys, refuses a taken name the same
    * way, refuses other writes to a guarded name, keeps the declarations in its snapshot, and will not let a reshard
@@ -359,6 +358,57 @@ class ShardReplicaTest {
             + " cluster.guard REBUILD KEY");
   }
 
+
+  /**
+   * A client's write too large for one entry arrives in parts: nothing of it applies before its last part, which
+   * applies its commands alike on every replica (also on one started from a snapshot taken between parts); a write
+   * whose parts stop coming is forgotten once the entries' clock passes its window.
+   */
+  @Test
+  void aClientsWriteInPartsAppliesAtItsLastPartAlikeOnEveryReplicaAndAcrossASnapshot() throws Exception {
+    start();
+    byte[] request = ShardCommand.encodeBatch(List.of(argv("BF.MADD", "w", "a", "b"), argv("BF.ADD", "w", "c")));
+    int cut1 = request.length / 3;
+    int cut2 = 2 * request.length / 3;
+    String total = Integer.toString(request.length);
+    String now = Long.toString(System.currentTimeMillis());
+    assertThat(client.write(part("n1-7", now, total, 0, java.util.Arrays.copyOfRange(request, 0, cut1))).reply())
+        .isEqualTo(Reply.OK);
+    ShardClient.Answer second = client.write(part("n1-7", now, total, cut1,
+        java.util.Arrays.copyOfRange(request, cut1, cut2)));
+    assertThat(second.reply()).isEqualTo(Reply.OK);
+    assertThat(client.read(argv("EXISTS", "w")).reply()).as("nothing applied before the last part")
+        .isEqualTo(new Reply.Int(0));
+    byte[] last = java.util.Arrays.copyOfRange(request, cut2, request.length);
+    Reply applied = new Reply.Array(List.of(new Reply.Array(List.of(new Reply.Bool(true), new Reply.Bool(true))),
+        new Reply.Bool(true)));
+    for (ShardStateMachine loaded : snapshotsAfter(second, "parts")) {
+      assertThat(loaded.keyspace().size()).isZero();
+      assertThat(loaded.applyAt(System.currentTimeMillis(), part("n1-7", now, total, cut2, last))).isEqualTo(applied);
+    }
+    ShardClient.Answer done = client.write(part("n1-7", now, total, cut2, last));
+    assertThat(done.reply()).isEqualTo(applied);
+    for (String id : group.peers().keySet()) {
+      assertThat(client.readAt(id, done.logIndex(), argv("BF.MEXISTS", "w", "a", "b", "c", "d")).reply())
+          .as("replica %s", id).isEqualTo(new Reply.Array(List.of(new Reply.Bool(true), new Reply.Bool(true),
+              new Reply.Bool(true), new Reply.Bool(false))));
+    }
+
+    // a write whose parts stopped coming is forgotten once the entries' clock passes its window
+    String old = Long.toString(System.currentTimeMillis() - ShardStateMachine.PART_WINDOW_MILLIS - 60_000);
+    assertThat(client.write(part("n1-8", old, total, 0, java.util.Arrays.copyOfRange(request, 0, cut1))).reply())
+        .isEqualTo(Reply.OK);
+    assertThat(client.write(part("n1-8", old, total, cut1, java.util.Arrays.copyOfRange(request, cut1, request.length)))
+        .reply().toString()).contains("does not follow any part").contains("nothing of the write was applied");
+    // parts that do not make a request apply nothing
+    assertThat(client.write(part("n1-9", now, "3", 0, "abc".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+        .reply().toString()).contains("the parts do not make a request");
+    assertThatThrownBy(() -> client.write(argv(ShardStateMachine.PART, "n1-9", now)))
+        .hasMessageContaining("ID STARTED TOTAL OFFSET BYTES");
+    assertThat(client.read(argv("DBSIZE")).reply()).isEqualTo(new Reply.Int(1));
+  }
+
+  /** Each replica's snapshot, written once it applied {@code last}'s entry, loaded into a state machine of its own. */
   private List<ShardStateMachine> snapshotsAfter(ShardClient.Answer last, String name) throws Exception {
     for (String id : group.peers().keySet()) {
       client.readAt(id, last.logIndex(), argv("DBSIZE"));
@@ -372,6 +422,11 @@ class ShardReplicaTest {
       out.add(loaded);
     }
     return out;
+  }
+
+  private static List<byte[]> part(String id, String started, String total, int offset, byte[] bytes) {
+    return List.of(key(ShardStateMachine.PART), key(id), key(started), key(total), key(Integer.toString(offset)),
+        bytes);
   }
 
   private static List<byte[]> stage(String key, String expireAt, String total, int offset, byte[] part) {

@@ -22,14 +22,14 @@ class StagedCopiesTest {
   @Test
   void partsInOrderGiveThePayloadOnceAndTheSnapshotEntriesCarryWhatCameSoFar() {
     byte[] payload = payload(2_500_000);
-    StagedCopies copies = new StagedCopies();
+    StagedCopies copies = new StagedCopies(StagedCopies.COPIES);
     assertThat(copies.part(KEY, 77, payload.length, 0, Arrays.copyOfRange(payload, 0, 2_100_000))).isNull();
     assertThat(copies.bytes()).isEqualTo(payload.length);
     List<byte[]> entries = copies.encode();
     assertThat(entries).as("2.1 MB in entries of at most 1 MB").hasSize(3);
     assertThat(entries).allSatisfy(e -> assertThat(e.length).isLessThan(1 << 20));
 
-    StagedCopies restarted = new StagedCopies();
+    StagedCopies restarted = new StagedCopies(StagedCopies.COPIES);
     entries.forEach(restarted::decode);
     assertThat(restarted.part(KEY, 77, payload.length, 2_100_000, Arrays.copyOfRange(payload, 2_100_000,
         payload.length))).isEqualTo(payload);
@@ -40,7 +40,7 @@ class StagedCopiesTest {
   @Test
   void aPartThatDoesNotFollowOrPassesTheTotalIsRefusedAndTheCopyForgotten() {
     byte[] payload = payload(1000);
-    StagedCopies copies = new StagedCopies();
+    StagedCopies copies = new StagedCopies(StagedCopies.COPIES);
     assertThatThrownBy(() -> copies.part(KEY, -1, 1000, 10, new byte[10])).hasMessageContaining("does not follow any");
     copies.part(KEY, -1, 1000, 0, Arrays.copyOf(payload, 100));
     assertThatThrownBy(() -> copies.part(KEY, -1, 1000, 100, new byte[901])).hasMessageContaining("passes");
@@ -68,22 +68,22 @@ class StagedCopiesTest {
 
   @Test
   void everyCutOfASnapshotEntryIsRefusedAsMalformed() {
-    StagedCopies copies = new StagedCopies();
+    StagedCopies copies = new StagedCopies(StagedCopies.COPIES);
     copies.part(KEY, -1, 1000, 0, payload(100));
     byte[] entry = copies.encode().get(0);
     for (int n = 0; n < 4 + 3 + 24; n++) {
       byte[] cut = Arrays.copyOf(entry, n);
-      assertThatThrownBy(() -> new StagedCopies().decode(cut)).as("cut at %d", n)
+      assertThatThrownBy(() -> new StagedCopies(StagedCopies.COPIES).decode(cut)).as("cut at %d", n)
           .isInstanceOf(IllegalArgumentException.class);
     }
     byte[] negative = entry.clone();
     negative[0] = (byte) 0x80;
-    assertThatThrownBy(() -> new StagedCopies().decode(negative)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> new StagedCopies(StagedCopies.COPIES).decode(negative)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key of");
-    StagedCopies large = new StagedCopies();
+    StagedCopies large = new StagedCopies(StagedCopies.COPIES);
     large.part(KEY, -1, 3_000_000, 0, payload(2_000_000));
     byte[] second = large.encode().get(1);
-    assertThatThrownBy(() -> new StagedCopies().decode(second)).as("an entry without the one before it")
+    assertThatThrownBy(() -> new StagedCopies(StagedCopies.COPIES).decode(second)).as("an entry without the one before it")
         .hasMessageContaining("does not follow any part");
   }
 }
