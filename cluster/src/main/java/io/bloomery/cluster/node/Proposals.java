@@ -2,6 +2,7 @@ package io.bloomery.cluster.node;
 
 import io.bloomery.cluster.shard.ShardCommand;
 import io.bloomery.cluster.shard.ShardStateMachine;
+import io.bloomery.server.keyspace.HeapAdmission;
 import io.bloomery.server.resp.Reply;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +68,7 @@ final class Proposals {
   private final ClientId clientId;
   private final LongSupplier callIds;
   private final ScheduledExecutorService timer;
+  private final LongSupplier heldBytes;
   private final ArrayDeque<Proposal> queue = new ArrayDeque<>();
   /** Whether an entry of this queue is with Ratis (or waits to be sent again); guarded by {@code this}. */
   private boolean inFlight;
@@ -88,9 +90,14 @@ final class Proposals {
   record Proposal(List<List<byte[]>> commands, boolean transaction, long size, long deadline,
       Supplier<CompletionStage<Reply>> elsewhere, CompletableFuture<Reply> reply, BooleanSupplier holds) {}
 
+  /**
+   * @param heldBytes the bytes the shard replica's values are counted for on this node: a write in parts is admitted
+   *     only if the heap holds three times its size beside them ({@link HeapAdmission})
+   */
   Proposals(RaftServer raft, RaftGroupId group, String shard, ClientId clientId, LongSupplier callIds,
-      ScheduledExecutorService timer) {
+      ScheduledExecutorService timer, LongSupplier heldBytes) {
     this.raft = raft;
+    this.heldBytes = heldBytes;
     this.group = group;
     this.shard = shard;
     this.clientId = clientId;
@@ -123,6 +130,13 @@ final class Proposals {
     if (size > MAX_WRITE_BYTES) {
       return CompletableFuture.completedFuture(Reply.error("ERR a write of " + size + " bytes is more than a cluster "
           + "node takes (" + MAX_WRITE_BYTES + " bytes of arguments): nothing was applied"));
+    }
+    if (size > MAX_COMMAND_BYTES && !HeapAdmission.admits(heldBytes.getAsLong(), 3 * size, size)) {
+      // every replica holds the parts received, then the arguments decoded from them, then applies them; this node
+      // holds the request encoded besides: a heap that cannot would fail the entry's apply, not just the write
+      return CompletableFuture.completedFuture(Reply.error("OOM a write of " + size + " bytes goes in parts, which "
+          + "take about three times its size of a node's heap beside its keys; this node's heap cannot hold that: "
+          + "nothing was applied"));
     }
     if (size > MAX_COMMAND_BYTES && holds != null) {
       return CompletableFuture.completedFuture(Reply.error("ERR a transaction under WATCH of " + size + " bytes is "

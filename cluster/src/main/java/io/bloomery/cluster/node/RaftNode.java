@@ -787,7 +787,10 @@ public final class RaftNode implements ClusterNode {
   /** The queue of writes for the shard this node leads through {@code division}. */
   private Proposals proposalsOf(RaftServer.Division division, Topology.Shard shard) {
     return proposals.computeIfAbsent(division.getGroup().getGroupId(), g -> new Proposals(raft, g, shard.name(),
-        clientId, callIds::incrementAndGet, timer));
+        clientId, callIds::incrementAndGet, timer, () -> {
+          ShardStateMachine machine = shards.get(g);
+          return machine == null ? 0 : machine.keyspace().usedBytes();
+        }));
   }
 
   /** The reply {@code attempt} gives when it runs again after a short pause (a leader being elected or readied). */
