@@ -105,11 +105,39 @@ class ClusterIT {
             .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + secondLeader);
       }
 
+      // writes larger than one log entry (each sent in parts) to the second shard go on while its leader is killed
+      String bigKey = "{" + secondShardKey + "}:big";
+      List<Integer> bigAcknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.atomic.AtomicBoolean stopBig = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread bigWriter = Thread.ofPlatform().start(() -> {
+        for (int i = 0; !stopBig.get(); i++) {
+          try {
+            if (cluster.cfAdd(bigKey, bigItem(i))) {
+              bigAcknowledged.add(i);
+            }
+          } catch (RuntimeException e) {
+            // not acknowledged: it may or may not have been applied
+          }
+          pause(200); // a few a second: each is 5 MiB through nodes of 256 MiB heaps
+        }
+      });
+      pause(300);
       nodes.kill(secondLeader);
+      int bigBeforeKill = bigAcknowledged.size();
       for (int i = 0; i < 200; i++) {
         String key = "key:" + i;
         assertThat(cluster.bfAdd(key, "after-" + i)).isTrue();
         acknowledged.put(key + "#after", "after-" + i);
+      }
+      long bigDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (bigAcknowledged.size() <= bigBeforeKill) { // the new leader acknowledges large writes too
+        assertThat(System.nanoTime()).as("a large write acknowledged after the kill").isLessThan(bigDeadline);
+        Thread.sleep(50);
+      }
+      stopBig.set(true);
+      bigWriter.join(120_000);
+      for (int i : bigAcknowledged) {
+        assertThat(cluster.cfExists(bigKey, bigItem(i))).as("acknowledged large write %d", i).isTrue();
       }
       assertThat(leaderPort(ports.get(0), 8192)).as("the first shard's view of the second's leader")
           .isNotEqualTo(secondLeader);
@@ -131,6 +159,12 @@ class ClusterIT {
           }
           while (!Long.valueOf(1).equals(follower.sendCommand(command("BF.EXISTS"), key, add.getValue()))) {
             assertThat(System.nanoTime()).as("the restarted node has " + add).isLessThan(deadline);
+            Thread.sleep(100);
+          }
+        }
+        for (int i : bigAcknowledged) {
+          while (!Long.valueOf(1).equals(follower.sendCommand(command("CF.EXISTS"), bigKey, bigItem(i)))) {
+            assertThat(System.nanoTime()).as("the restarted node has large write %d", i).isLessThan(deadline);
             Thread.sleep(100);
           }
         }
@@ -655,6 +689,11 @@ class ClusterIT {
       }
     }
     return Outcome.NOT_APPLIED;
+  }
+
+  /** Item {@code i} of the large writes: 5 MiB, more than one log entry takes. */
+  private static String bigItem(int i) {
+    return i + ":" + "x".repeat(5 << 20);
   }
 
   private static void pause(long millis) {

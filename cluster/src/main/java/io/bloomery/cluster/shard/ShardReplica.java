@@ -133,6 +133,11 @@ public final class ShardReplica implements Closeable {
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(logSegmentBytes));
+    // Ratis keeps the entries of up to 6 closed segments (200 MB) of each group in the heap by default, whatever the
+    // heap: with large writes on a node sized from a small maxmemory that alone fills it. Two segments' worth keeps
+    // what a follower a little behind needs; one further behind is sent entries read back from the segment files.
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(properties, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(properties, SizeInBytes.valueOf(2 * logSegmentBytes));
     RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
     // A follower appends each request's entries to its log in the request's own thread (Ratis's behaviour before
     // its "compose" option). With compose on, Ratis 3.3.0's default, a request whose first entry has the index of an
