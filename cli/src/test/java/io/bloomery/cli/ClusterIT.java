@@ -192,8 +192,8 @@ class ClusterIT {
           .hasMessage("ERR unknown subcommand 'NOSUCH'. Try CLUSTER HELP.");
       assertThatThrownBy(() -> node.sendCommand(command("EXISTS"), "a", "b"))
           .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
-      assertThatThrownBy(() -> node.sendCommand(command("BF.LOADCHUNK"), "k", "1", "x"))
-          .hasMessageContaining("not available on a cluster");
+      assertThatThrownBy(() -> node.sendCommand(command("BF.LOADCHUNK"), "k", "1", "BLMF and the rest of a file"))
+          .hasMessageContaining("BF.LOADCHUNK of a Bloomery file is not available on a cluster node");
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "RESHARD", "s0", "s0", "1"))
           .hasMessage("ERR a migration moves slots from one shard to another, not to s0");
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "RESHARD", "s0", "s9", "1"))

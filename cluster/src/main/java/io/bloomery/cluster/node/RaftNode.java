@@ -100,7 +100,6 @@ public final class RaftNode implements ClusterNode {
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   /** How long Ratis may take to write a group's snapshot for {@code SAVE}: a shard's filters can be gigabytes. */
   private static final Duration SNAPSHOT_WAIT = Duration.ofMinutes(10);
-  private static final Set<String> REFUSED = Set.of("bf.loadchunk");
 
   private final NodeIdentity me;
   private final ClusterGuards guarded;
@@ -356,7 +355,7 @@ public final class RaftNode implements ClusterNode {
    */
   @Override
   public boolean pipelines(CommandSpec spec, List<byte[]> argv) {
-    return ShardStateMachine.replicates(spec) && !REFUSED.contains(spec.name())
+    return ShardStateMachine.replicates(spec) && !ShardStateMachine.stagesAFile(argv)
         && !Dispatcher.keysOf(spec, argv).isEmpty();
   }
 
@@ -397,9 +396,9 @@ public final class RaftNode implements ClusterNode {
     if ("guard".equals(spec.group())) {
       return guard(spec, argv);
     }
-    if (REFUSED.contains(name)) {
-      return done(Reply.error("ERR " + name.toUpperCase(Locale.ROOT) + " is not available on a cluster node "
-          + "(docs/CLUSTER.md)"));
+    if (ShardStateMachine.stagesAFile(argv)) {
+      return done(Reply.error("ERR BF.LOADCHUNK of a Bloomery file is not available on a cluster node (docs/CLUSTER.md):"
+          + " RESTORE the key's DUMP instead; RedisBloom's chunks load"));
     }
     boolean write = ShardStateMachine.replicates(spec);
     boolean read = ShardStateMachine.reads(spec);
@@ -543,8 +542,8 @@ public final class RaftNode implements ClusterNode {
     for (int i = 0; i < commands.size(); i++) {
       CommandSpec spec = specs.get(i);
       List<Key> keys = Dispatcher.keysOf(spec, commands.get(i));
-      if (!(ShardStateMachine.replicates(spec) || ShardStateMachine.reads(spec)) || REFUSED.contains(spec.name())
-          || "guard".equals(spec.group()) || keys.isEmpty()) {
+      if (!(ShardStateMachine.replicates(spec) || ShardStateMachine.reads(spec))
+          || ShardStateMachine.stagesAFile(commands.get(i)) || "guard".equals(spec.group()) || keys.isEmpty()) {
         return done(Reply.error("EXECABORT Transaction discarded because of: " + spec.name().toUpperCase(Locale.ROOT)
             + " is not available in a transaction on a cluster node (keyed data commands only)"));
       }

@@ -156,13 +156,22 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   /**
    * Whether a shard's log carries {@code spec}: a command that changes the keyspace (the {@code write} flag), runs
    * to its end on the thread that applies it and means the same on every replica. Not: transactions (MULTI/EXEC run
-   * per connection), GUARD.* (its store commit is the truth, and only a leader may talk to the store), and
-   * BF.LOADCHUNK (a Bloomery file is staged in the receiving node's directory).
+   * per connection) and GUARD.* (its store commit is the truth, and only a leader may talk to the store).
+   * {@code BF.LOADCHUNK} is carried for RedisBloom's chunks only ({@link #stagesAFile}).
    */
   public static boolean replicates(CommandSpec spec) {
     return spec != null && spec.flags().contains(CommandSpec.Flag.WRITE)
-        && !spec.flags().contains(CommandSpec.Flag.NOMULTI) && !"guard".equals(spec.group())
-        && !spec.name().equals("bf.loadchunk");
+        && !spec.flags().contains(CommandSpec.Flag.NOMULTI) && !"guard".equals(spec.group());
+  }
+
+  /**
+   * Whether {@code argv} is a {@code BF.LOADCHUNK} that begins loading a Bloomery file (what {@code BF.SCANDUMP} of a
+   * fixed or blocked filter sends): a single node stages such a file in its own directory, per connection, which no
+   * log entry can replay alike on every replica, so a cluster refuses it; RedisBloom's chunks load through the log.
+   */
+  public static boolean stagesAFile(List<byte[]> argv) {
+    return argv.size() == 4 && name(argv).equalsIgnoreCase("bf.loadchunk")
+        && io.bloomery.server.persistence.load.FileLoads.isFileHeader(argv.get(3));
   }
 
   /** Whether {@code spec} only reads the keyspace (the {@code readonly} flag), so a replica may answer it alone. */
@@ -291,7 +300,8 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
           }
           continue;
         }
-        if (!replicates(spec) && !(commands.batch() && reads(spec))) { // a transaction's reads go with its writes
+        if (!replicates(spec) && !(commands.batch() && reads(spec)) || stagesAFile(argv)) {
+          // a transaction's reads go with its writes
           throw new IllegalArgumentException("a shard's log does not carry " + name(argv));
         }
         // A batch's sender checked each of its commands, except a reshard's batch of copies: one of RESTOREs only is

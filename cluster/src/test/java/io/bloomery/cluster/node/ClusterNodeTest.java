@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomery.server.BloomeryServer;
 import io.bloomery.server.ServerConfig;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -92,8 +93,19 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "COUNTKEYSINSLOT", "7629")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
-      assertThat(c.call("BF.LOADCHUNK", "k", "1", "x"))
-          .startsWith("-ERR BF.LOADCHUNK is not available on a cluster node");
+      assertThat(c.call("BF.RESERVE", "blocked", "0.01", "1000", "LAYOUT", "BLOCKED")).isEqualTo("+OK\r\n");
+      byte[] file = c.callBytes("BF.SCANDUMP".getBytes(StandardCharsets.UTF_8), "blocked".getBytes(
+          StandardCharsets.UTF_8), "0".getBytes(StandardCharsets.UTF_8));
+      int header = new String(file, StandardCharsets.ISO_8859_1).indexOf("\r\n$") + 3;
+      int length = Integer.parseInt(new String(file, StandardCharsets.ISO_8859_1).substring(header).split("\r\n")[0]);
+      byte[] chunk = java.util.Arrays.copyOfRange(file, header + Integer.toString(length).length() + 2,
+          header + Integer.toString(length).length() + 2 + length);
+      assertThat(c.callBytes("BF.LOADCHUNK".getBytes(StandardCharsets.UTF_8), "k9".getBytes(StandardCharsets.UTF_8),
+          "1".getBytes(StandardCharsets.UTF_8), chunk)).asString(StandardCharsets.UTF_8)
+          .startsWith("-ERR BF.LOADCHUNK of a Bloomery file is not available on a cluster node");
+      assertThat(c.call("EXISTS", "k9")).isEqualTo(":0\r\n");
+      assertThat(c.call("BF.LOADCHUNK", "k", "1", "x")).as("RedisBloom's chunks go through the log")
+          .isEqualTo("-ERR invalid offset - no link found\r\n");
       assertThat(c.call("GUARD.EXISTS", "g", "x")).as("run by the leader's own guards")
           .startsWith("-ERR no such guarded key");
       assertThat(c.call("GUARD.RESERVE", "g", "nope", "0.01", "100")).as("checked before the log")

@@ -198,8 +198,8 @@ class ClusterShardTest {
 
   /**
    * A write larger than one log entry (the {@code RESTORE} of a filter whose payload is 9.6 MB, a transaction of 5 MiB
-   * of items) goes through the shard's log in parts and applies at its last part, alike on every replica; the writes
-   * after it go on.
+   * of items, RedisBloom's {@code BF.LOADCHUNK} of that filter's chunks) goes through the shard's log in parts and
+   * applies at its last part, alike on every replica; the writes after it go on.
    */
   @Test
   void aWriteLargerThanOneLogEntryAppliesInPartsOnEveryReplica() throws Exception {
@@ -231,6 +231,19 @@ class ClusterShardTest {
       assertThat(c.call("EXEC")).as("its watched keys could change between its parts")
           .startsWith("-ERR a transaction under WATCH of " + (2 * (5 << 19) + 2 * 6 + 2 * 5) + " bytes");
       assertThat(c.call("BF.ADD", "copy", "after")).isEqualTo(":1\r\n");
+      // RedisBloom's SCANDUMP chunks load through the log too, a chunk larger than one entry in parts
+      long iterator = 0;
+      while (true) {
+        byte[] reply = c.callBytes(bytes("BF.SCANDUMP"), bytes("copy"), bytes(Long.toString(iterator)));
+        int lineEnd = indexOf(reply, 5);
+        iterator = Long.parseLong(new String(reply, 5, lineEnd - 5, StandardCharsets.US_ASCII));
+        if (iterator == 0) {
+          break;
+        }
+        byte[] chunk = bulk(java.util.Arrays.copyOfRange(reply, lineEnd + 2, reply.length));
+        assertThat(c.callBytes(bytes("BF.LOADCHUNK"), bytes("loaded"), bytes(Long.toString(iterator)), chunk))
+            .asString(StandardCharsets.US_ASCII).isEqualTo("+OK\r\n");
+      }
     }
     for (Topology.Node n : nodes) {
       try (RespConnection c = new RespConnection(n.port())) {
@@ -242,6 +255,8 @@ class ClusterShardTest {
             .isEqualTo(":1\r\n");
         assertThat(c.call("CF.COUNT", "items", second)).isEqualTo(":1\r\n");
         assertThat(c.call("BF.CARD", "copy")).isEqualTo(":" + (filter.insertedCount() + 1) + "\r\n");
+        assertThat(c.call("BF.MEXISTS", "loaded", "x", "after", "item-0")).isEqualTo("*3\r\n:1\r\n:1\r\n:1\r\n");
+        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(":" + (filter.insertedCount() + 1) + "\r\n");
       }
     }
   }
@@ -256,6 +271,15 @@ class ClusterShardTest {
     }
     int length = Integer.parseInt(new String(reply, 1, header - 1, StandardCharsets.US_ASCII));
     return java.util.Arrays.copyOfRange(reply, header + 2, header + 2 + length);
+  }
+
+  /** The index of the first CR at or after {@code from}. */
+  private static int indexOf(byte[] reply, int from) {
+    int i = from;
+    while (reply[i] != '\r') {
+      i++;
+    }
+    return i;
   }
 
   private static byte[] bytes(String s) {
