@@ -246,8 +246,7 @@ final class Proposals {
   private void sendPart(Proposal p, byte[] id, long started, byte[] whole, int offset) {
     RaftServer.Division division = leading();
     if (division == null) {
-      forward(p.elsewhere().get(), p.reply());
-      sendNext();
+      sendElsewhere(p);
       return;
     }
     int n = Math.min(Reshard.ENTRY_BYTES, whole.length - offset);
@@ -268,8 +267,7 @@ final class Proposals {
       } else if (failure == null && reply.getLeaderNotReadyException() != null && System.nanoTime() <= p.deadline()) {
         timer.schedule(() -> sendPart(p, id, started, whole, offset), RETRY_MILLIS, TimeUnit.MILLISECONDS);
       } else if (failure == null && reply.getNotLeaderException() != null) {
-        forward(p.elsewhere().get(), p.reply());
-        sendNext();
+        sendElsewhere(p);
       } else {
         Reply error = failure == null && reply.getLeaderNotReadyException() != null ? ShardErrors.leaderNotReady(shard)
             : ShardErrors.of(shard, reply, failure);
@@ -278,6 +276,12 @@ final class Proposals {
         sendNext();
       }
     });
+  }
+
+  /** A write in parts that meets another leader before its last part: nothing of it applied, it goes there whole. */
+  private void sendElsewhere(Proposal p) {
+    forward(p.elsewhere().get(), p.reply());
+    sendNext();
   }
 
   private static byte[] ascii(String s) {

@@ -363,14 +363,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       writes.forgetStampedBefore(command.timeMillis() - PART_WINDOW_MILLIS);
     }
     Reply reply = CommandClock.at(command.timeMillis(), () -> {
-      if (!command.batch()) {
-        return apply(command.argv());
-      }
-      List<Reply> replies = new ArrayList<>(command.commands().size());
-      for (List<byte[]> argv : command.commands()) {
-        replies.add(apply(argv));
-      }
-      return new Reply.Array(replies);
+      return command.batch() ? applyAll(command.commands()) : apply(command.argv());
     });
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     return CompletableFuture.completedFuture(message(reply));
@@ -379,6 +372,15 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   /** {@link #apply} at the leader's clock {@code timeMillis}, as an entry's command is: for tests of one replica. */
   Reply applyAt(long timeMillis, List<byte[]> argv) {
     return CommandClock.at(timeMillis, () -> apply(argv));
+  }
+
+  /** A batch's commands in order, nothing between them: the array of their replies. */
+  private Reply applyAll(List<List<byte[]>> commands) {
+    List<Reply> replies = new ArrayList<>(commands.size());
+    for (List<byte[]> argv : commands) {
+      replies.add(apply(argv));
+    }
+    return new Reply.Array(replies);
   }
 
   /** One command of an entry: a reshard's, or a client's unless its slot is frozen (a write) or gone. */
@@ -624,11 +626,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       return new Reply.Error("ERR " + PART + ": the parts do not make a request (" + e.getMessage()
           + "): nothing of the write was applied");
     }
-    List<Reply> replies = new ArrayList<>(request.commands().size());
-    for (List<byte[]> command : request.commands()) {
-      replies.add(apply(command));
-    }
-    return new Reply.Array(replies);
+    return applyAll(request.commands());
   }
 
   private static byte[] bytes(String s) {

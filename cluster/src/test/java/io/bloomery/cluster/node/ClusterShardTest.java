@@ -265,10 +265,7 @@ class ClusterShardTest {
   private static byte[] bulk(byte[] reply) {
     assertThat(reply[0]).as("a bulk string: %s", new String(reply, 0, Math.min(200, reply.length),
         StandardCharsets.UTF_8)).isEqualTo((byte) '$');
-    int header = 0;
-    while (reply[header] != '\r') {
-      header++;
-    }
+    int header = indexOf(reply, 0);
     int length = Integer.parseInt(new String(reply, 1, header - 1, StandardCharsets.US_ASCII));
     return java.util.Arrays.copyOfRange(reply, header + 2, header + 2 + length);
   }
