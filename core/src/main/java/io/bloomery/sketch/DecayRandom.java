@@ -19,10 +19,13 @@ public interface DecayRandom {
   /**
    * Called once by an update of {@code item} that is about to draw (one of its buckets holds another item's
    * fingerprint and must decay), before its first draw, with {@link TopK#count(byte[]) count(item)} as the sketch
-   * stood before the update; updates that draw nothing do not call it. A source whose draws must be a function of
-   * the sketch's state and the update (a server replaying its journal) reseeds here. Does nothing by default.
+   * stood before the update; updates that draw nothing do not call it. Returns the source the update draws from:
+   * by default this one. A source whose draws must be a function of the sketch's state and the update (a server
+   * replaying its journal) returns one seeded from them.
    */
-  default void beforeDraws(byte[] item, long countBefore) {}
+  default DecayRandom beforeDraws(byte[] item, long countBefore) {
+    return this;
+  }
 
   /**
    * glibc's {@code rand()} after {@code srand(seed)} (the TYPE_3 additive feedback generator,

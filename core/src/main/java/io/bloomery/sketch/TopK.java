@@ -96,8 +96,10 @@ public final class TopK implements Summary {
   private final double[] decayTable = new double[DECAY_LOOKUP_TABLE_SIZE];
   private final DecayRandom random;
 
-  private final int[] bucketFingerprints; // row-major, depth × width
-  private final int[] bucketCounts; // unsigned 32-bit
+  // Row-major, depth × width: a bucket's fingerprint in the low 32 bits, its unsigned count in the high 32, so that
+  // an update reads and writes one word (one cache line) per row instead of two.
+  private final long[] buckets;
+  private final int[] rowBuckets; // the bucket of each row for the update or count in progress (not thread-safe)
 
   private final int[] heapFingerprints;
   private final int[] heapCounts; // unsigned 32-bit
@@ -113,8 +115,8 @@ public final class TopK implements Summary {
       decayTable[i] = Math.pow(decay, i);
     }
     try {
-      bucketFingerprints = new int[width * depth];
-      bucketCounts = new int[width * depth];
+      buckets = new long[width * depth];
+      rowBuckets = new int[depth];
       heapFingerprints = new int[k];
       heapCounts = new int[k];
       heapItems = new byte[k][];
@@ -257,40 +259,43 @@ public final class TopK implements Summary {
     }
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
     long heapMin = heapCounts[0] & 0xFFFF_FFFFL;
-    int[] buckets = bucketsOf(item);
+    int[] rows = bucketsOf(item);
     boolean draws = false;
-    for (int bucket : buckets) {
-      draws |= bucketCounts[bucket] != 0 && bucketFingerprints[bucket] != fingerprint;
+    for (int row = 0; row < depth; row++) {
+      long bucket = buckets[rows[row]];
+      draws |= countOf(bucket) != 0 && fingerprintOf(bucket) != fingerprint;
     }
+    DecayRandom draw = random;
     if (draws && increment > 0) {
-      random.beforeDraws(item, countIn(buckets, item, fingerprint, heapMin));
+      draw = random.beforeDraws(item, countIn(rows, item, fingerprint, heapMin));
     }
     long maxCount = 0;
     for (int row = 0; row < depth; row++) {
-      int bucket = buckets[row];
-      long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
+      int index = rows[row];
+      long bucket = buckets[index];
+      long bucketCount = countOf(bucket);
       if (bucketCount == 0) {
-        bucketFingerprints[bucket] = fingerprint;
-        bucketCounts[bucket] = (int) increment;
+        buckets[index] = bucket(fingerprint, increment);
         maxCount = Math.max(maxCount, increment);
-      } else if (bucketFingerprints[bucket] == fingerprint) {
+      } else if (fingerprintOf(bucket) == fingerprint) {
         long updated = (bucketCount + increment) & 0xFFFF_FFFFL; // uint32 arithmetic, as in C
-        bucketCounts[bucket] = (int) updated;
+        buckets[index] = bucket(fingerprint, updated);
         maxCount = Math.max(maxCount, updated);
       } else {
+        int owner = fingerprintOf(bucket);
         for (long remaining = increment; remaining > 0; --remaining) {
-          double chance = random.nextChance();
+          double chance = draw.nextChance();
           if (chance < decayChance(bucketCount)) {
             --bucketCount;
             if (bucketCount == 0) {
-              bucketFingerprints[bucket] = fingerprint;
+              owner = fingerprint;
               bucketCount = remaining;
               maxCount = Math.max(maxCount, bucketCount);
               break;
             }
           }
         }
-        bucketCounts[bucket] = (int) bucketCount;
+        buckets[index] = bucket(owner, bucketCount);
       }
     }
     if (maxCount >= heapMin) {
@@ -400,22 +405,35 @@ public final class TopK implements Summary {
     return countIn(bucketsOf(item), item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
   }
 
-  /** The item's bucket in each row (row-major indexes into the bucket arrays). */
+  /** The item's bucket in each row (row-major indexes into {@link #buckets}), in {@link #rowBuckets}. */
   private int[] bucketsOf(byte[] item) {
-    int[] buckets = new int[depth];
+    int[] rows = rowBuckets;
     for (int row = 0; row < depth; row++) {
-      buckets[row] = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
+      rows[row] = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
     }
-    return buckets;
+    return rows;
+  }
+
+  private static int fingerprintOf(long bucket) {
+    return (int) bucket;
+  }
+
+  private static long countOf(long bucket) {
+    return bucket >>> 32;
+  }
+
+  private static long bucket(int fingerprint, long count) {
+    return count << 32 | (fingerprint & 0xFFFF_FFFFL);
   }
 
   /** {@link #count(byte[])} over the item's buckets (one per row), its fingerprint and the heap's minimum count. */
-  private long countIn(int[] buckets, byte[] item, int fingerprint, long heapMin) {
+  private long countIn(int[] rows, byte[] item, int fingerprint, long heapMin) {
     int listed = -1; // whether the item is in the heap, asked only when a bucket carries its fingerprint: 0 no, 1 yes
     long result = 0;
-    for (int bucket : buckets) {
-      if (bucketFingerprints[bucket] == fingerprint) {
-        long bucketCount = bucketCounts[bucket] & 0xFFFF_FFFFL;
+    for (int row = 0; row < depth; row++) {
+      long bucket = buckets[rows[row]];
+      if (fingerprintOf(bucket) == fingerprint) {
+        long bucketCount = countOf(bucket);
         if (listed < 0) {
           listed = heapSlotOf(item, fingerprint) >= 0 ? 1 : 0;
         }
@@ -495,12 +513,12 @@ public final class TopK implements Summary {
 
   /** The fingerprint of bucket {@code index} (row-major: row × width + column). */
   int bucketFingerprint(long index) {
-    return bucketFingerprints[Math.toIntExact(Objects.checkIndex(index, (long) bucketFingerprints.length))];
+    return fingerprintOf(buckets[Math.toIntExact(Objects.checkIndex(index, (long) buckets.length))]);
   }
 
   /** The unsigned count of bucket {@code index}. */
   long bucketCount(long index) {
-    return bucketCounts[Math.toIntExact(Objects.checkIndex(index, (long) bucketCounts.length))] & 0xFFFF_FFFFL;
+    return countOf(buckets[Math.toIntExact(Objects.checkIndex(index, (long) buckets.length))]);
   }
 
   /** The item in heap slot {@code slot} (a copy), or {@code null} if the slot is empty. */
@@ -527,9 +545,9 @@ public final class TopK implements Summary {
       throws IOException {
     checkParameters(k, width, depth, decay);
     TopK topK = new TopK((int) k, (int) width, (int) depth, decay, random);
-    for (int i = 0; i < topK.bucketCounts.length; i++) {
-      topK.bucketFingerprints[i] = state.nextBucketFingerprint();
-      topK.bucketCounts[i] = (int) checkCount(state.nextBucketCount(), "bucket " + i);
+    for (int i = 0; i < topK.buckets.length; i++) {
+      int fingerprint = state.nextBucketFingerprint();
+      topK.buckets[i] = bucket(fingerprint, checkCount(state.nextBucketCount(), "bucket " + i));
     }
     for (int slot = 0; slot < k; slot++) {
       byte[] item = state.nextHeapItem();
@@ -554,8 +572,7 @@ public final class TopK implements Summary {
   /** An independent copy of the sketch's state that draws decays from {@code random}. */
   public TopK copy(DecayRandom random) {
     TopK copy = new TopK(k, width, depth, decay, random);
-    System.arraycopy(bucketFingerprints, 0, copy.bucketFingerprints, 0, bucketFingerprints.length);
-    System.arraycopy(bucketCounts, 0, copy.bucketCounts, 0, bucketCounts.length);
+    System.arraycopy(buckets, 0, copy.buckets, 0, buckets.length);
     System.arraycopy(heapFingerprints, 0, copy.heapFingerprints, 0, k);
     System.arraycopy(heapCounts, 0, copy.heapCounts, 0, k);
     for (int i = 0; i < k; i++) {

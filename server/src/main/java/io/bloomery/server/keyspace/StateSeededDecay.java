@@ -4,15 +4,15 @@ import io.bloomery.hash.MurmurHash2;
 import io.bloomery.sketch.DecayRandom;
 
 /**
- * TOPK's decay source for the server: an update that must draw reseeds it from the item and the sketch's count for
- * the item before the update ({@link #beforeDraws}), so the decay decisions are a function of the sketch's state and
- * the command's arguments. Replaying the journal over a snapshot therefore reproduces every TOPK.ADD / TOPK.INCRBY
- * exactly, which a process-wide random (RedisBloom's {@code rand()}) could not.
+ * TOPK's decay source for the server: an update that must draw takes its draws from a source seeded by the item and
+ * the sketch's count for the item before the update ({@link #beforeDraws}), so the decay decisions are a function of
+ * the sketch's state and the command's arguments. Replaying the journal over a snapshot therefore reproduces every
+ * TOPK.ADD / TOPK.INCRBY exactly, which a process-wide random (RedisBloom's {@code rand()}) could not.
  *
- * <p>The draws after a reseed with {@code s} are those of {@code new SplittableRandom(s).nextDouble()} (SplitMix64
+ * <p>The draws of an update seeded with {@code s} are those of {@code new SplittableRandom(s).nextDouble()} (SplitMix64
  * with the golden gamma, 53 bits per double), computed in place: journals and replicas written by servers that
- * allocated a {@code SplittableRandom} per update replay to the same sketches. Per thread: a sketch's updates run
- * under its key's lock on one thread at a time.
+ * allocated a {@code SplittableRandom} per update replay to the same sketches. Stateless and shared by every sketch;
+ * each update's draws come from the source {@link #beforeDraws} returns, which only that update uses.
  */
 public final class StateSeededDecay implements DecayRandom {
   /** The source every TopK in the keyspace uses. */
@@ -21,12 +21,22 @@ public final class StateSeededDecay implements DecayRandom {
   private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
   private static final double DOUBLE_UNIT = 0x1.0p-53;
 
-  /** This thread's stream: the SplitMix64 state. */
-  private static final class Stream {
-    long seed;
-  }
+  /** One update's draws: the SplitMix64 state. */
+  private static final class Draws implements DecayRandom {
+    private long seed;
 
-  private static final ThreadLocal<Stream> CURRENT = ThreadLocal.withInitial(Stream::new);
+    Draws(long seed) {
+      this.seed = seed;
+    }
+
+    @Override
+    public double nextChance() {
+      long z = seed += GOLDEN_GAMMA;
+      z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+      z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+      return ((z ^ (z >>> 31)) >>> 11) * DOUBLE_UNIT;
+    }
+  }
 
   private StateSeededDecay() {}
 
@@ -36,16 +46,17 @@ public final class StateSeededDecay implements DecayRandom {
   }
 
   @Override
-  public void beforeDraws(byte[] item, long countBefore) {
-    CURRENT.get().seed = seedOf(item, countBefore);
+  public DecayRandom beforeDraws(byte[] item, long countBefore) {
+    return new Draws(seedOf(item, countBefore));
   }
 
+  /**
+   * Not a source of its own: a sketch draws only after {@link #beforeDraws}, from the source that returns.
+   *
+   * @throws IllegalStateException always
+   */
   @Override
   public double nextChance() {
-    Stream s = CURRENT.get();
-    long z = s.seed += GOLDEN_GAMMA;
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return ((z ^ (z >>> 31)) >>> 11) * DOUBLE_UNIT;
+    throw new IllegalStateException("the server's TOPK decay draws only from the source beforeDraws returns");
   }
 }
