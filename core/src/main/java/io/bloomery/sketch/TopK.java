@@ -99,7 +99,7 @@ public final class TopK implements Summary {
   // Row-major, depth × width: a bucket's fingerprint in the low 32 bits, its unsigned count in the high 32, so that
   // an update reads and writes one word (one cache line) per row instead of two.
   private final long[] buckets;
-  private final int[] rowBuckets; // the bucket of each row for the update or count in progress (not thread-safe)
+  private final int[] rowBuckets; // the bucket of each row for the update in progress (updates are serialized)
 
   private final int[] heapFingerprints;
   private final int[] heapCounts; // unsigned 32-bit
@@ -259,7 +259,7 @@ public final class TopK implements Summary {
     }
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
     long heapMin = heapCounts[0] & 0xFFFF_FFFFL;
-    int[] rows = bucketsOf(item);
+    int[] rows = bucketsOf(item, rowBuckets);
     boolean draws = false;
     for (int row = 0; row < depth; row++) {
       long bucket = buckets[rows[row]];
@@ -402,12 +402,12 @@ public final class TopK implements Summary {
   public long count(byte[] item) {
     Objects.requireNonNull(item, "item");
     int fingerprint = MurmurHash2.hash32(item, 0, item.length, FINGERPRINT_SEED);
-    return countIn(bucketsOf(item), item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
+    // an array of its own: counts may run side by side (readers under a shared lock), updates may not
+    return countIn(bucketsOf(item, new int[depth]), item, fingerprint, heapCounts[0] & 0xFFFF_FFFFL);
   }
 
-  /** The item's bucket in each row (row-major indexes into {@link #buckets}), in {@link #rowBuckets}. */
-  private int[] bucketsOf(byte[] item) {
-    int[] rows = rowBuckets;
+  /** The item's bucket in each row (row-major indexes into {@link #buckets}), written into {@code rows}. */
+  private int[] bucketsOf(byte[] item, int[] rows) {
     for (int row = 0; row < depth; row++) {
       rows[row] = row * width + MurmurHash2.reduce(MurmurHash2.hash32(item, 0, item.length, row), width);
     }
