@@ -105,6 +105,36 @@ class ClusterIT {
             .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + secondLeader);
       }
 
+      // a fixed filter's SCANDUMP (a Bloomery file) loaded through the cluster client into a key of the other shard:
+      // its leader stages the chunks, then sends the file whole through its shard's log
+      String source = "{" + secondShardKey + "}:blocked";
+      String copy = "file-copy";
+      for (int i = 0; HashSlot.of(copy.getBytes(StandardCharsets.UTF_8)) >= 8192; i++) {
+        copy = "file-copy-" + i;
+      }
+      String copyKey = copy;
+      assertThat(SafeEncoder.encode((byte[]) cluster.sendCommand(source, command("BF.RESERVE"), source, "0.01",
+          "10000", "LAYOUT", "BLOCKED"))).isEqualTo("OK");
+      List<String> fileItems = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        fileItems.add("file-item-" + i);
+      }
+      assertThat(cluster.bfMAdd(source, fileItems.toArray(String[]::new))).containsOnly(true);
+      int fileChunks = 0;
+      for (long iterator = 0; ; fileChunks++) {
+        Map.Entry<Long, byte[]> chunk = cluster.bfScanDump(source, iterator);
+        iterator = chunk.getKey();
+        if (iterator == 0) {
+          break;
+        }
+        assertThat(cluster.bfLoadChunk(copyKey, iterator, chunk.getValue())).isEqualTo("OK");
+      }
+      assertThat(fileChunks).as("a header, then the body").isEqualTo(2);
+      assertThat(cluster.bfMExists(copyKey, fileItems.toArray(String[]::new))).containsOnly(true);
+      assertThat(cluster.bfCard(copyKey)).isEqualTo(100L);
+      assertThatThrownBy(() -> cluster.bfLoadChunk("bad-file", 1, SafeEncoder.encode("BLMF and the rest of a file")))
+          .isInstanceOf(JedisDataException.class).hasMessageStartingWith("ERR invalid Bloomery file: ");
+
       // writes larger than one log entry (each sent in parts) to the second shard go on while its leader is killed
       String bigKey = "{" + secondShardKey + "}:big";
       List<Integer> bigAcknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -192,8 +222,6 @@ class ClusterIT {
           .hasMessage("ERR unknown subcommand 'NOSUCH'. Try CLUSTER HELP.");
       assertThatThrownBy(() -> node.sendCommand(command("EXISTS"), "a", "b"))
           .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
-      assertThatThrownBy(() -> node.sendCommand(command("BF.LOADCHUNK"), "k", "1", "BLMF and the rest of a file"))
-          .hasMessageContaining("BF.LOADCHUNK of a Bloomery file is not available on a cluster node");
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "RESHARD", "s0", "s0", "1"))
           .hasMessage("ERR a migration moves slots from one shard to another, not to s0");
       assertThatThrownBy(() -> node.sendCommand(command("CLUSTER"), "RESHARD", "s0", "s9", "1"))

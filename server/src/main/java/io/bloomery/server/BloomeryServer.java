@@ -80,8 +80,9 @@ public final class BloomeryServer implements AutoCloseable {
     ServerContext.Builder contexts = ServerContext.builder(keyspace, settings)
         .aclFile(config.aclfile())
         .transport(choice.kind().label(), config.ioThreads())
-        .fileLoads(persistent ? config.dir().resolve("loads") : null, config.appendonly(),
-            config.loadIdleTimeoutMillis());
+        // a cluster node stages Bloomery files it leads the keys of in its own directory too, journaling nothing
+        .fileLoads(persistent || config.clusterEnabled() ? config.dir().resolve("loads") : null,
+            config.appendonly() && !config.clusterEnabled(), config.loadIdleTimeoutMillis());
     ServerContext recovering = contexts.build();
     Durability durability;
     try {

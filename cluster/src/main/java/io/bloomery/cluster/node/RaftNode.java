@@ -116,6 +116,7 @@ public final class RaftNode implements ClusterNode {
   private final Map<String, RaftGroupId> groupIds = new ConcurrentHashMap<>();
   private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
+  private final ClusterFileLoads files;
   private volatile RaftClient metaClient;
   /** The metadata group's members {@link #metaClient} was made for. */
   private java.util.Collection<RaftPeer> metaClientPeers;
@@ -123,8 +124,9 @@ public final class RaftNode implements ClusterNode {
   private volatile boolean left;
 
   private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
-      Map<RaftGroupId, ShardStateMachine> shards, ClusterGuards guarded) {
+      Map<RaftGroupId, ShardStateMachine> shards, ClusterGuards guarded, ClusterFileLoads files) {
     this.guarded = guarded;
+    this.files = files;
     this.me = me;
     this.raft = raft;
     this.meta = meta;
@@ -278,7 +280,7 @@ public final class RaftNode implements ClusterNode {
   public static final class Provider implements ClusterNode.Provider {
     @Override
     public ClusterNode start(ServerConfig config, ServerContext context, GuardSets guards) throws IOException {
-      return RaftNode.start(config, context.settings(), guards);
+      return RaftNode.start(config, context.settings(), guards, new ClusterFileLoads(context.fileLoads()));
     }
   }
 
@@ -288,10 +290,12 @@ public final class RaftNode implements ClusterNode {
    *
    * @param settings the server's settings: the module defaults a leader stamps on the commands it accepts
    * @param guards the server's guarded keys, which from here on follow the declarations of the node's shard logs
+   * @param files the server's staging of Bloomery files, for the keys of the shard this node leads
    * @throws IOException if the identity does not match the options, the bus port cannot be bound, or the logs are
    *     damaged
    */
-  static RaftNode start(ServerConfig config, Settings settings, GuardSets guards) throws IOException {
+  static RaftNode start(ServerConfig config, Settings settings, GuardSets guards, ClusterFileLoads files)
+      throws IOException {
     String bind = config.bind().get(0);
     String host = config.clusterAnnounceIp();
     if (host == null) {
@@ -322,7 +326,7 @@ public final class RaftNode implements ClusterNode {
           + e.getMessage(), e);
     }
     LOG.info("cluster node {} ({}:{}, bus {}:{})", me.id(), me.host(), me.port(), me.busHost(), me.busPort());
-    RaftNode node = new RaftNode(me, raft, meta, shards, guarded);
+    RaftNode node = new RaftNode(me, raft, meta, shards, guarded, files);
     guarded.node(node);
     return node;
   }
@@ -355,8 +359,7 @@ public final class RaftNode implements ClusterNode {
    */
   @Override
   public boolean pipelines(CommandSpec spec, List<byte[]> argv) {
-    return ShardStateMachine.replicates(spec) && !ShardStateMachine.stagesAFile(argv)
-        && !Dispatcher.keysOf(spec, argv).isEmpty();
+    return ShardStateMachine.replicates(spec) && !files.handles(argv) && !Dispatcher.keysOf(spec, argv).isEmpty();
   }
 
   @Override
@@ -396,9 +399,8 @@ public final class RaftNode implements ClusterNode {
     if ("guard".equals(spec.group())) {
       return guard(spec, argv);
     }
-    if (ShardStateMachine.stagesAFile(argv)) {
-      return done(Reply.error("ERR BF.LOADCHUNK of a Bloomery file is not available on a cluster node (docs/CLUSTER.md):"
-          + " RESTORE the key's DUMP instead; RedisBloom's chunks load"));
+    if (files.handles(argv)) {
+      return fileChunk(client, argv, asking, System.nanoTime() + LEADER_WAIT.toNanos());
     }
     boolean write = ShardStateMachine.replicates(spec);
     boolean read = ShardStateMachine.reads(spec);
@@ -543,7 +545,7 @@ public final class RaftNode implements ClusterNode {
       CommandSpec spec = specs.get(i);
       List<Key> keys = Dispatcher.keysOf(spec, commands.get(i));
       if (!(ShardStateMachine.replicates(spec) || ShardStateMachine.reads(spec))
-          || ShardStateMachine.stagesAFile(commands.get(i)) || "guard".equals(spec.group()) || keys.isEmpty()) {
+          || files.handles(commands.get(i)) || "guard".equals(spec.group()) || keys.isEmpty()) {
         return done(Reply.error("EXECABORT Transaction discarded because of: " + spec.name().toUpperCase(Locale.ROOT)
             + " is not available in a transaction on a cluster node (keyed data commands only)"));
       }
@@ -707,6 +709,38 @@ public final class RaftNode implements ClusterNode {
       return elsewhere(shard, slot, asked, deadline, again);
     }
     return reply.thenCompose(r -> settle(r, shard, slot, deadline, again));
+  }
+
+  /**
+   * A chunk of a Bloomery file ({@link ClusterFileLoads}): staged here if this node leads the shard of its key (or,
+   * {@code asked}, the shard the key's slot is being moved to), else redirected like any write of the key; a later
+   * chunk of a load staged here while this node no longer leads abandons it. After the last chunk the whole file
+   * goes through the shard's log as one write, and a leader lost meanwhile abandons the load too (a redirection would
+   * send the last chunk alone to a node that staged none of it).
+   */
+  private CompletionStage<Reply> fileChunk(ClientState client, List<byte[]> argv, boolean asked, long deadline) {
+    Key key = Key.of(argv.get(1));
+    int slot = HashSlot.of(key.bytes());
+    Topology topology = meta.topology();
+    if (topology == null) {
+      files.abandon(key);
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard shard = shardFor(topology, slot, asked);
+    RaftServer.Division division = division(shard);
+    ShardStateMachine machine = division == null ? null : shards.get(division.getGroup().getGroupId());
+    if (division == null || machine == null || !division.getInfo().isLeader()) {
+      if (files.pending(key)) {
+        files.abandon(key);
+        return done(Reply.error(ClusterFileLoads.LEADER_LOST));
+      }
+      return elsewhere(shard, slot, asked, deadline, () -> fileChunk(client, argv, asked, deadline));
+    }
+    return files.chunk(client.id(), argv, machine,
+        file -> keyed(client, ClusterFileLoads.write(key.bytes(), file), slot, true, asked,
+            System.nanoTime() + LEADER_WAIT.toNanos())
+            .thenApply(r -> r instanceof Reply.Error e && (e.text().startsWith("MOVED ")
+                || e.text().startsWith("ASK ")) ? Reply.error(ClusterFileLoads.LEADER_LOST) : r));
   }
 
   /**

@@ -165,13 +165,15 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   }
 
   /**
-   * Whether {@code argv} is a {@code BF.LOADCHUNK} that begins loading a Bloomery file (what {@code BF.SCANDUMP} of a
-   * fixed or blocked filter sends): a single node stages such a file in its own directory, per connection, which no
-   * log entry can replay alike on every replica, so a cluster refuses it; RedisBloom's chunks load through the log.
+   * Whether {@code argv} is a {@code BF.LOADCHUNK} that begins loading a Bloomery file in more chunks than this one
+   * (what {@code BF.SCANDUMP} of a fixed or blocked filter sends): staging it in a node's own directory is no entry
+   * every replica can replay alike, so the log carries the file only whole, in one {@code BF.LOADCHUNK key 1 FILE},
+   * which the node leading the key's shard sends once it has every chunk. RedisBloom's chunks load through the log.
    */
   public static boolean stagesAFile(List<byte[]> argv) {
     return argv.size() == 4 && name(argv).equalsIgnoreCase("bf.loadchunk")
-        && io.bloomery.server.persistence.load.FileLoads.isFileHeader(argv.get(3));
+        && io.bloomery.server.persistence.load.FileLoads.isFileHeader(argv.get(3))
+        && !io.bloomery.server.persistence.load.FileLoads.isWholeFile(argv.get(3));
   }
 
   /** Whether {@code spec} only reads the keyspace (the {@code readonly} flag), so a replica may answer it alone. */
@@ -329,6 +331,16 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   public String refusal(CommandSpec spec) {
     long max = node.maxmemory();
     return max > 0 && spec.has(CommandSpec.Flag.DENYOOM) && keyspace.usedBytes() > max ? Errors.OOM : null;
+  }
+
+  /**
+   * {@link #refusal} of a command that makes a value of {@code bytes}: refused too when the shard's keys and that value
+   * would hold more than this node's {@code maxmemory}, as a single node admits a filter it allocates.
+   */
+  public String refusal(CommandSpec spec, long bytes) {
+    String refused = refusal(spec);
+    long max = node.maxmemory();
+    return refused != null || max <= 0 || keyspace.usedBytes() + bytes <= max ? refused : Errors.OOM;
   }
 
   /**
@@ -711,12 +723,19 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       return CompletableFuture.completedFuture(message(new Reply.Error(GONE)));
     }
     ClientState reader = new ClientState(0, "raft-read", "raft-read", 0, true);
+    Dispatcher.Outcome outcome;
     loading.readLock().lock();
     try {
-      return CompletableFuture.completedFuture(message(dispatcher.execute(reader, argv).reply()));
+      outcome = dispatcher.execute(reader, argv);
     } finally {
       loading.readLock().unlock();
     }
+    if (outcome.reply() == null && outcome.deferred() != null) {
+      // answered off the event loop: the last BF.SCANDUMP chunk of a large filter streams all of it for the CRC
+      return outcome.deferred().handle((r, failure) -> message(failure == null ? r
+          : new Reply.Error("ERR " + name(argv) + " failed: " + failure.getMessage()))).toCompletableFuture();
+    }
+    return CompletableFuture.completedFuture(message(outcome.reply()));
   }
 
   private static Message message(Reply reply) {

@@ -94,16 +94,50 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "7629", "10")).isEqualTo("*1\r\n$1\r\nk\r\n");
       assertThat(c.call("INFO", "cluster")).contains("cluster_enabled:1");
       assertThat(c.call("BF.RESERVE", "blocked", "0.01", "1000", "LAYOUT", "BLOCKED")).isEqualTo("+OK\r\n");
-      byte[] file = c.callBytes("BF.SCANDUMP".getBytes(StandardCharsets.UTF_8), "blocked".getBytes(
-          StandardCharsets.UTF_8), "0".getBytes(StandardCharsets.UTF_8));
-      int header = new String(file, StandardCharsets.ISO_8859_1).indexOf("\r\n$") + 3;
-      int length = Integer.parseInt(new String(file, StandardCharsets.ISO_8859_1).substring(header).split("\r\n")[0]);
-      byte[] chunk = java.util.Arrays.copyOfRange(file, header + Integer.toString(length).length() + 2,
-          header + Integer.toString(length).length() + 2 + length);
-      assertThat(c.callBytes("BF.LOADCHUNK".getBytes(StandardCharsets.UTF_8), "k9".getBytes(StandardCharsets.UTF_8),
-          "1".getBytes(StandardCharsets.UTF_8), chunk)).asString(StandardCharsets.UTF_8)
-          .startsWith("-ERR BF.LOADCHUNK of a Bloomery file is not available on a cluster node");
-      assertThat(c.call("EXISTS", "k9")).isEqualTo(":0\r\n");
+      String[] added = new String[202];
+      String[] probes = new String[402];
+      added[0] = "BF.MADD";
+      probes[0] = "BF.MEXISTS";
+      added[1] = "blocked";
+      for (int i = 0; i < 200; i++) {
+        added[i + 2] = "in-" + i;
+        probes[i + 2] = "in-" + i;
+        probes[i + 202] = "out-" + i;
+      }
+      assertThat(c.call(added)).startsWith("*200\r\n:1\r\n");
+      // a Bloomery file (the header, then the body): staged on the leader, then through the log whole
+      List<RespConnection.Chunk> file = c.scandump("blocked");
+      assertThat(file).hasSize(2);
+      for (RespConnection.Chunk chunk : file) {
+        assertThat(c.loadChunk("k9", chunk)).isEqualTo("+OK\r\n");
+      }
+      probes[1] = "blocked";
+      String expected = c.call(probes);
+      assertThat(expected).startsWith("*400\r\n" + ":1\r\n".repeat(200));
+      probes[1] = "k9";
+      assertThat(c.call(probes)).as("the loaded filter answers as its source, bit for bit").isEqualTo(expected);
+      assertThat(c.loadChunk("k9", file.get(0))).isEqualTo("-ERR item exists\r\n");
+      assertThat(c.callBytes("bf.LoadChunk".getBytes(StandardCharsets.UTF_8), "k10".getBytes(StandardCharsets.UTF_8),
+          "1".getBytes(StandardCharsets.UTF_8), file.get(0).data())).as("a name in any case")
+          .asString(StandardCharsets.UTF_8).isEqualTo("+OK\r\n");
+      assertThat(c.loadChunk("k10", new RespConnection.Chunk(file.get(1).iterator() + 7, file.get(1).data())))
+          .startsWith("-ERR invalid Bloomery file: chunk out of order");
+      assertThat(c.call("EXISTS", "k10")).as("an abandoned load creates nothing").isEqualTo(":0\r\n");
+      byte[] damaged = file.get(1).data().clone();
+      damaged[damaged.length / 2] ^= 0x10;
+      assertThat(c.loadChunk("k11", file.get(0))).isEqualTo("+OK\r\n");
+      assertThat(c.loadChunk("k11", new RespConnection.Chunk(file.get(1).iterator(), damaged)))
+          .as("every replica checks the file whole, its CRC-32C included").startsWith("-ERR invalid Bloomery file");
+      assertThat(c.call("EXISTS", "k11")).isEqualTo(":0\r\n");
+      byte[] huge = file.get(0).data().clone();
+      java.nio.ByteBuffer.wrap(huge, huge.length - 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1L << 31);
+      assertThat(c.loadChunk("k12", new RespConnection.Chunk(1, huge))).as("more than a cluster write takes")
+          .startsWith("-ERR a Bloomery file of a filter of ");
+      assertThat(c.call("CONFIG", "SET", "maxmemory", "1")).isEqualTo("+OK\r\n");
+      assertThat(c.loadChunk("k12", file.get(0))).isEqualTo("-OOM command not allowed when used memory > 'maxmemory'."
+          + "\r\n");
+      assertThat(c.call("CONFIG", "SET", "maxmemory", "0")).isEqualTo("+OK\r\n");
+      assertThat(c.call("EXISTS", "k12")).isEqualTo(":0\r\n");
       assertThat(c.call("BF.LOADCHUNK", "k", "1", "x")).as("RedisBloom's chunks go through the log")
           .isEqualTo("-ERR invalid offset - no link found\r\n");
       assertThat(c.call("GUARD.EXISTS", "g", "x")).as("run by the leader's own guards")

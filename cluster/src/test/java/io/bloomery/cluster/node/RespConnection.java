@@ -60,6 +60,40 @@ final class RespConnection implements AutoCloseable {
     return reply.toByteArray();
   }
 
+  /** {@code BF.SCANDUMP} of {@code key} to its end: each chunk as {@code BF.LOADCHUNK} takes it, iterator and data. */
+  List<Chunk> scandump(String key) throws IOException {
+    List<Chunk> chunks = new ArrayList<>();
+    long iterator = 0;
+    while (true) {
+      byte[] reply = callBytes(ascii("BF.SCANDUMP"), ascii(key), ascii(Long.toString(iterator)));
+      String text = new String(reply, StandardCharsets.ISO_8859_1);
+      if (!text.startsWith("*2\r\n:")) {
+        throw new IOException("not a BF.SCANDUMP reply: " + text.substring(0, Math.min(200, text.length())));
+      }
+      int lineEnd = text.indexOf('\r', 5);
+      iterator = Long.parseLong(text.substring(5, lineEnd));
+      if (iterator == 0) {
+        return chunks;
+      }
+      int lengthEnd = text.indexOf('\r', lineEnd + 3);
+      int length = Integer.parseInt(text.substring(lineEnd + 3, lengthEnd));
+      chunks.add(new Chunk(iterator, java.util.Arrays.copyOfRange(reply, lengthEnd + 2, lengthEnd + 2 + length)));
+    }
+  }
+
+  /** {@code BF.LOADCHUNK key iterator data} of {@code chunk}: its reply. */
+  String loadChunk(String key, Chunk chunk) throws IOException {
+    return new String(callBytes(ascii("BF.LOADCHUNK"), ascii(key), ascii(Long.toString(chunk.iterator())),
+        chunk.data()), StandardCharsets.UTF_8);
+  }
+
+  /** One chunk of {@code BF.SCANDUMP}. */
+  record Chunk(long iterator, byte[] data) {}
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
   private static void encode(ByteArrayOutputStream cmd, byte[][] args) {
     cmd.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
     for (byte[] a : args) {

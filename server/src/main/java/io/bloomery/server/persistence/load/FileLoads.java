@@ -218,6 +218,28 @@ public final class FileLoads implements AutoCloseable {
     return iterator == 0 && startsWith(data, LOADED_MARKER);
   }
 
+  /**
+   * Whether {@code chunk} is a Bloomery file whole, as its header tells its length (what a single {@code BF.LOADCHUNK}
+   * record replays alike anywhere); {@code false} for a header chunk that more chunks must follow, and for anything
+   * that is not a file's beginning.
+   */
+  public static boolean isWholeFile(byte[] chunk) {
+    if (!isFileHeader(chunk) || chunk.length < FIXED_PREFIX) {
+      return false;
+    }
+    int header = headerLength(chunk);
+    return chunk.length >= header + 4L && Long.compareUnsigned(bodyLength(chunk, header), chunk.length - header - 4L) == 0;
+  }
+
+  /** The body length, unsigned, that a header of {@code header} bytes ends with. */
+  private static long bodyLength(byte[] chunk, int header) {
+    long body = 0;
+    for (int i = 7; i >= 0; i--) {
+      body = body << 8 | (chunk[header - 8 + i] & 0xFF);
+    }
+    return body;
+  }
+
   /** The length of the envelope header (through the body length) of the file that {@code chunk} begins. */
   static int headerLength(byte[] chunk) {
     if (chunk.length < FIXED_PREFIX) {
@@ -398,10 +420,7 @@ public final class FileLoads implements AutoCloseable {
     if (chunk[7] != 0) {
       throw invalid("flags must be 0");
     }
-    long body = 0;
-    for (int i = 7; i >= 0; i--) {
-      body = body << 8 | (chunk[header - 8 + i] & 0xFF);
-    }
+    long body = bodyLength(chunk, header);
     long maxBody = classic ? MAX_CLASSIC_BODY : scaling ? MAX_SCALING_BODY : MAX_BLOCKED_BODY;
     int minBody = scaling ? SCALING_FIXED : BODY_FIXED;
     if (body < minBody || body > maxBody) {
@@ -526,6 +545,34 @@ public final class FileLoads implements AutoCloseable {
       return true;
     } catch (RejectedExecutionException e) {
       return false;
+    }
+  }
+
+  /**
+   * Claims {@code f} and reads its staged file back whole, for a caller that installs it elsewhere (a cluster node
+   * sends it through its shard's log, whose every replica parses it); the load's accounting and staging file go
+   * whatever happens.
+   *
+   * @throws LoadException if it was cancelled meanwhile (a new header, its connection or the server closed), is
+   *     larger than one array holds, or cannot be read
+   */
+  public byte[] takeStaged(Finish f) {
+    try {
+      claim(f);
+      if (f.p.total > Integer.MAX_VALUE - 8) {
+        throw new LoadException("ERR a Bloomery file of " + f.p.total + " bytes cannot be read back into one array");
+      }
+      byte[] file = Files.readAllBytes(f.p.part);
+      if (file.length != f.p.total) {
+        throw new LoadException("ERR cannot read the staged load back: " + file.length + " of its " + f.p.total
+            + " bytes are on disk");
+      }
+      return file;
+    } catch (IOException e) {
+      throw new LoadException("ERR cannot read the staged load back: " + e.getMessage());
+    } finally {
+      finishing.remove(f.key, f);
+      release(f.p, true);
     }
   }
 
