@@ -326,11 +326,13 @@ class ClusterGuardIT {
 
   /**
    * Six nodes, two shards of three: {@code bloomery cluster reshard} of the highest 1000 slots of the first shard,
-   * among them the guarded key's, is refused naming the key, which its shard's leader still serves, the shard
-   * keeping all its slots.
+   * among them the guarded key's, moves the key with them while a client keeps adding to it. Afterwards the second
+   * shard's leader answers for it: every item acknowledged before, during and after the move is there, an item added
+   * before answers 0 when added again (exactly once, decided by the store), and the replication slots of the key are
+   * the second shard's three nodes' only (the first shard's nodes dropped theirs; the rows stayed in the store).
    */
   @Test
-  void reshardOfASlotHoldingAGuardedKeyIsRefused() throws Exception {
+  void reshardMovesAGuardedKeyWithItsSlotWhileItIsWritten() throws Exception {
     System.out.printf("ClusterGuardIT: reshard test, nodes under %s%n", dir);
     String url = PostgresCluster.shared().createDatabase();
     nodes = new ClusterNodes(dir, List.of("--store", "main=" + url, "--guard-timeout", "2000"));
@@ -340,29 +342,89 @@ class ClusterGuardIT {
     Run created = nodes.create(3, addresses);
     assertThat(created.status()).as(created.toString()).isZero();
     assertThat(SLOT).as("the key's slot is among the first shard's highest 1000 (0-8191)").isBetween(7192, 8191);
-    try (LeaderClient client = new LeaderClient("reshard")) {
-      assertThat(text(client.call("GUARD.RESERVE", KEY, "main", "0.01", "1000"))).isEqualTo("OK");
+    List<String> acknowledged = Collections.synchronizedList(new ArrayList<>());
+    try (LeaderClient client = new LeaderClient("reserve")) {
+      assertThat(text(client.call("GUARD.RESERVE", KEY, "main", "0.01", "100000"))).isEqualTo("OK");
       assertThat(client.call("GUARD.ADD", KEY, "before-the-reshard")).isEqualTo(1L);
+      acknowledged.add("before-the-reshard");
     }
+    awaitSlots(url, "the first shard's replication slots", s -> s.size() == 3);
 
-    Run refused = nodes.cli("cluster", "reshard", "--from", "0", "--to", "1", "--slots", "1000", addresses[5]);
-    assertThat(refused.status()).as("the reshard of the guarded key's slot: %s", refused).isNotZero();
-    assertThat(refused.out() + refused.err()).as("the refusal names the guarded key").contains(KEY)
-        .contains("nothing was moved");
-    try (LeaderClient client = new LeaderClient("after the refusal")) {
-      assertThat(client.call("GUARD.EXISTS", KEY, "before-the-reshard")).as("the key after the refused reshard")
-          .isEqualTo(List.of(1L, 1L, 1L));
-      assertThat(client.call("GUARD.ADD", KEY, "after-the-reshard")).isEqualTo(1L);
-    }
+    AtomicBoolean running = new AtomicBoolean(true);
+    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    Thread writer = Thread.ofPlatform().name("reshard-writer").start(() -> {
+      try (LeaderClient client = new LeaderClient("writer")) {
+        for (int i = 0; running.get() && i < MAX_REQUESTS; i++) {
+          Object answer = client.call("GUARD.ADD", KEY, "during-" + i);
+          if (!Long.valueOf(1).equals(answer)) {
+            failures.add("during-" + i + " answered " + describe(answer));
+          }
+          acknowledged.add("during-" + i);
+          sleep(5);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException | AssertionError e) {
+        failures.add(e.toString());
+      }
+    });
+    // a reader asks for the last acknowledged item, over and over, through the move: never "absent"
+    ConcurrentLinkedQueue<String> missedReads = new ConcurrentLinkedQueue<>();
+    AtomicLong reads = new AtomicLong();
+    Thread reader = Thread.ofPlatform().name("reshard-reader").start(() -> {
+      try (LeaderClient client = new LeaderClient("reader")) {
+        while (running.get()) {
+          String item = acknowledged.get(acknowledged.size() - 1); // acknowledged before this read began
+          Object answer = client.call("GUARD.EXISTS", KEY, item);
+          reads.incrementAndGet();
+          if (!(answer instanceof List<?> v) || v.isEmpty() || !Long.valueOf(1).equals(v.get(0))) {
+            missedReads.add(item + " " + describe(answer));
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException | AssertionError e) {
+        failures.add("reader: " + e);
+      }
+    });
+    await("the writer acknowledged 20 items", () -> acknowledged.size() > 20 || !writer.isAlive());
+    Run moved = nodes.cli("cluster", "reshard", "--from", "0", "--to", "1", "--slots", "1000", addresses[5]);
+    assertThat(moved.status()).as("the reshard of the guarded key's slot: %s", moved).isZero();
+    assertThat(moved.out()).contains("moved 1000 slots");
+    int atMove = acknowledged.size();
+    await("the writer acknowledged 20 items after the move", () -> acknowledged.size() > atMove + 20
+        || !writer.isAlive());
+    running.set(false);
+    writer.join(TimeUnit.SECONDS.toMillis(REQUEST_SECONDS * 2));
+    reader.join(TimeUnit.SECONDS.toMillis(REQUEST_SECONDS * 2));
+    assertThat(failures).as("the writer's wrong answers and failures").isEmpty();
+    assertThat(missedReads).as("reads (of %d) that answered an acknowledged item absent", reads.get()).isEmpty();
+
     Run status = nodes.cli("cluster", "status", addresses[0]);
     assertThat(status.status()).as(status.toString()).isZero();
-    assertThat(status.out()).as("the first shard keeps its slots").contains("shard 0  slots 0-8191")
-        .as("and no migration is left recorded").doesNotContain("reshard under way");
-    Run other = nodes.cli("cluster", "reshard", "--from", "0", "--to", "1", "--slots", "100", addresses[5]);
-    assertThat(other.status()).as("a reshard of slots without guarded keys still runs: %s", other).isZero();
-    assertThat(other.out()).contains("moved 100 slots");
-    System.out.printf("ClusterGuardIT: refused: %s%nstatus after the refusal:%n%s", refused.err().strip(),
-        status.out());
+    assertThat(status.out()).contains("slots 0-7191").doesNotContain("reshard under way");
+    int leader = leaderNamedBy(ports.get(0), SLOT);
+    assertThat(ports.subList(3, 6)).as("the key's slot is led by a node of the second shard").contains(leader);
+    try (LeaderClient client = new LeaderClient("after the reshard")) {
+      List<String> all = List.copyOf(acknowledged);
+      assertThat(client.existsAll(all)).as("acknowledged items (%d) missing after the move", all.size()).isEmpty();
+      assertThat(client.call("GUARD.ADD", KEY, "before-the-reshard")).as("added before: exactly once").isEqualTo(0L);
+      assertThat(client.call("GUARD.ADD", KEY, "after-the-reshard")).isEqualTo(1L);
+    }
+    try (Jedis first = new Jedis("127.0.0.1", ports.get(0), 10_000)) {
+      assertThatThrownBy(() -> first.sendCommand(command("GUARD.EXISTS"), KEY, "before-the-reshard"))
+          .isInstanceOf(JedisMovedDataException.class).hasMessage("MOVED " + SLOT + " 127.0.0.1:" + leader);
+    }
+    Set<String> secondShard = new java.util.HashSet<>();
+    for (int port : ports.subList(3, 6)) {
+      try (Jedis j = new Jedis("127.0.0.1", port, 10_000)) {
+        secondShard.add(text(j.sendCommand(command("CLUSTER"), "MYID")).substring(0, 12));
+      }
+    }
+    List<String> slots = awaitSlots(url, "the second shard's replication slots only", s -> s.size() == 3
+        && s.stream().allMatch(n -> secondShard.contains(n.substring(n.length() - 12))));
+    System.out.printf("ClusterGuardIT: %d items acknowledged and %d reads through the move; slots after it %s%n%s",
+        acknowledged.size(), reads.get(), slots, moved.out());
   }
 
   private static boolean sleep(long millis) throws InterruptedException {

@@ -57,6 +57,15 @@ final class ClusterGuards implements GuardSets.Leadership {
       }
 
       @Override
+      public String state(Key key) {
+        io.bloomery.server.command.guard.GuardedKeyHealth h = guards.health(key);
+        if (h == null) {
+          return "not opened on this node";
+        }
+        return h.built() ? GuardDeclarations.READY : h.state();
+      }
+
+      @Override
       public void replaced(Map<Key, GuardDeclarations.Declaration> all) {
         Set<Key> mine = keysOf(group);
         for (Key k : Set.copyOf(mine)) {

@@ -623,7 +623,11 @@ public final class RaftNode implements ClusterNode {
     java.util.function.Supplier<CompletionStage<Reply>> again = () -> guardAt(name, argv, key, slot, deadline);
     if (!name.equals("guard.reserve") && !name.equals("guard.drop") && !name.equals("guard.rebuild")) {
       // run by this server's own handler, which cannot wait for a leader: MOVED, or CLUSTERDOWN while none leads
-      return leads ? null : elsewhere(shard, slot, false, System.nanoTime(), again);
+      if (!leads) {
+        return elsewhere(shard, slot, false, System.nanoTime(), again);
+      }
+      ShardStateMachine machine = shards.get(division.getGroup().getGroupId());
+      return machine != null && machine.gone(slot) ? movedOnceRecorded(shard, slot, deadline) : null;
     }
     if (!leads) {
       return elsewhere(shard, slot, false, deadline, again);
@@ -657,6 +661,27 @@ public final class RaftNode implements ClusterNode {
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A command of a guarded key whose slot a reshard moved away from {@code from}, a shard this node leads: the key
+   * went with it (its target answers for it now), so the command is redirected to where the topology records the
+   * slot once it does ({@code TRYAGAIN} if that does not come by {@code deadline}: the node running the reshard
+   * died between the two; running it again records it).
+   */
+  private CompletionStage<Reply> movedOnceRecorded(Topology.Shard from, int slot, long deadline) {
+    Topology topology = meta.topology();
+    if (topology == null) {
+      return done(Reply.error("CLUSTERDOWN Hash slot not served"));
+    }
+    Topology.Shard owner = topology.shardOf(slot);
+    if (!owner.name().equals(from.name())) {
+      return elsewhere(owner, slot, false, deadline, () -> movedOnceRecorded(from, slot, deadline));
+    }
+    if (System.nanoTime() > deadline) {
+      return done(Reply.error("TRYAGAIN slot " + slot + " is being moved to another shard: try again"));
+    }
+    return later(() -> movedOnceRecorded(from, slot, deadline));
   }
 
   /** The term in which this node leads the shard of {@code key}, or -1 if it does not lead it. */
@@ -1450,6 +1475,11 @@ public final class RaftNode implements ClusterNode {
    * The topology as the metadata group has committed it, read through its leader (linearizable: this node's own
    * replica may not have applied the latest change yet); {@code null} before the cluster is created.
    */
+  /** How long a guarded key's build may take before GUARD.RESERVE, or a reshard that moves it, stops waiting. */
+  long guardBuildTimeoutMillis() {
+    return guarded.guards().buildTimeoutMillis();
+  }
+
   Topology committedTopology() throws IOException {
     String text = metaClient().io().sendReadOnly(MetaStateMachine.TOPOLOGY_QUERY).getMessage().getContent()
         .toStringUtf8();

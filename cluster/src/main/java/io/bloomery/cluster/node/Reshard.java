@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -20,20 +21,27 @@ import org.slf4j.LoggerFactory;
  * The topology in the metadata group first records the migration (slots S of shard A going to shard B); A keeps
  * serving S. Then, a step of up to STEP slots at a time, through the shards' own Raft logs:
  *
- *   1. A: cluster.freeze S   from here on A's log refuses writes to S (the node holds them and retries; reads go on)
- *                            and answers the names of S's keys as of that point in A's log
- *   2. B: cluster.import S   S is neither frozen nor gone on B (it may have left B in an earlier reshard)
- *   3. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
+ *   1. B: cluster.import S   S is neither frozen nor gone on B (it may have left B in an earlier reshard)
+ *   2. the guarded keys of S: their declarations read on A (cluster.guarded), declared on B through its log
+ *                            (cluster.guard ADOPT), and waited for until B's leader has built them from their store,
+ *                            which is their only copy: A serves them meanwhile
+ *   3. A: cluster.freeze S   from here on A's log refuses writes to S, and declaration changes of S's guarded keys
+ *                            (the node holds them and retries; reads go on), and answers the names of S's keys as of
+ *                            that point in A's log; the guarded keys are read again and B made to match
+ *   4. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
  *                            RESTORE ... REPLACE ABSTTL of each through B's log (up to 3 MiB of them per entry; a
  *                            larger key in parts of 3 MiB, one entry each: cluster.stage, the last part restoring it)
- *   4. A: cluster.drop S     S's keys are deleted on A, and A's log refuses every command of S from here on: the
- *                            node holds such a command until 5, then answers MOVED (ASK to B, whose copy is
- *                            complete, if 5 does not come within a second: the node running the reshard died)
- *   5. the metadata group records S as B's: every node answers MOVED to B
+ *   5. A: cluster.drop S     S's keys are deleted on A, its guarded keys dropped, and A's log refuses every command
+ *                            of S from here on: the node holds such a command until 6, then answers MOVED (ASK to B,
+ *                            whose copy is complete, if 6 does not come within a second: the node running the
+ *                            reshard died)
+ *   6. the metadata group records S as B's: every node answers MOVED to B
  *
  * and the next step begins; the last step ends the migration. Since a write to S is applied on A
  * only before the freeze (and so is in the copy) and on B only after the drop (and so after the copy), each write
- * is applied once, on the copy that stays. Each step is idempotent: run again after it stopped anywhere (the node
+ * is applied once, on the copy that stays. A guarded key's adds are decided by its store's unique index wherever
+ * they run, and B's leader fences its filter against the store before its first lookup, so neither shard's answers
+ * depend on which one served the key when. Each step is idempotent: run again after it stopped anywhere (the node
  * running it died), a gone slot has no keys left to copy, a frozen one is copied again whole (RESTORE REPLACE), so
  * `bloomery cluster reshard` just finishes the migration the topology records. The frozen and gone slots are in
  * every replica's state and snapshot, so a leader change or a restart changes none of this.
@@ -87,10 +95,6 @@ final class Reshard {
       } catch (IllegalArgumentException e) {
         return Reply.error("ERR " + e.getMessage());
       }
-      String guarded = guardedKeys(t, next.migration());
-      if (guarded != null) {
-        return Reply.error("ERR " + guarded + "; nothing was moved");
-      }
       String answer = text(node.metaClient().io().send(MetaStateMachine.slotsEntry(t, next)));
       if (!answer.equals("OK")) {
         return Reply.error(answer);
@@ -101,24 +105,6 @@ final class Reshard {
     } catch (IOException | RuntimeException e) {
       LOG.warn("reshard failed", e);
       return Reply.error("ERR the reshard stopped: " + e.getMessage() + " (run it again to finish it)");
-    }
-  }
-
-  /**
-   * Why migration {@code m} cannot run, or {@code null}: a guarded key in its slots does not move between shards
-   * (each replica's guard follows the store under a slot of the node's own; the source's log refuses the freeze too).
-   */
-  private static String guardedKeys(Topology t, Topology.Migration m) throws IOException {
-    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300)) {
-      Reply found = call(source, false, command(ShardStateMachine.GUARDED, m.slotList()));
-      if (!(found instanceof Reply.Array keys)) {
-        throw new ReshardException("shard " + m.from() + " did not list its guarded keys: " + found);
-      }
-      if (keys.elements().isEmpty()) {
-        return null;
-      }
-      return ShardStateMachine.guardedRefusal(io.bloomery.server.keyspace.Key.of(
-          ((Reply.Bulk) keys.elements().get(0)).bytes()), keys.elements().size());
     }
   }
 
@@ -133,7 +119,7 @@ final class Reshard {
         RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
       for (int at = 0; at < all.length; at += STEP) {
         int[] step = Arrays.copyOfRange(all, at, Math.min(all.length, at + STEP));
-        keys += move(source, target, m, step);
+        keys += move(source, target, m, step, node.guardBuildTimeoutMillis());
         current = record(current, m, step);
       }
     }
@@ -169,16 +155,34 @@ final class Reshard {
     }
   }
 
-  /** One step: freeze, import, copy every key, drop. Returns the number of keys copied. */
-  private static long move(RaftClient source, RaftClient target, Topology.Migration m, int[] slots)
-      throws IOException {
+  /**
+   * One step: import, declare the guarded keys on the target (built there from their store while the source still
+   * serves them), freeze, declare them again as the frozen source has them, copy every key, drop. Returns the number
+   * of keys moved.
+   */
+  private static long move(RaftClient source, RaftClient target, Topology.Migration m, int[] slots,
+      long guardBuildMillis) throws IOException {
+    expect(call(target, true, command(ShardStateMachine.IMPORT, slots)), m.to());
+    Map<String, List<byte[]>> early = guarded(source, m, slots);
+    adopt(target, m, early.values(), guardBuildMillis);
     Reply frozen = call(source, true, command(ShardStateMachine.FREEZE, slots));
     if (!(frozen instanceof Reply.Array keys)) {
       throw new ReshardException("shard " + m.from() + " did not freeze slots " + slots[0] + "..: " + frozen);
     }
     long copied = 0;
     try {
-      expect(call(target, true, command(ShardStateMachine.IMPORT, slots)), m.to());
+      // the freeze holds GUARD.RESERVE and DROP of these slots: this is the declarations' last word
+      Map<String, List<byte[]>> declared = guarded(source, m, slots);
+      for (Map.Entry<String, List<byte[]>> e : early.entrySet()) {
+        List<byte[]> now = declared.get(e.getKey());
+        if (now == null || !sameArguments(now, e.getValue())) {
+          // dropped (or dropped and reserved again otherwise) before the freeze: the target follows the source
+          expect(call(target, true, List.of(bytes(ShardStateMachine.GUARD), bytes("DROP"), e.getValue().get(2))),
+              m.to());
+        }
+      }
+      adopt(target, m, declared.values(), guardBuildMillis);
+      copied += declared.size();
       List<byte[]> names = new ArrayList<>();
       for (Reply name : keys.elements()) {
         names.add(((Reply.Bulk) name).bytes());
@@ -231,6 +235,75 @@ final class Reshard {
       throw new ReshardException("shard " + m.from() + " did not drop slots " + slots[0] + "..: " + dropped);
     }
     return copied;
+  }
+
+  /**
+   * The guarded keys of {@code slots} on the source, by name: each as the {@code cluster.guard ADOPT} command that
+   * declares it alike on the target.
+   */
+  private static Map<String, List<byte[]>> guarded(RaftClient source, Topology.Migration m, int[] slots)
+      throws IOException {
+    Reply found = call(source, false, command(ShardStateMachine.GUARDED, slots));
+    if (!(found instanceof Reply.Array keys)) {
+      throw new ReshardException("shard " + m.from() + " did not list its guarded keys: " + found);
+    }
+    Map<String, List<byte[]>> adopts = new java.util.LinkedHashMap<>();
+    for (Reply key : keys.elements()) {
+      List<Reply> d = ((Reply.Array) key).elements();
+      List<byte[]> adopt = new ArrayList<>(List.of(bytes(ShardStateMachine.GUARD), bytes("ADOPT")));
+      for (Reply field : d) {
+        adopt.add(((Reply.Bulk) field).bytes());
+      }
+      adopts.put(java.util.HexFormat.of().formatHex(adopt.get(2)), adopt);
+    }
+    return adopts;
+  }
+
+  private static boolean sameArguments(List<byte[]> a, List<byte[]> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!Arrays.equals(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Declares {@code adopts} (guarded keys) through the target's log, then waits until its leader's node has built
+   * each from its store, {@code buildMillis} at most: a key leaves its source only once the target answers for it.
+   */
+  private static void adopt(RaftClient target, Topology.Migration m, java.util.Collection<List<byte[]>> adopts,
+      long buildMillis) throws IOException {
+    for (List<byte[]> adopt : adopts) {
+      expect(call(target, true, adopt), m.to());
+    }
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(buildMillis);
+    for (List<byte[]> adopt : adopts) {
+      byte[] key = adopt.get(2);
+      while (true) {
+        Reply state = call(target, false, List.of(bytes(ShardStateMachine.GUARD_READY), key));
+        if (state instanceof Reply.Bulk b && new String(b.bytes(), StandardCharsets.UTF_8).equals(
+            io.bloomery.cluster.shard.GuardDeclarations.READY)) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new ReshardException("guarded key '" + io.bloomery.server.resp.ClientText.escape(
+              new String(key, StandardCharsets.UTF_8)) + "' is not built on shard " + m.to() + "'s leader after "
+              + buildMillis + " ms (" + (state instanceof Reply.Bulk b ? new String(b.bytes(), StandardCharsets.UTF_8)
+              : state) + "); its source still serves it: run the reshard again once it is (GUARD.INFO there shows"
+              + " it)");
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while waiting for guarded keys to be built", e);
+        }
+      }
+    }
   }
 
   /** The copies in {@code restores}, as one entry of the target's log; {@code restores} is emptied. */

@@ -40,6 +40,11 @@ public final class GuardDeclarations implements GuardedKeys {
     /** A snapshot replaced every declaration with {@code all}. */
     void replaced(Map<Key, Declaration> all);
 
+    /** Whether this node's guard of a declared {@code key} is built: {@code ready}, or what it is doing instead. */
+    default String state(Key key) {
+      return READY;
+    }
+
     /** A replica whose node serves no guarded keys (tests of one replica). */
     Listener NONE = new Listener() {
       @Override
@@ -80,6 +85,14 @@ public final class GuardDeclarations implements GuardedKeys {
 
   void rebuild(Key key) {
     listener.rebuild(key);
+  }
+
+  /** {@link Listener#state} of a declared key that answers. */
+  public static final String READY = "ready";
+
+  /** Whether this node's guard of the declared {@code key} is built ({@link Listener#state}). */
+  String state(Key key) {
+    return listener.state(key);
   }
 
   /** The declared keys of the slots in {@code slots}. */

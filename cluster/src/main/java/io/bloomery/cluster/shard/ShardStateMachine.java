@@ -100,14 +100,21 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * {@code cluster.guard RESERVE KEY STORE ERROR_RATE CAPACITY}, {@code cluster.guard DROP KEY} or {@code
    * cluster.guard REBUILD KEY}: declares or drops a guarded key ({@link GuardDeclarations}), or has it rebuilt;
    * every replica's node then opens, drops or rebuilds its own guard of it. A name already taken (guarded, or a key
-   * of the keyspace) is refused as GUARD.RESERVE refuses it.
+   * of the keyspace) is refused as GUARD.RESERVE refuses it. {@code cluster.guard ADOPT KEY STORE ERROR_RATE
+   * CAPACITY} is a reshard's RESERVE of a key moving here: the same declaration made again is accepted.
    */
   public static final String GUARD = "cluster.guard";
   /**
-   * {@code cluster.guarded SLOT...}, a read: the names of the guarded keys of these slots, which a reshard cannot
-   * move (it checks before it records a migration).
+   * {@code cluster.guarded SLOT...}, a read: the guarded keys of these slots, each as an array of its name, store,
+   * error rate and capacity (what a reshard declares on the shard it moves them to).
    */
   public static final String GUARDED = "cluster.guarded";
+  /**
+   * {@code cluster.guard-ready KEY}, a read: whether this replica's node has built its guard of the key: {@code
+   * ready}, or what it is doing instead ({@code building}, or why it failed). A reshard waits for the target's
+   * leader to be ready before the key leaves its source, so that no lookup meets a guard still being built.
+   */
+  public static final String GUARD_READY = "cluster.guard-ready";
   /** The error reply, for the node only, to a write of a frozen slot: nothing was applied; try again shortly. */
   public static final String FROZEN = "BLOOMERY-FROZEN";
   /** The error reply, for the node only, to a command of a gone slot: nothing was applied; redirect it. */
@@ -473,10 +480,6 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         return Reply.OK;
       }
       case FREEZE -> {
-        List<io.bloomery.server.keyspace.Key> guardedHere = guarded.in(given);
-        if (!guardedHere.isEmpty()) {
-          return new Reply.Error("ERR " + guardedRefusal(guardedHere.get(0), guardedHere.size()));
-        }
         given.stream().filter(s -> !slots.gone(s)).forEach(slots::freeze);
         List<Reply> names = new ArrayList<>();
         for (io.bloomery.server.keyspace.Key k : keysIn(given)) {
@@ -496,8 +499,12 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
             w.remove(k);
           }
         }
+        // the guarded keys went with the reshard too (declared on the target): each node here drops its own guard
+        // and replication slot of them; their rows stay in the store
+        List<io.bloomery.server.keyspace.Key> guardedKeys = guarded.in(given);
+        guardedKeys.forEach(guarded::drop);
         given.stream().forEach(slots::drop);
-        return Reply.integer(keys.size());
+        return Reply.integer(keys.size() + guardedKeys.size());
       }
     }
   }
@@ -511,9 +518,9 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     if ((verb.equals("DROP") || verb.equals("REBUILD")) && argv.size() == 3) {
       return null;
     }
-    if (!verb.equals("RESERVE") || argv.size() != 6) {
-      throw new IllegalArgumentException(GUARD + " RESERVE KEY STORE ERROR_RATE CAPACITY, " + GUARD + " DROP KEY or "
-          + GUARD + " REBUILD KEY");
+    if (!(verb.equals("RESERVE") || verb.equals("ADOPT")) || argv.size() != 6) {
+      throw new IllegalArgumentException(GUARD + " RESERVE|ADOPT KEY STORE ERROR_RATE CAPACITY, " + GUARD
+          + " DROP KEY or " + GUARD + " REBUILD KEY");
     }
     try {
       double rate = Double.parseDouble(new String(argv.get(4), java.nio.charset.StandardCharsets.US_ASCII));
@@ -560,24 +567,19 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       }
       return Reply.OK;
     }
-    if (guarded.isGuarded(key)) {
-      return new Reply.Error("ERR item exists");
+    GuardDeclarations.Declaration had = guarded.get(key);
+    if (had != null) {
+      if (!guardVerb(argv).equals("ADOPT")) {
+        return new Reply.Error("ERR item exists");
+      }
+      return had.equals(d) ? Reply.OK : new Reply.Error("ERR item exists (guarded with another store or sizing: "
+          + had + ")");
     }
     if (keyspace.peek(key) != null) {
       return new Reply.Error("ERR item exists (a key of another type has this name)");
     }
     guarded.declare(key, d);
     return Reply.OK;
-  }
-
-  /**
-   * Why slots holding guarded keys ({@code first} of {@code count}) cannot move: each replica's guard follows the
-   * store under a replication slot of its node's own, which another shard's replicas do not have.
-   */
-  public static String guardedRefusal(io.bloomery.server.keyspace.Key first, int count) {
-    return "slot " + io.bloomery.cluster.slot.HashSlot.of(first.bytes()) + " holds guarded key '" + first + "' ("
-        + count + " guarded keys in the slots to move): a guarded key does not move between shards; GUARD.DROP it"
-        + " first (its rows stay in the store) and reserve it again after";
   }
 
   /**
@@ -699,11 +701,20 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         }
         given.set(slot);
       }
-      List<Reply> names = new ArrayList<>();
+      List<Reply> declared = new ArrayList<>();
       for (io.bloomery.server.keyspace.Key k : guarded.in(given)) {
-        names.add(Reply.bulk(k.bytes()));
+        GuardDeclarations.Declaration d = guarded.get(k);
+        if (d != null) {
+          declared.add(Reply.arrayOf(Reply.bulk(k.bytes()), Reply.bulk(d.store()),
+              Reply.bulk(Double.toString(d.errorRate())), Reply.bulk(Long.toString(d.capacity()))));
+        }
       }
-      return CompletableFuture.completedFuture(message(new Reply.Array(names)));
+      return CompletableFuture.completedFuture(message(new Reply.Array(declared)));
+    }
+    if (name(argv).equals(GUARD_READY) && argv.size() == 2) {
+      io.bloomery.server.keyspace.Key key = io.bloomery.server.keyspace.Key.of(argv.get(1));
+      return CompletableFuture.completedFuture(message(guarded.isGuarded(key)
+          ? Reply.bulk(guarded.state(key)) : new Reply.Error("ERR no such guarded key")));
     }
     if (name(argv).equals(EXPORT) && argv.size() > 2) {
       loading.readLock().lock();
