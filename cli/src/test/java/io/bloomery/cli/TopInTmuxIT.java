@@ -72,7 +72,7 @@ class TopInTmuxIT {
     }, "top-test-traffic");
     traffic.start();
     try {
-      String busy = awaitScreen(s -> s.lines().anyMatch(l -> l.matches("cf\\.exists +\\d+\\.\\d *")));
+      String busy = awaitScreen(s -> s.lines().anyMatch(l -> l.matches("cf\\.exists +[\\d,]+\\.\\d *")));
       assertThat(busy).contains("COMMAND", "OPS/S");
     } finally {
       stop.set(true);
