@@ -159,6 +159,9 @@ public final class ConfigTemplate {
     d.put("cluster-announce-ip", List.of("The host clients and other nodes are told to use; empty: the first bind",
         "address (required when that is 0.0.0.0 or ::)."));
     d.put("cluster-announce-port", List.of("The port clients are told to use in MOVED and CLUSTER SLOTS; empty: port."));
+    d.put("cluster-node-timeout", List.of("Milliseconds a shard's followers hear nothing from its leader before one",
+        "stands for election (each waits between this and twice this): the floor of a failover's time. Keep it",
+        "above the pauses a node can take (GC, a busy machine), or leaders step down needlessly."));
     return d;
   }
 }

@@ -34,7 +34,7 @@ public final class ServerConfig {
       "io-threads", "http-maxclients", "http-timeout", "http-request-timeout", "client-query-buffer-limit",
       "maxmemory-clients", "auth-fail-delay", "bf-error-rate", "bf-initial-size", "bf-expansion-factor",
       "cf-bucket-size", "cf-initial-size", "cf-max-iterations", "cf-expansion-factor", "cf-max-expansions", "cluster-enabled", "cluster-port",
-      "cluster-announce-ip", "cluster-announce-port");
+      "cluster-announce-ip", "cluster-announce-port", "cluster-node-timeout");
 
   /** The JVM system property that, when set, replaces {@code auto} as the default of {@code io-transport}. */
   public static final String IO_TRANSPORT_PROPERTY = "bloomery.io-transport";
@@ -149,6 +149,7 @@ public final class ServerConfig {
     v.put("cluster-port", "");
     v.put("cluster-announce-ip", "");
     v.put("cluster-announce-port", "");
+    v.put("cluster-node-timeout", "1000");
     return v;
   }
 
@@ -238,6 +239,7 @@ public final class ServerConfig {
     if (clusterEnabled()) {
       clusterPort();
       clusterAnnouncePort();
+      clusterNodeTimeoutMillis();
     }
     if (!List.of("always", "everysec", "no").contains(appendfsync())) {
       throw new IllegalArgumentException("appendfsync must be always, everysec or no, not '" + appendfsync() + "'");
@@ -627,6 +629,15 @@ public final class ServerConfig {
   /** The port clients are told to use ({@code cluster-announce-port}), else {@code port}. */
   public int clusterAnnouncePort() {
     return values.get("cluster-announce-port").isBlank() ? port() : (int) number("cluster-announce-port", 1, 65535);
+  }
+
+  /**
+   * {@code cluster-node-timeout}, milliseconds: how long a shard's followers hear nothing from its leader before
+   * one stands for election (each draws a timeout between this and twice this). It bounds how fast a failover can
+   * be, and must stay above the pauses a node can take (GC, a busy machine), or leaders step down needlessly.
+   */
+  public long clusterNodeTimeoutMillis() {
+    return number("cluster-node-timeout", 100, 60_000);
   }
 
   /** The value of an option as given (for CONFIG GET and logs). */

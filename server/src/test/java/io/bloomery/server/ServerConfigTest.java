@@ -92,6 +92,7 @@ class ServerConfigTest {
     m.put("cluster-port", "17000");
     m.put("cluster-announce-ip", "10.0.0.7");
     m.put("cluster-announce-port", "7000");
+    m.put("cluster-node-timeout", "300");
     return m;
   }
 
@@ -136,6 +137,14 @@ class ServerConfigTest {
         .hasMessageContaining("give --cluster-port");
     assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--cluster-enabled", "maybe"))
         .hasMessage("cluster-enabled must be yes or no, not 'maybe'");
+    assertThat(node.clusterNodeTimeoutMillis()).isEqualTo(1000);
+    assertThat(ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port", "7000", "--cluster-node-timeout",
+        "300").clusterNodeTimeoutMillis()).isEqualTo(300);
+    for (String bad : List.of("99", "60001", "1s", "")) {
+      assertThatThrownBy(() -> ServerConfig.parse(Map.of(), "--cluster-enabled", "yes", "--port", "7000",
+          "--cluster-node-timeout", bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("cluster-node-timeout");
+    }
   }
 
   @Test

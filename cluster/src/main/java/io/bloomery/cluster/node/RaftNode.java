@@ -96,8 +96,6 @@ public final class RaftNode implements ClusterNode {
   private static final Duration CUT_OFF_CHECK = Duration.ofSeconds(5);
   /** How long CLUSTER FAILOVER waits for the leader to bring this replica up to date and hand over. */
   private static final long FAILOVER_MILLIS = 10_000;
-  /** The shortest Raft election timeout of every group (the longest is twice it). */
-  static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
   /** How long Ratis may take to write a group's snapshot for {@code SAVE}: a shard's filters can be gigabytes. */
   private static final Duration SNAPSHOT_WAIT = Duration.ofMinutes(10);
 
@@ -117,6 +115,8 @@ public final class RaftNode implements ClusterNode {
   private final Map<RaftGroupId, Proposals> proposals = new ConcurrentHashMap<>();
   private final ClusterReplies replies;
   private final ClusterFileLoads files;
+  /** The shortest Raft election timeout of this node's groups ({@code cluster-node-timeout}). */
+  private final Duration electionTimeout;
   private volatile RaftClient metaClient;
   /** The metadata group's members {@link #metaClient} was made for. */
   private java.util.Collection<RaftPeer> metaClientPeers;
@@ -124,8 +124,10 @@ public final class RaftNode implements ClusterNode {
   private volatile boolean left;
 
   private RaftNode(NodeIdentity me, RaftServer raft, MetaStateMachine meta,
-      Map<RaftGroupId, ShardStateMachine> shards, ClusterGuards guarded, ClusterFileLoads files) {
+      Map<RaftGroupId, ShardStateMachine> shards, ClusterGuards guarded, ClusterFileLoads files,
+      Duration electionTimeout) {
     this.guarded = guarded;
+    this.electionTimeout = electionTimeout;
     this.files = files;
     this.me = me;
     this.raft = raft;
@@ -307,8 +309,9 @@ public final class RaftNode implements ClusterNode {
     }
     Path dir = config.dir();
     NodeIdentity me = NodeIdentity.open(dir, host, config.clusterAnnouncePort(), host, config.clusterPort());
+    Duration electionTimeout = Duration.ofMillis(config.clusterNodeTimeoutMillis());
     RaftProperties properties = ShardReplica.properties(dir.resolve("raft"), bind, config.clusterPort(),
-        ELECTION_TIMEOUT, ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY,
+        electionTimeout, ShardReplica.Options.DEFAULT_SNAPSHOT_EVERY,
         ShardReplica.Options.DEFAULT_LOG_SEGMENT_BYTES);
     MetaStateMachine meta = new MetaStateMachine();
     Map<RaftGroupId, ShardStateMachine> shards = new ConcurrentHashMap<>();
@@ -326,7 +329,7 @@ public final class RaftNode implements ClusterNode {
           + e.getMessage(), e);
     }
     LOG.info("cluster node {} ({}:{}, bus {}:{})", me.id(), me.host(), me.port(), me.busHost(), me.busPort());
-    RaftNode node = new RaftNode(me, raft, meta, shards, guarded, files);
+    RaftNode node = new RaftNode(me, raft, meta, shards, guarded, files, electionTimeout);
     guarded.node(node);
     return node;
   }
@@ -1013,7 +1016,7 @@ public final class RaftNode implements ClusterNode {
       List<String> lines = new ArrayList<>();
       for (Follower f : followers(division)) {
         Topology.Node n = topology.node(f.id());
-        if (n != null && f.lastRpcElapsedMillis() <= ELECTION_TIMEOUT.toMillis()) {
+        if (n != null && f.lastRpcElapsedMillis() <= electionTimeout.toMillis()) {
           lines.add("ip=" + n.host() + ",port=" + n.port() + ",state=online,offset=" + f.matchIndex() + ",lag="
               + f.lastRpcElapsedMillis() / 1000);
         }
@@ -1104,7 +1107,7 @@ public final class RaftNode implements ClusterNode {
         return null;
       }
       if (info.isFollower() && info.getRoleInfoProto().getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()
-          > ELECTION_TIMEOUT.toMillis()) {
+          > electionTimeout.toMillis()) {
         return null; // silent for longer than an election timeout: presumed dead, an election is due
       }
       return leader.toString();

@@ -66,7 +66,7 @@ class ClusterShardTest {
       assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", added.encode(), current.encode())).isEqualTo("+OK\r\n");
     }
     // the new node's groups wait, without elections, for their leaders to add it: it would be shut out otherwise
-    Thread.sleep(3 * RaftNode.ELECTION_TIMEOUT.toMillis());
+    Thread.sleep(3 * ServerConfig.parse(Map.of()).clusterNodeTimeoutMillis()); // the default election timeout
     Topology.Node follower = nodes.stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     try (RespConnection c = new RespConnection(follower.port())) {
       assertThat(c.call("CLUSTER", "SET-TOPOLOGY", added.encode())).isEqualTo("+OK\r\n");
