@@ -90,7 +90,6 @@ final class ClusterFileLoads {
    * answers it: {@code OK} while more chunks are due, an error that says why the load was refused or abandoned, or,
    * after the last chunk, the reply of {@code send} given the whole file (run off the event loop: reading a large
    * file back takes seconds).
-   *
    */
   CompletionStage<Reply> chunk(long clientId, List<byte[]> argv, ShardStateMachine machine,
       Function<byte[], CompletionStage<Reply>> send) {

@@ -164,7 +164,8 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * Whether a shard's log carries {@code spec}: a command that changes the keyspace (the {@code write} flag), runs
    * to its end on the thread that applies it and means the same on every replica. Not: transactions (MULTI/EXEC run
    * per connection) and GUARD.* (its store commit is the truth, and only a leader may talk to the store).
-   * {@code BF.LOADCHUNK} is carried for RedisBloom's chunks only ({@link #stagesAFile}).
+   * {@code BF.LOADCHUNK} is carried for RedisBloom's chunks and whole Bloomery files, not for a Bloomery file's header
+   * that more chunks follow ({@link #stagesAFile}).
    */
   public static boolean replicates(CommandSpec spec) {
     return spec != null && spec.flags().contains(CommandSpec.Flag.WRITE)
@@ -177,7 +178,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
    * every replica can replay alike, so the log carries the file only whole, in one {@code BF.LOADCHUNK key 1 FILE},
    * which the node leading the key's shard sends once it has every chunk. RedisBloom's chunks load through the log.
    */
-  public static boolean stagesAFile(List<byte[]> argv) {
+  private static boolean stagesAFile(List<byte[]> argv) {
     return argv.size() == 4 && name(argv).equalsIgnoreCase("bf.loadchunk")
         && io.bloomery.server.persistence.load.FileLoads.isFileHeader(argv.get(3))
         && !io.bloomery.server.persistence.load.FileLoads.isWholeFile(argv.get(3));
