@@ -52,6 +52,12 @@ final class ClusterGuards implements GuardSets.Leadership {
       }
 
       @Override
+      public void moved(Key key) {
+        keysOf(group).remove(key);
+        guards.moved(key);
+      }
+
+      @Override
       public void rebuild(Key key) {
         guards.rebuildFromLog(key);
       }

@@ -34,6 +34,11 @@ public final class GuardDeclarations implements GuardedKeys {
     /** {@code key} was dropped (by an entry applied now). */
     void dropped(Key key);
 
+    /** {@code key} was dropped because a reshard moved its slot to another shard (by an entry applied now). */
+    default void moved(Key key) {
+      dropped(key);
+    }
+
     /** {@code key}'s filter is to be rebuilt from the store (GUARD.REBUILD, by an entry applied now). */
     void rebuild(Key key);
 
@@ -81,6 +86,12 @@ public final class GuardDeclarations implements GuardedKeys {
   void drop(Key key) {
     keys.remove(key);
     listener.dropped(key);
+  }
+
+  /** Drops {@code key}, which a reshard moved to another shard. */
+  void moved(Key key) {
+    keys.remove(key);
+    listener.moved(key);
   }
 
   void rebuild(Key key) {

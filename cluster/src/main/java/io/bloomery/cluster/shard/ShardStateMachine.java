@@ -503,7 +503,7 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
         // the guarded keys went with the reshard too (declared on the target): each node here drops its own guard
         // and replication slot of them; their rows stay in the store
         List<io.bloomery.server.keyspace.Key> guardedKeys = guarded.in(given);
-        guardedKeys.forEach(guarded::drop);
+        guardedKeys.forEach(guarded::moved);
         given.stream().forEach(slots::drop);
         return Reply.integer(keys.size() + guardedKeys.size());
       }

@@ -373,7 +373,7 @@ public final class GuardCommands {
     Key key = inv.key(1);
     GuardedSet set = sets.get(key);
     if (set == null) {
-      throw new CommandException(noSuchKey());
+      throw new CommandException(noSuchKey(sets, key));
     }
     return inv.defer(onStore(sets, sets.store(set.storeName), () -> {
       sets.drop(key, set);
@@ -471,7 +471,7 @@ public final class GuardCommands {
   private static Reply info(GuardSets sets, Invocation inv) {
     GuardedSet set = sets.get(inv.key(1));
     if (set == null) {
-      throw new CommandException(noSuchKey());
+      throw new CommandException(noSuchKey(sets, inv.key(1)));
     }
     StoreDeclaration store = sets.store(set.storeName);
     sets.recount(set);
@@ -562,7 +562,7 @@ public final class GuardCommands {
   private static GuardedSet ready(GuardSets sets, Key key) {
     GuardedSet set = sets.get(key);
     if (set == null) {
-      throw new CommandException(noSuchKey());
+      throw new CommandException(noSuchKey(sets, key));
     }
     if (set.guard() == null) {
       if (set.state().startsWith("reopening (store")) {
@@ -579,6 +579,16 @@ public final class GuardCommands {
       throw new CommandException("ERR store '" + store.name() + "' is a read-only source (someone else's table):"
           + " GUARD.ADD and GUARD.MADD are refused");
     }
+  }
+
+  /**
+   * The error for a key that is not guarded here: on a cluster node whose reshard just moved the key's slot away,
+   * a command that passed the node's routing before the move can still get here; it is told to try again (the
+   * node then redirects it), not that the key does not exist.
+   */
+  private static String noSuchKey(GuardSets sets, Key key) {
+    return sets.movedAway(key) ? "TRYAGAIN the guarded key moved to another shard with its slot: try again"
+        : noSuchKey();
   }
 
   private static String noSuchKey() {

@@ -65,6 +65,8 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
   private final Map<String, StoreDeclaration> stores = new LinkedHashMap<>();
   private final Map<String, ExecutorService> io = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Key, GuardedSet> keys = new ConcurrentHashMap<>();
+  /** Keys a reshard moved away from this node's shard ({@link #moved}), until declared here again. */
+  private final java.util.Set<Key> movedAway = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** The sum of every key's {@link GuardedSet#accountedBytes()}: what guarded keys count against maxmemory. */
   private final AtomicLong filterBytes = new AtomicLong();
   /** Per PostgreSQL store, the server's slots no guarded key uses, as last seen (see {@link #orphanSlots}). */
@@ -173,6 +175,7 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
    * repeats it). Never blocks: called on the thread that applies the log.
    */
   public void declare(Key key, String store, double errorRate, long capacity) {
+    movedAway.remove(key);
     GuardedSet had = keys.get(key);
     if (had != null) {
       if (had.storeName.equals(store) && had.errorRate == errorRate && had.capacity == capacity) {
@@ -199,6 +202,20 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     }
     set.state("reopening");
     reopen(set);
+  }
+
+  /**
+   * A guarded key a reshard moved to another shard: closed and its slot dropped as {@link #undeclare} does, and
+   * remembered as moved ({@link #movedAway}) until it is declared here again.
+   */
+  public void moved(Key key) {
+    movedAway.add(key);
+    undeclare(key);
+  }
+
+  /** Whether a reshard moved {@code key} away from this node's shard since it was last declared here. */
+  public boolean movedAway(Key key) {
+    return movedAway.contains(key);
   }
 
   /** A guarded key the shard's log dropped: closed here, its slot dropped, in the background. */
