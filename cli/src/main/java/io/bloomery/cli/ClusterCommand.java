@@ -352,6 +352,42 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Sends {@code CLUSTER FORGET} for each node of {@code gone} to every node of {@code next}: each drops the
+   * replication slots those nodes left in its PostgreSQL stores. A node removed while down drops its own only if it
+   * runs again, and until then PostgreSQL keeps WAL for each; one that left drops its own as it leaves, and then this
+   * finds none. Says on {@code out} what could not be dropped, and how to drop it later.
+   */
+  static void forget(Auth auth, Topology next, List<Topology.Node> gone, PrintWriter out) {
+    int answered = 0;
+    List<String> failures = new ArrayList<>();
+    for (Topology.Node n : next.nodes()) {
+      Address a = new Address(n.host(), n.port());
+      try (RespClient c = RespClient.connect(a.host(), a.port(), 3000, 60_000, auth.secret())) {
+        for (Topology.Node g : gone) {
+          try {
+            c.call("CLUSTER", "FORGET", g.id());
+          } catch (RespClient.Failure e) {
+            failures.add("node " + n.id() + " (" + a + "): " + e.getMessage());
+          }
+        }
+        answered++;
+      } catch (IOException e) {
+        // a node down now: the others drop the slots, each in the stores it declares
+      }
+    }
+    String ids = String.join(" ", gone.stream().map(Topology.Node::id).toList());
+    if (answered == 0) {
+      out.println("No remaining node answered CLUSTER FORGET " + ids + ": any replication slot the removed nodes left"
+          + " in PostgreSQL stays, retaining WAL, until a node drops it (redis-cli -h HOST -p PORT CLUSTER FORGET ID)"
+          + " or you drop it in PostgreSQL (pg_drop_replication_slot).");
+    }
+    for (String f : failures) {
+      out.println("Replication slots of a removed node may be left in PostgreSQL, retaining WAL: " + f
+          + " (send CLUSTER FORGET again, or drop them with pg_drop_replication_slot).");
+    }
+  }
+
   @Command(name = "add-node", mixinStandardHelpOptions = true, versionProvider = BloomeryCommand.Version.class,
       header = "Add the node at NEW (started with --cluster-enabled yes, in no cluster) to the "
       + "cluster of the node at EXISTING, as a member of a shard: the shard's Raft group brings it up to its log "
@@ -453,6 +489,7 @@ final class ClusterCommand implements Callable<Integer> {
       setTopology(auth, at, next, parent.root.err());
       PrintWriter out = parent.root.out();
       leave(auth, gone, out);
+      forget(auth, next, List.of(gone), out);
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
     }
@@ -571,6 +608,7 @@ final class ClusterCommand implements Callable<Integer> {
       for (Topology.Node n : members) {
         leave(auth, n, out);
       }
+      forget(auth, next, members, out);
       printNodes(auth, at, out);
       return BloomeryCommand.EXIT_OK;
     }

@@ -98,11 +98,7 @@ class ClusterGuardIT {
     System.out.printf("ClusterGuardIT: seed %d (replay with -Dchaos.seed=%d), key %s in slot %d, nodes under %s%n",
         SEED, SEED, KEY, SLOT, dir);
     String url = PostgresCluster.shared().createDatabase();
-    nodes = new ClusterNodes(dir, List.of("--store", "main=" + url, "--guard-timeout", "2000"));
-    List<Integer> ports = nodes.start(3, -1);
-    live.addAll(ports);
-    Run created = nodes.create(3, ClusterNodes.addresses(ports));
-    assertThat(created.status()).as(created.toString()).isZero();
+    List<Integer> ports = startCluster(url, 3);
 
     // ---------------------------------------------------------------------------------- reserve, on every replica
     int leader;
@@ -335,12 +331,8 @@ class ClusterGuardIT {
   void reshardMovesAGuardedKeyWithItsSlotWhileItIsWritten() throws Exception {
     System.out.printf("ClusterGuardIT: reshard test, nodes under %s%n", dir);
     String url = PostgresCluster.shared().createDatabase();
-    nodes = new ClusterNodes(dir, List.of("--store", "main=" + url, "--guard-timeout", "2000"));
-    List<Integer> ports = nodes.start(6, -1);
-    live.addAll(ports);
+    List<Integer> ports = startCluster(url, 6);
     String[] addresses = ClusterNodes.addresses(ports);
-    Run created = nodes.create(3, addresses);
-    assertThat(created.status()).as(created.toString()).isZero();
     assertThat(SLOT).as("the key's slot is among the first shard's highest 1000 (0-8191)").isBetween(7192, 8191);
     List<String> acknowledged = Collections.synchronizedList(new ArrayList<>());
     try (LeaderClient client = new LeaderClient("reserve")) {
@@ -425,6 +417,67 @@ class ClusterGuardIT {
         && s.stream().allMatch(n -> secondShard.contains(n.substring(n.length() - 12))));
     System.out.printf("ClusterGuardIT: %d items acknowledged and %d reads through the move; slots after it %s%n%s",
         acknowledged.size(), reads.get(), slots, moved.out());
+  }
+
+  @Test
+  void nodeRemovedWhileDownLeavesNoReplicationSlotBehind() throws Exception {
+    System.out.printf("ClusterGuardIT: del-node of a node that is down, nodes under %s%n", dir);
+    String url = PostgresCluster.shared().createDatabase();
+    List<Integer> ports = startCluster(url, 3);
+    int leader;
+    try (LeaderClient client = new LeaderClient("reserve")) {
+      assertThat(text(client.call("GUARD.RESERVE", KEY, "main", "0.01", "100000"))).isEqualTo("OK");
+      assertThat(client.call("GUARD.ADD", KEY, "before-the-removal")).isEqualTo(1L);
+      leader = client.port;
+    }
+    awaitSlots(url, "a replication slot per replica", s -> s.size() == 3);
+    int down = ports.stream().filter(p -> p != leader).findFirst().orElseThrow();
+    String downId = myId(down);
+    String downTag = downId.substring(0, 12);
+    nodes.kill(down);
+    live.remove(Integer.valueOf(down));
+    // PostgreSQL frees the slot once its walsender sees the connection closed
+    awaitSlots(url, "the killed node's slot no longer in use", s -> query(url, "SELECT count(*) FROM"
+        + " pg_replication_slots WHERE slot_name LIKE '%\\_" + downTag + "' AND NOT active"
+        + " AND database = current_database()").equals(List.of("1")));
+
+    Run removed = nodes.cli("cluster", "del-node", "127.0.0.1:" + leader, downId);
+    assertThat(removed.status()).as(removed.toString()).isZero();
+    assertThat(removed.out()).contains("did not answer LEAVE").doesNotContain("may be left in PostgreSQL")
+        .doesNotContain("No remaining node answered");
+    List<String> after = slots(url);
+    assertThat(after).as("del-node dropped the slot of the node it removed while down, and only that one")
+        .hasSize(2).noneMatch(n -> n.endsWith("_" + downTag)).allMatch(n -> n.matches(SLOT_NAME));
+    assertThat(query(url, "SELECT count(*) FROM pg_publication WHERE pubname LIKE '%\\_" + downTag + "'"))
+        .as("and its publication").isEqualTo(List.of("0"));
+    try (LeaderClient client = new LeaderClient("after the removal")) {
+      assertThat(client.call("GUARD.ADD", KEY, "before-the-removal")).as("added before: exactly once").isEqualTo(0L);
+      assertThat(client.call("GUARD.ADD", KEY, "after-the-removal")).isEqualTo(1L);
+    }
+    int kept = ports.stream().filter(p -> p != leader && p != down).findFirst().orElseThrow();
+    String listedId = myId(leader);
+    try (Jedis j = new Jedis("127.0.0.1", kept, 10_000)) {
+      assertThatThrownBy(() -> j.sendCommand(command("CLUSTER"), "FORGET", listedId))
+          .as("FORGET of a node the cluster lists").isInstanceOf(JedisDataException.class)
+          .hasMessageContaining("the cluster still lists node " + listedId);
+    }
+    assertThat(slots(url)).as("a refused FORGET drops nothing").hasSize(2);
+  }
+
+  /** Starts {@code count} nodes that declare store {@code main} at {@code url}, and a cluster of shards of 3. */
+  private List<Integer> startCluster(String url, int count) throws Exception {
+    nodes = new ClusterNodes(dir, List.of("--store", "main=" + url, "--guard-timeout", "2000"));
+    List<Integer> ports = nodes.start(count, -1);
+    live.addAll(ports);
+    Run created = nodes.create(3, ClusterNodes.addresses(ports));
+    assertThat(created.status()).as(created.toString()).isZero();
+    return ports;
+  }
+
+  private static String myId(int port) {
+    try (Jedis j = new Jedis("127.0.0.1", port, 10_000)) {
+      return text(j.sendCommand(command("CLUSTER"), "MYID"));
+    }
   }
 
   private static boolean sleep(long millis) throws InterruptedException {

@@ -20,7 +20,8 @@ import org.apache.ratis.server.RaftServer;
  * The {@code CLUSTER} command of a node, in Redis Cluster's reply shapes (RESP2 and RESP3): a shard's Raft leader is
  * its master, its other members are its replicas, and a shard's config epoch is its leader's Raft term. Also
  * Bloomery's own {@code TOPOLOGY}, {@code JOIN-TOPOLOGY}, {@code COMMIT-TOPOLOGY}, {@code SET-TOPOLOGY} and
- * {@code LEAVE}, which {@code bloomery cluster create}, {@code add-node} and {@code del-node} send.
+ * {@code LEAVE}, which {@code bloomery cluster create}, {@code add-node} and {@code del-node} send, and {@code FORGET}
+ * with Redis's name and a cluster's meaning here: drop what a removed node left in PostgreSQL.
  */
 final class ClusterReplies {
   private final RaftNode node;
@@ -31,8 +32,9 @@ final class ClusterReplies {
 
   /**
    * The reply to {@code CLUSTER ...} from {@code client}. JOIN-TOPOLOGY, COMMIT-TOPOLOGY, SET-TOPOLOGY and LEAVE
-   * change what the node is part of, FAILOVER which node leads its shard: only a user allowed every command may send
-   * them. TOPOLOGY answers the topology as the metadata group holds it ({@link Topology#encode}).
+   * change what the node is part of, FORGET drops replication slots, FAILOVER which node leads its shard: only a
+   * user allowed every command may send them. TOPOLOGY answers the topology as the metadata group holds it
+   * ({@link Topology#encode}).
    */
   CompletionStage<Reply> cluster(ClientState client, List<byte[]> argv) {
     if (argv.size() < 2) {
@@ -41,7 +43,7 @@ final class ClusterReplies {
     String sub = text(argv.get(1)).toLowerCase(Locale.ROOT);
     int arity = switch (sub) {
       case "myid", "slots", "shards", "nodes", "info", "help", "topology", "leave" -> 2;
-      case "keyslot", "countkeysinslot", "join-topology", "commit-topology", "set-topology" -> 3;
+      case "keyslot", "countkeysinslot", "join-topology", "commit-topology", "set-topology", "forget" -> 3;
       case "getkeysinslot" -> 4;
       case "reshard" -> 5;
       case "failover" -> 2; // or 3: checked below
@@ -78,6 +80,10 @@ final class ClusterReplies {
       case "leave" -> {
         Reply refused = refusedUnlessUnrestricted(client, sub);
         yield refused != null ? RaftNode.done(refused) : node.leave();
+      }
+      case "forget" -> {
+        Reply refused = refusedUnlessUnrestricted(client, sub);
+        yield refused != null ? RaftNode.done(refused) : node.forget(text(argv.get(2)));
       }
       case "join-topology", "commit-topology", "set-topology" -> {
         Reply refused = refusedUnlessUnrestricted(client, sub);
@@ -199,6 +205,8 @@ final class ClusterReplies {
         "SET-TOPOLOGY <topology>", "    Change the members of shards and of the cluster (bloomery cluster add-node, "
             + "del-node).",
         "LEAVE", "    Drop this node's Raft groups once the cluster no longer lists it (bloomery cluster del-node).",
+        "FORGET <node-id>", "    Drop the replication slots a node the cluster no longer lists left in this node's "
+            + "PostgreSQL stores (bloomery cluster del-node).",
         "HELP", "    Print this help.")) {
       lines.add(new Reply.Simple(l));
     }

@@ -1578,6 +1578,54 @@ public final class RaftNode implements ClusterNode {
   }
 
   /**
+   * {@code CLUSTER FORGET NODE_ID}: drops the replication slots that node {@code id}, which the cluster no longer
+   * lists, left in this node's PostgreSQL stores (what {@code bloomery cluster del-node} asks of every remaining node:
+   * a node removed while down drops its own only if it runs again, and until then PostgreSQL keeps WAL for each).
+   * Refused for this node, and for a node the committed topology, read through the metadata group's leader, lists.
+   */
+  CompletionStage<Reply> forget(String id) {
+    Topology t = topology();
+    if (t == null) {
+      return done(Reply.error("ERR this node is in no cluster"));
+    }
+    try {
+      NodeIdentity.checkId(id);
+    } catch (IllegalArgumentException e) {
+      return done(Reply.error("ERR " + e.getMessage()));
+    }
+    if (id.equals(me.id())) {
+      return done(Reply.error("ERR I tried hard but I can't forget myself..."));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return committedTopologyThroughAny(t);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }, admin).thenCompose(now -> {
+      String tag = GuardSets.slotTag(id);
+      Topology.Node listed = now == null ? null : now.nodes().stream()
+          .filter(n -> GuardSets.slotTag(n.id()).equals(tag)).findFirst().orElse(null);
+      if (listed != null) {
+        return done(Reply.error("ERR the cluster still lists node " + listed.id() + (listed.id().equals(id) ? ""
+            : ", whose replication slots are named like " + id + "'s") + ": remove it first (bloomery cluster"
+            + " del-node)"));
+      }
+      return guarded.guards().dropSlotsOfNode(id).<Reply>thenApply(stores -> {
+        LOG.info("CLUSTER FORGET {}: {}", id, stores.isEmpty() ? "no replication slot of it in any store"
+            : String.join("; ", stores));
+        return Reply.OK;
+      });
+    }).exceptionally(e -> {
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+          ? e.getCause() : e;
+      String why = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+      return Reply.error("ERR cannot drop the replication slots of node " + id + ": " + why.replace('\r', ' ')
+          .replace('\n', ' '));
+    });
+  }
+
+  /**
    * The committed topology, read through the metadata group's client, or, when that fails, through each other node
    * of {@code t} in turn: a node just removed may hold a client that names a member which has left and dropped the
    * group since (del-shard's members leave one after another), whose answer, "group not found", Ratis's client does

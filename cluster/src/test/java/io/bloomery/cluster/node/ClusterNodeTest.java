@@ -52,7 +52,7 @@ class ClusterNodeTest {
       assertThat(c.call("CLUSTER", "GETKEYSINSLOT", "0", "-1")).isEqualTo("-ERR Invalid slot or number of keys\r\n");
       assertThat(c.call("CLUSTER", "KEYSLOT")).isEqualTo("-ERR wrong number of arguments for 'cluster|keyslot' "
           + "command\r\n");
-      assertThat(c.call("CLUSTER", "FORGET", id)).isEqualTo("-ERR unknown subcommand 'FORGET'. Try CLUSTER HELP.\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", "e".repeat(40))).isEqualTo("-ERR this node is in no cluster\r\n");
       assertThat(c.call("CLUSTER", "FAILOVER")).isEqualTo("-ERR this node serves no shard of a cluster\r\n");
       assertThat(c.call("CLUSTER", "FAILOVER", "SOON")).isEqualTo("-ERR syntax error\r\n");
       assertThat(c.call("CLUSTER", "FAILOVER", "FORCE", "NOW")).isEqualTo("-ERR syntax error\r\n");
@@ -67,6 +67,8 @@ class ClusterNodeTest {
         assertThat(limited.call("AUTH", "limited", "pw")).isEqualTo("+OK\r\n");
         assertThat(limited.call("CLUSTER", "JOIN-TOPOLOGY", stranger)).isEqualTo("-NOPERM User limited has no "
             + "permissions to run the 'cluster|join-topology' command\r\n");
+        assertThat(limited.call("CLUSTER", "FORGET", "e".repeat(40))).isEqualTo("-NOPERM User limited has no "
+            + "permissions to run the 'cluster|forget' command\r\n");
       }
 
       String topology = Topology.plan("c".repeat(40), List.of(new Topology.Node(id, "127.0.0.1", port, "127.0.0.1",
@@ -83,6 +85,14 @@ class ClusterNodeTest {
       assertThat(c.call("BF.EXISTS", "k", "v")).isEqualTo(":1\r\n");
       assertThat(c.call("CLUSTER", "FAILOVER", "TAKEOVER")).isEqualTo("-ERR You should send CLUSTER FAILOVER to a "
           + "replica\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", id)).isEqualTo("-ERR I tried hard but I can't forget myself...\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", "node-1")).isEqualTo("-ERR 'node-1' is not a node id (40 hex "
+          + "digits)\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", id.substring(0, 12) + "0".repeat(28))).as("a node named like this one")
+          .isEqualTo("-ERR the cluster still lists node " + id + ", whose replication slots are named like "
+              + id.substring(0, 12) + "0".repeat(28) + "'s: remove it first (bloomery cluster del-node)\r\n");
+      assertThat(c.call("CLUSTER", "FORGET", "e".repeat(40))).as("a node no longer listed, with no store here")
+          .isEqualTo("+OK\r\n");
       assertThat(c.call("CONFIG", "SET", "maxmemory", "1")).isEqualTo("+OK\r\n");
       assertThat(c.call("BF.ADD", "k", "w")).as("a denyoom write over maxmemory is refused by the leader")
           .isEqualTo("-OOM command not allowed when used memory > 'maxmemory'.\r\n");

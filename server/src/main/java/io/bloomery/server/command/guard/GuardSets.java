@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -152,12 +153,20 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
    * characters, so that each replica streams from a slot of its own and lists only its own.
    */
   public void followLog(String nodeId, Leadership leadership) {
-    String tag = nodeId.toLowerCase(Locale.ROOT).replaceAll("[^0-9a-z]", "");
-    tag = tag.substring(0, Math.min(12, tag.length()));
-    this.slotSuffix = "_" + tag;
-    this.slotPattern = java.util.regex.Pattern.compile(SLOT_PREFIX + "[0-9a-f]{16}" + java.util.regex.Pattern.quote(
-        slotSuffix));
+    this.slotSuffix = "_" + slotTag(nodeId);
+    this.slotPattern = nodeSlotPattern(nodeId);
     this.leadership = java.util.Objects.requireNonNull(leadership, "leadership");
+  }
+
+  /** What the slot names of cluster node {@code nodeId} end with, after {@code _}: its id's first 12 characters. */
+  public static String slotTag(String nodeId) {
+    String tag = nodeId.toLowerCase(Locale.ROOT).replaceAll("[^0-9a-z]", "");
+    return tag.substring(0, Math.min(12, tag.length()));
+  }
+
+  private static java.util.regex.Pattern nodeSlotPattern(String nodeId) {
+    return java.util.regex.Pattern.compile(SLOT_PREFIX + "[0-9a-f]{16}"
+        + java.util.regex.Pattern.quote("_" + slotTag(nodeId)));
   }
 
   /** Whether the keys follow a cluster shard's log ({@link #followLog}). */
@@ -764,6 +773,59 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     boolean dropped = ReplicationSlots.drop(s.url(), slot);
     forgetOrphan(s.name(), slot);
     return dropped;
+  }
+
+  /**
+   * Drops, in each PostgreSQL store, the replication slots (and their publications) that cluster node {@code nodeId}
+   * named: what a node removed from its cluster while it was down leaves, retaining WAL, since it drops its own only
+   * when it runs again. Each store's work runs on its threads, all at once. A slot in use is left: the node that
+   * streams from it still runs, and drops it itself once it finds it was removed.
+   *
+   * @return per store that had any, what was dropped and what was left; completes exceptionally with the first
+   *     store's failure ({@link StoreUnavailableException}) once every store answered
+   * @throws IllegalStateException on this node's own id: its slots are its guarded keys'
+   */
+  public CompletableFuture<List<String>> dropSlotsOfNode(String nodeId) {
+    java.util.regex.Pattern theirs = nodeSlotPattern(nodeId);
+    if (theirs.pattern().equals(slotPattern.pattern())) {
+      throw new IllegalStateException("these are this node's own replication slots");
+    }
+    List<CompletableFuture<String>> perStore = new ArrayList<>();
+    for (StoreDeclaration s : stores.values()) {
+      if (s.sqlite()) {
+        continue;
+      }
+      perStore.add(CompletableFuture.supplyAsync(() -> {
+        List<String> dropped = new ArrayList<>();
+        List<String> inUse = new ArrayList<>();
+        try {
+          for (ReplicationSlots.Slot slot : ReplicationSlots.list(s.url(), SLOT_PREFIX)) {
+            if (!theirs.matcher(slot.name()).matches()) {
+              continue;
+            }
+            try {
+              if (ReplicationSlots.drop(s.url(), slot.name())) {
+                dropped.add(slot.name());
+              }
+            } catch (IllegalStateException e) {
+              inUse.add(slot.name());
+            }
+          }
+        } catch (RuntimeException e) {
+          throw new StoreUnavailableException("store '" + s.name() + "'" + (dropped.isEmpty() ? ""
+              : " (after dropping " + dropped + ")") + ": " + s.redact(oneLine(e)), e);
+        }
+        if (!dropped.isEmpty() || !inUse.isEmpty()) {
+          LOG.info("store '{}': dropped the replication slots {} of removed cluster node {}{}", s.name(), dropped,
+              nodeId, inUse.isEmpty() ? "" : "; left " + inUse + ", in use (the node still runs)");
+        }
+        return dropped.isEmpty() && inUse.isEmpty() ? null : "store '" + s.name() + "': dropped " + dropped.size()
+            + (inUse.isEmpty() ? "" : ", left " + inUse.size() + " in use (" + String.join(" ", inUse) + ")");
+      }, io(s.name())));
+    }
+    return CompletableFuture.allOf(perStore.toArray(new CompletableFuture<?>[0]))
+        .thenApply(done -> perStore.stream().map(CompletableFuture::join)
+            .filter(java.util.Objects::nonNull).toList());
   }
 
   private void forgetOrphan(String store, String slot) {
