@@ -5,6 +5,7 @@ import io.bloomery.server.command.Args;
 import io.bloomery.server.command.CommandSpec;
 import io.bloomery.server.command.Errors;
 import io.bloomery.server.command.RedisBloomErrors;
+import io.bloomery.server.command.bloom.FileLoadReplies;
 import io.bloomery.server.keyspace.HeapAdmission;
 import io.bloomery.server.keyspace.Key;
 import io.bloomery.server.keyspace.ValueType;
@@ -125,25 +126,8 @@ final class ClusterFileLoads {
       return send.apply(data);
     }
     FileLoads.Finish finish = (FileLoads.Finish) step;
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    boolean accepted = loads.offLoop(() -> {
-      try {
-        byte[] file = loads.takeStaged(finish);
-        send.apply(file).whenComplete((r, failure) -> reply.complete(failure == null ? r
-            : Reply.error("ERR the file load failed: " + failure.getMessage())));
-      } catch (LoadException e) {
-        reply.complete(Reply.error(e.reply()));
-      } catch (OutOfMemoryError e) {
-        reply.complete(Reply.error(Errors.OOM));
-      } catch (RuntimeException | Error e) { // the reply must complete, or the connection would wait forever
-        reply.complete(Reply.error("ERR internal error: " + e.getClass().getSimpleName()));
-      }
-    });
-    if (!accepted) {
-      loads.drop(finish);
-      reply.complete(Reply.error("ERR the server is shutting down"));
-    }
-    return reply;
+    return FileLoadReplies.offLoop(loads, "the file load",
+        () -> send.apply(loads.takeStaged(finish)), () -> loads.drop(finish), () -> {});
   }
 
   /** The write that loads {@code file}, whole, into {@code key} on every replica. */

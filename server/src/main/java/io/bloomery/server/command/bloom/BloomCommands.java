@@ -777,33 +777,11 @@ public final class BloomCommands {
     };
   }
 
-  /**
-   * Runs {@code work} on a file-load finishing thread and completes with its reply; a command error, a refused load,
-   * an OOM or a failure becomes an error reply. If the server is closing, runs {@code refused} and answers an error.
-   */
+  /** {@link FileLoadReplies#offLoop} for a command of {@code inv}'s server. */
   private static CompletionStage<Reply> offLoop(Invocation inv, String what, Supplier<CompletionStage<Reply>> work,
       Runnable refused) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    boolean accepted = inv.server().fileLoads().offLoop(() -> {
-      try {
-        work.get().whenComplete((r, failure) -> reply.complete(r));
-      } catch (CommandException e) {
-        reply.complete(Reply.error(e.reply()));
-      } catch (LoadException e) {
-        reply.complete(Reply.error(e.reply()));
-      } catch (OutOfMemoryError e) {
-        inv.server().stats().oomRejections.increment();
-        reply.complete(Reply.error(Errors.OOM));
-      } catch (RuntimeException | Error e) { // the reply must complete, or the connection would wait forever
-        LOG.error("{} failed", what, e);
-        reply.complete(Reply.error("ERR internal error: " + e.getClass().getSimpleName()));
-      }
-    });
-    if (!accepted) {
-      refused.run();
-      reply.complete(Reply.error("ERR the server is shutting down"));
-    }
-    return reply;
+    return FileLoadReplies.offLoop(inv.server().fileLoads(), what, work, refused,
+        inv.server().stats().oomRejections::increment);
   }
 
   private static Reply debug(Invocation inv) {
