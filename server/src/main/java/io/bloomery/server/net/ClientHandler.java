@@ -84,6 +84,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   /** Bytes of MONITOR lines handed to the loop and not yet written. */
   private final AtomicLong monitorQueued = new AtomicLong();
   private final AtomicBoolean monitorOverflow = new AtomicBoolean();
+  /** Whether a task to pay landed replies ({@link #payLanded}) waits for the event loop. */
+  private final AtomicBoolean payScheduled = new AtomicBoolean();
 
   ClientHandler(ServerContext server, Dispatcher dispatcher, ClientState client, long stallMillis) {
     this.server = server;
@@ -216,7 +218,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         // reply here (MIGRATE, a file load) has its later commands wait.
         Owed o = owe(outcome, dispatcher.routed()
             && (owing ? pipelined : dispatcher.pipelines(client, request.argv())));
-        outcome.deferred().whenComplete((reply, failure) -> ctx.channel().eventLoop().execute(() -> {
+        outcome.deferred().whenComplete((reply, failure) -> {
           if (failure != null) {
             LOG.error("deferred reply failed", failure);
             o.failed = true;
@@ -224,10 +226,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
           } else {
             o.ready(reply);
           }
-          payOwed(ctx);
-          drainReleasing(ctx); // commands behind it, and replies of those that answer at once
-          flush(ctx);
-        }));
+          payLanded(ctx);
+        });
         continue;
       }
       if (outcome.durable() instanceof java.util.concurrent.CompletableFuture<Void> done && done.isDone()
@@ -240,21 +240,35 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       } else {
         client.releaseLease(); // never held while a reply waits for its fsync
         Owed o = owe(outcome, owing ? pipelined : dispatcher.pipelines(client, request.argv()));
-        outcome.durable().whenComplete((ok, failure) -> ctx.channel().eventLoop().execute(() -> {
+        outcome.durable().whenComplete((ok, failure) -> {
           if (failure != null) {
             LOG.error("journal append failed; the client gets an error, not an acknowledgement", failure);
             o.ready(Reply.error("ERR write not persisted: " + failure.getMessage()));
           } else {
             o.ready(outcome.reply());
           }
-          payOwed(ctx);
-          drainReleasing(ctx); // replies of commands behind it that answer at once, flushed with it
-          flush(ctx);
-        }));
+          payLanded(ctx);
+        });
       }
     }
     if (!closing && pending.isEmpty() && !ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
       ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  /**
+   * After an owed reply became ready, on any thread: has the event loop write the ready ones, run the commands behind
+   * them, and flush. Replies that land together (a shard entry's commands, a group commit's writes) share one task
+   * and one flush: a task and a socket write per reply cost more than the command.
+   */
+  private void payLanded(ChannelHandlerContext ctx) {
+    if (payScheduled.compareAndSet(false, true)) {
+      ctx.channel().eventLoop().execute(() -> {
+        payScheduled.set(false); // a reply ready from here on schedules another task; one ready before is paid now
+        payOwed(ctx);
+        drainReleasing(ctx); // commands behind them, and replies of those that answer at once
+        flush(ctx);
+      });
     }
   }
 
@@ -268,7 +282,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     final boolean deferred;
     /** Whether the deferred reply failed: the client gets an error instead, so the command's reply never went out. */
     boolean failed;
-    Reply reply;
+    /** Set on the thread the reply lands on, read on the event loop: volatile publishes {@link #failed} with it. */
+    volatile Reply reply;
 
     Owed(Dispatcher.Outcome outcome) {
       this.outcome = outcome;
@@ -292,9 +307,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     while (!owed.isEmpty() && owed.peek().reply != null) {
       Owed o = owed.poll();
       boolean written = write(ctx, o.reply);
-      if (o.deferred) {
-        // write() may itself have handed the batch over (a large reply, or a close after it): then the reply is in
-        // the latest hand-off, whose future says when it reached the socket.
+      if (o.deferred && o.outcome.written() != null) {
+        // a command that asks whether its reply reached the socket (GUARD.*) gets a hand-off of its own; the others'
+        // replies share the batch. write() may itself have handed the batch over (a large reply, or a close after
+        // it): then the reply is in the latest hand-off, whose future says when it reached the socket.
         ChannelFuture sent = !written || o.failed ? null : batch != null ? handOff(ctx) : lastHandOff;
         if (sent == null) {
           o.outcome.written(false);
