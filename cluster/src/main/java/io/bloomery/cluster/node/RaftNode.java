@@ -1616,13 +1616,8 @@ public final class RaftNode implements ClusterNode {
             : String.join("; ", stores));
         return Reply.OK;
       });
-    }).exceptionally(e -> {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-          ? e.getCause() : e;
-      String why = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-      return Reply.error("ERR cannot drop the replication slots of node " + id + ": " + why.replace('\r', ' ')
-          .replace('\n', ' '));
-    });
+    }).exceptionally(e -> Reply.error("ERR cannot drop the replication slots of node " + id + ": "
+        + GuardSets.oneLine(e)));
   }
 
   /**

@@ -853,8 +853,13 @@ public final class GuardSets implements GuardedKeys, AutoCloseable {
     return m;
   }
 
-  static String oneLine(Throwable e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  /**
+   * The message of failure {@code e} (of its cause, for a {@link java.util.concurrent.CompletionException} that wraps
+   * one) on one line: for a reply or a log line.
+   */
+  public static String oneLine(Throwable e) {
+    Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     return m.replace('\r', ' ').replace('\n', ' ');
   }
 
