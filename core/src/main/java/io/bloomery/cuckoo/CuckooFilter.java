@@ -10,6 +10,8 @@ import io.bloomery.hash.ProtocolId;
 import io.bloomery.internal.KindAccess;
 import io.bloomery.internal.ReadMostlyLock;
 import io.bloomery.internal.Unsigned;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -138,6 +140,8 @@ public final class CuckooFilter implements BoundedFilter {
   private volatile int maxExpansions = DEFAULT_MAX_EXPANSIONS;
   private long numItems;
   private long numDeletes;
+  /** {@link #numItems}, for the sole writer's release store. */
+  private static final VarHandle NUM_ITEMS;
   /**
    * Replaced, never mutated in place, on growth and compaction; volatile so that a lock-free reader that sees a new
    * array also sees its elements.
@@ -157,6 +161,11 @@ public final class CuckooFilter implements BoundedFilter {
 
   static {
     KindAccess.register(CuckooFilter.class, CuckooDumpCodec.ACCESS);
+    try {
+      NUM_ITEMS = MethodHandles.lookup().findVarHandle(CuckooFilter.class, "numItems", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
   }
 
   /** {@code CF.RESERVE key capacity} with RedisBloom's defaults (bucket size 2, 20 iterations, expansion 1). */
@@ -239,7 +248,7 @@ public final class CuckooFilter implements BoundedFilter {
   public boolean add(byte[] item) {
     Objects.requireNonNull(item, "item");
     checkExpansionBudget();
-    return single(insertOne(MurmurHash2.hash64A(item, 0), false));
+    return single(insertOne(MurmurHash2.hash64A(item, 0), false, false));
   }
 
   /**
@@ -253,7 +262,26 @@ public final class CuckooFilter implements BoundedFilter {
   public boolean addIfAbsent(byte[] item) {
     Objects.requireNonNull(item, "item");
     checkExpansionBudget();
-    return single(insertOne(MurmurHash2.hash64A(item, 0), true));
+    return single(insertOne(MurmurHash2.hash64A(item, 0), true, false));
+  }
+
+  /**
+   * {@link #add} ({@code onlyIfAbsent} false) or {@link #addIfAbsent} (true) for a caller that already serializes
+   * every mutation of this filter itself (for instance under its own per-key lock): an item that finds a free slot
+   * in one of its buckets is stored with no lock, no atomic instruction and no fence; one that needs a kick-out
+   * chain or a new sub-filter takes the exclusive section as {@code add} does. Same answers, same growth, same
+   * exceptions as {@code add} and {@code addIfAbsent}.
+   *
+   * <p><b>The caller guarantees</b> that while this method runs no other thread calls a mutator of this filter
+   * ({@code add}, {@code remove}, {@code compact}, a chunk load, this method) nor {@link #copy()} or a serialization
+   * that must be consistent with it. Lookups ({@link #mightContain}, {@link #count}, {@link #insertedCount}) may run
+   * concurrently on any thread: a fingerprint stored in an empty slot changes no other item's answer, and the item
+   * count is published with a release store after the fingerprint.
+   */
+  public boolean addAsSoleWriter(byte[] item, boolean onlyIfAbsent) {
+    Objects.requireNonNull(item, "item");
+    checkExpansionBudget();
+    return single(insertOne(MurmurHash2.hash64A(item, 0), onlyIfAbsent, true));
   }
 
   /**
@@ -264,6 +292,18 @@ public final class CuckooFilter implements BoundedFilter {
    * @throws FilterFullException with reason {@code GROWTH_LIMIT} before any item is inserted
    */
   public List<InsertResult> insert(List<byte[]> items, boolean onlyIfAbsent) {
+    return insert(items, onlyIfAbsent, false);
+  }
+
+  /**
+   * {@link #insert} for a caller that serializes every mutation itself, under the guarantee {@link
+   * #addAsSoleWriter} states.
+   */
+  public List<InsertResult> insertAsSoleWriter(List<byte[]> items, boolean onlyIfAbsent) {
+    return insert(items, onlyIfAbsent, true);
+  }
+
+  private List<InsertResult> insert(List<byte[]> items, boolean onlyIfAbsent, boolean soleWriter) {
     Objects.requireNonNull(items, "items");
     for (byte[] item : items) {
       Objects.requireNonNull(item, "item");
@@ -271,7 +311,7 @@ public final class CuckooFilter implements BoundedFilter {
     checkExpansionBudget();
     InsertResult[] results = new InsertResult[items.size()];
     for (int i = 0; i < results.length; i++) {
-      Outcome outcome = insertOne(MurmurHash2.hash64A(items.get(i), 0), onlyIfAbsent);
+      Outcome outcome = insertOne(MurmurHash2.hash64A(items.get(i), 0), onlyIfAbsent, soleWriter);
       results[i] = switch (outcome) {
         case INSERTED -> InsertResult.INSERTED;
         case EXISTS -> InsertResult.EXISTS;
@@ -303,48 +343,74 @@ public final class CuckooFilter implements BoundedFilter {
     }
   }
 
-  private Outcome insertOne(long hash, boolean onlyIfAbsent) {
+  private Outcome insertOne(long hash, boolean onlyIfAbsent, boolean soleWriter) {
     Fingerprint key = new Fingerprint(hash);
+    if (soleWriter) {
+      return insertHeld(key, onlyIfAbsent, true);
+    }
     synchronized (lock.writers()) {
-      if (onlyIfAbsent && containsIn(tables, key)) {
-        return Outcome.EXISTS;
+      return insertHeld(key, onlyIfAbsent, false);
+    }
+  }
+
+  /*
+   * Why a sole-writer path: the exclusive section's lock and release are atomic instructions, each of which waits
+   * until the stores before it have drained, among them the fingerprint's store into a bucket that missed the cache.
+   * Storing a fingerprint into an empty slot needs no exclusion from readers: a lookup of another item is not
+   * affected by it, and one of this item may see it or not, as with any add it runs beside. Only kick-outs (which move
+   * other items' fingerprints) and growth must hide their steps from readers, and they still do.
+   */
+
+  /** The insert, with the writers' exclusion held by the caller (the monitor, or a sole writer's own lock). */
+  private Outcome insertHeld(Fingerprint key, boolean onlyIfAbsent, boolean soleWriter) {
+    if (onlyIfAbsent && containsIn(tables, key)) {
+      return Outcome.EXISTS;
+    }
+    if (soleWriter && placeInFreeSlot(key)) {
+      NUM_ITEMS.setRelease(this, numItems + 1);
+      return Outcome.INSERTED;
+    }
+    while (true) {
+      boolean stored = lock.exclusive(() -> {
+        boolean placed = insertInPlace(key);
+        if (placed) {
+          numItems++;
+        }
+        return placed;
+      });
+      if (stored) {
+        return Outcome.INSERTED;
       }
-      while (true) {
-        boolean stored = lock.exclusive(() -> {
-          boolean placed = insertInPlace(key);
-          if (placed) {
-            numItems++;
-          }
-          return placed;
-        });
-        if (stored) {
-          return Outcome.INSERTED;
-        }
-        if (expansion == 0) {
-          return Outcome.NO_SPACE;
-        }
-        CuckooTable grown = nextTable();
-        if (grown == null) {
-          return Outcome.ALLOCATION_FAILED;
-        }
-        CuckooTable[] appended = Arrays.copyOf(tables, tables.length + 1);
-        appended[tables.length] = grown;
-        lock.exclusive(() -> tables = appended);
+      if (expansion == 0) {
+        return Outcome.NO_SPACE;
       }
+      CuckooTable grown = nextTable();
+      if (grown == null) {
+        return Outcome.ALLOCATION_FAILED;
+      }
+      CuckooTable[] appended = Arrays.copyOf(tables, tables.length + 1);
+      appended[tables.length] = grown;
+      lock.exclusive(() -> tables = appended);
     }
   }
 
   /** {@code CuckooFilter_InsertFP} up to the grow step: a free slot newest→oldest, else a kick-out in the newest. */
   private boolean insertInPlace(Fingerprint key) {
-    for (int i = tables.length - 1; i >= 0; i--) {
-      CuckooTable table = tables[i];
+    return placeInFreeSlot(key) || kickOutInsert(tables[tables.length - 1], key);
+  }
+
+  /** Stores the fingerprint in the first free slot of its buckets, newest sub-filter first; {@code false} if none. */
+  private boolean placeInFreeSlot(Fingerprint key) {
+    CuckooTable[] current = tables;
+    for (int i = current.length - 1; i >= 0; i--) {
+      CuckooTable table = current[i];
       long slot = table.findAvailable(key.h1, key.h2);
       if (slot >= 0) {
         table.set(slot, key.fp);
         return true;
       }
     }
-    return kickOutInsert(tables[tables.length - 1], key);
+    return false;
   }
 
   /** {@code Filter_KOInsert}, including its reverse-order rollback when no home is found. */
@@ -623,13 +689,24 @@ public final class CuckooFilter implements BoundedFilter {
 
   /** A consistent CF.INFO snapshot. */
   public Info info() {
-    return lock.readLocked(() -> {
-      long memory = FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES * tables.length;
-      for (CuckooTable table : tables) {
-        memory += table.slots;
-      }
-      return new Info(memory, numBuckets, tables.length, numItems, numDeletes, bucketSize, expansion, maxIterations);
-    });
+    return lock.readLocked(() -> new Info(memoryBytes(tables), numBuckets, tables.length, numItems, numDeletes,
+        bucketSize, expansion, maxIterations));
+  }
+
+  /**
+   * CF.INFO's "Size" (the structs and every sub-filter's slots) without a lock: the sub-filters are published whole
+   * and never resized, so this reads one consistent array of them.
+   */
+  public long memoryBytes() {
+    return memoryBytes(tables);
+  }
+
+  private static long memoryBytes(CuckooTable[] tables) {
+    long memory = FILTER_STRUCT_BYTES + SUBFILTER_STRUCT_BYTES * tables.length;
+    for (CuckooTable table : tables) {
+      memory += table.slots;
+    }
+    return memory;
   }
 
   /**

@@ -163,8 +163,35 @@ class ConcurrencyTest {
     }
   }
 
+  /**
+   * The server's CF path: writers serialize on their own lock and call {@code addAsSoleWriter}, which fills free
+   * slots with no lock; the filter kicks out and grows meanwhile, and lock-free readers never miss a published item.
+   */
+  @Test
+  void cuckooSoleWriterAddsUnderAnExternalLockAreSeenByLockFreeReaders() throws Exception {
+    CuckooFilter filter = CuckooFilter.create(256, 2, 50, 2);
+    Object externalLock = new Object();
+    assertReadersNeverMissCompletedAdds(filter, item -> {
+      synchronized (externalLock) {
+        filter.addAsSoleWriter(item, false);
+      }
+    });
+    assertThat(filter.filterCount()).isGreaterThan(5);
+    assertThat(filter.insertedCount()).isEqualTo((long) WRITERS * PER_WRITER);
+  }
+
+  @Test
+  void cuckooReadersNeverMissLiveItemsDuringSoleWriterKickOutsDeletesAndCompaction() throws Exception {
+    cuckooReadersNeverMissLiveItems(true);
+  }
+
   @Test
   void cuckooReadersNeverMissLiveItemsDuringDeletesKickOutsAndCompaction() throws Exception {
+    cuckooReadersNeverMissLiveItems(false);
+  }
+
+  /** Readers of stable items while one writer churns: adds (kick-outs), deletes and compactions. */
+  private static void cuckooReadersNeverMissLiveItems(boolean soleWriter) throws Exception {
     CuckooFilter filter = CuckooFilter.create(256, 2, 50, 2);
     int stable = 3000;
     for (int i = 0; i < stable; i++) {
@@ -192,7 +219,12 @@ class ConcurrencyTest {
       Future<?> writer = pool.submit(() -> {
         for (int round = 0; round < 20; round++) {
           for (int i = 0; i < 1500; i++) {
-            filter.add(RedisItems.of("churn-" + round + "-" + i)); // kick-outs move stable fingerprints
+            byte[] item = RedisItems.of("churn-" + round + "-" + i);
+            if (soleWriter) {
+              filter.addAsSoleWriter(item, false); // kick-outs move stable fingerprints
+            } else {
+              filter.add(item);
+            }
           }
           for (int i = 0; i < 1500; i++) {
             filter.remove(RedisItems.of("churn-" + round + "-" + i)); // triggers auto-compaction

@@ -73,7 +73,7 @@ public enum ValueType {
   CUCKOO(CuckooFilter.class, FilterKind.CUCKOO, "MBbloomCF", "MBbloomCF", "cuckoo", false) {
     @Override
     public long memoryUsage(Object value) {
-      return ((CuckooFilter) value).info().size();
+      return ((CuckooFilter) value).memoryBytes();
     }
 
     @Override

@@ -169,7 +169,8 @@ public final class CuckooCommands {
       CuckooFilter f = getOrCreate(inv, w, key, inv.settings().cfInitialSize());
       boolean added;
       try {
-        added = nx(inv) ? f.addIfAbsent(inv.arg(2)) : f.add(inv.arg(2));
+        // the key's write lock serializes every mutation of the value and the snapshot's copy of it
+        added = f.addAsSoleWriter(inv.arg(2), nx(inv));
       } catch (FilterFullException e) {
         throw new CommandException(RedisBloomErrors.cuckooFull(e));
       }
@@ -224,7 +225,7 @@ public final class CuckooCommands {
       CuckooFilter f = getOrCreate(inv, w, key, capacity);
       List<CuckooFilter.InsertResult> results;
       try {
-        results = f.insert(inv.argv().subList(items, inv.argc()), nx);
+        results = f.insertAsSoleWriter(inv.argv().subList(items, inv.argc()), nx); // under the key's write lock
       } catch (FilterFullException e) {
         throw new CommandException(RedisBloomErrors.cuckooFull(e));
       }
