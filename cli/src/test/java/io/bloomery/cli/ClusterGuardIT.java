@@ -49,7 +49,8 @@ import redis.clients.jedis.exceptions.JedisMovedDataException;
  * A guarded key (GUARD.*) in a cluster of three real node processes, one shard of three replicas, every node started
  * with {@code --store main=URL} on one real PostgreSQL database. GUARD.RESERVE on the shard's leader goes through the
  * shard's log and every replica opens the key on the same table with a replication slot of its own; the other
- * GUARD.* commands run on the leader only (MOVED elsewhere).
+ * GUARD.* commands run on the leader only (MOVED elsewhere), but lookups after READONLY, which a follower answers
+ * from its own copy.
  *
  * <p>Then four writer clients add, with GUARD.MADDONCE and a fresh token per request (a request that got no reply,
  * or an error, is sent again with the same token, to whatever node is the leader by then), items of their own and
@@ -66,6 +67,8 @@ import redis.clients.jedis.exceptions.JedisMovedDataException;
 class ClusterGuardIT {
   private static final long SEED = Long.getLong("chaos.seed", System.nanoTime());
   private static final String KEY = "seen{g}";
+  /** Added on the leader once the key is reserved, to be read on the followers after READONLY. */
+  private static final String FOLLOWER_ITEM = "seen-on-followers";
   private static final int SLOT = HashSlot.of(KEY.getBytes(StandardCharsets.UTF_8));
   private static final int WRITERS = 4;
   private static final int KILLS = 3;
@@ -134,6 +137,7 @@ class ClusterGuardIT {
         }
       }
     }
+    assertFollowersAnswerLookupsAfterReadonly(ports, leader);
     List<String> slots = awaitSlots(url, "every replica's replication slot", s -> s.size() == 3);
     assertThat(slots).as("seed %d: slot names", SEED).allMatch(s -> s.matches(SLOT_NAME)).doesNotHaveDuplicates();
     assertThat(slots.stream().map(s -> s.substring(0, "bloomery_g".length() + 16)).distinct())
@@ -262,8 +266,9 @@ class ClusterGuardIT {
 
     List<String> table = tableItems(url);
     assertThat(table).as("seed %d: the store's rows", SEED).doesNotHaveDuplicates();
-    assertThat(new HashSet<>(table)).as("seed %d: the store holds exactly the items added", SEED)
-        .isEqualTo(answered);
+    Set<String> added = new HashSet<>(answered);
+    added.add(FOLLOWER_ITEM); // added before the writers began, to read it on the followers
+    assertThat(new HashSet<>(table)).as("seed %d: the store holds exactly the items added", SEED).isEqualTo(added);
 
     int last = leaderPort(someLive(), SLOT);
     List<String> all = new ArrayList<>(answered);
@@ -327,6 +332,38 @@ class ClusterGuardIT {
    * before answers 0 when added again (exactly once, decided by the store), and the replication slots of the key are
    * the second shard's three nodes' only (the first shard's nodes dropped theirs; the rows stayed in the store).
    */
+  /**
+   * After READONLY a follower answers GUARD.EXISTS, MEXISTS and INFO from its own copy, which follows the store: an
+   * item added on the leader shows there once the follower's stream brings its row; writes still go to the leader,
+   * and READWRITE ends it.
+   */
+  private static void assertFollowersAnswerLookupsAfterReadonly(List<Integer> ports, int leader) throws Exception {
+    try (Jedis j = new Jedis("127.0.0.1", leader, 60_000)) {
+      assertThat(j.sendCommand(command("GUARD.ADD"), KEY, FOLLOWER_ITEM)).isEqualTo(1L);
+    }
+    for (int follower : ports) {
+      if (follower == leader) {
+        continue;
+      }
+      try (Jedis j = new Jedis("127.0.0.1", follower, 10_000)) {
+        assertThat(text(j.sendCommand(command("READONLY")))).isEqualTo("OK");
+        assertThat(j.sendCommand(command("GUARD.EXISTS"), KEY, "never-added")).as("follower %d", follower)
+            .isEqualTo(List.of(0L, 0L, 0L));
+        await("the follower " + follower + " answers 1 for an item added on the leader",
+            () -> ((List<?>) j.sendCommand(command("GUARD.EXISTS"), KEY, FOLLOWER_ITEM)).get(0).equals(1L));
+        List<?> both = (List<?>) j.sendCommand(command("GUARD.MEXISTS"), KEY, FOLLOWER_ITEM, "never-added");
+        assertThat(both.stream().map(v -> ((List<?>) v).get(0)).toList()).isEqualTo(List.of(1L, 0L));
+        assertThat(((List<?>) j.sendCommand(command("GUARD.INFO"), KEY)).stream().map(ClusterGuardIT::text))
+            .as("GUARD.INFO on follower %d", follower).contains("state", "ready");
+        assertThatThrownBy(() -> j.sendCommand(command("GUARD.ADD"), KEY, "y")).as("a write after READONLY")
+            .isInstanceOf(JedisMovedDataException.class).hasMessage("MOVED " + SLOT + " 127.0.0.1:" + leader);
+        assertThat(text(j.sendCommand(command("READWRITE")))).isEqualTo("OK");
+        assertThatThrownBy(() -> j.sendCommand(command("GUARD.EXISTS"), KEY, "x")).as("a lookup after READWRITE")
+            .isInstanceOf(JedisMovedDataException.class).hasMessage("MOVED " + SLOT + " 127.0.0.1:" + leader);
+      }
+    }
+  }
+
   @Test
   void reshardMovesAGuardedKeyWithItsSlotWhileItIsWritten() throws Exception {
     System.out.printf("ClusterGuardIT: reshard test, nodes under %s%n", dir);

@@ -400,7 +400,7 @@ public final class RaftNode implements ClusterNode {
       return null;
     }
     if ("guard".equals(spec.group())) {
-      return guard(spec, argv);
+      return guard(client, spec, argv);
     }
     if (files.handles(argv)) {
       return fileChunk(client, argv, asking, System.nanoTime() + LEADER_WAIT.toNanos());
@@ -598,9 +598,12 @@ public final class RaftNode implements ClusterNode {
    * RESERVE, DROP and REBUILD go through the shard's log, which declares, drops or rebuilds the key on every replica
    * ({@link ClusterGuards});
    * the other commands of a key run here, on this node's guard, if this node leads its shard, else {@code MOVED};
-   * GUARD.SLOTS (keyless) lists this node's own slots.
+   * after {@code READONLY}, GUARD.EXISTS, MEXISTS and INFO run on a follower's guard too (its filter follows the
+   * store through a replication slot of its own, so a negative may miss the rows of the last moments, as any read
+   * on a replica may be stale; a "maybe" is still confirmed in the store). GUARD.SLOTS (keyless) lists this node's
+   * own slots.
    */
-  private CompletionStage<Reply> guard(CommandSpec spec, List<byte[]> argv) {
+  private CompletionStage<Reply> guard(ClientState client, CommandSpec spec, List<byte[]> argv) {
     List<Key> keys = Dispatcher.keysOf(spec, argv);
     if (keys.isEmpty()) {
       return null;
@@ -612,10 +615,12 @@ public final class RaftNode implements ClusterNode {
       }
     }
     int slot = HashSlot.of(keys.get(0).bytes());
-    return guardAt(spec.name(), argv, keys.get(0), slot, System.nanoTime() + LEADER_WAIT.toNanos());
+    boolean replicaRead = client.replicaReads() && ShardStateMachine.reads(spec);
+    return guardAt(spec.name(), argv, keys.get(0), slot, replicaRead, System.nanoTime() + LEADER_WAIT.toNanos());
   }
 
-  private CompletionStage<Reply> guardAt(String name, List<byte[]> argv, Key key, int slot, long deadline) {
+  private CompletionStage<Reply> guardAt(String name, List<byte[]> argv, Key key, int slot, boolean replicaRead,
+      long deadline) {
     Topology topology = meta.topology();
     if (topology == null) {
       return done(Reply.error("CLUSTERDOWN Hash slot not served"));
@@ -623,10 +628,11 @@ public final class RaftNode implements ClusterNode {
     Topology.Shard shard = topology.shardOf(slot);
     RaftServer.Division division = division(shard);
     boolean leads = division != null && division.getInfo().isLeader();
-    java.util.function.Supplier<CompletionStage<Reply>> again = () -> guardAt(name, argv, key, slot, deadline);
+    java.util.function.Supplier<CompletionStage<Reply>> again =
+        () -> guardAt(name, argv, key, slot, replicaRead, deadline);
     if (!name.equals("guard.reserve") && !name.equals("guard.drop") && !name.equals("guard.rebuild")) {
       // run by this server's own handler, which cannot wait for a leader: MOVED, or CLUSTERDOWN while none leads
-      if (!leads) {
+      if (!leads && !(replicaRead && division != null)) {
         return elsewhere(shard, slot, false, System.nanoTime(), again);
       }
       ShardStateMachine machine = shards.get(division.getGroup().getGroupId());

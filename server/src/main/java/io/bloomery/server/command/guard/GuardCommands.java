@@ -290,7 +290,7 @@ public final class GuardCommands {
     int protocol = inv.client().protocol();
     long t = sets.timeoutMillis();
     Guard g = set.guard();
-    if (sets.leadership().changes()) {
+    if (sets.leadership().changes() && !replicaRead(sets, inv)) {
       return inv.defer(leaderLookups(sets, inv.key(1), set, g, items, t)
           .thenApply(vs -> vs == null ? Reply.error(LOST_LEADERSHIP) : verdicts(vs, protocol, single))
           .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
@@ -306,6 +306,17 @@ public final class GuardCommands {
     }
     return inv.defer(set.confirm(g, lookup, t).thenApply(vs -> verdicts(vs, protocol, single))
         .exceptionally(e -> failure(store, e, t, AFTER_LOOKUP_TIMEOUT)));
+  }
+
+  /**
+   * Whether a cluster node answers a lookup as a follower of the key's shard: the client asked for replica reads
+   * ({@code READONLY}, which the node's router checked) and this node does not lead the shard. Such a lookup reads
+   * the follower's filter as it is, with no fence and no confirmation of leadership: a negative may miss a row
+   * committed in the last moments (the follower's stream has not brought it yet), as any replica read may be
+   * stale; a "maybe" is confirmed in the store as anywhere.
+   */
+  private static boolean replicaRead(GuardSets sets, Invocation inv) {
+    return inv.client().replicaReads() && sets.leadership().term(inv.key(1)) < 0;
   }
 
   /**

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * {@link #undeclare}): every replica opens each key of its shard with a replication slot of its own (named after the
  * node as well), so that each follows the store and a new leader's filter already holds all but the last rows; only
  * the shard's leader serves GUARD.* ({@link Leadership}), and before its first negative of a term it waits for a
- * freshness fence through its stream, which closes that gap. No key list is written then: the log is the list.
+ * freshness fence through its stream, which closes that gap (a follower answers lookups only to a client that asked
+ * for replica reads, without a fence: they may be stale). No key list is written then: the log is the list.
  */
 public final class GuardSets implements GuardedKeys, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GuardSets.class);
