@@ -723,10 +723,19 @@ public final class FilterFormat {
       }
       reader.verifyChecksum();
       reader.requireEnd();
-      return (Summary) filter;
+      return (Summary) (filter instanceof Deferred deferred ? deferred.build() : filter);
     } catch (RuntimeException e) {
       throw malformed(e);
     }
+  }
+
+  /**
+   * A body whose object needs more memory than its bytes hold (a t-digest's arrays follow its compression, not its
+   * centroids): read and checked like any body, but built only once the checksum has passed, so that a changed
+   * field cannot make a small input allocate much.
+   */
+  interface Deferred {
+    Object build() throws FilterFormatException;
   }
 
   private static FilterFormatException malformed(RuntimeException e) {

@@ -90,7 +90,8 @@ final class TDigestBody {
     parameters.put("total_compressions", f.totalCompressions());
   }
 
-  static TDigest read(Envelope envelope, FormatReader in) throws IOException {
+  /** The digest's fields and centroids, built into a {@link TDigest} (its capacity allocated) after the checksum. */
+  static FilterFormat.Deferred read(Envelope envelope, FormatReader in) throws IOException {
     Fields f = readFields(envelope, in);
     int n = (int) f.centroids();
     double[] means = new double[n];
@@ -103,11 +104,13 @@ final class TDigestBody {
     for (int i = 0; i < n; i++) {
       weights[i] = weightWords.next();
     }
-    try {
-      return KindAccess.tDigest(TDigest.class).restore(f.compression(), f.min(), f.max(), f.totalCompressions(), (int) f.merged(),
-          means, weights);
-    } catch (IllegalArgumentException e) {
-      throw new FilterFormatException("t-digest rejected by TDigest.restore: " + e.getMessage(), e);
-    }
+    return () -> {
+      try {
+        return KindAccess.tDigest(TDigest.class).restore(f.compression(), f.min(), f.max(), f.totalCompressions(),
+            (int) f.merged(), means, weights);
+      } catch (IllegalArgumentException e) {
+        throw new FilterFormatException("t-digest rejected by TDigest.restore: " + e.getMessage(), e);
+      }
+    };
   }
 }

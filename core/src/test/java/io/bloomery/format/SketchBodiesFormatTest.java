@@ -199,6 +199,24 @@ class SketchBodiesFormatTest {
     assertThat(copy.generationSpanMillis()).isEqualTo(1_000);
   }
 
+  /**
+   * A t-digest's arrays follow its compression, not the centroids its file holds: a changed compression byte must
+   * be caught by the checksum before the digest is built. Compression 1 with bit 28 of the field set is
+   * 268,435,457 (within the format's bound), a capacity of 1.6G centroids, 26 GB: built first, it was refused as too
+   * large for the heap instead (after a full collection); the file is 106 bytes.
+   */
+  @Test
+  void aCorruptedTDigestCompressionIsCaughtByTheChecksumBeforeTheDigestIsBuilt() {
+    byte[] valid = FilterFormat.toBytes(tDigest(1, 3));
+    int bodyStart = 18 + ((valid[8] & 0xFF) | (valid[9] & 0xFF) << 8);
+    byte[] corrupt = valid.clone();
+    corrupt[bodyStart + 3] ^= 16;
+    assertThatThrownBy(() -> FilterFormat.fromBytes(corrupt)).isInstanceOf(FilterFormatException.class)
+        .hasMessageContaining("checksum mismatch");
+    assertThatThrownBy(() -> FilterFormat.read(new ByteArrayInputStream(corrupt), 1 << 20))
+        .isInstanceOf(FilterFormatException.class).hasMessageContaining("checksum mismatch");
+  }
+
   /** The shared sweep: every byte XOR every pattern, every truncation, every trailing byte. */
   @ParameterizedTest
   @MethodSource("small")
