@@ -81,7 +81,8 @@ import java.util.Objects;
  * writer intervened). Adds and deletes are serialized and hold the exclusive lock only while they change slots in
  * place. Compaction ({@link #compact}, or the automatic one after a delete) builds compacted copies of the tables
  * aside and publishes them atomically: readers are not blocked for its duration and never miss an item in
- * transit; other writers wait for it.
+ * transit; other writers wait for it. A caller that serializes every mutation itself (the server, under its key
+ * lock) adds with {@link #addAsSoleWriter}, which stores into a free slot with no lock at all.
  */
 public final class CuckooFilter implements BoundedFilter {
   /** RedisBloom's {@code cf-bucket-size} default. */
