@@ -1192,8 +1192,21 @@ public final class RaftNode implements ClusterNode {
 
   /** A client of {@code group} (its id and members), asking again every 100 ms up to {@code attempts} times. */
   static RaftClient clientOf(RaftGroup group, int attempts) {
+    return clientOf(group, attempts, null);
+  }
+
+  /**
+   * As {@link #clientOf(RaftGroup, int)}, each request given up (and asked again) after {@code requestTimeout}, or
+   * Ratis's 3 s where {@code null}.
+   */
+  static RaftClient clientOf(RaftGroup group, int attempts, java.time.Duration requestTimeout) {
+    RaftProperties properties = ShardReplica.clientProperties(new RaftProperties());
+    if (requestTimeout != null) {
+      org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(properties,
+          TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+    }
     return RaftClient.newBuilder().setRaftGroup(group)
-        .setProperties(ShardReplica.clientProperties(new RaftProperties())).setClientId(ClientId.randomId())
+        .setProperties(properties).setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();

@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  *   3. A: cluster.freeze S   from here on A's log refuses writes to S, and declaration changes of S's guarded keys
  *                            (the node holds them and retries; reads go on), and answers the names of S's keys as of
  *                            that point in A's log; the guarded keys are read again and B made to match
- *   4. the keys: their DUMP payloads and expiries read on A's leader (cluster.export, a few MiB at a time), then
- *                            RESTORE ... REPLACE ABSTTL of each through B's log (up to 3 MiB of them per entry; a
- *                            larger key in parts of 3 MiB, one entry each: cluster.stage, the last part restoring it)
+ *   4. the keys: their DUMP payloads and expiries read on A's leader (cluster.export-inline, a few MiB at a
+ *                            time; a key of more than 4 MiB in parts of 64 MiB, cluster.export-part), then RESTORE
+ *                            ... REPLACE ABSTTL of each through B's log (up to 3 MiB of them per entry; a larger key
+ *                            in parts of 3 MiB, one entry each: cluster.stage, the last part restoring it)
  *   5. A: cluster.drop S     S's keys are deleted on A, its guarded keys dropped, and A's log refuses every command
  *                            of S from here on: the node holds such a command until 6, then answers MOVED (ASK to B,
  *                            whose copy is complete, if 6 does not come within a second: the node running the
@@ -115,7 +116,9 @@ final class Reshard {
     long keys = 0;
     long start = System.nanoTime();
     Topology current = t;
-    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300);
+    // a large key's part is read in one query that writes its whole payload out: seconds for a key of a GiB, more
+    // than Ratis's 3 s, after which the client would ask again, and write it out again
+    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300, PART_READ_TIMEOUT);
         RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
       for (int at = 0; at < all.length; at += STEP) {
         int[] step = Arrays.copyOfRange(all, at, Math.min(all.length, at + STEP));
@@ -189,7 +192,7 @@ final class Reshard {
       }
       for (int at = 0; at < names.size(); ) {
         // up to BATCH keys or about BATCH_BYTES of payloads read in one query and restored in one log entry
-        List<byte[]> export = new ArrayList<>(List.of(bytes(ShardStateMachine.EXPORT),
+        List<byte[]> export = new ArrayList<>(List.of(bytes(ShardStateMachine.EXPORT_INLINE),
             bytes(Long.toString(BATCH_BYTES))));
         export.addAll(names.subList(at, Math.min(names.size(), at + BATCH)));
         Reply exported = call(source, false, export);
@@ -201,12 +204,18 @@ final class Reshard {
         for (int i = 0; i < entries.elements().size(); i++) {
           List<Reply> entry = ((Reply.Array) entries.elements().get(i)).elements();
           long expireAt = ((Reply.Int) entry.get(0)).value();
+          byte[] name = names.get(at + i);
+          if (expireAt != -2 && entry.get(1) instanceof Reply.Int large && large.value() == -1) {
+            if (copyLarge(source, target, m, name)) {
+              copied++;
+            }
+            continue;
+          }
           if (expireAt == -2 || !(entry.get(1) instanceof Reply.Bulk payload)) {
             continue; // expired since the freeze
           }
-          byte[] name = names.get(at + i);
           if (payload.bytes().length > ENTRY_BYTES) {
-            stage(target, m, name, expireAt, payload.bytes());
+            stage(target, m, name, expireAt, payload.bytes().length, 0, payload.bytes());
           } else {
             if (restoreBytes + payload.bytes().length > ENTRY_BYTES) {
               restore(target, m, restores);
@@ -320,14 +329,80 @@ final class Reshard {
     restores.clear();
   }
 
-  /** A key too large for one log entry, copied in parts of {@link #ENTRY_BYTES}, one entry each, in order. */
-  private static void stage(RaftClient target, Topology.Migration m, byte[] name, long expireAt, byte[] payload)
-      throws IOException {
-    for (int offset = 0; offset < payload.length; offset += ENTRY_BYTES) {
-      byte[] part = Arrays.copyOfRange(payload, offset, Math.min(payload.length, offset + ENTRY_BYTES));
+  /**
+   * Bytes {@code from} onwards of a key's payload of {@code total} bytes, copied in parts of {@link #ENTRY_BYTES},
+   * one entry each, in order: the whole payload from 0, or the next bytes of a copy staged so far.
+   */
+  private static void stage(RaftClient target, Topology.Migration m, byte[] name, long expireAt, long total,
+      long from, byte[] bytes) throws IOException {
+    for (int offset = 0; offset < bytes.length; offset += ENTRY_BYTES) {
+      byte[] part = Arrays.copyOfRange(bytes, offset, Math.min(bytes.length, offset + ENTRY_BYTES));
       expect(call(target, true, List.of(bytes(ShardStateMachine.STAGE), name, bytes(Long.toString(expireAt)),
-          bytes(Integer.toString(payload.length)), bytes(Integer.toString(offset)), part)), m.to());
+          bytes(Long.toString(total)), bytes(Long.toString(from + offset)), part)), m.to());
     }
+  }
+
+  /**
+   * The bytes of a large key's payload read in one answer: {@link ShardStateMachine#EXPORT_PART_MAX} unless the
+   * system property {@value #PART_BYTES_PROPERTY} names fewer (less heap on the source's leader per read, one more
+   * writing-out of the whole payload per part).
+   */
+  static int partBytes() {
+    int asked = Integer.getInteger(PART_BYTES_PROPERTY, ShardStateMachine.EXPORT_PART_MAX);
+    return Math.max(1 << 20, Math.min(ShardStateMachine.EXPORT_PART_MAX, asked));
+  }
+
+  /** How long a query of the source may take, a large key's part among them, before it is asked again. */
+  static final java.time.Duration PART_READ_TIMEOUT = java.time.Duration.ofMinutes(2);
+
+  /** The system property that sets {@link #partBytes()}. */
+  static final String PART_BYTES_PROPERTY = "bloomery.reshard.part-bytes";
+
+  /**
+   * A key whose payload is larger than one export answer: read on the source in parts of {@link #partBytes()} (its
+   * slot is frozen, so every part is of the same payload; the target's CRC check of the whole says so if not) and
+   * staged on the target as it comes. False if the key expired meanwhile.
+   *
+   * @throws ReshardException if the payload is larger than a replica stages (2 GiB) or changed between two parts
+   */
+  private static boolean copyLarge(RaftClient source, RaftClient target, Topology.Migration m, byte[] name)
+      throws IOException {
+    long total = -1;
+    long expireAt = -1;
+    int partBytes = partBytes();
+    for (long offset = 0; total < 0 || offset < total; ) {
+      Reply answer = call(source, false, List.of(bytes(ShardStateMachine.EXPORT_PART), name,
+          bytes(Long.toString(offset)), bytes(Integer.toString(partBytes))));
+      if (!(answer instanceof Reply.Array a) || a.elements().size() != 3
+          || !(a.elements().get(0) instanceof Reply.Int at) || !(a.elements().get(1) instanceof Reply.Int length)) {
+        throw new ReshardException("shard " + m.from() + " did not export part of key '"
+            + new String(name, StandardCharsets.UTF_8) + "': " + answer);
+      }
+      if (at.value() == -2) { // expired since the freeze
+        if (offset > 0) { // a part of no payload makes the target forget the parts it holds (its reply says so)
+          call(target, true, List.of(bytes(ShardStateMachine.STAGE), name, bytes("-1"), bytes("0"), bytes("0"),
+              new byte[0]));
+        }
+        return false;
+      }
+      if (total < 0) {
+        total = length.value();
+        expireAt = at.value();
+        if (total > ShardStateMachine.STAGED_MAX) {
+          throw new ReshardException("key '" + new String(name, StandardCharsets.UTF_8) + "' has a DUMP payload of "
+              + total + " bytes: a reshard moves keys of at most " + ShardStateMachine.STAGED_MAX + " (nothing was "
+              + "dropped)");
+        }
+      }
+      byte[] bytes = a.elements().get(2) instanceof Reply.Bulk b ? b.bytes() : new byte[0];
+      if (length.value() != total || at.value() != expireAt || bytes.length == 0) {
+        throw new ReshardException("key '" + new String(name, StandardCharsets.UTF_8) + "' changed while it was "
+            + "read in parts (" + total + " bytes, then " + length.value() + "; nothing was dropped)");
+      }
+      stage(target, m, name, expireAt, total, offset, bytes);
+      offset += bytes.length;
+    }
+    return true;
   }
 
   private static void expect(Reply reply, String shard) {

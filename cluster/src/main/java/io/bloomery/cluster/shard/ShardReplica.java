@@ -158,9 +158,9 @@ public final class ShardReplica implements Closeable {
   }
 
   /**
-   * The largest gRPC message a replica or a client of a shard takes: a reshard reads a key's whole {@code DUMP}
-   * payload in one query's answer, which may be as large as the largest value a client may send (Redis's default
-   * {@code proto-max-bulk-len}, 512 MiB), beside the answer's framing. A limit only, not a buffer. (A log entry stays
+   * The largest gRPC message a replica or a client of a shard takes: a client's {@code DUMP} is a query whose answer
+   * may be as large as the largest value a client may send (Redis's default {@code proto-max-bulk-len}, 512 MiB),
+   * beside the answer's framing (a reshard reads a key in answers of at most 64 MiB). A limit only, not a buffer. (A log entry stays
    * within Ratis's 4 MiB, whose buffer is allocated: a larger key is copied in parts.)
    */
   public static final SizeInBytes MESSAGE_MAX = SizeInBytes.valueOf((512L << 20) + (8L << 20));

@@ -13,6 +13,7 @@ import io.bloomery.server.persistence.SnapshotFiles;
 import io.bloomery.server.resp.Reply;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,9 +73,36 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
   /**
    * {@code cluster.export BUDGET KEY...}, a read: for each key in order, an array of its absolute expiry in Unix
    * milliseconds (-1 none, -2 no such key) and its {@code DUMP} payload (nil for none), stopping after the key whose
-   * payload brings the total past BUDGET bytes (so at least one key); a reshard copies the keys it names.
+   * payload brings the total past BUDGET bytes (so at least one key). What a reshard run by a node of an earlier
+   * version reads: {@link #EXPORT_INLINE} is this one's.
    */
   public static final String EXPORT = "cluster.export";
+  /**
+   * {@code cluster.export-inline BUDGET KEY...}, a read: as {@link #EXPORT}, but a payload of more than {@link
+   * #EXPORT_INLINE_MAX} bytes is answered as the integer -1, and read with {@link #EXPORT_PART}; a reshard copies
+   * the keys it names. (A name of its own, so that no reshard that does not know the -1 takes it for a missing key.)
+   */
+  public static final String EXPORT_INLINE = "cluster.export-inline";
+  /**
+   * {@code cluster.export-part KEY OFFSET LENGTH}, a read: an array of the key's absolute expiry (as {@link #EXPORT}'s),
+   * the length of its {@code DUMP} payload (0 for no key) and the payload's bytes from OFFSET, at most LENGTH of them
+   * (at most {@link #EXPORT_PART_MAX}). A reshard reads a large key of a frozen slot so, a part at a time; the
+   * payload is written out whole for each part.
+   */
+  public static final String EXPORT_PART = "cluster.export-part";
+  /**
+   * The largest payload an {@link #EXPORT_INLINE} answer carries for one key: a larger one is read with {@link #EXPORT_PART}
+   * (it goes through the target's log in parts anyway), so that no export holds much more than this in memory.
+   */
+  public static final int EXPORT_INLINE_MAX = 4 << 20;
+  /**
+   * The largest part {@link #EXPORT_PART} reads: far below the 520 MiB a cluster's gRPC messages may carry, so that
+   * a part, its copy into the message and the message fit a node's heap beside the key; large enough that a payload
+   * of 2 GiB, written out whole for each part, is read in 32 parts.
+   */
+  public static final int EXPORT_PART_MAX = 64 << 20;
+  /** The largest payload {@link #STAGE} takes: what a Java array holds. */
+  public static final long STAGED_MAX = StagedCopies.MAX_TOTAL;
   /**
    * {@code cluster.stage KEY EXPIREAT TOTAL OFFSET BYTES}: part of a key's {@code DUMP} payload of TOTAL bytes, sent
    * by a reshard when the key is too large for one log entry, in order from OFFSET 0 (which starts the copy again);
@@ -648,25 +676,70 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
     return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  /** {@link #EXPORT}'s reply. */
-  private Reply export(List<byte[]> argv) {
+  /** {@link #EXPORT}'s reply ({@code inlineMax} {@link Integer#MAX_VALUE}) or {@link #EXPORT_INLINE}'s. */
+  private Reply export(List<byte[]> argv, int inlineMax) {
     long budget;
     try {
       budget = Long.parseLong(name(argv.subList(1, 2)));
     } catch (NumberFormatException e) {
-      return new Reply.Error("ERR " + EXPORT + " BUDGET KEY...: the budget is not an integer");
+      return new Reply.Error("ERR " + name(argv) + " BUDGET KEY...: the budget is not an integer");
     }
     List<Reply> out = new ArrayList<>();
     long bytes = 0;
     for (int i = 2; i < argv.size() && (out.isEmpty() || bytes <= budget); i++) {
       io.bloomery.server.keyspace.Key key = io.bloomery.server.keyspace.Key.of(argv.get(i));
-      byte[] payload = keyspace.readLocked(key, value -> value == null ? null
-          : io.bloomery.server.rdb.DumpPayload.dump(value));
+      Reply payload;
+      try {
+        payload = keyspace.readLocked(key, value -> {
+          if (value == null) {
+            return null;
+          }
+          byte[] inline = inlineMax == Integer.MAX_VALUE ? io.bloomery.server.rdb.DumpPayload.dump(value)
+              : io.bloomery.server.rdb.DumpPayload.dumpAtMost(value, inlineMax);
+          return inline == null ? new Reply.Int(-1) : new Reply.Bulk(inline);
+        });
+      } catch (IllegalArgumentException e) {
+        return new Reply.Error("ERR " + name(argv) + ": key '" + new String(argv.get(i), StandardCharsets.UTF_8)
+            + "': " + e.getMessage());
+      }
       long expireAt = payload == null ? -2 : keyspace.expireAt(key);
-      out.add(new Reply.Array(List.of(new Reply.Int(expireAt), payload == null ? Reply.NIL : new Reply.Bulk(payload))));
-      bytes += payload == null ? 0 : payload.length;
+      out.add(new Reply.Array(List.of(new Reply.Int(expireAt), payload == null ? Reply.NIL : payload)));
+      bytes += payload instanceof Reply.Bulk b ? b.bytes().length : payload == null ? 0 : inlineMax;
     }
     return new Reply.Array(out);
+  }
+
+  /** {@link #EXPORT_PART}'s reply. */
+  private Reply exportPart(List<byte[]> argv) {
+    long offset;
+    long length;
+    try {
+      offset = Long.parseLong(new String(argv.get(2), StandardCharsets.UTF_8));
+      length = Long.parseLong(new String(argv.get(3), StandardCharsets.UTF_8));
+    } catch (NumberFormatException e) {
+      offset = -1;
+      length = -1;
+    }
+    if (offset < 0 || length < 0 || length > EXPORT_PART_MAX) {
+      return new Reply.Error("ERR " + EXPORT_PART + " KEY OFFSET LENGTH: OFFSET is an integer from 0, LENGTH one "
+          + "from 0 to " + EXPORT_PART_MAX);
+    }
+    io.bloomery.server.keyspace.Key key = io.bloomery.server.keyspace.Key.of(argv.get(1));
+    long from = offset;
+    int most = (int) length;
+    io.bloomery.server.rdb.DumpPayload.Part part;
+    try {
+      part = keyspace.readLocked(key, value -> value == null ? null
+          : io.bloomery.server.rdb.DumpPayload.part(value, from, most));
+    } catch (IllegalArgumentException e) {
+      return new Reply.Error("ERR " + EXPORT_PART + ": key '" + new String(argv.get(1), StandardCharsets.UTF_8)
+          + "': " + e.getMessage());
+    }
+    if (part == null) {
+      return Reply.arrayOf(new Reply.Int(-2), new Reply.Int(0), Reply.NIL);
+    }
+    return Reply.arrayOf(new Reply.Int(keyspace.expireAt(key)), new Reply.Int(part.total()),
+        new Reply.Bulk(part.bytes()));
   }
 
   /** The keys of the slots in {@code given}. */
@@ -717,10 +790,12 @@ public final class ShardStateMachine extends FileSnapshotStateMachine {
       return CompletableFuture.completedFuture(message(guarded.isGuarded(key)
           ? Reply.bulk(guarded.state(key)) : new Reply.Error("ERR no such guarded key")));
     }
-    if (name(argv).equals(EXPORT) && argv.size() > 2) {
+    if ((name(argv).equals(EXPORT) || name(argv).equals(EXPORT_INLINE)) && argv.size() > 2
+        || name(argv).equals(EXPORT_PART) && argv.size() == 4) {
       loading.readLock().lock();
       try {
-        return CompletableFuture.completedFuture(message(export(argv)));
+        return CompletableFuture.completedFuture(message(name(argv).equals(EXPORT) ? export(argv, Integer.MAX_VALUE)
+            : name(argv).equals(EXPORT_INLINE) ? export(argv, EXPORT_INLINE_MAX) : exportPart(argv)));
       } finally {
         loading.readLock().unlock();
       }

@@ -276,6 +276,75 @@ class ClusterShardTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * A key whose DUMP payload is larger than one export answer ({@code cluster.export} answers at most 4 MiB of it) is
+   * read from its source in parts (1 MiB here, 64 MiB by default) and staged on its target as they come: the moved
+   * key's bits are the source's, byte for byte. Two shards of one node each; the key is a filter for 8 million items
+   * at 1 % (9.6 MB) loaded with random bits, so that its payload does not compress. {@code -Dcluster.bigKeyItems=N}
+   * sizes it for N items (1.2 bytes an item) and {@code -Dcluster.bigKeyPartBytes=B} sets the parts.
+   */
+  @Test
+  void aKeyLargerThanOneExportAnswerMovesWholeInParts() throws Exception {
+    List<Topology.Node> nodes = List.of(startNode(0), startNode(1));
+    Topology planned = Topology.plan("f".repeat(40), nodes, 1);
+    join(planned, nodes);
+    Topology.Shard from = planned.shard("s0");
+    int slot = from.slots().get(from.slots().size() - 1).last(); // a reshard moves the source's highest slots
+    String key = null;
+    for (int i = 0; key == null; i++) {
+      if (HashSlot.of(bytes("big" + i)) == slot) {
+        key = "big" + i;
+      }
+    }
+    long items = Long.getLong("cluster.bigKeyItems", 8_000_000);
+    Topology.Node source = nodes.stream().filter(n -> n.id().equals(from.members().get(0))).findFirst().orElseThrow();
+    Topology.Node target = nodes.stream().filter(n -> n != source).findFirst().orElseThrow();
+    byte[] before;
+    try (RespConnection c = new RespConnection(source.port())) {
+      awaitReply(c, List.of("BF.ADD", "{" + key + "}probe", "x"), reply -> !reply.startsWith("-"));
+      // the key's header from a filter of that size, then its bits: random, loaded chunk by chunk
+      io.bloomery.scalable.ScalableBloomFilter shape =
+          io.bloomery.scalable.ScalableBloomFilter.createNonScaling(items, 0.01);
+      java.util.SplittableRandom random = new java.util.SplittableRandom(20261205);
+      for (io.bloomery.format.RedisBloomDump.Chunk chunk = io.bloomery.format.RedisBloomDump.scanDump(shape, 0);
+          !chunk.isEnd(); chunk = io.bloomery.format.RedisBloomDump.scanDump(shape, chunk.iterator())) {
+        byte[] data = chunk.data();
+        if (chunk.iterator() > 1) { // not the header
+          random.nextBytes(data);
+        }
+        assertThat(c.loadChunk(key, new RespConnection.Chunk(chunk.iterator(), data))).isEqualTo("+OK\r\n");
+      }
+      assertThat(c.call("BF.ADD", key, "added")).isEqualTo(":1\r\n");
+      before = scandumpDigest(c, key);
+      System.setProperty(Reshard.PART_BYTES_PROPERTY, System.getProperty("cluster.bigKeyPartBytes", "1048576"));
+      try {
+        assertThat(c.timeout(600_000).call("CLUSTER", "RESHARD", "s0", "s1", "1")).as("the reshard's report")
+            .contains("moved 1 slot");
+      } finally {
+        System.clearProperty(Reshard.PART_BYTES_PROPERTY);
+      }
+      assertThat(c.call("BF.EXISTS", key, "added")).startsWith("-MOVED " + slot + " ");
+    }
+    try (RespConnection c = new RespConnection(target.port())) {
+      assertThat(c.call("BF.EXISTS", key, "added")).isEqualTo(":1\r\n");
+      assertThat(scandumpDigest(c, key)).as("the moved key's header and bits are the source's").isEqualTo(before);
+    }
+  }
+
+  /** The SHA-256 of a BF key's {@code BF.SCANDUMP} chunks, iterators and data. */
+  private static byte[] scandumpDigest(RespConnection c, String key) throws Exception {
+    java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+    long[] payloadBytes = {0};
+    c.scandump(key, chunk -> {
+      sha.update(bytes(Long.toString(chunk.iterator())));
+      sha.update(chunk.data());
+      payloadBytes[0] += chunk.data().length;
+    });
+    assertThat(payloadBytes[0]).as("the key is larger than one export answer")
+        .isGreaterThan(io.bloomery.cluster.shard.ShardStateMachine.EXPORT_INLINE_MAX);
+    return sha.digest();
+  }
+
   @Test
   void pipelinedWritesApplyInOrderInFewerLogEntriesAndAReadWaitsForThem() throws Exception {
     Topology.Node leader = awaitLeader(startShard(), null);
@@ -533,7 +602,13 @@ class ClusterShardTest {
     for (int i = 0; i < 3; i++) {
       nodes.add(startNode(i));
     }
-    String topology = Topology.plan("e".repeat(40), nodes, 3).encode();
+    join(Topology.plan("e".repeat(40), nodes, 3), nodes);
+    return nodes;
+  }
+
+  /** Makes {@code nodes} the cluster of {@code planned}. */
+  private static void join(Topology planned, List<Topology.Node> nodes) throws Exception {
+    String topology = planned.encode();
     for (Topology.Node n : nodes) {
       try (RespConnection c = new RespConnection(n.port())) {
         assertThat(c.call("CLUSTER", "JOIN-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
@@ -542,7 +617,6 @@ class ClusterShardTest {
     try (RespConnection c = new RespConnection(nodes.get(0).port())) {
       assertThat(c.call("CLUSTER", "COMMIT-TOPOLOGY", topology)).isEqualTo("+OK\r\n");
     }
-    return nodes;
   }
 
   /**

@@ -24,6 +24,12 @@ final class RespConnection implements AutoCloseable {
     out = socket.getOutputStream();
   }
 
+  /** Waits up to {@code millis} for each reply from here on (30 s unless told otherwise). */
+  RespConnection timeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+    return this;
+  }
+
   String call(String... args) throws IOException {
     return pipeline(List.<String[]>of(args)).get(0);
   }
@@ -63,6 +69,12 @@ final class RespConnection implements AutoCloseable {
   /** {@code BF.SCANDUMP} of {@code key} to its end: each chunk as {@code BF.LOADCHUNK} takes it, iterator and data. */
   List<Chunk> scandump(String key) throws IOException {
     List<Chunk> chunks = new ArrayList<>();
+    scandump(key, chunks::add);
+    return chunks;
+  }
+
+  /** {@code BF.SCANDUMP} of {@code key} to its end, each chunk given to {@code each} as it comes. */
+  void scandump(String key, java.util.function.Consumer<Chunk> each) throws IOException {
     long iterator = 0;
     while (true) {
       byte[] reply = callBytes(ascii("BF.SCANDUMP"), ascii(key), ascii(Long.toString(iterator)));
@@ -73,11 +85,11 @@ final class RespConnection implements AutoCloseable {
       int lineEnd = text.indexOf('\r', 5);
       iterator = Long.parseLong(text.substring(5, lineEnd));
       if (iterator == 0) {
-        return chunks;
+        return;
       }
       int lengthEnd = text.indexOf('\r', lineEnd + 3);
       int length = Integer.parseInt(text.substring(lineEnd + 3, lengthEnd));
-      chunks.add(new Chunk(iterator, java.util.Arrays.copyOfRange(reply, lengthEnd + 2, lengthEnd + 2 + length)));
+      each.accept(new Chunk(iterator, java.util.Arrays.copyOfRange(reply, lengthEnd + 2, lengthEnd + 2 + length)));
     }
   }
 

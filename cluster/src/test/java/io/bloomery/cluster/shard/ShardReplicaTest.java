@@ -229,9 +229,36 @@ class ShardReplicaTest {
     byte[] dumped = ((Reply.Bulk) ((Reply.Array) entries.get(0)).elements().get(1)).bytes();
     assertThat(dumped).isEqualTo(((Reply.Bulk) client.read(argv("DUMP", "b")).reply()).bytes());
     assertThat(entries.get(1)).isEqualTo(new Reply.Array(List.of(new Reply.Int(-2), Reply.NIL)));
+    List<Reply> inline = ((Reply.Array) client.read(argv(ShardStateMachine.EXPORT_INLINE, "100000000", "b",
+        "no-such-key")).reply()).elements();
+    assertThat(((Reply.Bulk) ((Reply.Array) inline.get(0)).elements().get(1)).bytes())
+        .as("a payload of at most 4 MiB is answered inline").isEqualTo(dumped);
+    assertThat(inline.get(1)).isEqualTo(entries.get(1));
     assertThat(((Reply.Array) entries.get(2)).elements().get(0)).isEqualTo(new Reply.Int(4102444800000L));
     assertThat(((Reply.Array) client.read(argv(ShardStateMachine.EXPORT, "1", "b", "c")).reply()).elements())
         .as("the budget is passed after the first key: it is answered alone").hasSize(1);
+    java.io.ByteArrayOutputStream parts = new java.io.ByteArrayOutputStream();
+    for (int offset = 0; offset < dumped.length; offset += 100) {
+      List<Reply> part = ((Reply.Array) client.read(argv(ShardStateMachine.EXPORT_PART, "b",
+          Integer.toString(offset), "100")).reply()).elements();
+      assertThat(part.subList(0, 2)).isEqualTo(List.of(new Reply.Int(-1), new Reply.Int(dumped.length)));
+      parts.writeBytes(((Reply.Bulk) part.get(2)).bytes());
+    }
+    assertThat(parts.toByteArray()).as("the parts make the payload").isEqualTo(dumped);
+    List<Reply> past = ((Reply.Array) client.read(argv(ShardStateMachine.EXPORT_PART, "b",
+        Integer.toString(dumped.length), "100")).reply()).elements();
+    assertThat(past.subList(0, 2)).isEqualTo(List.of(new Reply.Int(-1), new Reply.Int(dumped.length)));
+    assertThat(((Reply.Bulk) past.get(2)).bytes()).as("past the end").isEmpty();
+    assertThat(client.read(argv(ShardStateMachine.EXPORT_PART, "no-such-key", "0", "100")).reply())
+        .isEqualTo(Reply.arrayOf(new Reply.Int(-2), new Reply.Int(0), Reply.NIL));
+    assertThat(((Reply.Array) client.read(argv(ShardStateMachine.EXPORT_PART, "c", "0", "0")).reply()).elements()
+        .get(0)).isEqualTo(new Reply.Int(4102444800000L));
+    for (String[] hostile : new String[][] {{"-1", "100"}, {"0", "-1"}, {"0", "x"}, {"0.5", "1"},
+        {"0", Long.toString(ShardStateMachine.EXPORT_PART_MAX + 1L)}, {"99999999999999999999", "1"}}) {
+      assertThat(client.read(argv(ShardStateMachine.EXPORT_PART, "b", hostile[0], hostile[1])).reply())
+          .as("offset %s, length %s", hostile[0], hostile[1]).isInstanceOf(Reply.Error.class).asString()
+          .contains("OFFSET is an integer from 0, LENGTH one from 0 to " + ShardStateMachine.EXPORT_PART_MAX);
+    }
 
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.FREEZE, "16384"))).hasMessageContaining("is not a slot");
     assertThatThrownBy(() -> client.write(argv(ShardStateMachine.DROP, "-1"))).hasMessageContaining("is not a slot");

@@ -2,7 +2,9 @@ package io.bloomery.server.rdb;
 
 import io.bloomery.server.keyspace.ValueType;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 
 /**
  * {@code DUMP} payloads as Redis writes and {@code RESTORE} reads them ({@code createDumpPayload} and {@code
@@ -45,24 +47,146 @@ public final class DumpPayload {
    *     not fit in a Java array (over 2 GiB)
    */
   public static byte[] dump(Object value) {
+    ModuleType type = type(value);
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    try {
+      write(type, value, buffer);
+    } catch (OutOfMemoryError e) { // the buffer cannot grow past the largest array
+      throw new IllegalArgumentException("the " + type.typeName() + " value's payload is larger than 2 GiB", e);
+    }
+    return buffer.toByteArray();
+  }
+
+  /**
+   * The payload of a keyspace value, as {@link #dump}, or {@code null} if it is longer than {@code max} bytes: its
+   * writing stops there.
+   *
+   * @throws IllegalArgumentException for a value no module type carries
+   */
+  public static byte[] dumpAtMost(Object value, int max) {
+    Window window = new Window(0, max, true);
+    try {
+      write(type(value), value, window);
+    } catch (Window.Past e) {
+      return null;
+    }
+    return window.bytes.toByteArray();
+  }
+
+  /**
+   * Part of a value's payload and the whole payload's length, without the whole payload in memory: what a reshard
+   * reads of a key too large for one answer, a part at a time. The value is written out in full for each part (its
+   * CRC covers every byte), so reading a payload in n parts costs n times its writing; the caller holds the value
+   * still between the parts (a frozen slot), or the parts do not make one payload and its CRC says so.
+   *
+   * @param offset the first byte of the part, at least 0; at or past the end, the part is empty
+   * @param length the most bytes of the part, at least 0
+   * @throws IllegalArgumentException for a value no module type carries
+   */
+  public static Part part(Object value, long offset, int length) {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("a part at " + offset + " of " + length + " bytes");
+    }
+    Window window = new Window(offset, length, false);
+    long total = write(type(value), value, window);
+    return new Part(total, window.bytes.toByteArray());
+  }
+
+  /** {@link #part}'s answer: {@code bytes} from the payload's offset asked for, of a payload of {@code total} bytes. */
+  public record Part(long total, byte[] bytes) {}
+
+  private static ModuleType type(Object value) {
     ModuleType type = ModuleType.of(ValueType.of(value));
     if (type == null) {
       throw new IllegalArgumentException("no module type carries a " + ValueType.of(value).label() + " value");
     }
-    RdbOutput out = new RdbOutput();
-    try {
-      writeValue(type, value, out);
-    } catch (OutOfMemoryError e) { // the buffer cannot grow past the largest array
-      throw new IllegalArgumentException("the " + type.typeName() + " value's payload is larger than 2 GiB", e);
-    }
+    return type;
+  }
+
+  /** Writes the payload of {@code value} into {@code sink}: the object, the RDB version, the CRC. Returns its length. */
+  private static long write(ModuleType type, Object value, OutputStream sink) {
+    Checksummed body = new Checksummed(sink);
+    RdbOutput out = new RdbOutput(body);
+    writeValue(type, value, out);
     out.rawByte(RDB_VERSION & 0xFF);
     out.rawByte(RDB_VERSION >>> 8);
-    byte[] body = out.toByteArray();
-    long crc = Crc64.update(0, body, 0, body.length);
-    RdbOutput footer = new RdbOutput();
-    footer.raw(body);
-    footer.littleEndian64(crc);
-    return footer.toByteArray();
+    new RdbOutput(sink).littleEndian64(body.crc);
+    return body.length + 8;
+  }
+
+  /** Passes bytes on, keeping their CRC-64 and their count. */
+  private static final class Checksummed extends OutputStream {
+    private final OutputStream out;
+    long crc;
+    long length;
+
+    Checksummed(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      crc = Crc64.update(crc, b);
+      length++;
+      out.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      crc = Crc64.update(crc, b, off, len);
+      length += len;
+      out.write(b, off, len);
+    }
+  }
+
+  /**
+   * Keeps the bytes written between {@code from} and {@code from + length}, and counts the rest; or, {@code bounded},
+   * stops the writing ({@link Past}) at the first byte past the window.
+   */
+  private static final class Window extends OutputStream {
+    /** Thrown through the writer by a bounded window, at its first byte past the end. */
+    static final class Past extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+
+      Past() {
+        super(null, null, false, false);
+      }
+    }
+
+    private final long from;
+    private final long to;
+    private final boolean bounded;
+    final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private long position;
+
+    Window(long from, int length, boolean bounded) {
+      this.from = from;
+      this.to = from + length;
+      this.bounded = bounded;
+    }
+
+    @Override
+    public void write(int b) {
+      if (position >= from && position < to) {
+        bytes.write(b);
+      } else if (bounded && position >= to) {
+        throw new Past();
+      }
+      position++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      if (bounded && position + len > to) {
+        throw new Past();
+      }
+      long start = Math.max(position, from);
+      long end = Math.min(position + len, to);
+      if (start < end) {
+        bytes.write(b, off + (int) (start - position), (int) (end - start));
+      }
+      position += len;
+    }
   }
 
   /** Writes the object: type byte, module id, fields, end marker. */

@@ -1,10 +1,14 @@
 package io.bloomery.server.rdb;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes Redis's RDB encodings into a growing buffer, each exactly as Redis's {@code rdb.c} and {@code module.c}
+ * Writes Redis's RDB encodings into a growing buffer (or any stream that does not fail: {@link DumpPayload}'s
+ * window of a payload), each exactly as Redis's {@code rdb.c} and {@code module.c}
  * write it, so the bytes equal a Redis server's: lengths ({@code rdbSaveLen}), strings ({@code rdbSaveRawString}:
  * integer encoding for short decimal strings, LZF for longer ones that compress by more than 4 bytes, else
  * verbatim), binary doubles, module type ids and the module value fields of RDB_TYPE_MODULE_2 ({@code
@@ -18,44 +22,70 @@ final class RdbOutput {
   static final int MODULE_OPCODE_DOUBLE = 4;
   static final int MODULE_OPCODE_STRING = 5;
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final OutputStream out;
 
-  /** The bytes written so far. */
+  /** Writes into a growing buffer: {@link #toByteArray()}. */
+  RdbOutput() {
+    this(new ByteArrayOutputStream());
+  }
+
+  /** Writes into {@code out}, which must not fail (an {@link IOException} from it becomes unchecked). */
+  RdbOutput(OutputStream out) {
+    this.out = out;
+  }
+
+  /** The bytes written so far, where this writes into its own buffer. */
   byte[] toByteArray() {
-    return out.toByteArray();
+    return ((ByteArrayOutputStream) out).toByteArray();
   }
 
   void rawByte(int b) {
-    out.write(b);
+    put(b);
   }
 
   void raw(byte[] bytes) {
-    out.writeBytes(bytes);
+    put(bytes);
   }
 
   /** An unsigned 64-bit little-endian value. */
   void littleEndian64(long value) {
     for (int i = 0; i < 8; i++) {
-      out.write((int) (value >>> (8 * i)));
+      put((int) (value >>> (8 * i)));
+    }
+  }
+
+  private void put(int b) {
+    try {
+      out.write(b);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void put(byte[] bytes) {
+    try {
+      out.write(bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   /** {@code rdbSaveLen}: 6-bit, 14-bit, 32-bit or 64-bit big-endian length (unsigned). */
   void length(long value) {
     if (value >= 0 && value < 1 << 6) {
-      out.write((int) value);
+      put((int) value);
     } else if (value >= 0 && value < 1 << 14) {
-      out.write((int) ((value >>> 8) | 0x40));
-      out.write((int) value);
+      put((int) ((value >>> 8) | 0x40));
+      put((int) value);
     } else if (value >= 0 && value <= 0xFFFF_FFFFL) {
-      out.write(0x80);
+      put(0x80);
       for (int shift = 24; shift >= 0; shift -= 8) {
-        out.write((int) (value >>> shift));
+        put((int) (value >>> shift));
       }
     } else {
-      out.write(0x81);
+      put(0x81);
       for (int shift = 56; shift >= 0; shift -= 8) {
-        out.write((int) (value >>> shift));
+        put((int) (value >>> shift));
       }
     }
   }
@@ -71,15 +101,15 @@ final class RdbOutput {
     if (s.length > 20) {
       byte[] compressed = Lzf.compress(s, s.length - 4);
       if (compressed != null) {
-        out.write(0xC0 | 3);
+        put(0xC0 | 3);
         length(compressed.length);
         length(s.length);
-        out.writeBytes(compressed);
+        put(compressed);
         return;
       }
     }
     length(s.length);
-    out.writeBytes(s);
+    put(s);
   }
 
   void string(String s) {
@@ -88,16 +118,16 @@ final class RdbOutput {
 
   private boolean integerEncoding(long value) {
     if (value >= Byte.MIN_VALUE && value <= Byte.MAX_VALUE) {
-      out.write(0xC0);
-      out.write((int) value);
+      put(0xC0);
+      put((int) value);
     } else if (value >= Short.MIN_VALUE && value <= Short.MAX_VALUE) {
-      out.write(0xC1);
-      out.write((int) value);
-      out.write((int) (value >> 8));
+      put(0xC1);
+      put((int) value);
+      put((int) (value >> 8));
     } else if (value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE) {
-      out.write(0xC2);
+      put(0xC2);
       for (int i = 0; i < 4; i++) {
-        out.write((int) (value >> (8 * i)));
+        put((int) (value >> (8 * i)));
       }
     } else {
       return false;

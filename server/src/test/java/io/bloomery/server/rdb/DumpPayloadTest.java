@@ -38,6 +38,33 @@ class DumpPayloadTest {
     }
   }
 
+  @ParameterizedTest
+  @MethodSource("cases")
+  void partsOfAPayloadAreItsBytesAndABoundedDumpStopsPastItsBound(RecordedDumps.Case recorded) throws Exception {
+    Object value = DumpPayload.restore(recorded.dump());
+    byte[] whole = DumpPayload.dump(value);
+    for (int length : new int[] {0, 1, 7, 64, whole.length}) {
+      for (long offset = 0; offset <= whole.length + 1; offset += Math.max(1, whole.length / 13)) {
+        DumpPayload.Part part = DumpPayload.part(value, offset, length);
+        int from = (int) Math.min(offset, whole.length);
+        assertThat(part.total()).isEqualTo(whole.length);
+        assertThat(part.bytes()).as("%d bytes at %d", length, offset)
+            .isEqualTo(java.util.Arrays.copyOfRange(whole, from, (int) Math.min(whole.length, offset + length)));
+      }
+    }
+    java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
+    for (long offset = 0; offset < whole.length; offset += 5) {
+      joined.writeBytes(DumpPayload.part(value, offset, 5).bytes());
+    }
+    assertThat(joined.toByteArray()).isEqualTo(whole);
+    assertThat(DumpPayload.dumpAtMost(value, whole.length)).isEqualTo(whole);
+    assertThat(DumpPayload.dumpAtMost(value, whole.length - 1)).isNull();
+    assertThat(DumpPayload.dumpAtMost(value, 0)).isNull();
+    Object again = value;
+    assertThatThrownBy(() -> DumpPayload.part(again, -1, 5)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DumpPayload.part(again, 0, -5)).isInstanceOf(IllegalArgumentException.class);
+  }
+
   @Test
   void recordedValuesHoldWhatTheCommandsPutIn() throws Exception {
     ScalableBloomFilter bloom = (ScalableBloomFilter) DumpPayload.restore(RecordedDumps.named("bf/scaled").dump());
