@@ -116,13 +116,12 @@ final class Reshard {
     long keys = 0;
     long start = System.nanoTime();
     Topology current = t;
-    // a large key's part is read in one query that writes its whole payload out: seconds for a key of a GiB, more
-    // than Ratis's 3 s, after which the client would ask again, and write it out again
-    try (RaftClient source = RaftNode.clientOf(t.group(t.shard(m.from())).raftGroup(), 300, PART_READ_TIMEOUT);
+    org.apache.ratis.protocol.RaftGroup sourceGroup = t.group(t.shard(m.from())).raftGroup();
+    try (RaftClient source = RaftNode.clientOf(sourceGroup, 300);
         RaftClient target = RaftNode.clientOf(t.group(t.shard(m.to())).raftGroup(), 300)) {
       for (int at = 0; at < all.length; at += STEP) {
         int[] step = Arrays.copyOfRange(all, at, Math.min(all.length, at + STEP));
-        keys += move(source, target, m, step, node.guardBuildTimeoutMillis());
+        keys += move(sourceGroup, source, target, m, step, node.guardBuildTimeoutMillis());
         current = record(current, m, step);
       }
     }
@@ -163,8 +162,8 @@ final class Reshard {
    * serves them), freeze, declare them again as the frozen source has them, copy every key, drop. Returns the number
    * of keys moved.
    */
-  private static long move(RaftClient source, RaftClient target, Topology.Migration m, int[] slots,
-      long guardBuildMillis) throws IOException {
+  private static long move(org.apache.ratis.protocol.RaftGroup sourceGroup, RaftClient source, RaftClient target,
+      Topology.Migration m, int[] slots, long guardBuildMillis) throws IOException {
     expect(call(target, true, command(ShardStateMachine.IMPORT, slots)), m.to());
     Map<String, List<byte[]>> early = guarded(source, m, slots);
     adopt(target, m, early.values(), guardBuildMillis);
@@ -206,7 +205,7 @@ final class Reshard {
           long expireAt = ((Reply.Int) entry.get(0)).value();
           byte[] name = names.get(at + i);
           if (expireAt != -2 && entry.get(1) instanceof Reply.Int large && large.value() == -1) {
-            if (copyLarge(source, target, m, name)) {
+            if (copyLarge(sourceGroup, target, m, name)) {
               copied++;
             }
             continue;
@@ -352,26 +351,39 @@ final class Reshard {
     return Math.max(1 << 20, Math.min(ShardStateMachine.EXPORT_PART_MAX, asked));
   }
 
-  /** How long a query of the source may take, a large key's part among them, before it is asked again. */
-  static final java.time.Duration PART_READ_TIMEOUT = java.time.Duration.ofMinutes(2);
+  /**
+   * How long the read of a large key's part may take before it is asked again: it writes the whole payload out,
+   * seconds for a key of a GiB, more than Ratis's 3 s, after which the client would ask again and the source write it
+   * out again. Only these reads wait so long: a client waiting on a leader just killed waits its whole timeout before
+   * it asks another replica, which the reshard's other requests must not.
+   */
+  static final java.time.Duration PART_READ_TIMEOUT = java.time.Duration.ofMinutes(1);
 
   /** The system property that sets {@link #partBytes()}. */
   static final String PART_BYTES_PROPERTY = "bloomery.reshard.part-bytes";
 
   /**
-   * A key whose payload is larger than one export answer: read on the source in parts of {@link #partBytes()} (its
-   * slot is frozen, so every part is of the same payload; the target's CRC check of the whole says so if not) and
-   * staged on the target as it comes. False if the key expired meanwhile.
+   * A key whose payload is larger than one export answer: read on the source in parts of {@link #partBytes()}, by a
+   * client of its own that waits {@link #PART_READ_TIMEOUT} for each (the key's slot is frozen, so every part is of
+   * the same payload; the target's CRC check of the whole says so if not), and staged on the target as it comes.
+   * False if the key expired meanwhile.
    *
    * @throws ReshardException if the payload is larger than a replica stages (2 GiB) or changed between two parts
    */
-  private static boolean copyLarge(RaftClient source, RaftClient target, Topology.Migration m, byte[] name)
+  private static boolean copyLarge(org.apache.ratis.protocol.RaftGroup source, RaftClient target,
+      Topology.Migration m, byte[] name) throws IOException {
+    try (RaftClient parts = RaftNode.clientOf(source, 300, PART_READ_TIMEOUT)) {
+      return copyLarge(parts, target, m, name);
+    }
+  }
+
+  private static boolean copyLarge(RaftClient parts, RaftClient target, Topology.Migration m, byte[] name)
       throws IOException {
     long total = -1;
     long expireAt = -1;
     int partBytes = partBytes();
     for (long offset = 0; total < 0 || offset < total; ) {
-      Reply answer = call(source, false, List.of(bytes(ShardStateMachine.EXPORT_PART), name,
+      Reply answer = call(parts, false, List.of(bytes(ShardStateMachine.EXPORT_PART), name,
           bytes(Long.toString(offset)), bytes(Integer.toString(partBytes))));
       if (!(answer instanceof Reply.Array a) || a.elements().size() != 3
           || !(a.elements().get(0) instanceof Reply.Int at) || !(a.elements().get(1) instanceof Reply.Int length)) {

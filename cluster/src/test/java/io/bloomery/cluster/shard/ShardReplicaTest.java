@@ -266,11 +266,6 @@ class ShardReplicaTest {
   }
 
   /**
-   * A reshard's batch of copies (RESTOREs only) is refused with OOM while the shard's keys hold more than the
-   * leader's maxmemory, as each RESTORE alone is; a batch of a client's writes is not checked here (its node checked
-   * each command before batching it).
-   */
-  /**
    * A key too large for one log entry arrives in parts, each its own entry: the last restores it alike on every
    * replica, and the parts received before a snapshot are in it (a replica started from it takes the next part).
    */
@@ -491,6 +486,11 @@ class ShardReplicaTest {
     return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /**
+   * A reshard's batch of copies (RESTOREs only) is refused with OOM while the shard's keys hold more than the
+   * leader's maxmemory, as each RESTORE alone is; a batch of a client's writes is not checked here (its node checked
+   * each command before batching it).
+   */
   @Test
   void aBatchOfRestoresIsRefusedOverMaxmemoryAsEachAloneWouldBe() throws Exception {
     start(1);
