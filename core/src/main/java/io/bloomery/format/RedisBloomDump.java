@@ -87,6 +87,17 @@ public final class RedisBloomDump {
     return chunk(codec().scanDump(filter, iterator));
   }
 
+  /**
+   * Copies {@code length} bytes at {@code offset} of the concatenated layers' bit arrays (oldest first) into the start
+   * of {@code into}: the bytes SCANDUMP's chunks carry, read without a chunk of its own (a caller writing a layer whole
+   * needs no second copy of it).
+   *
+   * @throws IllegalArgumentException if the range does not lie inside one layer or {@code into}
+   */
+  public static void bloomBits(ScalableBloomFilter filter, long offset, byte[] into, int length) {
+    codec().copyBloomBits(Objects.requireNonNull(filter, "filter"), offset, into, length);
+  }
+
   /** Every reply of a full BF dump, from iterator 0 up to (not including) the end reply. */
   public static List<Chunk> scanDumpAll(ScalableBloomFilter filter) {
     Objects.requireNonNull(filter, "filter");

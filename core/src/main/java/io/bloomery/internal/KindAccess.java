@@ -225,6 +225,9 @@ public final class KindAccess {
 
     byte[] bloomHeader(F filter);
 
+    /** {@code length} bytes at {@code offset} of the concatenated layers' bits, inside one layer, into {@code into}. */
+    void copyBloomBits(F filter, long offset, byte[] into, int length);
+
     /** The filter's header and layers as they are now, later adds showing through (no copy on write). */
     V rollingView(F filter);
 

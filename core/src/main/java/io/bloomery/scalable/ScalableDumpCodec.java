@@ -28,6 +28,11 @@ final class ScalableDumpCodec {
       }
 
       @Override
+      public void copyBloomBits(ScalableBloomFilter filter, long offset, byte[] into, int length) {
+        ScalableDumpCodec.copyBloomBits(filter, offset, into, length);
+      }
+
+      @Override
       public ScalableBloomFilter.Frozen rollingView(ScalableBloomFilter filter) {
         return filter.rollingView();
       }
@@ -83,6 +88,29 @@ final class ScalableDumpCodec {
         data[i] = layer.byteAt(position.offset + i);
       }
       return new DumpChunk(iterator + length, data);
+    });
+  }
+
+  /**
+   * {@code length} bytes at {@code offset} of the concatenated layers' bits into the start of {@code into}: what
+   * SCANDUMP's chunks carry, without a chunk's copy.
+   *
+   * @throws IllegalArgumentException if the range does not lie inside one layer or {@code into}
+   */
+  static void copyBloomBits(ScalableBloomFilter filter, long offset, byte[] into, int length) {
+    Objects.requireNonNull(into, "into");
+    filter.withLayersLocked(layers -> {
+      LinkPosition position = offset < 0 || offset == Long.MAX_VALUE ? null : linkAt(layers, offset + 1);
+      if (position == null || length < 0 || length > into.length
+          || length > layers[position.index].bytes - position.offset) {
+        throw new IllegalArgumentException(length + " bytes at " + offset + " do not lie inside one layer of "
+            + layers.length + " or an array of " + into.length);
+      }
+      BloomLayer layer = layers[position.index];
+      for (int i = 0; i < length; i++) {
+        into[i] = layer.byteAt(position.offset + i);
+      }
+      return null;
     });
   }
 

@@ -105,6 +105,39 @@ class BloomDumpTest {
   }
 
   @Test
+  void bloomBitsAreTheChunksBytesAndStayInsideOneLayer() {
+    ScalableBloomFilter filter = withNumbers(ScalableBloomFilter.create(100, 0.001), "", 4000);
+    List<RedisBloomDump.Chunk> chunks = RedisBloomDump.scanDumpAll(filter);
+    long offset = 0;
+    for (RedisBloomDump.Chunk chunk : chunks.subList(1, chunks.size())) {
+      byte[] data = chunk.data();
+      byte[] into = new byte[data.length + 3];
+      RedisBloomDump.bloomBits(filter, offset, into, data.length);
+      assertThat(java.util.Arrays.copyOf(into, data.length)).as("layer at %d", offset).isEqualTo(data);
+      assertThat(java.util.Arrays.copyOfRange(into, data.length, into.length)).containsOnly(0);
+      byte[] middle = new byte[data.length / 2];
+      RedisBloomDump.bloomBits(filter, offset + data.length / 3, middle, middle.length);
+      assertThat(middle).isEqualTo(java.util.Arrays.copyOfRange(data, data.length / 3, data.length / 3 + middle.length));
+      long layerStart = offset;
+      int layerLength = data.length;
+      assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, layerStart, new byte[layerLength + 1], layerLength + 1))
+          .as("across the end of the layer at %d", layerStart).isInstanceOf(IllegalArgumentException.class);
+      offset += data.length;
+    }
+    long end = offset;
+    assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, end, new byte[1], 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, -1, new byte[1], 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, 0, new byte[1], -1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, 0, new byte[1], 2))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisBloomDump.bloomBits(filter, Long.MAX_VALUE, new byte[1], 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void layersAbove16MiBAreSplitIntoChunksThatNeverCrossALayer() {
     ScalableBloomFilter filter = ScalableBloomFilter.create(15_000_000, 0.02, 2);
     long layerBytes = filter.layers().get(0).bytes();

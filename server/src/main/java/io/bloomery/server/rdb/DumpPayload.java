@@ -40,8 +40,7 @@ public final class DumpPayload {
   }
 
   /**
-   * The payload of a keyspace value. A BF or CF value is copied first (its readers run beside its writer); a CMS or
-   * TOPK value must be held still by the caller (its key lock).
+   * The payload of a keyspace value, which the caller holds still (its key lock) while it is written.
    *
    * @throws IllegalArgumentException for a value no module type carries (a guarded set), or one whose payload would
    *     not fit in a Java array (over 2 GiB)

@@ -23,15 +23,19 @@ final class Lzf {
   private Lzf() {}
 
   /**
-   * {@code lzf_compress(in, in.length, out, outLimit)}: the compressed bytes, or {@code null} where liblzf returns 0
-   * (the result would not fit in {@code outLimit} bytes, or the input is empty).
+   * {@code lzf_compress(in, in.length, out, outLimit)}: the length of the compressed bytes written to {@code out}, or
+   * 0 (as liblzf) where they would not fit in {@code outLimit} bytes, or the input is empty. The caller passes an
+   * {@code out} of at least {@code outLimit + 3} bytes (liblzf's checks let a literal run's end pass the limit by up to
+   * three), and uses it whole or not at all: no copy of the result is made.
    */
-  static byte[] compress(byte[] in, int outLimit) {
+  static int compress(byte[] in, byte[] out, int outLimit) {
+    if (out.length < (long) outLimit + 3) {
+      throw new IllegalArgumentException("an output of " + out.length + " bytes for a limit of " + outLimit);
+    }
     int inEnd = in.length;
     if (inEnd == 0 || outLimit <= 0) {
-      return null;
+      return 0;
     }
-    byte[] out = new byte[outLimit + 3];
     int[] table = new int[HASH_SIZE];
     int ip = 0;
     int op = 0;
@@ -49,7 +53,7 @@ final class Lzf {
         int len = 2;
         int maxLen = Math.min(inEnd - ip - len, MAX_REFERENCE);
         if (op + 3 + 1 >= outLimit && op - (literals == 0 ? 1 : 0) + 3 + 1 >= outLimit) {
-          return null;
+          return 0;
         }
         out[op - literals - 1] = (byte) (literals - 1); // stop run
         if (literals == 0) {
@@ -95,7 +99,7 @@ final class Lzf {
         ip++;
       } else {
         if (op >= outLimit) {
-          return null;
+          return 0;
         }
         literals++;
         out[op++] = in[ip++];
@@ -107,7 +111,7 @@ final class Lzf {
       }
     }
     if (op + 3 > outLimit) {
-      return null;
+      return 0;
     }
     while (ip < inEnd) {
       literals++;
@@ -122,7 +126,7 @@ final class Lzf {
     if (literals == 0) {
       op--;
     }
-    return java.util.Arrays.copyOf(out, op);
+    return op;
   }
 
   /**

@@ -16,7 +16,6 @@ import io.bloomery.sketch.TopK;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.List;
 
 /*
  * Each constant writes and reads the fields RedisBloom's rdb_save and rdb_load callbacks write and read, in their
@@ -40,16 +39,15 @@ public enum ModuleType {
   SCALABLE_BLOOM(ValueType.SCALABLE_BLOOM, 4) {
     @Override
     void write(Object value, RdbOutput out) {
-      ScalableBloomFilter filter = ((ScalableBloomFilter) value).copy();
+      ScalableBloomFilter filter = (ScalableBloomFilter) value;
       ByteBuffer header = littleEndian(RedisBloomDump.bloomHeader(filter));
-      List<RedisBloomDump.Chunk> chunks = RedisBloomDump.scanDumpAll(filter);
       long size = header.getLong();
       int layers = header.getInt();
       out.moduleUnsigned(size);
       out.moduleUnsigned(layers);
       out.moduleUnsigned(header.getInt() & 0xFFFF_FFFFL);
       out.moduleUnsigned(header.getInt() & 0xFFFF_FFFFL);
-      int chunk = 1; // chunk 0 is the header
+      long offset = 0; // of this layer's bits in the layers' concatenated bits
       for (int i = 0; i < layers; i++) {
         long bytes = header.getLong();
         long bits = header.getLong();
@@ -65,12 +63,12 @@ public enum ModuleType {
         out.moduleDouble(bitsPerEntry);
         out.moduleUnsigned(bits);
         out.moduleUnsigned(n2);
+        // Besides the value, a payload's writing holds one layer's bits and LZF's try at them
         byte[] bitArray = new byte[arrayLength(bytes)];
-        for (int filled = 0; filled < bitArray.length; chunk++) {
-          byte[] data = chunks.get(chunk).data();
-          System.arraycopy(data, 0, bitArray, filled, data.length);
-          filled += data.length;
+        if (bitArray.length > 0) {
+          RedisBloomDump.bloomBits(filter, offset, bitArray, bitArray.length);
         }
+        offset += bytes;
         out.moduleString(bitArray);
         out.moduleUnsigned(linkSize);
       }
@@ -133,7 +131,7 @@ public enum ModuleType {
   CUCKOO(ValueType.CUCKOO, 4) {
     @Override
     void write(Object value, RdbOutput out) {
-      CuckooFilter filter = ((CuckooFilter) value).copy();
+      CuckooFilter filter = (CuckooFilter) value;
       ByteBuffer header = littleEndian(RedisBloomDump.cuckooHeader(filter));
       long numItems = header.getLong();
       long numBuckets = header.getLong();
@@ -461,7 +459,9 @@ public enum ModuleType {
   }
 
   /**
-   * Writes {@code value}'s fields (without the module id or the end marker).
+   * Writes {@code value}'s fields (without the module id or the end marker). The caller holds the value still (its
+   * key lock, as every keyspace write takes it): a BF or CF value is written from its own arrays, not a copy, so that
+   * a key of gigabytes does not need as much again to be dumped.
    *
    * @throws IllegalArgumentException if one of its arrays is larger than a Java array can be
    */

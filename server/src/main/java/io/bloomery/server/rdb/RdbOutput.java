@@ -63,8 +63,12 @@ final class RdbOutput {
   }
 
   private void put(byte[] bytes) {
+    put(bytes, bytes.length);
+  }
+
+  private void put(byte[] bytes, int length) {
     try {
-      out.write(bytes);
+      out.write(bytes, 0, length);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -99,12 +103,13 @@ final class RdbOutput {
       }
     }
     if (s.length > 20) {
-      byte[] compressed = Lzf.compress(s, s.length - 4);
-      if (compressed != null) {
+      byte[] compressed = new byte[s.length - 1]; // the limit, length - 4, and the 3 bytes LZF may pass it by
+      int compressedLength = Lzf.compress(s, compressed, s.length - 4);
+      if (compressedLength > 0) {
         put(0xC0 | 3);
-        length(compressed.length);
+        length(compressedLength);
         length(s.length);
-        put(compressed);
+        put(compressed, compressedLength);
         return;
       }
     }

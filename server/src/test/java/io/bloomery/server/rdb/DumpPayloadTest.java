@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomery.cuckoo.CuckooFilter;
 import io.bloomery.format.RedisBloomArrays;
+import io.bloomery.format.RedisBloomDump;
 import io.bloomery.scalable.ScalableBloomFilter;
 import io.bloomery.server.keyspace.ValueType;
 import io.bloomery.sketch.CountMinSketch;
@@ -63,6 +64,39 @@ class DumpPayloadTest {
     Object again = value;
     assertThatThrownBy(() -> DumpPayload.part(again, -1, 5)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> DumpPayload.part(again, 0, -5)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aBloomPayloadIsWrittenFromTheFilterItselfNotFromCopiesOfIt() throws Exception {
+    // A layer of two SCANDUMP chunks. Writing its payload allocates the layer's bits once and LZF's output once
+    // (length - 1 bytes): no copy of the filter, of its chunks, or of LZF's result, which for a key of gigabytes
+    // would each need as much heap again on the node that dumps it.
+    ScalableBloomFilter filter = ScalableBloomFilter.create(15_000_000, 0.02, 2);
+    for (int i = 0; i < 1000; i++) {
+      filter.add(("item:" + i).getBytes(StandardCharsets.UTF_8));
+    }
+    long layerBytes = RedisBloomDump.bloomPayloadBytes(RedisBloomDump.bloomHeader(filter));
+    assertThat(layerBytes).isGreaterThan(RedisBloomDump.MAX_CHUNK_BYTES);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    DumpPayload.part(filter, 0, 16); // loads the classes the measured call runs
+    long before = threads.getCurrentThreadAllocatedBytes();
+    DumpPayload.Part part = DumpPayload.part(filter, 0, 16);
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(allocated).as("bytes allocated to write the payload of a filter of %d bytes", layerBytes)
+        .isBetween(2 * layerBytes, 2 * layerBytes + (4 << 20));
+
+    byte[] whole = DumpPayload.dump(filter);
+    assertThat(part.total()).isEqualTo(whole.length);
+    assertThat(part.bytes()).isEqualTo(java.util.Arrays.copyOf(whole, 16));
+    ScalableBloomFilter restored = (ScalableBloomFilter) DumpPayload.restore(whole);
+    List<RedisBloomDump.Chunk> expected = RedisBloomDump.scanDumpAll(filter);
+    List<RedisBloomDump.Chunk> actual = RedisBloomDump.scanDumpAll(restored);
+    assertThat(actual).hasSameSizeAs(expected).hasSize(3);
+    for (int i = 0; i < expected.size(); i++) {
+      assertThat(actual.get(i).iterator()).isEqualTo(expected.get(i).iterator());
+      assertThat(actual.get(i).data()).as("chunk %d", i).isEqualTo(expected.get(i).data());
+    }
   }
 
   @Test
