@@ -26,7 +26,7 @@ final class Lzf {
    * {@code lzf_compress(in, in.length, out, outLimit)}: the length of the compressed bytes written to {@code out}, or
    * 0 (as liblzf) where they would not fit in {@code outLimit} bytes, or the input is empty. The caller passes an
    * {@code out} of at least {@code outLimit + 3} bytes (liblzf's checks let a literal run's end pass the limit by up to
-   * three), and uses it whole or not at all: no copy of the result is made.
+   * three) and reads the answered length of it: the result is not copied out.
    */
   static int compress(byte[] in, byte[] out, int outLimit) {
     if (out.length < (long) outLimit + 3) {
