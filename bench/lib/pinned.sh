@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by bench/pinned-vs-redisbloom and bench/pinned-ab (after scripts/env.sh and scripts/serve-jvm-flags.sh):
 # how both start a pinned Bloomery server, wait for a server, read a process's CPU and reserve the measured keys.
+# bench/cluster-write-cpu takes its free port, wait and CPU reading.
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
